@@ -1,0 +1,285 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// Input is everything a verdict is made from: the contract, the declared
+// effects, the plan's namespace, what the calls got back, and the rows.
+type Input struct {
+	Contract model.Contract
+	Effects  []Effect
+	NS       model.Namespace
+	History  model.History
+	Rows     Snapshot
+}
+
+// actionInfo is what the history says about one action.
+type actionInfo struct {
+	ops []model.Op
+	// okIDs are the IDs of the action's ok answers, in order.
+	okIDs []string
+	// mayExist: some call was answered ok, or got no certain answer.
+	mayExist bool
+	// winner is the payload that created the action, when the model knows it.
+	winner []byte
+}
+
+// Evaluate judges one plan's execution: the answers against the reference
+// model, and the committed rows against the answers. The result is sorted,
+// primary finding first.
+func Evaluate(in Input) []Violation {
+	var vs []Violation
+	actions := map[model.Action]*actionInfo{}
+	var keyless []model.Op
+	for _, op := range in.History {
+		vs = append(vs, answerChecks(op)...)
+		if op.Call.NoKey {
+			keyless = append(keyless, op)
+			continue
+		}
+		a := in.Contract.ActionOf(op.Call)
+		info := actions[a]
+		if info == nil {
+			info = &actionInfo{}
+			actions[a] = info
+		}
+		info.ops = append(info.ops, op)
+	}
+	for _, op := range keyless {
+		findings, _ := in.Contract.Walk([]model.Op{op})
+		for _, f := range findings {
+			vs = append(vs, ruleViolation(f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
+		}
+	}
+	for a, info := range actions {
+		findings, states := in.Contract.Walk(info.ops)
+		for _, f := range findings {
+			vs = append(vs, ruleViolation(f.Rule, info.ops[f.Op], a))
+		}
+		for _, op := range info.ops {
+			switch op.Out.Kind {
+			case model.OK:
+				info.okIDs = append(info.okIDs, op.Out.ID)
+				info.mayExist = true
+			case model.Unknown, model.Other:
+				info.mayExist = true
+			}
+		}
+		if len(states) == 1 && states[0].Present {
+			info.winner = states[0].Body
+		}
+	}
+	vs = append(vs, rowChecks(in, actions, len(keyless) > 0)...)
+	Sort(vs)
+	return vs
+}
+
+// answerChecks are the checks one answer fails by itself.
+func answerChecks(op model.Op) []Violation {
+	a := op.Call.Action()
+	switch {
+	case op.Out.Status >= 500:
+		return []Violation{violation(WrongStatus, a, "wrong status: a 5xx answer",
+			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
+	case op.Out.Kind == model.Unknown && op.Call.Fault == model.FaultNone:
+		return []Violation{violation(NoAnswer, a, "no answer: a call with no planned fault got no answer",
+			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
+	}
+	return nil
+}
+
+func ruleViolation(rule model.Rule, op model.Op, a model.Action) Violation {
+	detail := fmt.Sprintf("call %s got %s", op.Call, describe(op.Out))
+	switch rule {
+	case model.RuleChangedPayloadAccepted:
+		return violation(ChangedAccepted, a, "changed payload accepted: a payload not equivalent to the first was answered ok", detail)
+	case model.RuleEquivalentRejected:
+		return violation(EqualRejected, a, "equivalent payload rejected: a payload equivalent to the first was answered conflict", detail)
+	case model.RuleUnstableID:
+		return violation(UnstableResponse, a, "unstable response: ok answers of one action carry different IDs", detail)
+	default:
+		return violation(WrongStatus, a, "wrong status: "+wrongStatusReason(op), detail)
+	}
+}
+
+func wrongStatusReason(op model.Op) string {
+	switch {
+	case op.Call.NoKey:
+		return "a call without a key was not answered invalid"
+	case op.Out.Kind == model.Conflict:
+		return "conflict for an action that does not exist"
+	case op.Out.Kind == model.InFlight:
+		return "in_flight with no other call of the action in flight"
+	case op.Out.Kind == model.Invalid:
+		return "invalid for a call that carried a key"
+	case op.Out.Status >= 200 && op.Out.Status < 300:
+		return "a 2xx answer without a resource ID"
+	default:
+		return "an answer outside the contract"
+	}
+}
+
+func describe(out model.Outcome) string {
+	switch {
+	case out.Err != "":
+		return "no answer (" + out.Err + ")"
+	case out.ID != "":
+		return fmt.Sprintf("%s %d id %s", out.Kind, out.Status, out.ID)
+	default:
+		return fmt.Sprintf("%s %d", out.Kind, out.Status)
+	}
+}
+
+// rowChecks compare the committed rows with what the answers promised.
+func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool) []Violation {
+	var vs []Violation
+	// owner finds the action and tenant of a row by table and ID, to tell a
+	// replayed ID that belongs to another tenant.
+	owner := map[string]map[string]model.Action{}
+	perAction := map[string]map[model.Action][]Row{}
+	for _, e := range in.Effects {
+		owner[e.Table] = map[string]model.Action{}
+		perAction[e.Table] = map[model.Action][]Row{}
+		for _, r := range in.Rows[e.Table] {
+			a, problem := attribute(in, r)
+			if problem != "" {
+				if problem == "keyless" && keylessCalls {
+					vs = append(vs, violation(RejectedEffect, a, "effect of a rejected call: a call without a key left rows in "+e.Table,
+						fmt.Sprintf("row of tenant %s with no key in %s", a.Tenant, e.Table)))
+				} else {
+					vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has a tenant or key outside the plan",
+						fmt.Sprintf("row tenant %q key %q in %s", r.Tenant, r.Key, e.Table)))
+				}
+				continue
+			}
+			perAction[e.Table][a] = append(perAction[e.Table][a], r)
+			if e.ID != "" {
+				owner[e.Table][r.ID] = a
+			}
+		}
+	}
+	for _, e := range in.Effects {
+		for a, rows := range perAction[e.Table] {
+			if actions[a] == nil {
+				vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" belongs to an action never called",
+					fmt.Sprintf("action %s has %d row(s) in %s", a, len(rows), e.Table)))
+			}
+		}
+		for a, info := range actions {
+			vs = append(vs, actionRows(in, e, a, info, perAction, owner)...)
+		}
+	}
+	return vs
+}
+
+// attribute maps a row back to its logical action; problem is "keyless" for
+// a row with an empty key in the namespace, "stray" for one that mixes the
+// namespace with strings from outside it.
+func attribute(in Input, r Row) (model.Action, string) {
+	tenant, okT := in.NS.Logical(r.Tenant)
+	key, okK := in.NS.Logical(r.Key)
+	if okT && (r.KeyNull || r.Key == "") {
+		return model.Action{Tenant: tenant}, "keyless"
+	}
+	if !okK || (!okT && in.Contract.KeyScope != model.KeyScopeGlobal) {
+		return model.Action{Tenant: tenant, Key: key}, "stray"
+	}
+	if in.Contract.KeyScope == model.KeyScopeGlobal {
+		return model.Action{Key: key}, ""
+	}
+	return model.Action{Tenant: tenant, Key: key}, ""
+}
+
+func actionRows(in Input, e Effect, a model.Action, info *actionInfo,
+	perAction map[string]map[model.Action][]Row, owner map[string]map[string]model.Action) []Violation {
+	var vs []Violation
+	rows := perAction[e.Table][a]
+	n, want := len(rows), e.perAction()
+	where := fmt.Sprintf("action %s: %d row(s) in %s", a, n, e.Table)
+	switch {
+	case n > want:
+		vs = append(vs, violation(DuplicateEffect, a, fmt.Sprintf("duplicate effect: an action has more than %d row(s) in %s", want, e.Table), where+rowIDs(rows)))
+	case n < want && len(info.okIDs) > 0:
+		vs = append(vs, violation(MissingEffect, a, fmt.Sprintf("missing effect: an action answered ok has fewer than %d row(s) in %s", want, e.Table), where))
+	}
+	if n > 0 && !info.mayExist {
+		vs = append(vs, violation(RejectedEffect, a, "effect of a rejected call: an action whose calls were all rejected has rows in "+e.Table, where+rowIDs(rows)))
+	}
+	if e.ID != "" {
+		vs = append(vs, idChecks(e, a, info, rows, owner[e.Table])...)
+	}
+	if info.winner != nil {
+		for _, r := range rows {
+			for _, col := range sortedKeys(e.Fields) {
+				want, _ := model.Pointer(info.winner, e.Fields[col])
+				if r.Fields[col] != want {
+					vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("stored fields differ: column %s of %s differs from the winning payload", col, e.Table),
+						fmt.Sprintf("action %s: %s.%s is %q, the winning payload has %q", a, e.Table, col, r.Fields[col], want)))
+				}
+			}
+		}
+	}
+	if e.References != nil {
+		vs = append(vs, referenceChecks(e, a, rows, perAction[e.References.Table][a])...)
+	}
+	return vs
+}
+
+// idChecks: every ok answer's ID must be the ID of the action's own row,
+// and never the ID of another tenant's row.
+func idChecks(e Effect, a model.Action, info *actionInfo, rows []Row, owner map[string]model.Action) []Violation {
+	var vs []Violation
+	for _, id := range info.okIDs {
+		if ownsID(rows, id) {
+			continue
+		}
+		if other, found := owner[id]; found && other.Tenant != a.Tenant {
+			vs = append(vs, violation(TenantLeak, a, "tenant leak: an ok answer carries the ID of another tenant's row in "+e.Table,
+				fmt.Sprintf("action %s was answered id %s, the row of action %s", a, id, other)))
+			continue
+		}
+		if len(rows) > 0 {
+			vs = append(vs, violation(UnstableResponse, a, "unstable response: an ok answer's ID is not the ID of the action's row in "+e.Table,
+				fmt.Sprintf("action %s was answered id %s%s", a, id, rowIDs(rows))))
+		}
+	}
+	return vs
+}
+
+func ownsID(rows []Row, id string) bool {
+	for _, r := range rows {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// referenceChecks: every row's reference must point at the same action's
+// row in the referenced table.
+func referenceChecks(e Effect, a model.Action, rows, targets []Row) []Violation {
+	var vs []Violation
+	for _, r := range rows {
+		if r.RefNull || !ownsID(targets, r.Ref) {
+			where := "at another action's row or at none"
+			vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("broken reference: a row of %s points %s in %s", e.Table, where, e.References.Table),
+				fmt.Sprintf("action %s: %s.%s is %q%s", a, e.Table, e.References.Column, r.Ref, rowIDs(targets))))
+		}
+	}
+	return vs
+}
+
+func rowIDs(rows []Row) string {
+	if len(rows) == 0 || rows[0].ID == "" {
+		return ""
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return " (ids " + strings.Join(ids, ", ") + ")"
+}

@@ -1,0 +1,60 @@
+// Command idemstress proves idempotent "create" endpoints right: it runs
+// random sequences of create calls against a real target, reads the
+// target's PostgreSQL tables, checks answers AND committed rows against a
+// reference model, and shrinks every failure to a minimal plan.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitPass         = 0 // no violation found
+	exitViolations   = 1 // violations found
+	exitUsage        = 2 // usage or contract error
+	exitInconclusive = 3 // inconclusive, or the target or database unreachable
+)
+
+const usage = `usage: idemstress <command> [flags]
+
+commands:
+  demo   run the tester against the sample service and its bug zoo,
+         on a throwaway PostgreSQL it starts itself
+  run    run the tester against your service: run --config FILE
+  help   show this help
+
+exit codes: 0 pass, 1 violations found, 2 usage or contract error,
+3 inconclusive or infrastructure failure
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "demo":
+		return demoCmd(ctx, args[1:], stdout, stderr)
+	case "run":
+		return runCmd(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitPass
+	default:
+		fmt.Fprintf(stderr, "idemstress: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/target"
+)
+
+// runFlags are the flags run and demo share.
+type runFlags struct {
+	databaseURL string
+	plans       int
+	seed        uint64
+	shrinkTime  time.Duration
+	json        bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.databaseURL, "database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	fs.IntVar(&f.plans, "plans", 100, "random plans to try per target")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for a repeatable run (0: random, printed)")
+	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing plan")
+	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	config := fs.String("config", "", "contract file (YAML), see README.md")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *config == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
+		return exitUsage
+	}
+	c, err := stress.LoadContract(*config)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitUsage
+	}
+	url := firstNonEmpty(f.databaseURL, os.Getenv("DATABASE_URL"), c.DatabaseURL)
+	if url == "" {
+		fmt.Fprintln(stderr, "idemstress run: no database to read the effect tables from: pass --database-url, set DATABASE_URL, or set database_url in the contract")
+		return exitUsage
+	}
+	pool, err := connect(ctx, url)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitInconclusive
+	}
+	defer pool.Close()
+	tgt, err := target.NewHTTP(c.Target, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %s: %v\n", *config, err)
+		return exitUsage
+	}
+	world := gen.DefaultWorld()
+	world.KeyRequired = c.KeyRequired
+	cfg := stress.Config{Contract: c.Model, Effects: c.Effects, Target: tgt, DB: pool, World: world,
+		Plans: f.plans, Seed: f.seed, ShrinkTime: f.shrinkTime}
+	cs, code := runTarget(ctx, c.Target.URL, cfg, stderr)
+	if cs == nil {
+		return code
+	}
+	if err := write(stdout, f.json, []report.Case{*cs}); err != nil {
+		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
+		return exitInconclusive
+	}
+	return code
+}
+
+// runTarget runs one target and turns the result into a report case and an
+// exit code; a nil case means the run could not start (the error is printed).
+func runTarget(ctx context.Context, name string, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
+	res, err := stress.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %s: %v\n", name, err)
+		if errors.Is(err, checks.ErrSchema) || errors.Is(err, stress.ErrContract) {
+			return nil, exitUsage
+		}
+		return nil, exitInconclusive
+	}
+	cs := caseOf(name, res)
+	switch res.Verdict {
+	case stress.Fail:
+		return &cs, exitViolations
+	case stress.Inconclusive:
+		return &cs, exitInconclusive
+	}
+	return &cs, exitPass
+}
+
+func caseOf(name string, res *stress.Result) report.Case {
+	cs := report.Case{Target: name, Verdict: "pass", Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
+		Seconds: res.Total.Seconds()}
+	if res.Err != nil {
+		cs.Error = res.Err.Error()
+	}
+	switch res.Verdict {
+	case stress.Fail:
+		f := res.Failure
+		cs.Verdict = "caught"
+		cs.Checks = f.Checks()
+		cs.MinimalPlan = &f.Plan
+		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
+		cs.Violations, cs.History = f.Violations, f.History
+		cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
+	case stress.Inconclusive:
+		cs.Verdict = "inconclusive"
+	}
+	return cs
+}
+
+func write(w io.Writer, asJSON bool, cases []report.Case) error {
+	if asJSON {
+		return report.WriteJSON(w, cases)
+	}
+	return report.WriteTable(w, cases)
+}
+
+// connect opens a pool and proves the database answers.
+func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database unreachable: %w", err)
+	}
+	return pool, nil
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,80 @@
+package model
+
+import "slices"
+
+// Equivalence names how two payloads are compared.
+type Equivalence string
+
+const (
+	// EquivalenceCanonicalJSON: key order, whitespace and string escapes do not matter.
+	EquivalenceCanonicalJSON Equivalence = "canonical-json"
+	// EquivalenceBytes: payloads must be byte-for-byte equal.
+	EquivalenceBytes Equivalence = "bytes"
+)
+
+// KeyScope names what makes two calls the same action.
+type KeyScope string
+
+const (
+	// KeyScopeTenant: an action is (tenant, key); tenants never share keys.
+	KeyScopeTenant KeyScope = "tenant"
+	// KeyScopeGlobal: an action is the key alone.
+	KeyScopeGlobal KeyScope = "global"
+)
+
+// Statuses are the HTTP statuses the contract gives to each kind of refusal.
+type Statuses struct {
+	Conflict []int `yaml:"conflict" json:"conflict"`
+	InFlight []int `yaml:"in_flight" json:"in_flight"`
+	Invalid  []int `yaml:"invalid" json:"invalid"`
+}
+
+// Contract is what the target promises, as far as the reference model needs it.
+type Contract struct {
+	Statuses    Statuses
+	Equivalence Equivalence
+	KeyScope    KeyScope
+	// Payload is the base payload; variants and encodings derive from it.
+	Payload map[string]any
+}
+
+// DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed
+// payload, 409 while in flight, 400 for a missing key, canonical JSON, keys
+// scoped per tenant.
+func DefaultContract() Contract {
+	return Contract{
+		Statuses:    Statuses{Conflict: []int{422}, InFlight: []int{409}, Invalid: []int{400}},
+		Equivalence: EquivalenceCanonicalJSON,
+		KeyScope:    KeyScopeTenant,
+		Payload:     map[string]any{"subject": "Printer offline"},
+	}
+}
+
+// ActionOf is the action a call belongs to under the contract's key scope.
+func (c Contract) ActionOf(call Call) Action {
+	if c.KeyScope == KeyScopeGlobal {
+		return Action{Key: call.Key}
+	}
+	return call.Action()
+}
+
+// Classify turns an answer into an outcome kind. answered is false when no
+// answer arrived at all; hasID says whether a 2xx answer carried a resource ID.
+func (c Contract) Classify(answered bool, status int, hasID bool) OutcomeKind {
+	switch {
+	case !answered:
+		return Unknown
+	case slices.Contains(c.Statuses.Conflict, status):
+		return Conflict
+	case slices.Contains(c.Statuses.InFlight, status):
+		return InFlight
+	case slices.Contains(c.Statuses.Invalid, status):
+		return Invalid
+	case status >= 200 && status < 300 && hasID:
+		return OK
+	case status >= 500:
+		return Unknown
+	default:
+		return Other
+	}
+}

@@ -1,0 +1,99 @@
+// Package model holds idemstress's vocabulary (actions, calls, steps, plans,
+// outcomes, histories), the contract a target promises, and the reference
+// model that says which answers a correct target may give. It is pure: no
+// I/O, no clocks, no goroutines.
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action is one intended business action. Tenants and keys are logical names
+// ("A", "k1"); a Namespace turns them into the strings sent to the target.
+type Action struct {
+	Tenant string `json:"tenant"`
+	Key    string `json:"key"`
+}
+
+func (a Action) String() string { return a.Tenant + "/" + a.Key }
+
+// Fault is what goes wrong with one call on purpose. The walking skeleton
+// plans no faults; the field exists so plans keep their shape as faults come.
+type Fault string
+
+// FaultNone is a call that is simply sent and answered.
+const FaultNone Fault = ""
+
+// Call is one attempt at an action.
+type Call struct {
+	Tenant string `json:"tenant"`
+	Key    string `json:"key"`
+	// NoKey sends the call without an idempotency key: a correct target
+	// answers invalid and writes nothing.
+	NoKey bool `json:"no_key,omitempty"`
+	// Variant selects the payload: calls with the same variant carry
+	// equivalent payloads, different variants carry different ones.
+	Variant int `json:"variant"`
+	// Encoding selects one of several byte encodings of the same payload
+	// (key order, whitespace, string escapes), all canonical-JSON equal.
+	Encoding int   `json:"encoding,omitempty"`
+	Fault    Fault `json:"fault,omitempty"`
+}
+
+// Action is the action this call attempts.
+func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
+
+func (c Call) String() string {
+	key := c.Key
+	if c.NoKey {
+		key = "(no key)"
+	}
+	s := fmt.Sprintf("%s/%s payload v%d", c.Tenant, key, c.Variant)
+	if c.Encoding != 0 {
+		s += fmt.Sprintf(" encoding %d", c.Encoding)
+	}
+	if c.Fault != FaultNone {
+		s += " fault " + string(c.Fault)
+	}
+	return s
+}
+
+// StepKind names what a step does.
+type StepKind string
+
+// StepCall sends one call and waits for its answer.
+const StepCall StepKind = "call"
+
+// Step is one unit of a plan.
+type Step struct {
+	Kind  StepKind `json:"kind"`
+	Calls []Call   `json:"calls,omitempty"`
+}
+
+// Plan is an ordered list of steps: data that can be saved, replayed and shrunk.
+type Plan struct {
+	Steps []Step `json:"steps"`
+}
+
+// NumCalls counts the calls of all steps.
+func (p Plan) NumCalls() int {
+	n := 0
+	for _, s := range p.Steps {
+		n += len(s.Calls)
+	}
+	return n
+}
+
+// String renders the plan one step a line, e.g. "1. call A/k1 payload v0".
+func (p Plan) String() string {
+	var b strings.Builder
+	for i, s := range p.Steps {
+		calls := make([]string, len(s.Calls))
+		for j, c := range s.Calls {
+			calls[j] = c.String()
+		}
+		fmt.Fprintf(&b, "%d. %s %s\n", i+1, s.Kind, strings.Join(calls, "; "))
+	}
+	return b.String()
+}

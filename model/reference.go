@@ -1,0 +1,142 @@
+package model
+
+// State is the reference model's state of one action: absent, or created
+// with the winning payload and the resource ID. An empty ID on a present
+// state means the action may have been created by a call nobody heard
+// back from; the next ok answer tells its ID.
+type State struct {
+	Present bool
+	Body    []byte
+	ID      string
+}
+
+// Input is what the model needs to know about one call of an action.
+type Input struct {
+	Body  []byte
+	NoKey bool
+	// Overlapped is true when another call of the same action was in flight
+	// at the same time; only then may a call answer in_flight.
+	Overlapped bool
+}
+
+// Rule names the row of the reference model's table that an answer broke.
+type Rule int
+
+const (
+	// RuleHolds: the answer is one the model allows.
+	RuleHolds Rule = iota
+	// RuleChangedPayloadAccepted: a payload not equivalent to the winning one was answered ok.
+	RuleChangedPayloadAccepted
+	// RuleEquivalentRejected: a payload equivalent to the winning one was answered conflict.
+	RuleEquivalentRejected
+	// RuleUnstableID: an ok answer carried another ID than the action's.
+	RuleUnstableID
+	// RuleWrongStatus: an answer the table allows in no state (conflict for an
+	// absent action, in_flight with nothing in flight, invalid with a key, a
+	// keyless call not answered invalid, an answer outside the contract).
+	RuleWrongStatus
+)
+
+// Judge applies one answered call to one state. It returns the rule the
+// answer broke (RuleHolds if none) and the states the action may be in
+// afterwards: one, or two when an unknown call may or may not have created it.
+func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
+	if in.NoKey {
+		if out.Kind == Invalid || out.Kind == Unknown {
+			return RuleHolds, []State{s}
+		}
+		return RuleWrongStatus, []State{s}
+	}
+	switch out.Kind {
+	case Unknown, Other:
+		rule := RuleHolds
+		if out.Kind == Other {
+			rule = RuleWrongStatus
+		}
+		if s.Present {
+			return rule, []State{s}
+		}
+		return rule, []State{s, {Present: true, Body: in.Body}}
+	case Invalid:
+		return RuleWrongStatus, []State{s}
+	case InFlight:
+		if in.Overlapped {
+			return RuleHolds, []State{s}
+		}
+		return RuleWrongStatus, []State{s}
+	case Conflict:
+		switch {
+		case !s.Present:
+			return RuleWrongStatus, []State{s}
+		case c.Equivalent(s.Body, in.Body):
+			return RuleEquivalentRejected, []State{s}
+		default:
+			return RuleHolds, []State{s}
+		}
+	default: // OK
+		switch {
+		case !s.Present:
+			return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
+		case !c.Equivalent(s.Body, in.Body):
+			return RuleChangedPayloadAccepted, []State{s}
+		case s.ID == "":
+			return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}
+		case s.ID != out.ID:
+			return RuleUnstableID, []State{s}
+		default:
+			return RuleHolds, []State{s}
+		}
+	}
+}
+
+// Finding is one call whose answer the model does not allow.
+type Finding struct {
+	Op   int // index into the ops given to Walk
+	Rule Rule
+}
+
+// Walk judges the calls of ONE action, made one after another, against the
+// model. It keeps every state the action may be in (unknown calls fork it)
+// and reports a call only when no possible state allows its answer; the walk
+// then goes on from the first state's successors, so one mistake is reported
+// once. It returns the findings and the possible final states.
+func (c Contract) Walk(ops []Op) ([]Finding, []State) {
+	states := []State{{}}
+	var findings []Finding
+	for i, op := range ops {
+		in := Input{Body: op.Body, NoKey: op.Call.NoKey}
+		var next []State
+		firstRule, firstNext := RuleHolds, []State(nil)
+		for j, s := range states {
+			rule, succ := c.Judge(s, in, op.Out)
+			if j == 0 {
+				firstRule, firstNext = rule, succ
+			}
+			if rule == RuleHolds {
+				next = appendStates(next, succ)
+			}
+		}
+		if next == nil {
+			findings = append(findings, Finding{Op: i, Rule: firstRule})
+			next = firstNext
+		}
+		states = next
+	}
+	return findings, states
+}
+
+func appendStates(dst []State, src []State) []State {
+	for _, s := range src {
+		dup := false
+		for _, d := range dst {
+			if d.Present == s.Present && d.ID == s.ID && string(d.Body) == string(s.Body) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,57 @@
+// Package report renders what a run found: a table for people, JSON for
+// machines, and the explanation of a failure (plan, history, violations).
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// Explain renders a failing case for people: the minimal plan, what each
+// call sent and got, and every violation with its details.
+func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
+	var b strings.Builder
+	b.WriteString("minimal plan:\n")
+	for _, line := range strings.Split(strings.TrimSpace(plan.String()), "\n") {
+		b.WriteString("  " + line + "\n")
+	}
+	b.WriteString("history:\n")
+	for _, op := range h {
+		b.WriteString("  " + Op(op) + "\n")
+	}
+	b.WriteString("violations:\n")
+	for _, v := range vs {
+		b.WriteString("  " + v.Message + "\n      " + v.Detail + "\n")
+	}
+	return b.String()
+}
+
+// Op renders one call of a history on one line.
+func Op(op model.Op) string {
+	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out.Kind)
+	if op.Out.Status != 0 {
+		s += fmt.Sprintf(" %d", op.Out.Status)
+	}
+	if op.Out.ID != "" {
+		s += " id " + op.Out.ID
+	}
+	if op.Out.Err != "" {
+		s += " (" + op.Out.Err + ")"
+	}
+	return s
+}
+
+// IDs joins check IDs with commas; "-" for none.
+func IDs(ids []checks.ID) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ",")
+}

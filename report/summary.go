@@ -1,0 +1,98 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// Case is one target's result, as the demo and run commands print it.
+type Case struct {
+	Target string `json:"target"`
+	// Verdict: "pass", "caught" (violations found), or "inconclusive".
+	Verdict string `json:"verdict"`
+	// Expected is what the demo expects ("pass" or a check ID); "" outside the demo.
+	Expected string     `json:"expected,omitempty"`
+	Checks   []checks.ID `json:"checks"`
+	// MinimalSteps and MinimalCalls measure the shrunk plan (0 on a pass).
+	MinimalSteps int         `json:"minimal_steps"`
+	MinimalCalls int         `json:"minimal_calls"`
+	MinimalPlan  *model.Plan `json:"minimal_plan,omitempty"`
+	// Seconds is the time to detect the first failure, or the whole run on a pass.
+	Seconds       float64            `json:"seconds"`
+	ShrinkSeconds float64            `json:"shrink_seconds"`
+	Plans         int                `json:"plans"`
+	Seed          uint64             `json:"seed"`
+	Violations    []checks.Violation `json:"violations,omitempty"`
+	History       model.History      `json:"history,omitempty"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// AsExpected reports whether a demo case came out as the demo expects: the
+// correct target passes, and each bug is caught by its check (among others).
+func (c Case) AsExpected() bool {
+	if c.Expected == "pass" {
+		return c.Verdict == "pass"
+	}
+	return c.Verdict == "caught" && len(c.Checks) > 0 && string(c.Checks[0]) == c.Expected
+}
+
+// WriteTable prints one line per case, then the minimal plan of each caught
+// case and any errors.
+func WriteTable(w io.Writer, cases []Case) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	withExpected := false
+	for _, c := range cases {
+		withExpected = withExpected || c.Expected != ""
+	}
+	if withExpected {
+		fmt.Fprintln(tw, "TARGET\tVERDICT\tEXPECTED\tCHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
+	} else {
+		fmt.Fprintln(tw, "TARGET\tVERDICT\tCHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
+	}
+	for _, c := range cases {
+		plan := "-"
+		if c.MinimalPlan != nil {
+			plan = fmt.Sprintf("%d steps, %d calls", c.MinimalSteps, c.MinimalCalls)
+		}
+		expected := ""
+		if withExpected {
+			mark := "ok"
+			if !c.AsExpected() {
+				mark = "NOT AS EXPECTED"
+			}
+			expected = c.Expected + " (" + mark + ")\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%.2f\t%d\n", c.Target, c.Verdict, expected, IDs(c.Checks), plan, c.Seconds, c.Plans)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range cases {
+		if c.MinimalPlan != nil {
+			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
+			fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
+		}
+	}
+	return nil
+}
+
+// WriteJSON prints the cases as a JSON array.
+func WriteJSON(w io.Writer, cases []Case) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cases)
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}

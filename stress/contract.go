@@ -1,0 +1,114 @@
+package stress
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/target"
+)
+
+// Contract is a contract file: how to call the target, what it promises,
+// and which tables hold its effects.
+type Contract struct {
+	Target  target.HTTPSpec
+	Model   model.Contract
+	Effects []checks.Effect
+	// KeyRequired: calls without a key must be answered invalid.
+	KeyRequired bool
+	// DatabaseURL is where the effect tables are ("" : give it by flag or
+	// DATABASE_URL).
+	DatabaseURL string
+}
+
+// contractFile is the YAML form; README.md documents it field by field.
+type contractFile struct {
+	Target      target.HTTPSpec `yaml:"target"`
+	Payload     map[string]any  `yaml:"payload"`
+	Statuses    *model.Statuses `yaml:"statuses"`
+	Equivalence string          `yaml:"equivalence"`
+	KeyScope    string          `yaml:"key_scope"`
+	KeyRequired *bool           `yaml:"key_required"`
+	DatabaseURL string          `yaml:"database_url"`
+	Effects     []checks.Effect `yaml:"effects"`
+}
+
+// ErrContract marks an error in a contract file (exit code 2).
+var ErrContract = errors.New("contract error")
+
+// LoadContract reads and checks a contract file.
+func LoadContract(path string) (*Contract, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrContract, err)
+	}
+	return ParseContract(path, data)
+}
+
+// ParseContract checks a contract given as YAML; name prefixes every error.
+func ParseContract(name string, data []byte) (*Contract, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrContract, name, fmt.Sprintf(format, args...))
+	}
+	var f contractFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fail("empty file; see README.md for the contract format")
+		}
+		return nil, fail("%v", err)
+	}
+	def := model.DefaultContract()
+	c := &Contract{Target: f.Target, Model: def, Effects: f.Effects, KeyRequired: true, DatabaseURL: f.DatabaseURL}
+	if f.Payload != nil {
+		c.Model.Payload = f.Payload
+	}
+	if f.Statuses != nil {
+		if f.Statuses.Conflict != nil {
+			c.Model.Statuses.Conflict = f.Statuses.Conflict
+		}
+		if f.Statuses.InFlight != nil {
+			c.Model.Statuses.InFlight = f.Statuses.InFlight
+		}
+		if f.Statuses.Invalid != nil {
+			c.Model.Statuses.Invalid = f.Statuses.Invalid
+		}
+	}
+	switch model.Equivalence(f.Equivalence) {
+	case "":
+	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
+		c.Model.Equivalence = model.Equivalence(f.Equivalence)
+	default:
+		return nil, fail("equivalence: %q; want %q or %q", f.Equivalence, model.EquivalenceCanonicalJSON, model.EquivalenceBytes)
+	}
+	switch model.KeyScope(f.KeyScope) {
+	case "":
+	case model.KeyScopeTenant, model.KeyScopeGlobal:
+		c.Model.KeyScope = model.KeyScope(f.KeyScope)
+	default:
+		return nil, fail("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
+	}
+	if f.KeyRequired != nil {
+		c.KeyRequired = *f.KeyRequired
+	}
+	if f.Target.URL == "" {
+		return nil, fail("target.url: missing")
+	}
+	if f.Target.ID == "" {
+		return nil, fail("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
+	}
+	if _, err := target.NewHTTP(f.Target, nil); err != nil {
+		return nil, fail("%v", err)
+	}
+	if err := checks.ValidateEffects(f.Effects); err != nil {
+		return nil, fail("%v", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,182 @@
+package stress
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/model"
+)
+
+// Verdict is the outcome of a run.
+type Verdict string
+
+const (
+	Pass         Verdict = "pass"
+	Fail         Verdict = "fail"
+	Inconclusive Verdict = "inconclusive"
+)
+
+// Failure is a failing plan, shrunk, with what it did and what it broke.
+type Failure struct {
+	Plan       model.Plan         `json:"plan"`
+	History    model.History      `json:"history"`
+	Violations []checks.Violation `json:"violations"`
+	// Original is the first failing plan found, before shrinking.
+	Original model.Plan `json:"original"`
+}
+
+// Checks lists the checks the failure fired, primary first.
+func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
+
+// Result is what a run found.
+type Result struct {
+	Verdict Verdict `json:"verdict"`
+	Seed    uint64  `json:"seed"`
+	// Plans counts the plans tried until the first failure (or all of them).
+	Plans int `json:"plans"`
+	// Executions counts every plan executed, shrinking included.
+	Executions int      `json:"executions"`
+	Failure    *Failure `json:"failure,omitempty"`
+	// Detect is the time to the first failing plan; Total includes shrinking.
+	Detect time.Duration `json:"detect_ns"`
+	Total  time.Duration `json:"total_ns"`
+	// Err says why a run is inconclusive.
+	Err error `json:"-"`
+}
+
+// runner is the state of one Run, shared by rapid's calls of the property.
+type runner struct {
+	cfg      Config
+	observer *checks.Observer
+	t0       time.Time
+	run      string
+	cases    atomic.Int64
+	plans    int
+	detect   time.Duration
+	first    *model.Plan
+	smallest *Failure
+	stop     error // sticky: infrastructure failure or interruption
+}
+
+// Run tries cfg.Plans random plans against the target. On the first failing
+// plan it shrinks it with rapid to a minimal one. It returns an error only
+// for a configuration that cannot run at all; a failure of the target or the
+// database during the run gives an inconclusive result with Err set.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	observer := checks.NewObserver(cfg.DB, cfg.Effects)
+	if err := observer.Validate(ctx); err != nil {
+		return nil, err
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = randomSeed()
+	}
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	rapid.Check(&tb{}, func(t *rapid.T) { r.property(ctx, t) })
+
+	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
+	switch {
+	case r.smallest != nil:
+		// A failure found stays found even if the run stopped while
+		// shrinking it; Err then says the plan may not be minimal.
+		res.Verdict, res.Failure, res.Detect, res.Err = Fail, r.smallest, r.detect, r.stop
+		res.Failure.Original = *r.first
+	case r.stop != nil:
+		res.Verdict, res.Err = Inconclusive, r.stop
+	default:
+		res.Verdict = Pass
+	}
+	return res, nil
+}
+
+// property is one rapid test case: draw a plan, run it in a fresh
+// namespace, judge it. Every violation fails from the one Fatalf line below
+// with the primary violation's fixed message, so rapid sees the same failure
+// while it shrinks.
+func (r *runner) property(ctx context.Context, t *rapid.T) {
+	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
+	var vs []checks.Violation
+	var h model.History
+	if r.stop == nil {
+		if r.first == nil {
+			r.plans++
+		}
+		vs, h, r.stop = r.once(ctx, plan)
+	}
+	if r.stop != nil {
+		// Once the run cannot go on, every case fails here, quickly, so
+		// rapid's shrinking ends at once.
+		t.Fatalf("run stopped")
+	}
+	if len(vs) == 0 {
+		return
+	}
+	r.record(plan, h, vs)
+	t.Fatalf("%s", vs[0].Message)
+}
+
+// once executes and judges one plan in a namespace of its own.
+func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
+	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
+	h, err := Execute(ctx, r.cfg.Target, r.cfg.Contract, ns, plan, r.t0)
+	if err != nil {
+		return nil, h, stopped(ctx, err)
+	}
+	snap, err := r.observer.Observe(ctx, ns)
+	if err != nil {
+		return nil, h, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
+	}
+	return checks.Evaluate(checks.Input{Contract: r.cfg.Contract, Effects: r.cfg.Effects, NS: ns, History: h, Rows: snap}), h, nil
+}
+
+// stopped tells an interruption from an infrastructure failure.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	}
+	return err
+}
+
+// ErrInterrupted says the run's context ended before it finished.
+var ErrInterrupted = errors.New("interrupted")
+
+func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation) {
+	if r.first == nil {
+		r.first = &plan
+		r.detect = time.Since(r.t0)
+	}
+	f := &Failure{Plan: plan, History: h, Violations: vs}
+	if r.smallest == nil || vs[0].Message == r.smallest.Violations[0].Message && smaller(plan, r.smallest.Plan) {
+		r.smallest = f
+	}
+}
+
+func smaller(a, b model.Plan) bool {
+	if a.NumCalls() != b.NumCalls() {
+		return a.NumCalls() < b.NumCalls()
+	}
+	return len(a.Steps) <= len(b.Steps)
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}

@@ -1,0 +1,155 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}
+// and {{tag}} may stand in the URL and in header values; the body is the
+// call's payload.
+type HTTPSpec struct {
+	URL     string            `yaml:"url" json:"url"`
+	Method  string            `yaml:"method" json:"method"`
+	Headers map[string]string `yaml:"headers" json:"headers"`
+	// ID says where the resource ID is in a 2xx answer: a JSON pointer into
+	// the body ("/ticket_id"), or "location" for the last path segment of
+	// the Location header.
+	ID string `yaml:"id" json:"id"`
+	// Timeout bounds one call; a call without an answer by then is unknown.
+	Timeout time.Duration `yaml:"timeout" json:"timeout"`
+}
+
+// IDFromLocation is the HTTPSpec.ID that reads the ID from the Location header.
+const IDFromLocation = "location"
+
+const maxBody = 64 << 10
+
+var placeholder = regexp.MustCompile(`\{\{\s*([a-zA-Z_]*)\s*\}\}`)
+
+// HTTP is a target reached over HTTP/1.1.
+type HTTP struct {
+	spec   HTTPSpec
+	client *http.Client
+}
+
+// NewHTTP checks the template and returns a target that sends through client
+// (nil: a client of its own with keep-alive connections).
+func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
+	if spec.Method == "" {
+		spec.Method = http.MethodPost
+	}
+	if spec.Timeout <= 0 {
+		spec.Timeout = 10 * time.Second
+	}
+	u, err := url.Parse(placeholder.ReplaceAllString(spec.URL, "x"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
+	}
+	if spec.ID != IDFromLocation && !strings.HasPrefix(spec.ID, "/") {
+		return nil, fmt.Errorf("target.id %q: want a JSON pointer such as /id, or %q", spec.ID, IDFromLocation)
+	}
+	fields := map[string]string{"target.url": spec.URL}
+	for name, v := range spec.Headers {
+		fields["target.headers."+name] = v
+	}
+	for field, v := range fields {
+		for _, m := range placeholder.FindAllStringSubmatch(v, -1) {
+			if m[1] != "tenant" && m[1] != "key" && m[1] != "tag" {
+				return nil, fmt.Errorf("%s: unknown placeholder %s (known: {{tenant}}, {{key}}, {{tag}})", field, m[0])
+			}
+		}
+	}
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	}
+	return &HTTP{spec: spec, client: client}, nil
+}
+
+// Spec is the template the target was made from, with defaults filled in.
+func (h *HTTP) Spec() HTTPSpec { return h.spec }
+
+func render(tmpl string, req Request, escape func(string) string) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		var v string
+		switch placeholder.FindStringSubmatch(m)[1] {
+		case "tenant":
+			v = req.Tenant
+		case "key":
+			v = req.Key
+		case "tag":
+			v = req.Tag
+		}
+		return escape(v)
+	})
+}
+
+// Do sends one call and reads its answer.
+func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.spec.Timeout)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(h.spec.URL, req, url.PathEscape), bytes.NewReader(req.Body))
+	if err != nil {
+		return Response{}, fmt.Errorf("target: building request: %w", err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	for name, v := range h.spec.Headers {
+		if req.NoKey && strings.Contains(v, "{{key}}") {
+			continue
+		}
+		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
+	}
+	resp, err := h.client.Do(hr)
+	if err != nil {
+		return Response{}, classify(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return Response{}, fmt.Errorf("target: reading answer: %w", err)
+	}
+	out := Response{Status: resp.StatusCode, Body: body}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		out.ID = h.id(resp, body)
+	}
+	return out, nil
+}
+
+func (h *HTTP) id(resp *http.Response, body []byte) string {
+	if h.spec.ID == IDFromLocation {
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			return ""
+		}
+		if u, err := url.Parse(loc); err == nil {
+			loc = u.Path
+		}
+		return path.Base(strings.TrimRight(loc, "/"))
+	}
+	id, ok := model.Pointer(body, h.spec.ID)
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+func classify(err error) error {
+	var dnsErr *net.DNSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) {
+		return fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	return err
+}

@@ -1,0 +1,46 @@
+// Package target is how a call reaches the system under test: over HTTP from
+// a request template, or through a Go function for in-process use.
+package target
+
+import (
+	"context"
+	"errors"
+)
+
+// Request is one call as the target sees it: tenant and key already carry
+// the plan's namespace.
+type Request struct {
+	Tenant string
+	Key    string
+	// NoKey sends the call without its idempotency key.
+	NoKey bool
+	// Tag identifies the call's action and payload variant for schemas that
+	// keep no key column; it is substituted for {{tag}}.
+	Tag  string
+	Body []byte
+}
+
+// Response is what the target answered.
+type Response struct {
+	Status int
+	// ID is the resource ID found in the answer, "" when there is none.
+	ID string
+	// Body is the start of the answer's body, kept for reports.
+	Body []byte
+}
+
+// Target sends calls. Do returns an error only when no answer arrived.
+type Target interface {
+	Do(ctx context.Context, req Request) (Response, error)
+}
+
+// Func adapts a Go function to Target, for targets that run in-process.
+type Func func(ctx context.Context, req Request) (Response, error)
+
+// Do calls f.
+func (f Func) Do(ctx context.Context, req Request) (Response, error) { return f(ctx, req) }
+
+// ErrUnreachable marks an error that says the target is not there at all
+// (connection refused, no such host): an infrastructure failure, not an
+// unknown outcome of a call.
+var ErrUnreachable = errors.New("target unreachable")
