@@ -17,7 +17,7 @@ type Case struct {
 	// Verdict: "pass", "caught" (violations found), or "inconclusive".
 	Verdict string `json:"verdict"`
 	// Expected is what the demo expects ("pass" or a check ID); "" outside the demo.
-	Expected string     `json:"expected,omitempty"`
+	Expected string      `json:"expected,omitempty"`
 	Checks   []checks.ID `json:"checks"`
 	// MinimalSteps and MinimalCalls measure the shrunk plan (0 on a pass).
 	MinimalSteps int         `json:"minimal_steps"`

@@ -22,4 +22,3 @@ func Check(t *testing.T, cfg Config) *Result {
 	}
 	return res
 }
-
