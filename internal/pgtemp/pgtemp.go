@@ -1,0 +1,301 @@
+// Package pgtemp runs a throwaway PostgreSQL cluster: a fresh initdb in a
+// temp dir, one postmaster on a free 127.0.0.1 port with durability turned
+// off, and nothing left behind after Close. Tests and the CLI use it when no
+// --database-url is given.
+package pgtemp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const (
+	// readyTimeout bounds Start's wait for connections even if ctx does not.
+	readyTimeout = 30 * time.Second
+	// readyPoll is the pause between connection attempts while starting.
+	readyPoll = 20 * time.Millisecond
+	// portRetries is how often Start retries after another process took the
+	// port between our probe and the server's bind.
+	portRetries = 3
+	// maxSocketPath is the usable length of sockaddr_un.sun_path on Linux.
+	maxSocketPath = 107
+)
+
+// Options configures Start.
+type Options struct {
+	// Log receives the output of initdb and the server, one complete line
+	// per Write. Nil discards it; either way the last 50 lines go into the
+	// error when startup fails.
+	Log io.Writer
+	// BinDir holds initdb and postgres; empty means FindBinDir.
+	BinDir string
+}
+
+// Cluster is a running throwaway PostgreSQL cluster. Close it.
+type Cluster struct {
+	dir  string
+	port int
+	log  *logTail
+	srv  *server // nil until a postmaster is running
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start initialises a fresh cluster in a new temp dir, starts postgres on a
+// free 127.0.0.1 port with fsync, synchronous_commit and full_page_writes off,
+// and returns once it accepts connections. ctx bounds only the startup; after
+// Start returns, the server runs until Close. If Start fails, it leaves no
+// process and no directory behind.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	return start(ctx, opts, freePort)
+}
+
+func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *Cluster, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("pgtemp: start: %w", err)
+	}
+	binDir := opts.BinDir
+	if binDir == "" {
+		if binDir, err = FindBinDir(); err != nil {
+			return nil, err
+		}
+	} else if missing := missingBinaries(binDir); missing != "" {
+		return nil, fmt.Errorf("%w (looked in Options.BinDir=%s: %s)", ErrNoBinaries, binDir, missing)
+	}
+	cred, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+
+	dir, err := os.MkdirTemp("", "idemstress-pg-*")
+	if err != nil {
+		return nil, fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)
+	}
+	c := &Cluster{dir: dir, log: newLogTail(opts.Log)}
+	defer func() {
+		if err != nil {
+			if cerr := c.Close(); cerr != nil {
+				err = fmt.Errorf("%w\n(cleaning up also failed: %v)", err, cerr)
+			}
+		}
+	}()
+
+	dataDir := filepath.Join(dir, "data")
+	sockDir := filepath.Join(dir, "s")
+	if n := len(sockDir) + len("/.s.PGSQL.65535"); n > maxSocketPath {
+		return nil, fmt.Errorf("pgtemp: unix socket path under %s would be %d bytes, over the limit of %d: set TMPDIR to a shorter directory such as /tmp", dir, n, maxSocketPath)
+	}
+	if err := os.Mkdir(sockDir, 0o700); err != nil {
+		return nil, fmt.Errorf("pgtemp: create socket dir: %w", err)
+	}
+	for _, p := range []string{dir, sockDir} {
+		if err := chownTo(p, cred); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := initdb(ctx, binDir, dataDir, cred, c.log); err != nil {
+		return nil, err
+	}
+
+	postgres := filepath.Join(binDir, "postgres")
+	for attempt := 0; ; attempt++ {
+		port, err := pickPort()
+		if err != nil {
+			return nil, err
+		}
+		c.log.Reset()
+		args := []string{
+			"-D", dataDir,
+			"-p", strconv.Itoa(port),
+			"-k", sockDir,
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "fsync=off",
+			"-c", "synchronous_commit=off",
+			"-c", "full_page_writes=off",
+		}
+		srv, err := startServer(postgres, args, cred, dir, c.log)
+		if err != nil {
+			return nil, err
+		}
+		c.srv, c.port = srv, port
+		err = c.waitReady(ctx)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, errPortTaken) {
+			return nil, err
+		}
+		if attempt == portRetries {
+			return nil, fmt.Errorf("pgtemp: gave up after %d tries (free ports keep being taken before postgres binds them; is something grabbing ports?): %w", attempt+1, err)
+		}
+		// The failed postmaster has exited and removed its lock files, so
+		// the data dir is ready for another try.
+		c.srv = nil
+	}
+}
+
+// errPortTaken marks a server that could not bind its port.
+var errPortTaken = errors.New("port already in use")
+
+// initdb creates the cluster; as a short-lived child it may be bound to ctx.
+func initdb(ctx context.Context, binDir, dataDir string, cred *syscall.Credential, log *logTail) error {
+	path := filepath.Join(binDir, "initdb")
+	cmd := exec.CommandContext(ctx, path,
+		"-D", dataDir,
+		"--auth=trust",
+		"--username=postgres",
+		"--encoding=UTF8",
+		"--no-locale",
+		"--no-sync",
+	)
+	cmd.Dir = filepath.Dir(dataDir)
+	cmd.Stdout = log
+	cmd.Stderr = log
+	cmd.WaitDelay = pipeDrainDelay
+	cmd.SysProcAttr = sysProcAttr(cred)
+	// initdb runs postgres in bootstrap mode as its own child; kill the
+	// whole process group so a cancelled Start leaves neither behind. Wait
+	// then returns only when every holder of the output pipe has exited.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("pgtemp: start cancelled during initdb: %w", ctx.Err())
+	}
+	if err != nil {
+		hint := ""
+		if cred != nil && (errors.Is(err, fs.ErrPermission) || log.Contains("Permission denied")) {
+			hint = fmt.Sprintf(" (running as root, initdb runs as the postgres OS user, which must be able to enter %s: check TMPDIR's permissions)", filepath.Dir(dataDir))
+		}
+		return fmt.Errorf("pgtemp: %s -D %s failed: %w%s; output:\n%s", path, dataDir, err, hint, log)
+	}
+	return nil
+}
+
+// waitReady polls with real connections until the server accepts one, the
+// server exits, ctx is done or readyTimeout passes.
+func (c *Cluster) waitReady(ctx context.Context) error {
+	cfg, err := pgx.ParseConfig(c.URL())
+	if err != nil {
+		return fmt.Errorf("pgtemp: parse %s: %w", c.URL(), err)
+	}
+	deadline := time.NewTimer(readyTimeout)
+	defer deadline.Stop()
+	var lastErr error
+	for {
+		// Something other than postgres may hold the port and accept
+		// without answering; the attempt ends when our server exits.
+		attemptCtx, cancel := context.WithTimeout(ctx, time.Second)
+		stop := context.AfterFunc(c.srv.exited, cancel)
+		conn, err := pgx.ConnectConfig(attemptCtx, cfg)
+		stop()
+		cancel()
+		if err == nil {
+			return conn.Close(context.Background())
+		}
+		lastErr = err
+
+		select {
+		case <-c.srv.exited.Done():
+			if c.log.Contains("Address already in use") {
+				return fmt.Errorf("pgtemp: postgres could not bind 127.0.0.1:%d, taken by another process since we probed it: %w; server log:\n%s",
+					c.port, errPortTaken, c.log)
+			}
+			return fmt.Errorf("pgtemp: postgres (port %d, data dir %s) exited during startup: %v; server log:\n%s",
+				c.port, filepath.Join(c.dir, "data"), c.srv.waitErr, c.log)
+		case <-ctx.Done():
+			return fmt.Errorf("pgtemp: start cancelled while waiting for postgres on 127.0.0.1:%d: %w", c.port, ctx.Err())
+		case <-deadline.C:
+			return fmt.Errorf("pgtemp: postgres on 127.0.0.1:%d not accepting connections after %s (last attempt: %v); server log:\n%s",
+				c.port, readyTimeout, lastErr, c.log)
+		case <-time.After(readyPoll):
+		}
+	}
+}
+
+// freePort asks the kernel for a free port. Another process may take it
+// before postgres binds; Start retries then.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgtemp: find a free port on 127.0.0.1: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// URL is the connection URL of the cluster's postgres database.
+func (c *Cluster) URL() string {
+	return c.databaseURL("postgres")
+}
+
+func (c *Cluster) databaseURL(name string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, name)
+}
+
+// Port is the TCP port the server listens on at 127.0.0.1.
+func (c *Cluster) Port() int { return c.port }
+
+// Dir is the temp dir holding the data dir and socket dir; Close removes it.
+func (c *Cluster) Dir() string { return c.dir }
+
+// PID is the process id of the postmaster.
+func (c *Cluster) PID() int { return c.srv.pid() }
+
+var databaseName = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
+
+// CreateDatabase creates an empty database and returns its URL. name must
+// match [a-z0-9_]+ and be at most 63 bytes, PostgreSQL's identifier limit.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if !databaseName.MatchString(name) {
+		return "", fmt.Errorf("pgtemp: create database %q: name must be 1 to 63 of [a-z0-9_]", name)
+	}
+	if c.closed.Load() {
+		return "", fmt.Errorf("pgtemp: create database %q: cluster in %s is closed", name, c.dir)
+	}
+	conn, err := pgx.Connect(ctx, c.URL())
+	if err != nil {
+		return "", fmt.Errorf("pgtemp: create database %q: connect to %s: %w", name, c.URL(), err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", fmt.Errorf("pgtemp: create database %q on %s: %w", name, c.URL(), err)
+	}
+	return c.databaseURL(name), nil
+}
+
+// Close stops the server with a fast shutdown (SIGKILL if that takes over
+// 10s), waits for it to exit and removes the temp dir. It may be called more
+// than once and from several goroutines, e.g. a defer and a signal handler;
+// every call returns once the first has finished, with its result.
+func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		var errs []error
+		if c.srv != nil {
+			errs = append(errs, c.srv.stop(stopTimeout))
+		}
+		if err := os.RemoveAll(c.dir); err != nil {
+			errs = append(errs, fmt.Errorf("pgtemp: remove %s: %w", c.dir, err))
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}
