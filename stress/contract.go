@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -63,7 +66,7 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail("empty file; see README.md for the contract format")
 		}
-		return nil, fail("%v", err)
+		return nil, fail("%s", yamlError(err, data))
 	}
 	def := model.DefaultContract()
 	c := &Contract{Target: f.Target, Model: def, Effects: f.Effects, KeyRequired: true, DatabaseURL: f.DatabaseURL}
@@ -111,4 +114,34 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 		return nil, fail("%v", err)
 	}
 	return c, nil
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError turns the YAML library's errors into one line that quotes the
+// offending line of the file, so the field is named even where the library
+// only gives a line number.
+func yamlError(err error, data []byte) string {
+	msgs := []string{err.Error()}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	lines := strings.Split(string(data), "\n")
+	for i, m := range msgs {
+		sub := yamlLine.FindStringSubmatch(strings.TrimSpace(m))
+		if sub == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(sub[1])
+		text := sub[2]
+		if strings.HasPrefix(text, "field ") && strings.Contains(text, " not found in type ") {
+			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see README.md for the fields)"
+		}
+		if n >= 1 && n <= len(lines) {
+			text += fmt.Sprintf(" in %q", strings.TrimSpace(lines[n-1]))
+		}
+		msgs[i] = fmt.Sprintf("line %d: %s", n, text)
+	}
+	return strings.Join(msgs, "; ")
 }

@@ -52,7 +52,7 @@ func do(ctx context.Context, tgt target.Target, c model.Contract, ns model.Names
 	case ctx.Err() != nil:
 		return op, ctx.Err()
 	case errors.Is(err, target.ErrUnreachable):
-		return op, fmt.Errorf("%w: %v", errInfrastructure, err)
+		return op, fmt.Errorf("%w: %w", errInfrastructure, err)
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -49,7 +51,9 @@ type Result struct {
 	// Detect is the time to the first failing plan; Total includes shrinking.
 	Detect time.Duration `json:"detect_ns"`
 	Total  time.Duration `json:"total_ns"`
-	// Err says why a run is inconclusive.
+	// Flaky says the minimal plan did not fail again the same way when rerun.
+	Flaky bool `json:"flaky,omitempty"`
+	// Err says why a run is inconclusive, or why a failure may not be minimal.
 	Err error `json:"-"`
 }
 
@@ -63,7 +67,7 @@ type runner struct {
 	plans    int
 	detect   time.Duration
 	first    *model.Plan
-	smallest *Failure
+	last     *Failure
 	stop     error // sticky: infrastructure failure or interruption
 }
 
@@ -89,15 +93,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
-	rapid.Check(&tb{}, func(t *rapid.T) { r.property(ctx, t) })
+	var rt tb
+	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
 
 	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
 	switch {
-	case r.smallest != nil:
+	case r.last != nil:
 		// A failure found stays found even if the run stopped while
 		// shrinking it; Err then says the plan may not be minimal.
-		res.Verdict, res.Failure, res.Detect, res.Err = Fail, r.smallest, r.detect, r.stop
+		res.Verdict, res.Failure, res.Detect, res.Err = Fail, r.last, r.detect, r.stop
 		res.Failure.Original = *r.first
+		// rapid ends by running the minimal plan once more; when that run
+		// did not fail the same way, the target is not deterministic here.
+		res.Flaky = slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
 		res.Verdict, res.Err = Inconclusive, r.stop
 	default:
@@ -129,7 +137,43 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 		return
 	}
 	r.record(plan, h, vs)
-	t.Fatalf("%s", vs[0].Message)
+	fail(t, vs[0])
+}
+
+// fail stops the case from a line of the primary check's own. rapid accepts
+// a smaller plan only when it fails from the same line, so a shrink keeps
+// the check it started with instead of drifting to another one.
+func fail(t *rapid.T, v checks.Violation) {
+	switch v.Check {
+	case checks.DuplicateEffect:
+		t.Fatalf("%s", v.Message)
+	case checks.MissingEffect:
+		t.Fatalf("%s", v.Message)
+	case checks.UnstableResponse:
+		t.Fatalf("%s", v.Message)
+	case checks.ChangedAccepted:
+		t.Fatalf("%s", v.Message)
+	case checks.EqualRejected:
+		t.Fatalf("%s", v.Message)
+	case checks.RejectedEffect:
+		t.Fatalf("%s", v.Message)
+	case checks.TenantLeak:
+		t.Fatalf("%s", v.Message)
+	case checks.WrongStatus:
+		t.Fatalf("%s", v.Message)
+	case checks.StrayWrite:
+		t.Fatalf("%s", v.Message)
+	case checks.FieldsDiffer:
+		t.Fatalf("%s", v.Message)
+	case checks.BrokenReference:
+		t.Fatalf("%s", v.Message)
+	case checks.StuckAction:
+		t.Fatalf("%s", v.Message)
+	case checks.NoAnswer:
+		t.Fatalf("%s", v.Message)
+	default:
+		t.Fatalf("%s", v.Message)
+	}
 }
 
 // once executes and judges one plan in a namespace of its own.
@@ -157,22 +201,14 @@ func stopped(ctx context.Context, err error) error {
 // ErrInterrupted says the run's context ended before it finished.
 var ErrInterrupted = errors.New("interrupted")
 
+// record keeps the first failing plan, and the last: rapid's last run of
+// the property is the minimal plan it shrank to.
 func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation) {
 	if r.first == nil {
 		r.first = &plan
 		r.detect = time.Since(r.t0)
 	}
-	f := &Failure{Plan: plan, History: h, Violations: vs}
-	if r.smallest == nil || vs[0].Message == r.smallest.Violations[0].Message && smaller(plan, r.smallest.Plan) {
-		r.smallest = f
-	}
-}
-
-func smaller(a, b model.Plan) bool {
-	if a.NumCalls() != b.NumCalls() {
-		return a.NumCalls() < b.NumCalls()
-	}
-	return len(a.Steps) <= len(b.Steps)
+	r.last = &Failure{Plan: plan, History: h, Violations: vs}
 }
 
 func randomSeed() uint64 {

@@ -6,28 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
-
-// demoExpected is what the demo expects of each mode of the sample service:
-// the correct one passes, each bug is caught by its check.
-var demoExpected = map[string]checks.ID{
-	"outbox-on-retry":  checks.DuplicateEffect,
-	"no-payload-check": checks.ChangedAccepted,
-	"global-keys":      checks.TenantLeak,
-}
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -51,7 +38,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 
-	modes := append([]string{"correct"}, ticketsvc.Bugs()...)
+	modes := sample.Modes()
 	var cases []report.Case
 	code := exitPass
 	for _, mode := range modes {
@@ -111,61 +98,28 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 // demoMode starts the sample service in one mode, in-process on a loopback
 // port over a database of its own, and runs the tester against it.
 func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, f runFlags, stderr io.Writer) (*report.Case, error) {
-	bug := mode
-	if mode == "correct" {
-		bug = ""
-	}
 	url, err := createDB(ctx, "demo_"+strings.ReplaceAll(mode, "-", "_"))
 	if err != nil {
 		return nil, err
 	}
-	pool, err := connect(ctx, url)
+	svc, err := sample.Start(ctx, url, mode)
 	if err != nil {
 		return nil, err
 	}
-	defer pool.Close()
-	if err := ticketsvc.Migrate(ctx, pool); err != nil {
-		return nil, err
-	}
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug})
+	defer svc.Close()
+	cfg, err := svc.Config(f.plans, f.seed)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	defer func() {
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-		<-served
-	}()
-
-	contract, err := stress.ParseContract("examples/ticketsvc/contract.yaml", ticketsvc.Contract)
-	if err != nil {
-		return nil, err
-	}
-	contract.Target.URL = "http://" + ln.Addr().String() + "/tickets"
-	tgt, err := target.NewHTTP(contract.Target, nil)
-	if err != nil {
-		return nil, err
-	}
-	world := gen.DefaultWorld()
-	world.KeyRequired = contract.KeyRequired
-	fmt.Fprintf(stderr, "idemstress demo: %s on %s\n", mode, ln.Addr())
-	cfg := stress.Config{Contract: contract.Model, Effects: contract.Effects, Target: tgt, DB: pool, World: world,
-		Plans: f.plans, Seed: f.seed, ShrinkTime: f.shrinkTime}
+	cfg.ShrinkTime = f.shrinkTime
+	fmt.Fprintf(stderr, "idemstress demo: %s at %s\n", mode, svc.URL)
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	cs := caseOf(mode, res)
 	cs.Expected = "pass"
-	if id, ok := demoExpected[bug]; ok {
+	if id, ok := sample.Expected[mode]; ok {
 		cs.Expected = string(id)
 	}
 	return &cs, nil

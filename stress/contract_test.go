@@ -1,0 +1,73 @@
+package stress_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+)
+
+func TestParseSampleContract(t *testing.T) {
+	c, err := stress.ParseContract("contract.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Target.Headers["Idempotency-Key"] != "{{key}}" || c.Target.ID != "/ticket_id" {
+		t.Errorf("target %+v", c.Target)
+	}
+	if c.Model.Equivalence != model.EquivalenceCanonicalJSON || c.Model.KeyScope != model.KeyScopeTenant || !c.KeyRequired {
+		t.Errorf("model %+v", c.Model)
+	}
+	if len(c.Effects) != 2 || c.Effects[1].References == nil || c.Effects[0].Fields["subject"] != "/subject" {
+		t.Errorf("effects %+v", c.Effects)
+	}
+}
+
+// Every contract error names the file and the field, and says what is
+// wanted instead.
+func TestContractErrors(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"malformed YAML", "target: [", []string{"bad.yaml", "yaml"}},
+		{"empty", "", []string{"bad.yaml", "empty"}},
+		{"unknown field", valid + "\nretries: 3\n", []string{"bad.yaml", "retries", "unknown field"}},
+		{"wrong type", strings.Replace(valid, "per_action: 1", "per_action: lots", 1), []string{"bad.yaml", "lots", "int"}},
+		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
+		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
+		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
+		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
+		{"unknown placeholder", strings.Replace(valid, "{{tenant}}", "{{user}}", 1), []string{"{{user}}", "{{tenant}}"}},
+		{"no effects", valid[:strings.Index(valid, "effects:")], []string{"effects", "none"}},
+		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := stress.ParseContract("bad.yaml", []byte(tc.yaml))
+			if !errors.Is(err, stress.ErrContract) {
+				t.Fatalf("err %v, want ErrContract", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if strings.Count(err.Error(), "\n") > 0 && tc.name != "malformed YAML" {
+				t.Errorf("error spans several lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadContractMissingFile(t *testing.T) {
+	_, err := stress.LoadContract(filepath.Join(t.TempDir(), "nope.yaml"))
+	if !errors.Is(err, stress.ErrContract) || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.yaml") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,143 @@
+package stress_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/target"
+)
+
+func call(tenant, key string, variant int) model.Step {
+	return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: tenant, Key: key, Variant: variant}}}
+}
+
+// Through the real stack (HTTP on loopback, PostgreSQL), every bug mode is
+// caught by its check and shrunk to the two calls that show it, and the
+// correct mode passes, for several seeds.
+func TestSampleModes(t *testing.T) {
+	minimal := map[string][]model.Step{
+		"outbox-on-retry":  {call("A", "k1", 0), call("A", "k1", 0)},
+		"no-payload-check": {call("A", "k1", 0), call("A", "k1", 1)},
+		"global-keys":      {call("A", "k1", 0), call("B", "k1", 0)},
+	}
+	for _, mode := range sample.Modes() {
+		t.Run(mode, func(t *testing.T) {
+			svc := startSample(t, mode)
+			for _, seed := range []uint64{1, 2, 3} {
+				cfg, err := svc.Config(100, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := stress.Run(t.Context(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mode == sample.Correct {
+					if res.Verdict != stress.Pass || res.Plans != 100 {
+						t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %+v", seed, res.Verdict, res.Plans, res.Failure)
+					}
+					continue
+				}
+				if res.Verdict != stress.Fail {
+					t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
+				}
+				if got := res.Failure.Violations[0].Check; got != sample.Expected[mode] {
+					t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failure.Violations)
+				}
+				want := model.Plan{Steps: minimal[mode]}
+				if got := res.Failure.Plan; got.String() != want.String() {
+					t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
+				}
+			}
+		})
+	}
+}
+
+// The library API inside go test: the correct service passes.
+func TestCheckCorrectService(t *testing.T) {
+	svc := startSample(t, sample.Correct)
+	cfg, err := svc.Config(50, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := stress.Check(t, cfg); res.Verdict != stress.Pass {
+		t.Fatalf("verdict %s", res.Verdict)
+	}
+}
+
+func TestRunTargetUnreachable(t *testing.T) {
+	svc := startSample(t, sample.Correct)
+	cfg, err := svc.Config(20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	spec := svc.Contract.Target
+	spec.URL = "http://" + closed + "/tickets"
+	if cfg.Target, err = target.NewHTTP(spec, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, target.ErrUnreachable) {
+		t.Fatalf("verdict %s, err %v; want inconclusive, unreachable", res.Verdict, res.Err)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	svc := startSample(t, sample.Correct)
+	cfg, err := svc.Config(20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	res, err := stress.Run(ctx, cfg)
+	if err == nil && (res.Verdict != stress.Inconclusive || !errors.Is(res.Err, stress.ErrInterrupted)) {
+		t.Fatalf("verdict %s, err %v; want inconclusive, interrupted", res.Verdict, res.Err)
+	}
+}
+
+func TestRunSchemaMismatch(t *testing.T) {
+	svc := startSample(t, sample.Correct)
+	cfg, err := svc.Config(20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Effects = append([]checks.Effect(nil), cfg.Effects...)
+	cfg.Effects[0].Key = "idempotency_key"
+	_, err = stress.Run(t.Context(), cfg)
+	if !errors.Is(err, checks.ErrSchema) {
+		t.Fatalf("err %v, want ErrSchema", err)
+	}
+	for _, want := range []string{`"idempotency_key"`, `"tickets"`, "request_key"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+func contains(s, sub string) bool { return len(sub) == 0 || fmt.Sprint(s) != "" && indexOf(s, sub) >= 0 }
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
