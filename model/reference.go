@@ -98,38 +98,47 @@ type Finding struct {
 // Walk judges the calls of ONE action, made one after another, against the
 // model. It keeps every state the action may be in (unknown calls fork it)
 // and reports a call only when no possible state allows its answer; the walk
-// then goes on from the first state's successors, so one mistake is reported
-// once. It returns the findings and the possible final states.
+// then goes on from the successors of every state, so one mistake is reported
+// once and does not make a later, correct answer look wrong. A call after an
+// unknown one overlaps it (an unknown call has no known end), so it may
+// answer in_flight. It returns the findings and the possible final states.
 func (c Contract) Walk(ops []Op) ([]Finding, []State) {
 	states := []State{{}}
 	var findings []Finding
+	pending := false
 	for i, op := range ops {
-		in := Input{Body: op.Body, NoKey: op.Call.NoKey}
-		var next []State
-		firstRule, firstNext := RuleHolds, []State(nil)
+		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Overlapped: pending}
+		var next, all []State
+		firstRule := RuleHolds
 		for j, s := range states {
 			rule, succ := c.Judge(s, in, op.Out)
 			if j == 0 {
-				firstRule, firstNext = rule, succ
+				firstRule = rule
 			}
+			all = c.appendStates(all, succ)
 			if rule == RuleHolds {
-				next = appendStates(next, succ)
+				next = c.appendStates(next, succ)
 			}
 		}
 		if next == nil {
 			findings = append(findings, Finding{Op: i, Rule: firstRule})
-			next = firstNext
+			next = all
 		}
 		states = next
+		if op.Out.Kind == Unknown && !op.Call.NoKey {
+			pending = true
+		}
 	}
 	return findings, states
 }
 
-func appendStates(dst []State, src []State) []State {
+// appendStates adds the states of src not yet in dst; states whose bodies
+// are equivalent are one state, so a re-encoded retry does not split it.
+func (c Contract) appendStates(dst []State, src []State) []State {
 	for _, s := range src {
 		dup := false
 		for _, d := range dst {
-			if d.Present == s.Present && d.ID == s.ID && string(d.Body) == string(s.Body) {
+			if d.Present == s.Present && d.ID == s.ID && c.Equivalent(d.Body, s.Body) {
 				dup = true
 				break
 			}

@@ -3,8 +3,8 @@ package stress_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -125,19 +125,8 @@ func TestRunSchemaMismatch(t *testing.T) {
 		t.Fatalf("err %v, want ErrSchema", err)
 	}
 	for _, want := range []string{`"idempotency_key"`, `"tickets"`, "request_key"} {
-		if !contains(err.Error(), want) {
+		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-}
-
-func contains(s, sub string) bool { return len(sub) == 0 || fmt.Sprint(s) != "" && indexOf(s, sub) >= 0 }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
