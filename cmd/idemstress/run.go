@@ -61,6 +61,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pool, err := connect(ctx, url)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		if errors.Is(err, errBadURL) {
+			return exitUsage
+		}
 		return exitInconclusive
 	}
 	defer pool.Close()
@@ -133,17 +136,23 @@ func write(w io.Writer, asJSON bool, cases []report.Case) error {
 	return report.WriteTable(w, cases)
 }
 
+var errBadURL = errors.New("bad database URL")
+
 // connect opens a pool and proves the database answers.
 func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("database URL: %w", err)
+		return nil, fmt.Errorf("%w: %v", errBadURL, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("database unreachable: %w", err)
+		return nil, fmt.Errorf("database unreachable at %s:%d: %w (is it running? is the URL right?)", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
 	}
 	return pool, nil
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	c, err := pgtemp.Start(ctx, pgtemp.Options{})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cmd tests need PostgreSQL: %v\n", err)
+		os.Exit(1)
+	}
+	cluster = c
+	code := m.Run()
+	_ = cluster.Close()
+	os.Exit(code)
+}
+
+// invoke runs the CLI in-process and returns its exit code and output.
+func invoke(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := dispatch(t.Context(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// golden compares got with testdata/<name>, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, _ := invoke(t, "help")
+	if code != exitPass {
+		t.Errorf("exit %d", code)
+	}
+	golden(t, "help/stdout", stdout)
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage: idemstress"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"run without config", []string{"run"}, "want --config FILE"},
+		{"run with a bad flag", []string{"run", "--plans=many"}, "invalid value"},
+		{"demo with an argument", []string{"demo", "extra"}, `unexpected argument "extra"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := invoke(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+	code, _, stderr := invoke(t, "frobnicate")
+	if code != exitUsage {
+		t.Fatal(code)
+	}
+	golden(t, "unknown/stderr", stderr)
+}

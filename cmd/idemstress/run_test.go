@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/report"
+)
+
+// serveSample starts the sample service in one mode and writes its contract,
+// pointed at it, to a file.
+func serveSample(t *testing.T, mode string) (contract, dbURL string) {
+	t.Helper()
+	dbURL, err := cluster.CreateDatabase(t.Context(), "run_"+strings.ReplaceAll(mode, "-", "_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := sample.Start(t.Context(), dbURL, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	yaml := strings.Replace(string(ticketsvc.Contract), "http://127.0.0.1:8080/tickets", svc.URL, 1)
+	contract = filepath.Join(t.TempDir(), "contract.yaml")
+	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return contract, dbURL
+}
+
+func TestRunExitCodes(t *testing.T) {
+	correct, correctDB := serveSample(t, sample.Correct)
+	buggy, buggyDB := serveSample(t, "outbox-on-retry")
+
+	code, stdout, stderr := invoke(t, "run", "--config", correct, "--database-url", correctDB, "--plans", "30", "--seed", "5")
+	if code != exitPass || !strings.Contains(stdout, "pass") {
+		t.Errorf("correct service: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	code, stdout, stderr = invoke(t, "run", "--config", buggy, "--database-url", buggyDB, "--json", "--seed", "5")
+	if code != exitViolations {
+		t.Fatalf("buggy service: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var cases []report.Case
+	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, stdout)
+	}
+	if len(cases) != 1 || cases[0].Verdict != "caught" || cases[0].Checks[0] != "IDEM-001" || cases[0].MinimalCalls != 2 {
+		t.Errorf("run --json: %+v", cases)
+	}
+
+	t.Setenv("DATABASE_URL", "")
+	code, _, stderr = invoke(t, "run", "--config", correct)
+	if code != exitUsage || !strings.Contains(stderr, "--database-url") {
+		t.Errorf("no database: exit %d, %q", code, stderr)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	code, _, stderr = invoke(t, "run", "--config", correct, "--database-url", "postgres://postgres@"+closed+"/postgres?connect_timeout=5")
+	if code != exitInconclusive || !strings.Contains(stderr, "database unreachable") {
+		t.Errorf("unreachable database: exit %d, %q", code, stderr)
+	}
+
+	code, _, stderr = invoke(t, "run", "--config", correct, "--database-url", "mysql://nope")
+	if code != exitUsage {
+		t.Errorf("bad database URL: exit %d, %q", code, stderr)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	yaml, _ := os.ReadFile(correct)
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(yaml), "key: request_key", "key: idempotency_key", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = invoke(t, "run", "--config", bad, "--database-url", correctDB)
+	if code != exitUsage || !strings.Contains(stderr, `column "idempotency_key" not found`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("unknown column: exit %d, %q", code, stderr)
+	}
+
+	if err := os.WriteFile(bad, []byte("target: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = invoke(t, "run", "--config", bad, "--database-url", correctDB)
+	if code != exitUsage || !strings.Contains(stderr, "bad.yaml") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("malformed YAML: exit %d, %q", code, stderr)
+	}
+
+	deadTarget := filepath.Join(t.TempDir(), "dead.yaml")
+	if err := os.WriteFile(deadTarget, []byte(strings.Replace(string(ticketsvc.Contract), "127.0.0.1:8080", closed, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = invoke(t, "run", "--config", deadTarget, "--database-url", correctDB)
+	if code != exitInconclusive || !strings.Contains(stdout, "inconclusive") || !strings.Contains(stdout, "unreachable") {
+		t.Errorf("unreachable target: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// demo --json: the correct service passes, every bug is caught by its own
+// check with a two-call plan, and the exit code says all is as expected.
+func TestDemoJSON(t *testing.T) {
+	t.Setenv("DATABASE_URL", cluster.URL())
+	code, stdout, stderr := invoke(t, "demo", "--json", "--plans", "60")
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var cases []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(cases) != len(sample.Modes()) {
+		t.Fatalf("%d cases, want %d", len(cases), len(sample.Modes()))
+	}
+	for _, c := range cases {
+		for _, field := range []string{"target", "verdict", "checks", "minimal_steps", "seconds"} {
+			if _, ok := c[field]; !ok {
+				t.Errorf("case %v lacks %q", c["target"], field)
+			}
+		}
+		mode := c["target"].(string)
+		if mode == sample.Correct {
+			if c["verdict"] != "pass" {
+				t.Errorf("correct: %v", c)
+			}
+			continue
+		}
+		checks := c["checks"].([]any)
+		if c["verdict"] != "caught" || len(checks) == 0 || checks[0] != string(sample.Expected[mode]) || c["minimal_steps"].(float64) != 2 {
+			t.Errorf("%s: verdict %v checks %v minimal_steps %v", mode, c["verdict"], checks, c["minimal_steps"])
+		}
+	}
+}
