@@ -74,10 +74,18 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 		}
 	}
 	if client == nil {
-		client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+		client = &http.Client{
+			Transport: &http.Transport{MaxIdleConnsPerHost: 64},
+			// The answer to the call is what is judged, not the page it points to.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
 	}
 	return &HTTP{spec: spec, client: client}, nil
 }
+
+// CloseIdleConnections closes the keep-alive connections the target holds,
+// so that nothing of it outlives a run.
+func (h *HTTP) CloseIdleConnections() { h.client.CloseIdleConnections() }
 
 // Spec is the template the target was made from, with defaults filled in.
 func (h *HTTP) Spec() HTTPSpec { return h.spec }
@@ -97,6 +105,16 @@ func render(tmpl string, req Request, escape func(string) string) string {
 	})
 }
 
+// usesKey reports whether a template holds {{key}}, however spaced.
+func usesKey(tmpl string) bool {
+	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
+		if m[1] == "key" {
+			return true
+		}
+	}
+	return false
+}
+
 // Do sends one call and reads its answer.
 func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.spec.Timeout)
@@ -107,7 +125,7 @@ func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	for name, v := range h.spec.Headers {
-		if req.NoKey && strings.Contains(v, "{{key}}") {
+		if req.NoKey && usesKey(v) {
 			continue
 		}
 		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
@@ -137,7 +155,11 @@ func (h *HTTP) id(resp *http.Response, body []byte) string {
 		if u, err := url.Parse(loc); err == nil {
 			loc = u.Path
 		}
-		return path.Base(strings.TrimRight(loc, "/"))
+		id := path.Base(strings.TrimRight(loc, "/"))
+		if id == "." { // no path segment at all
+			return ""
+		}
+		return id
 	}
 	id, ok := model.Pointer(body, h.spec.ID)
 	if !ok {

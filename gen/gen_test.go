@@ -1,0 +1,194 @@
+package gen_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/model"
+)
+
+// checkBounds fails t when a plan leaves the world it was drawn from.
+func checkBounds(t *rapid.T, w gen.World, p model.Plan) {
+	t.Helper()
+	if len(p.Steps) < 1 || len(p.Steps) > w.MaxSteps {
+		t.Fatalf("plan has %d steps, want 1..%d:\n%s", len(p.Steps), w.MaxSteps, p)
+	}
+	tenants, keys := map[string]bool{}, map[string]bool{}
+	for i := 0; i < w.MaxTenants; i++ {
+		tenants[gen.TenantName(i)] = true
+	}
+	for i := 0; i < w.MaxKeys; i++ {
+		keys[gen.KeyName(i)] = true
+	}
+	for i, s := range p.Steps {
+		if s.Kind != model.StepCall || len(s.Calls) != 1 {
+			t.Fatalf("step %d is %q with %d calls, want one call:\n%s", i+1, s.Kind, len(s.Calls), p)
+		}
+		c := s.Calls[0]
+		switch {
+		case !tenants[c.Tenant]:
+			t.Fatalf("step %d: tenant %q outside the world's %d tenants", i+1, c.Tenant, w.MaxTenants)
+		case !keys[c.Key]:
+			t.Fatalf("step %d: key %q outside the world's %d keys", i+1, c.Key, w.MaxKeys)
+		case c.Variant < 0 || c.Variant >= w.MaxVariants:
+			t.Fatalf("step %d: variant %d, want 0..%d", i+1, c.Variant, w.MaxVariants-1)
+		case c.Encoding < 0 || c.Encoding >= model.NumEncodings:
+			t.Fatalf("step %d: encoding %d, want 0..%d", i+1, c.Encoding, model.NumEncodings-1)
+		case c.Fault != model.FaultNone:
+			t.Fatalf("step %d: fault %q in a plan without faults", i+1, c.Fault)
+		case c.NoKey && !w.KeyRequired:
+			t.Fatalf("step %d: a call omits its key though the world does not require keys", i+1)
+		}
+	}
+}
+
+func TestPlanRespectsWorld(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := gen.World{
+			MaxTenants:  rapid.IntRange(1, 26).Draw(t, "tenants"),
+			MaxKeys:     rapid.IntRange(1, 12).Draw(t, "keys"),
+			MaxVariants: rapid.IntRange(1, 5).Draw(t, "variants"),
+			MaxSteps:    rapid.IntRange(1, 20).Draw(t, "steps"),
+			KeyRequired: rapid.Bool().Draw(t, "key required"),
+		}
+		checkBounds(t, w, gen.Plan(w).Draw(t, "plan"))
+	})
+}
+
+func TestPlanDefaultWorld(t *testing.T) {
+	w := gen.DefaultWorld()
+	if err := w.Validate(); err != nil {
+		t.Fatalf("DefaultWorld().Validate() = %v", err)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		checkBounds(t, w, gen.Plan(w).Draw(t, "plan"))
+	})
+}
+
+// examples draws n plans from fixed seeds, so the statistics below are stable.
+func examples(t *testing.T, w gen.World, n int) []model.Plan {
+	t.Helper()
+	g := gen.Plan(w)
+	plans := make([]model.Plan, n)
+	for i := range plans {
+		plans[i] = g.Example(i)
+	}
+	return plans
+}
+
+// The generator exists to make calls collide: most plans of two calls or
+// more must call one action twice.
+func TestPlanCollides(t *testing.T) {
+	plans := examples(t, gen.DefaultWorld(), 200)
+	multi, colliding, keyless, variants := 0, 0, 0, map[int]bool{}
+	for _, p := range plans {
+		seen := map[model.Action]bool{}
+		collides := false
+		for _, s := range p.Steps {
+			for _, c := range s.Calls {
+				variants[c.Variant] = true
+				if c.NoKey {
+					keyless++
+					continue
+				}
+				collides = collides || seen[c.Action()]
+				seen[c.Action()] = true
+			}
+		}
+		if p.NumCalls() >= 2 {
+			multi++
+			if collides {
+				colliding++
+			}
+		}
+	}
+	t.Logf("%d of %d plans with two calls or more collide; %d keyless calls", colliding, multi, keyless)
+	if multi < 100 {
+		t.Errorf("only %d of 200 plans have two calls or more", multi)
+	}
+	if colliding*2 <= multi {
+		t.Errorf("only %d of %d plans with two calls or more call one action twice", colliding, multi)
+	}
+	if keyless == 0 {
+		t.Error("no call omits its key in a world that requires keys")
+	}
+	if len(variants) < 2 {
+		t.Errorf("every call uses payload variant %v", variants)
+	}
+}
+
+func TestPlanKeyNotRequired(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.KeyRequired = false
+	for i, p := range examples(t, w, 200) {
+		for _, s := range p.Steps {
+			for _, c := range s.Calls {
+				if c.NoKey {
+					t.Fatalf("plan %d: call %s omits its key though the world does not require keys", i, c)
+				}
+			}
+		}
+	}
+}
+
+func TestWorldValidate(t *testing.T) {
+	valid := gen.DefaultWorld()
+	tests := []struct {
+		name string
+		edit func(*gen.World)
+		ok   bool
+	}{
+		{"default", func(*gen.World) {}, true},
+		{"smallest", func(w *gen.World) { *w = gen.World{MaxTenants: 1, MaxKeys: 1, MaxVariants: 1, MaxSteps: 1} }, true},
+		{"26 tenants", func(w *gen.World) { w.MaxTenants = 26 }, true},
+		{"no tenants", func(w *gen.World) { w.MaxTenants = 0 }, false},
+		{"27 tenants", func(w *gen.World) { w.MaxTenants = 27 }, false},
+		{"no keys", func(w *gen.World) { w.MaxKeys = 0 }, false},
+		{"negative keys", func(w *gen.World) { w.MaxKeys = -1 }, false},
+		{"no variants", func(w *gen.World) { w.MaxVariants = 0 }, false},
+		{"no steps", func(w *gen.World) { w.MaxSteps = 0 }, false},
+		{"zero world", func(w *gen.World) { *w = gen.World{} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := valid
+			tt.edit(&w)
+			err := w.Validate()
+			if (err == nil) != tt.ok {
+				t.Fatalf("Validate(%+v) = %v, want ok=%v", w, err, tt.ok)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "gen: world") {
+				t.Errorf("error %q does not say it is about the world", err)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	for i, want := range []string{"A", "B", "Z"} {
+		if got := gen.TenantName([]int{0, 1, 25}[i]); got != want {
+			t.Errorf("TenantName = %q, want %q", got, want)
+		}
+	}
+	for i, want := range []string{"k1", "k2", "k10"} {
+		if got := gen.KeyName([]int{0, 1, 9}[i]); got != want {
+			t.Errorf("KeyName = %q, want %q", got, want)
+		}
+	}
+}
+
+// Plans are drawn inside a rapid property; rapid shrinks a failing plan
+// toward fewer steps, tenant A, key k1, variant 0.
+func ExamplePlan() {
+	w := gen.World{MaxTenants: 2, MaxKeys: 2, MaxVariants: 2, MaxSteps: 4}
+	if err := w.Validate(); err != nil {
+		panic(err)
+	}
+	p := gen.Plan(w).Example(1)
+	fmt.Println(p.NumCalls() >= 1 && p.NumCalls() <= 4)
+	// Output: true
+}

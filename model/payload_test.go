@@ -1,0 +1,325 @@
+package model_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"pgregory.net/rapid"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// jsonValue draws a value as encoding/json decodes it: strings, numbers,
+// bools, null, and nested objects and arrays up to the given depth.
+func jsonValue(depth int) *rapid.Generator[any] {
+	scalars := []*rapid.Generator[any]{
+		rapid.String().AsAny(),
+		rapid.Map(rapid.IntRange(-1_000_000, 1_000_000), func(i int) any { return float64(i) }),
+		rapid.Float64Range(-1e9, 1e9).AsAny(),
+		rapid.Bool().AsAny(),
+		rapid.Just[any](nil),
+	}
+	if depth == 0 {
+		return rapid.OneOf(scalars...)
+	}
+	return rapid.OneOf(append(scalars,
+		rapid.Map(jsonObject(depth-1), func(m map[string]any) any { return m }),
+		rapid.Map(rapid.SliceOfN(jsonValue(depth-1), 0, 4), func(s []any) any { return s }),
+	)...)
+}
+
+func jsonObject(depth int) *rapid.Generator[map[string]any] {
+	return rapid.MapOfN(rapid.StringN(0, 6, -1), jsonValue(depth), 0, 5)
+}
+
+// hasString reports whether a payload holds a string value (keys do not
+// count: variants change values only).
+func hasString(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if hasString(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasString(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escapable reports whether encoding 3 must change the bytes of a payload:
+// some key or string value starts with a character it \u-escapes and plain
+// JSON does not (plain JSON escapes control characters, <, > and & already).
+func escapable(v any) bool {
+	first := func(s string) bool {
+		r, _ := utf8.DecodeRuneInString(s)
+		plain, _ := json.Marshal(s)
+		return s != "" && r < 0x10000 && !bytes.HasPrefix(plain, fmt.Appendf(nil, `"\u%04x`, r))
+	}
+	switch x := v.(type) {
+	case string:
+		return first(x)
+	case map[string]any:
+		for k, e := range x {
+			if first(k) || escapable(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if escapable(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func mustCanonical(t *rapid.T, doc []byte) []byte {
+	t.Helper()
+	c, err := model.Canonical(doc)
+	if err != nil {
+		t.Fatalf("Canonical(%s): %v", doc, err)
+	}
+	return c
+}
+
+func TestRenderPayloadEncodingsAreCanonicalEqual(t *testing.T) {
+	c := model.DefaultContract()
+	rapid.Check(t, func(t *rapid.T) {
+		base := jsonObject(2).Draw(t, "base")
+		variant := rapid.IntRange(0, 5).Draw(t, "variant")
+		zero := model.RenderPayload(base, variant, 0)
+		want := mustCanonical(t, zero)
+		differs := false
+		for e := 1; e < model.NumEncodings; e++ {
+			enc := model.RenderPayload(base, variant, e)
+			if got := mustCanonical(t, enc); !bytes.Equal(got, want) {
+				t.Fatalf("encoding %d: canonical %s, encoding 0: %s", e, got, want)
+			}
+			if !c.Equivalent(zero, enc) {
+				t.Fatalf("encoding %d %s not equivalent to encoding 0 %s", e, enc, zero)
+			}
+			differs = differs || !bytes.Equal(enc, zero)
+		}
+		if hasString(base) && !differs {
+			t.Fatalf("every encoding of %s is byte-equal to encoding 0", zero)
+		}
+		if escapable(base) && bytes.Equal(model.RenderPayload(base, variant, 3), zero) {
+			t.Fatalf("encoding 3 escapes nothing in %s", zero)
+		}
+	})
+}
+
+func TestRenderPayloadVariantsDiffer(t *testing.T) {
+	c := model.DefaultContract()
+	rapid.Check(t, func(t *rapid.T) {
+		base := jsonObject(2).Filter(func(m map[string]any) bool { return hasString(m) }).Draw(t, "base")
+		v := rapid.IntRange(0, 12).Draw(t, "v")
+		w := rapid.IntRange(0, 12).Filter(func(w int) bool { return w != v }).Draw(t, "w")
+		a := model.RenderPayload(base, v, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding of v"))
+		b := model.RenderPayload(base, w, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding of w"))
+		if c.Equivalent(a, b) {
+			t.Fatalf("variants %d and %d are equivalent: %s and %s", v, w, a, b)
+		}
+	})
+}
+
+func TestCanonicalIsIdempotent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := jsonObject(2).Draw(t, "base")
+		doc := model.RenderPayload(base, 0, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"))
+		once := mustCanonical(t, doc)
+		if twice := mustCanonical(t, once); !bytes.Equal(once, twice) {
+			t.Fatalf("Canonical(%s) = %s, again: %s", doc, once, twice)
+		}
+	})
+}
+
+func TestEquivalenceBytesDistinguishesEncodings(t *testing.T) {
+	c := model.DefaultContract()
+	c.Equivalence = model.EquivalenceBytes
+	rapid.Check(t, func(t *rapid.T) {
+		base := jsonObject(2).Draw(t, "base")
+		e := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "e")
+		f := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "f")
+		a, b := model.RenderPayload(base, 0, e), model.RenderPayload(base, 0, f)
+		if got, want := c.Equivalent(a, b), bytes.Equal(a, b); got != want {
+			t.Fatalf("bytes equivalence of %s and %s = %v, want %v", a, b, got, want)
+		}
+		// The spaced encoding differs from the compact one for every object.
+		if compact, spaced := model.RenderPayload(base, 0, 0), model.RenderPayload(base, 0, 1); c.Equivalent(compact, spaced) {
+			t.Fatalf("bytes equivalence does not tell encoding 0 from 1: %s", compact)
+		}
+	})
+}
+
+func TestRenderPayloadEncodings(t *testing.T) {
+	base := map[string]any{"subject": "Hi", "n": float64(2), "tags": []any{"x", true}}
+	want := []string{
+		`{"n":2,"subject":"Hi","tags":["x",true]}`,
+		`{ "n" : 2, "subject" : "Hi", "tags" : ["x", true] }`,
+		`{ "tags" : ["x", true], "subject" : "Hi", "n" : 2 }`,
+		`{"\u006e":2,"\u0073ubject":"\u0048i","\u0074ags":["\u0078",true]}`,
+	}
+	for e, w := range want {
+		if got := string(model.RenderPayload(base, 0, e)); got != w {
+			t.Errorf("encoding %d = %s, want %s", e, got, w)
+		}
+	}
+	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x #2",true]}`; got != w {
+		t.Errorf("variant 2 = %s, want %s", got, w)
+	}
+	if got, w := string(model.RenderPayload(base, 0, model.NumEncodings)), want[0]; got != w {
+		t.Errorf("encoding NumEncodings = %s, want it to wrap to encoding 0 %s", got, w)
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	tests := []struct {
+		doc, want string
+		err       string
+	}{
+		{doc: `{ "b" : 1 , "a" : [ 1.0, "x" ] }`, want: `{"a":[1.0,"x"],"b":1}`},
+		{doc: `"\u0041"`, want: `"A"`},
+		{doc: `{"n": 1e3}`, want: `{"n":1e3}`},
+		{doc: `{"a":`, err: "payload is not JSON"},
+		{doc: `{} {}`, err: "data after the JSON value"},
+		{doc: ``, err: "payload is not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.doc, func(t *testing.T) {
+			got, err := model.Canonical([]byte(tt.doc))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Canonical(%s) error = %v, want one containing %q", tt.doc, err, tt.err)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("Canonical(%s) = %s, %v; want %s", tt.doc, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEquivalent(t *testing.T) {
+	canon := model.DefaultContract()
+	raw := model.DefaultContract()
+	raw.Equivalence = model.EquivalenceBytes
+	tests := []struct {
+		name       string
+		a, b       string
+		canon, raw bool
+	}{
+		{"identical", `{"a":1}`, `{"a":1}`, true, true},
+		{"key order and whitespace", `{"a":1,"b":2}`, ` {"b": 2, "a": 1}`, true, false},
+		{"escapes", `{"a":"\u0078"}`, `{"a":"x"}`, true, false},
+		{"changed value", `{"a":"x"}`, `{"a":"y"}`, false, false},
+		{"numbers as written", `{"a":1}`, `{"a":1.0}`, false, false},
+		{"not JSON, equal bytes", `{oops`, `{oops`, true, true},
+		{"not JSON, different bytes", `{oops`, `{oops `, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := canon.Equivalent([]byte(tt.a), []byte(tt.b)); got != tt.canon {
+				t.Errorf("canonical-json: Equivalent(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.canon)
+			}
+			if got := raw.Equivalent([]byte(tt.a), []byte(tt.b)); got != tt.raw {
+				t.Errorf("bytes: Equivalent(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.raw)
+			}
+		})
+	}
+}
+
+func TestPointer(t *testing.T) {
+	doc := `{
+		"id": 42,
+		"big": 12345678901234567890,
+		"f": 1.50,
+		"ticket": {"id": "t-1", "tags": ["a", {"x": null}], "ok": true},
+		"a/b": "slash",
+		"m~n": "tilde",
+		"~1": "literal tilde one",
+		"": "empty key"
+	}`
+	tests := []struct {
+		ptr  string
+		want string
+		ok   bool
+	}{
+		{"/id", "42", true},
+		{"/big", "12345678901234567890", true},
+		{"/f", "1.50", true},
+		{"/ticket/id", "t-1", true},
+		{"/ticket/tags/0", "a", true},
+		{"/ticket/tags/1", `{"x":null}`, true},
+		{"/ticket/tags/1/x", "null", true},
+		{"/ticket/ok", "true", true},
+		{"/ticket/tags", `["a",{"x":null}]`, true},
+		{"/a~1b", "slash", true},
+		{"/m~0n", "tilde", true},
+		{"/~01", "literal tilde one", true},
+		{"/", "empty key", true},
+		{"/missing", "", false},
+		{"/ticket/missing", "", false},
+		{"/ticket/tags/2", "", false},
+		{"/ticket/tags/-1", "", false},
+		{"/ticket/tags/x", "", false},
+		{"/id/0", "", false},
+		{"id", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ptr, func(t *testing.T) {
+			got, ok := model.Pointer([]byte(doc), tt.ptr)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Pointer(%q) = %q, %v; want %q, %v", tt.ptr, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	if got, ok := model.Pointer([]byte(`{"a":1}`), ""); !ok || got != `{"a":1}` {
+		t.Errorf(`Pointer("") = %q, %v; want the whole document`, got, ok)
+	}
+	if _, ok := model.Pointer([]byte(`not json`), "/id"); ok {
+		t.Error(`Pointer on a body that is not JSON found a value`)
+	}
+}
+
+// Every encoding of a variant is canonical-equal; variants are not.
+func ExampleRenderPayload() {
+	base := map[string]any{"subject": "Printer offline", "priority": float64(2)}
+	for e := 0; e < model.NumEncodings; e++ {
+		fmt.Printf("%s\n", model.RenderPayload(base, 0, e))
+	}
+	fmt.Printf("%s\n", model.RenderPayload(base, 1, 0))
+	// Output:
+	// {"priority":2,"subject":"Printer offline"}
+	// { "priority" : 2, "subject" : "Printer offline" }
+	// { "subject" : "Printer offline", "priority" : 2 }
+	// {"\u0070riority":2,"\u0073ubject":"\u0050rinter offline"}
+	// {"priority":2,"subject":"Printer offline #1"}
+}
+
+func ExampleCanonical() {
+	c, _ := model.Canonical([]byte(`{ "b": "\u0078", "a": 1 }`))
+	fmt.Printf("%s\n", c)
+	// Output: {"a":1,"b":"x"}
+}
+
+// Pointer reads a resource ID out of an answer's body.
+func ExamplePointer() {
+	id, ok := model.Pointer([]byte(`{"ticket":{"id":1042}}`), "/ticket/id")
+	fmt.Println(id, ok)
+	// Output: 1042 true
+}

@@ -1,0 +1,92 @@
+package model_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+func TestCallString(t *testing.T) {
+	tests := []struct {
+		call model.Call
+		want string
+	}{
+		{model.Call{Tenant: "A", Key: "k1"}, "A/k1 payload v0"},
+		{model.Call{Tenant: "B", Key: "k3", Variant: 2}, "B/k3 payload v2"},
+		{model.Call{Tenant: "A", Key: "k1", Encoding: 3}, "A/k1 payload v0 encoding 3"},
+		{model.Call{Tenant: "C", Key: "k2", NoKey: true, Variant: 1}, "C/(no key) payload v1"},
+		{model.Call{Tenant: "A", Key: "k1", Variant: 1, Encoding: 2, Fault: "lose-reply"}, "A/k1 payload v1 encoding 2 fault lose-reply"},
+	}
+	for _, tt := range tests {
+		if got := tt.call.String(); got != tt.want {
+			t.Errorf("%#v.String() = %q, want %q", tt.call, got, tt.want)
+		}
+	}
+}
+
+func TestPlanString(t *testing.T) {
+	tests := []struct {
+		name string
+		plan model.Plan
+		want string
+	}{
+		{"empty", model.Plan{}, ""},
+		{"calls", model.Plan{Steps: []model.Step{
+			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}},
+			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: 1, Encoding: 1}}},
+			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "B", Key: "k2", NoKey: true}}},
+		}}, "1. call A/k1 payload v0\n" +
+			"2. call A/k1 payload v1 encoding 1\n" +
+			"3. call B/(no key) payload v0\n"},
+		{"several calls in one step", model.Plan{Steps: []model.Step{
+			{Kind: "burst", Calls: []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1", Encoding: 3}}},
+		}}, "1. burst A/k1 payload v0; A/k1 payload v0 encoding 3\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.plan.String(); got != tt.want {
+				t.Errorf("String() =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanJSONRoundTrip(t *testing.T) {
+	plan := model.Plan{Steps: []model.Step{
+		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: 2, Encoding: 1}}},
+		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "B", Key: "k2", NoKey: true}}},
+	}}
+	raw, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"steps":[{"kind":"call","calls":[{"tenant":"A","key":"k1","variant":2,"encoding":1}]},` +
+		`{"kind":"call","calls":[{"tenant":"B","key":"k2","no_key":true,"variant":0}]}]}`
+	if string(raw) != want {
+		t.Errorf("JSON = %s\nwant   %s", raw, want)
+	}
+	var back model.Plan
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, plan) {
+		t.Errorf("round trip = %+v, want %+v", back, plan)
+	}
+	if got := back.NumCalls(); got != 2 {
+		t.Errorf("NumCalls = %d, want 2", got)
+	}
+}
+
+func ExamplePlan_String() {
+	plan := model.Plan{Steps: []model.Step{
+		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}},
+		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: 1}}},
+	}}
+	fmt.Print(plan)
+	// Output:
+	// 1. call A/k1 payload v0
+	// 2. call A/k1 payload v1
+}

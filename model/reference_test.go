@@ -1,0 +1,256 @@
+package model_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// Payloads of one action: p and pSpaced are canonical-equal, pOther is not.
+var (
+	p       = []byte(`{"subject":"a"}`)
+	pSpaced = []byte(`{ "subject" : "a" }`)
+	pOther  = []byte(`{"subject":"b"}`)
+)
+
+var absent = model.State{}
+
+func present(body []byte, id string) model.State {
+	return model.State{Present: true, Body: body, ID: id}
+}
+
+func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 201, ID: id} }
+
+func answer(kind model.OutcomeKind) model.Outcome { return model.Outcome{Kind: kind} }
+
+func TestJudge(t *testing.T) {
+	def := model.DefaultContract()
+	bytesEq := model.DefaultContract()
+	bytesEq.Equivalence = model.EquivalenceBytes
+
+	tests := []struct {
+		name     string
+		contract model.Contract
+		state    model.State
+		in       model.Input
+		out      model.Outcome
+		rule     model.Rule
+		next     []model.State
+	}{
+		// The table of DESIGN.md, "The reference model", column by column.
+		{"absent: ok creates with the new id", def, absent, model.Input{Body: p}, ok("7"),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"absent: conflict is no answer for a fresh key", def, absent, model.Input{Body: p}, answer(model.Conflict),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"equivalent: ok with the same id replays", def, present(p, "7"), model.Input{Body: p}, ok("7"),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"equivalent re-encoded: ok with the same id replays", def, present(p, "7"), model.Input{Body: pSpaced}, ok("7"),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"equivalent: ok with another id is unstable", def, present(p, "7"), model.Input{Body: pSpaced}, ok("8"),
+			model.RuleUnstableID, []model.State{present(p, "7")}},
+		{"equivalent: conflict rejects an equal payload", def, present(p, "7"), model.Input{Body: pSpaced}, answer(model.Conflict),
+			model.RuleEquivalentRejected, []model.State{present(p, "7")}},
+		{"changed: conflict", def, present(p, "7"), model.Input{Body: pOther}, answer(model.Conflict),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"changed: ok accepts a changed payload", def, present(p, "7"), model.Input{Body: pOther}, ok("7"),
+			model.RuleChangedPayloadAccepted, []model.State{present(p, "7")}},
+
+		// A state created by an unknown call has no ID yet: the next ok tells it.
+		{"created unheard: equivalent ok binds the id", def, present(p, ""), model.Input{Body: pSpaced}, ok("9"),
+			model.RuleHolds, []model.State{present(p, "9")}},
+		{"created unheard: changed ok", def, present(p, ""), model.Input{Body: pOther}, ok("9"),
+			model.RuleChangedPayloadAccepted, []model.State{present(p, "")}},
+		{"created unheard: changed conflict", def, present(p, ""), model.Input{Body: pOther}, answer(model.Conflict),
+			model.RuleHolds, []model.State{present(p, "")}},
+
+		// in_flight only while another call of the action overlaps.
+		{"in_flight overlapping, absent", def, absent, model.Input{Body: p, Overlapped: true}, answer(model.InFlight),
+			model.RuleHolds, []model.State{absent}},
+		{"in_flight overlapping, present", def, present(p, "7"), model.Input{Body: pOther, Overlapped: true}, answer(model.InFlight),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"in_flight alone, absent", def, absent, model.Input{Body: p}, answer(model.InFlight),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"in_flight alone, present", def, present(p, "7"), model.Input{Body: p}, answer(model.InFlight),
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+
+		{"invalid with a key, absent", def, absent, model.Input{Body: p}, answer(model.Invalid),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"invalid with a key, present", def, present(p, "7"), model.Input{Body: p}, answer(model.Invalid),
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+
+		// Keyless calls never touch the action's state.
+		{"keyless invalid", def, absent, model.Input{Body: p, NoKey: true}, answer(model.Invalid),
+			model.RuleHolds, []model.State{absent}},
+		{"keyless unknown does not fork", def, absent, model.Input{Body: p, NoKey: true}, answer(model.Unknown),
+			model.RuleHolds, []model.State{absent}},
+		{"keyless ok", def, absent, model.Input{Body: p, NoKey: true}, ok("7"),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"keyless ok on a present action", def, present(p, "7"), model.Input{Body: p, NoKey: true}, ok("7"),
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+		{"keyless conflict", def, present(p, "7"), model.Input{Body: pOther, NoKey: true}, answer(model.Conflict),
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+		{"keyless in_flight, even overlapping", def, absent, model.Input{Body: p, NoKey: true, Overlapped: true}, answer(model.InFlight),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"keyless other", def, absent, model.Input{Body: p, NoKey: true}, answer(model.Other),
+			model.RuleWrongStatus, []model.State{absent}},
+
+		// Unknown and other may or may not have created the action.
+		{"unknown forks an absent action", def, absent, model.Input{Body: p}, answer(model.Unknown),
+			model.RuleHolds, []model.State{absent, present(p, "")}},
+		{"unknown leaves a present action", def, present(p, "7"), model.Input{Body: pOther}, answer(model.Unknown),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"other forks an absent action", def, absent, model.Input{Body: p}, model.Outcome{Kind: model.Other, Status: 404},
+			model.RuleWrongStatus, []model.State{absent, present(p, "")}},
+		{"other leaves a present action", def, present(p, "7"), model.Input{Body: p}, model.Outcome{Kind: model.Other, Status: 200},
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+
+		// Byte equivalence: a re-encoding is a changed payload.
+		{"bytes: re-encoded ok is a changed payload", bytesEq, present(p, "7"), model.Input{Body: pSpaced}, ok("7"),
+			model.RuleChangedPayloadAccepted, []model.State{present(p, "7")}},
+		{"bytes: re-encoded conflict holds", bytesEq, present(p, "7"), model.Input{Body: pSpaced}, answer(model.Conflict),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"bytes: identical ok replays", bytesEq, present(p, "7"), model.Input{Body: []byte(`{"subject":"a"}`)}, ok("7"),
+			model.RuleHolds, []model.State{present(p, "7")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rule, next := tt.contract.Judge(tt.state, tt.in, tt.out)
+			if rule != tt.rule {
+				t.Errorf("rule = %d, want %d", rule, tt.rule)
+			}
+			if !reflect.DeepEqual(next, tt.next) {
+				t.Errorf("next states = %s, want %s", states(next), states(tt.next))
+			}
+		})
+	}
+}
+
+// op builds one call of action A/k1 with the given body and outcome.
+func op(t *testing.T, body []byte, out model.Outcome) model.Op {
+	t.Helper()
+	return model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: body, Out: out}
+}
+
+func keylessOp(t *testing.T, body []byte, out model.Outcome) model.Op {
+	t.Helper()
+	o := op(t, body, out)
+	o.Call.NoKey = true
+	return o
+}
+
+func TestWalk(t *testing.T) {
+	c := model.DefaultContract()
+	tests := []struct {
+		name     string
+		ops      []model.Op
+		findings []model.Finding
+		final    []model.State
+	}{
+		{"no calls", nil, nil, []model.State{absent}},
+		{"create then replay", []model.Op{
+			op(t, p, ok("1")), op(t, pSpaced, ok("1")),
+		}, nil, []model.State{present(p, "1")}},
+		{"create then changed payload refused", []model.Op{
+			op(t, p, ok("1")), op(t, pOther, answer(model.Conflict)),
+		}, nil, []model.State{present(p, "1")}},
+		{"unknown then ok replay binds the id", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, p, ok("5")),
+		}, nil, []model.State{present(p, "5")}},
+		{"unknown then ok re-encoded replay binds the id", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, pSpaced, ok("5")),
+		}, nil, []model.State{present(pSpaced, "5")}},
+		{"unknown then ok with a different payload: the unknown call had no effect", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, pOther, ok("5")),
+		}, nil, []model.State{present(pOther, "5")}},
+		{"unknown then conflict: the unknown call took effect", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, pOther, answer(model.Conflict)),
+		}, nil, []model.State{present(p, "")}},
+		{"unknown then a replay in flight: the unknown call may still run", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, p, answer(model.InFlight)), op(t, p, ok("5")),
+		}, nil, []model.State{present(p, "5")}},
+		{"unknown then conflict for an equal payload", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, pSpaced, answer(model.Conflict)),
+		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
+		{"two unknowns keep both possibilities", []model.Op{
+			op(t, p, answer(model.Unknown)), op(t, p, answer(model.Unknown)),
+		}, nil, []model.State{absent, present(p, "")}},
+		{"in flight with nothing in flight", []model.Op{
+			op(t, p, answer(model.InFlight)),
+		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+		{"changed payload accepted is reported once", []model.Op{
+			op(t, p, ok("1")),
+			op(t, pOther, ok("2")),
+			op(t, p, ok("1")),
+			op(t, pOther, answer(model.Conflict)),
+		}, []model.Finding{{Op: 1, Rule: model.RuleChangedPayloadAccepted}}, []model.State{present(p, "1")}},
+		{"unstable id is reported at the call that broke it", []model.Op{
+			op(t, p, ok("1")), op(t, pSpaced, ok("2")), op(t, p, ok("1")),
+		}, []model.Finding{{Op: 1, Rule: model.RuleUnstableID}}, []model.State{present(p, "1")}},
+		{"a mistake after an unknown call keeps both possibilities", []model.Op{
+			op(t, p, answer(model.Unknown)),
+			op(t, p, answer(model.Invalid)),
+			op(t, pOther, answer(model.Conflict)),
+		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "")}},
+		{"other answer is reported and may have created the action", []model.Op{
+			op(t, p, model.Outcome{Kind: model.Other, Status: 200}), op(t, p, ok("3")),
+		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{present(p, "3")}},
+		{"keyless calls", []model.Op{
+			keylessOp(t, p, answer(model.Invalid)), keylessOp(t, p, ok("1")),
+		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			findings, final := c.Walk(tt.ops)
+			if !reflect.DeepEqual(findings, tt.findings) {
+				t.Errorf("findings = %+v, want %+v", findings, tt.findings)
+			}
+			if !reflect.DeepEqual(final, tt.final) {
+				t.Errorf("final states = %s, want %s", states(final), states(tt.final))
+			}
+		})
+	}
+}
+
+func states(ss []model.State) string {
+	out := "["
+	for i, s := range ss {
+		if i > 0 {
+			out += ", "
+		}
+		if !s.Present {
+			out += "absent"
+			continue
+		}
+		out += fmt.Sprintf("(%s, %q)", s.Body, s.ID)
+	}
+	return out + "]"
+}
+
+// A call whose reply was lost may have created the action; a retry that is
+// answered ok tells which ID it got.
+func ExampleContract_Walk() {
+	c := model.DefaultContract()
+	body := model.RenderPayload(c.Payload, 0, 0)
+	call := model.Call{Tenant: "A", Key: "k1"}
+	findings, states := c.Walk([]model.Op{
+		{Call: call, Body: body, Out: model.Outcome{Kind: model.Unknown, Err: "timeout"}},
+		{Call: call, Body: body, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "42"}},
+		{Call: call, Body: body, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "43"}},
+	})
+	fmt.Println("findings:", findings)
+	fmt.Printf("final: %s id %s\n", states[0].Body, states[0].ID)
+	// Output:
+	// findings: [{2 3}]
+	// final: {"subject":"Printer offline"} id 42
+}
+
+// Judge applies one answer to one state of an action.
+func ExampleContract_Judge() {
+	c := model.DefaultContract()
+	s := model.State{Present: true, Body: []byte(`{"subject":"a"}`), ID: "7"}
+	rule, _ := c.Judge(s, model.Input{Body: []byte(`{"subject":"b"}`)}, model.Outcome{Kind: model.OK, ID: "7"})
+	fmt.Println(rule == model.RuleChangedPayloadAccepted)
+	// Output: true
+}

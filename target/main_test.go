@@ -1,0 +1,11 @@
+package target_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// No test may leave a goroutine behind: not the client's keep-alive
+// connections, not a handler still waiting for a call that timed out.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
