@@ -148,7 +148,7 @@ func readRows(ctx context.Context, tx pgx.Tx, e Effect, ns model.Namespace) ([]R
 			return nil, err
 		}
 		r := Row{Tenant: vals[0].String, Key: vals[1].String, KeyNull: !vals[1].Valid,
-			ID: vals[2].String, Ref: vals[3].String, RefNull: !vals[3].Valid}
+			ID: vals[2].String, Ref: vals[3].String, RefNull: e.References != nil && !vals[3].Valid}
 		if len(fields) > 0 {
 			r.Fields = make(map[string]string, len(fields))
 			for i, f := range fields {
