@@ -60,7 +60,13 @@ func Evaluate(in Input) []Violation {
 		judged := withoutOverlappedInFlight(info.ops)
 		findings, states := in.Contract.Walk(judged)
 		for _, f := range findings {
-			vs = append(vs, ruleViolation(f.Rule, judged[f.Op], a))
+			op := judged[f.Op]
+			if other, leaked := conflictFromOtherTenant(in, f.Rule, op); leaked {
+				vs = append(vs, violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
+					fmt.Sprintf("call %s got %s, as if it were a call of action %s", op.Call, describe(op.Out), other)))
+				continue
+			}
+			vs = append(vs, ruleViolation(f.Rule, op, a))
 		}
 		for _, op := range info.ops {
 			switch op.Out.Kind {
@@ -111,6 +117,23 @@ func overlapsAnother(ops []model.Op, i int) bool {
 		}
 	}
 	return false
+}
+
+// conflictFromOtherTenant explains a conflict for an action that does not
+// exist: when keys are scoped per tenant and another tenant created an
+// action with the same key before the call, the target looked the key up
+// without its tenant.
+func conflictFromOtherTenant(in Input, rule model.Rule, op model.Op) (model.Action, bool) {
+	if rule != model.RuleWrongStatus || op.Out.Kind != model.Conflict || in.Contract.KeyScope == model.KeyScopeGlobal {
+		return model.Action{}, false
+	}
+	for _, other := range in.History {
+		if !other.Call.NoKey && other.Call.Key == op.Call.Key && other.Call.Tenant != op.Call.Tenant &&
+			other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown) {
+			return other.Call.Action(), true
+		}
+	}
+	return model.Action{}, false
 }
 
 // answerChecks are the checks one answer fails by itself.

@@ -247,6 +247,13 @@ func verdictCases() []verdictCase {
 					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 0))),
 				}
 			}},
+		{name: "same key in another tenant is judged against the first tenant's payload", check: checks.TenantLeak, message: "judged against another tenant's action", primary: true,
+			build: func(w world, bad bool) scenario {
+				return scenario{
+					history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.b, w.k1, 1), either(bad, status(422), ok(w.id2)))),
+					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 1))),
+				}
+			}},
 		{name: "conflict for an absent action", check: checks.WrongStatus, message: "does not exist", primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{

@@ -87,6 +87,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if seed == 0 {
 		seed = randomSeed()
 	}
+	if idle, ok := cfg.Target.(interface{ CloseIdleConnections() }); ok {
+		defer idle.CloseIdleConnections()
+	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
 	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
