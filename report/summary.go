@@ -58,7 +58,7 @@ func WriteTable(w io.Writer, cases []Case) error {
 	for _, c := range cases {
 		plan := "-"
 		if c.MinimalPlan != nil {
-			plan = fmt.Sprintf("%d steps, %d calls", c.MinimalSteps, c.MinimalCalls)
+			plan = fmt.Sprintf("%d steps: %s", c.MinimalSteps, Compact(*c.MinimalPlan))
 		}
 		expected := ""
 		if withExpected {
@@ -95,4 +95,28 @@ func WriteJSON(w io.Writer, cases []Case) error {
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return "  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// Compact renders a plan on one line: steps separated by "; ", the calls
+// of a step by " | ", each call as tenant/key and payload variant.
+func Compact(p model.Plan) string {
+	steps := make([]string, len(p.Steps))
+	for i, st := range p.Steps {
+		calls := make([]string, len(st.Calls))
+		for j, c := range st.Calls {
+			key := c.Key
+			if c.NoKey {
+				key = "(no key)"
+			}
+			calls[j] = fmt.Sprintf("%s/%s v%d", c.Tenant, key, c.Variant)
+			if c.Encoding != 0 {
+				calls[j] += fmt.Sprintf("e%d", c.Encoding)
+			}
+		}
+		steps[i] = strings.Join(calls, " | ")
+		if st.Kind != model.StepCall {
+			steps[i] = string(st.Kind) + " " + steps[i]
+		}
+	}
+	return strings.Join(steps, "; ")
 }
