@@ -1,0 +1,71 @@
+package ticketsvc_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+)
+
+// acceptanceCard is the seed acceptance card: on an empty, isolated
+// database, tenant A sends key retry-17 with one payload twice in a row. It
+// returns the assertions that failed, among "ids" (both answers carry the
+// same ticket id), "tickets" (exactly one ticket, with the subject and that
+// id) and "outbox" (exactly one outbox row, referencing that ticket). Every
+// row of the action is selected before anything is compared, so a response
+// that looks right cannot hide a wrong state change.
+func acceptanceCard(t *testing.T, e *env) []string {
+	t.Helper()
+	const tenant, key, payload, subject = "A", "retry-17", `{"subject": "Printer offline"}`, "Printer offline"
+	if tk, ob, ks := e.counts(); tk+ob+ks != 0 {
+		t.Fatalf("card needs an empty database; found %d tickets, %d outbox rows, %d keys", tk, ob, ks)
+	}
+	first := e.mustPost(tenant, key, payload)
+	second := e.mustPost(tenant, key, payload)
+	ef := e.effectsOf(tenant, key)
+
+	var failed []string
+	if first.status != http.StatusCreated || second.status != http.StatusOK || first.id != second.id {
+		t.Logf("ids: answers %d id %d, then %d id %d; want 201 then 200 with the same id",
+			first.status, first.id, second.status, second.id)
+		failed = append(failed, "ids")
+	}
+	if len(ef.Tickets) != 1 || ef.Tickets[0].Subject != subject || ef.Tickets[0].ID != first.id {
+		t.Logf("tickets: %+v; want exactly one, id %d, subject %q", ef.Tickets, first.id, subject)
+		failed = append(failed, "tickets")
+	}
+	ticketIDs := make([]int64, len(ef.Tickets))
+	for i, tk := range ef.Tickets {
+		ticketIDs[i] = tk.ID
+	}
+	if len(ef.Outbox) != 1 || !slices.Contains(ticketIDs, ef.Outbox[0].TicketID) {
+		t.Logf("outbox: %+v; want exactly one row referencing one of tickets %v", ef.Outbox, ticketIDs)
+		failed = append(failed, "outbox")
+	}
+	return failed
+}
+
+func TestAcceptanceCard(t *testing.T) {
+	tests := []struct {
+		bug  string
+		want []string
+	}{
+		{"", nil},
+		// Equal ids and the right ticket, yet a second notification.
+		{"outbox-on-retry", []string{"outbox"}},
+		// The card replays one payload in one tenant: these bugs need other
+		// cards, so it must pass them.
+		{"no-payload-check", nil},
+		{"global-keys", nil},
+	}
+	for _, tt := range tests {
+		name := tt.bug
+		if name == "" {
+			name = "correct"
+		}
+		t.Run(name, func(t *testing.T) {
+			if got := acceptanceCard(t, newEnv(t, tt.bug)); !slices.Equal(got, tt.want) {
+				t.Errorf("failed assertions %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package ticketsvc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// behavior is what a mode changes in the request flow. The correct mode is
+// the zero value; each bug flips exactly the switches that make up its
+// mistake, so a new bug is one new field here and one entry in bugModes.
+type behavior struct {
+	// globalKeys looks keys up (and locks them) ignoring the tenant.
+	globalKeys bool
+	// skipPayloadCheck replays the stored ticket even when the payload differs.
+	skipPayloadCheck bool
+	// outboxOnReplay enqueues another notification on every replay.
+	outboxOnReplay bool
+}
+
+// bugMode is one entry of the bug zoo.
+type bugMode struct {
+	name string
+	b    behavior
+}
+
+// bugModes lists the bug zoo in its documented order.
+var bugModes = []bugMode{
+	{name: "outbox-on-retry", b: behavior{outboxOnReplay: true}},
+	{name: "no-payload-check", b: behavior{skipPayloadCheck: true}},
+	{name: "global-keys", b: behavior{globalKeys: true}},
+}
+
+// Bugs returns the names accepted by Options.Bug, in documented order.
+func Bugs() []string {
+	names := make([]string, len(bugModes))
+	for i, m := range bugModes {
+		names[i] = m.name
+	}
+	return names
+}
+
+// behaviorFor returns the behavior of the named mode; "" is the correct mode.
+func behaviorFor(bug string) (behavior, error) {
+	if bug == "" {
+		return behavior{}, nil
+	}
+	for _, m := range bugModes {
+		if m.name == bug {
+			return m.b, nil
+		}
+	}
+	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; empty for the correct mode)",
+		bug, strings.Join(Bugs(), ", "))
+}

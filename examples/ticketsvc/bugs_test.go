@@ -1,0 +1,69 @@
+package ticketsvc_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+)
+
+// bugScenarios show each bug: a scenario reports whether the mistake showed
+// and what was seen. Each must show its bug in its mode and stay silent in
+// the correct mode, or it could not fail.
+var bugScenarios = map[string]func(e *env) (shown bool, seen string){
+	// Every retry enqueues another notification for the same ticket.
+	"outbox-on-retry": func(e *env) (bool, string) {
+		first := e.mustPost("A", "k", `{"subject":"x"}`)
+		second := e.mustPost("A", "k", `{"subject":"x"}`)
+		third := e.mustPost("A", "k", `{"subject":"x"}`)
+		ef := e.effectsOf("A", "k")
+		refs := 0
+		for _, o := range ef.Outbox {
+			if o.TicketID == first.id {
+				refs++
+			}
+		}
+		shown := first.status == http.StatusCreated && second.status == http.StatusOK &&
+			third.status == http.StatusOK && second.id == first.id && third.id == first.id &&
+			len(ef.Tickets) == 1 && len(ef.Outbox) == 3 && refs == 3
+		return shown, fmt.Sprintf("answers %v %v %v, effects %+v", first, second, third, ef)
+	},
+	// A changed payload replays the original instead of 422.
+	"no-payload-check": func(e *env) (bool, string) {
+		first := e.mustPost("A", "k", `{"subject":"x"}`)
+		changed := e.mustPost("A", "k", `{"subject":"y"}`)
+		ef := e.effectsOf("A", "k")
+		shown := changed.status == http.StatusOK && changed.id == first.id &&
+			len(ef.Tickets) == 1 && ef.Tickets[0].Subject == "x" && len(ef.Outbox) == 1
+		return shown, fmt.Sprintf("answers %v %v, effects %+v", first, changed, ef)
+	},
+	// Tenant B's key is looked up among tenant A's: B gets A's ticket.
+	"global-keys": func(e *env) (bool, string) {
+		a := e.mustPost("A", "k", `{"subject":"x"}`)
+		b := e.mustPost("B", "k", `{"subject":"x"}`)
+		bChanged := e.mustPost("B", "k", `{"subject":"y"}`)
+		ef := e.effectsOf("B", "k")
+		shown := b.status == http.StatusOK && b.id == a.id &&
+			bChanged.status == http.StatusUnprocessableEntity &&
+			len(ef.Tickets) == 0 && len(ef.Outbox) == 0
+		return shown, fmt.Sprintf("answers A %v, B %v %v, B's effects %+v", a, b, bChanged, ef)
+	},
+}
+
+func TestBugModesShowTheirBug(t *testing.T) {
+	for _, bug := range ticketsvc.Bugs() {
+		t.Run(bug, func(t *testing.T) {
+			scenario, ok := bugScenarios[bug]
+			if !ok {
+				t.Fatalf("no scenario shows bug %q; add one to bugScenarios", bug)
+			}
+			if shown, seen := scenario(newEnv(t, bug)); !shown {
+				t.Errorf("bug mode %q did not show its bug: %s", bug, seen)
+			}
+			if shown, seen := scenario(newEnv(t, "")); shown {
+				t.Errorf("correct mode showed bug %q: %s", bug, seen)
+			}
+		})
+	}
+}

@@ -1,0 +1,139 @@
+// Command ticketsvc serves the ticketsvc sample target over PostgreSQL.
+//
+//	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME]
+//
+// It creates its schema at start, prints "listening on ADDR" to stderr once
+// it accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const (
+	migrateTimeout  = 30 * time.Second
+	shutdownTimeout = 10 * time.Second
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(os.Stderr, "ticketsvc:", err)
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "ticketsvc:", err)
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake in the command line or environment.
+type usageError struct{ error }
+
+// config is the parsed command line.
+type config struct {
+	listen      string
+	databaseURL string
+	bug         string
+}
+
+func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("ticketsvc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (default 127.0.0.1:$PORT when PORT is set)")
+	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
+	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode: "+strings.Join(ticketsvc.Bugs(), ", ")+" (empty: correct)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, err
+		}
+		return config{}, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return config{}, usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	listenSet := false
+	fs.Visit(func(f *flag.Flag) { listenSet = listenSet || f.Name == "listen" })
+	if port := getenv("PORT"); port != "" && !listenSet {
+		c.listen = net.JoinHostPort("127.0.0.1", port)
+	}
+	if c.databaseURL == "" {
+		return config{}, usageError{errors.New("no database: pass -database-url or set DATABASE_URL")}
+	}
+	return c, nil
+}
+
+// run serves until ctx is cancelled, then shuts down within shutdownTimeout.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	c, err := parseFlags(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	pool, err := pgxpool.New(ctx, c.databaseURL)
+	if err != nil {
+		return usageError{fmt.Errorf("-database-url: %w", err)}
+	}
+	defer pool.Close()
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Logger: logger})
+	if err != nil {
+		return usageError{err}
+	}
+	mctx, cancel := context.WithTimeout(ctx, migrateTimeout)
+	err = ticketsvc.Migrate(mctx, pool)
+	cancel()
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.listen, err)
+	}
+	srv := &http.Server{
+		Handler:           svc,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stderr, "listening on %s\n", ln.Addr())
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		<-served
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}

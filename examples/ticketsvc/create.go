@@ -1,0 +1,95 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// outcome is the answer to a create call that reached the database.
+type outcome struct {
+	status   int
+	ticketID int64  // for 200 and 201
+	msg      string // for errors
+}
+
+var (
+	inFlight = outcome{status: http.StatusConflict,
+		msg: "a request with this Idempotency-Key is still being processed; retry later"}
+	payloadMismatch = outcome{status: http.StatusUnprocessableEntity,
+		msg: "this Idempotency-Key was already used with a different payload"}
+)
+
+// create runs a create call in one transaction: lock the action, look up its
+// key, then either answer from the stored key or write ticket, outbox and key
+// together. Any error rolls everything back.
+func (s *Service) create(ctx context.Context, req createRequest) (outcome, error) {
+	var out outcome
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = s.createTx(ctx, tx, req)
+		return err
+	})
+	if isUniqueViolation(err) {
+		// Unreachable while every writer takes the action lock; should a
+		// writer ever skip it, the constraint still stops the duplicate, and
+		// the winner was in flight alongside us.
+		return inFlight, nil
+	}
+	if err != nil {
+		return outcome{}, err
+	}
+	return out, nil
+}
+
+func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
+	// The lock must come before the lookup, in its own statement: under READ
+	// COMMITTED the lookup then sees whatever the previous holder committed.
+	locked, err := tryLockAction(ctx, tx, req.tenant, req.key, s.b.globalKeys)
+	if err != nil {
+		return outcome{}, err
+	}
+	if !locked {
+		return inFlight, nil
+	}
+	prior, found, err := findKey(ctx, tx, req.tenant, req.key, s.b.globalKeys)
+	if err != nil {
+		return outcome{}, err
+	}
+	if found {
+		return s.replay(ctx, tx, req, prior)
+	}
+	id, err := insertTicket(ctx, tx, req)
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := insertOutbox(ctx, tx, req, id); err != nil {
+		return outcome{}, err
+	}
+	if err := insertKey(ctx, tx, req, id); err != nil {
+		return outcome{}, err
+	}
+	return outcome{status: http.StatusCreated, ticketID: id}, nil
+}
+
+// replay answers a call whose key is already stored.
+func (s *Service) replay(ctx context.Context, tx pgx.Tx, req createRequest, prior storedKey) (outcome, error) {
+	if prior.fingerprint != req.fingerprint && !s.b.skipPayloadCheck {
+		return payloadMismatch, nil
+	}
+	if s.b.outboxOnReplay {
+		if err := insertOutbox(ctx, tx, req, prior.ticketID); err != nil {
+			return outcome{}, err
+		}
+	}
+	return outcome{status: http.StatusOK, ticketID: prior.ticketID}, nil
+}
+
+// isUniqueViolation reports whether err is PostgreSQL's unique_violation.
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

@@ -1,0 +1,80 @@
+package ticketsvc_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// exampleDatabaseURL stands for your own database: here, a fresh one on the
+// test cluster.
+func exampleDatabaseURL() string {
+	name := fmt.Sprintf("ticketsvc_%d_%d", os.Getpid(), dbSeq.Add(1))
+	url, err := cluster.CreateDatabase(context.Background(), name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return url
+}
+
+// A create call and its retry: the retry replays the ticket id.
+func Example() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, exampleDatabaseURL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	if err := ticketsvc.Migrate(ctx, pool); err != nil {
+		log.Fatal(err)
+	}
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(svc)
+	defer srv.Close()
+	client := srv.Client()
+	defer client.CloseIdleConnections()
+
+	for range 2 {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/tickets",
+			strings.NewReader(`{"subject": "Printer offline"}`))
+		if err != nil {
+			log.Fatal(err)
+		}
+		req.Header.Set("X-Tenant", "A")
+		req.Header.Set("Idempotency-Key", "retry-17")
+		resp, err := client.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	// Output:
+	// 201 {"ticket_id":1}
+	// 200 {"ticket_id":1}
+}
+
+func ExampleBugs() {
+	for _, bug := range ticketsvc.Bugs() {
+		fmt.Println(bug)
+	}
+	// Output:
+	// outbox-on-retry
+	// no-payload-check
+	// global-keys
+}

@@ -1,0 +1,101 @@
+package ticketsvc
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The SQL of the default layout, one function per statement, so that a
+// mode or layout that needs a different statement replaces just that one.
+
+// tryLockAction takes the transaction-scoped advisory lock of an action and
+// reports whether it got it. With global set the lock ignores the tenant.
+func tryLockAction(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (bool, error) {
+	var ok bool
+	err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, actionLockID(tenant, key, global)).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("lock action: %w", err)
+	}
+	return ok, nil
+}
+
+// actionLockID hashes an action to a 64-bit advisory lock ID. Lengths are
+// written before the strings so that ("ab","c") and ("a","bc") differ.
+func actionLockID(tenant, key string, global bool) int64 {
+	h := sha256.New()
+	var n [8]byte
+	if global {
+		h.Write([]byte{'g'})
+	} else {
+		h.Write([]byte{'t'})
+		binary.BigEndian.PutUint64(n[:], uint64(len(tenant)))
+		h.Write(n[:])
+		h.Write([]byte(tenant))
+	}
+	binary.BigEndian.PutUint64(n[:], uint64(len(key)))
+	h.Write(n[:])
+	h.Write([]byte(key))
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)))
+}
+
+// storedKey is a row of idempotency_keys.
+type storedKey struct {
+	fingerprint string
+	ticketID    int64
+}
+
+// findKey looks up a key; with global set it ignores the tenant and takes
+// the oldest use of the key under any tenant.
+func findKey(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (storedKey, bool, error) {
+	var (
+		k   storedKey
+		err error
+	)
+	if global {
+		err = tx.QueryRow(ctx, `SELECT fingerprint, ticket_id FROM idempotency_keys
+			WHERE request_key = $1 ORDER BY ticket_id LIMIT 1`, key).Scan(&k.fingerprint, &k.ticketID)
+	} else {
+		err = tx.QueryRow(ctx, `SELECT fingerprint, ticket_id FROM idempotency_keys
+			WHERE tenant = $1 AND request_key = $2`, tenant, key).Scan(&k.fingerprint, &k.ticketID)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return storedKey{}, false, nil
+	}
+	if err != nil {
+		return storedKey{}, false, fmt.Errorf("find key: %w", err)
+	}
+	return k, true, nil
+}
+
+func insertTicket(ctx context.Context, tx pgx.Tx, req createRequest) (int64, error) {
+	var id int64
+	err := tx.QueryRow(ctx, `INSERT INTO tickets (tenant, request_key, subject)
+		VALUES ($1, $2, $3) RETURNING id`, req.tenant, req.key, req.subject).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert ticket: %w", err)
+	}
+	return id, nil
+}
+
+func insertOutbox(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
+	_, err := tx.Exec(ctx, `INSERT INTO notification_outbox (tenant, request_key, ticket_id)
+		VALUES ($1, $2, $3)`, req.tenant, req.key, ticketID)
+	if err != nil {
+		return fmt.Errorf("insert outbox: %w", err)
+	}
+	return nil
+}
+
+func insertKey(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
+	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint, ticket_id)
+		VALUES ($1, $2, $3, $4)`, req.tenant, req.key, req.fingerprint, ticketID)
+	if err != nil {
+		return fmt.Errorf("insert key: %w", err)
+	}
+	return nil
+}
