@@ -11,12 +11,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
@@ -24,23 +24,7 @@ import (
 
 var cluster *pgtemp.Cluster
 
-// databases numbers the databases: the testing package calls a benchmark
-// function more than once, and each call gets a fresh one.
-var databases int
-
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	c, err := pgtemp.Start(ctx, pgtemp.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "benchmarks need PostgreSQL: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = c
-	code := m.Run()
-	_ = cluster.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
 // plan is a typical small plan: a create, a retry, a changed payload, and
 // another tenant on the same key.
@@ -58,12 +42,7 @@ var plan = model.Plan{Steps: []model.Step{
 // sending it.
 func BenchmarkPlanOverhead(b *testing.B) {
 	ctx := context.Background()
-	databases++
-	url, err := cluster.CreateDatabase(ctx, fmt.Sprintf("bench_overhead_%d", databases))
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := sample.Start(ctx, url, sample.Correct)
+	svc, err := sample.Start(ctx, pgtest.NewDatabase(b, cluster), sample.Correct)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,16 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -20,17 +18,7 @@ var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	c, err := pgtemp.Start(ctx, pgtemp.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cmd tests need PostgreSQL: %v\n", err)
-		os.Exit(1)
-	}
-	cluster = c
-	code := m.Run()
-	_ = cluster.Close()
-	os.Exit(code)
+	pgtest.Main(m, &cluster)
 }
 
 // invoke runs the CLI in-process and returns its exit code and output.

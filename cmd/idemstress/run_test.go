@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
 )
@@ -17,10 +18,7 @@ import (
 // pointed at it, to a file.
 func serveSample(t *testing.T, mode string) (contract, dbURL string) {
 	t.Helper()
-	dbURL, err := cluster.CreateDatabase(t.Context(), "run_"+strings.ReplaceAll(mode, "-", "_"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbURL = pgtest.NewDatabase(t, cluster)
 	svc, err := sample.Start(t.Context(), dbURL, mode)
 	if err != nil {
 		t.Fatal(err)

@@ -7,18 +7,19 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+var exampleDatabases int
+
 // exampleDatabaseURL stands for your own database: here, a fresh one on the
 // test cluster.
 func exampleDatabaseURL() string {
-	name := fmt.Sprintf("ticketsvc_%d_%d", os.Getpid(), dbSeq.Add(1))
-	url, err := cluster.CreateDatabase(context.Background(), name)
+	exampleDatabases++
+	url, err := cluster.CreateDatabase(context.Background(), fmt.Sprintf("example_%d", exampleDatabases))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,28 +7,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-var dbSeq atomic.Int64
-
 // newDatabase creates an empty database on the test cluster.
 func newDatabase(t *testing.T) (url string) {
 	t.Helper()
-	name := fmt.Sprintf("ticketsvc_%d_%d", os.Getpid(), dbSeq.Add(1))
-	url, err := cluster.CreateDatabase(t.Context(), name)
-	if err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	return url
+	return pgtest.NewDatabase(t, cluster)
 }
 
 // connect returns a pool big enough for real concurrency in the service.

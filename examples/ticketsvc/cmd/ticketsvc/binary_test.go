@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,22 +9,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
-)
 
-var dbSeq atomic.Int64
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+)
 
 // TestBinary builds the command, serves one call with it and stops it with
 // SIGTERM, as a process supervisor would.
 func TestBinary(t *testing.T) {
 	bin := buildBinary(t)
-	dbURL, err := cluster.CreateDatabase(t.Context(), fmt.Sprintf("ticketsvc_bin_%d_%d", os.Getpid(), dbSeq.Add(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbURL := pgtest.NewDatabase(t, cluster)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "-listen", addr, "-database-url", dbURL)
 	cmd.Env = append(os.Environ(), "PORT=1") // -listen must win
