@@ -8,11 +8,21 @@ import (
 )
 
 // Effect declares one table the target writes for each action, and how a
-// row maps back to its action.
+// row maps back to its action: by tenant and key columns, by a column that
+// holds the action tag, or through the row it references in another effect
+// table (join).
 type Effect struct {
-	Table  string `yaml:"table" json:"table"`
-	Tenant string `yaml:"tenant" json:"tenant"` // column holding the tenant
-	Key    string `yaml:"key" json:"key"`       // column holding the idempotency key
+	Table string `yaml:"table" json:"table"`
+	// Query replaces the table: a SELECT whose result columns the other
+	// fields name; $1 is the namespace prefix. Table is then its label.
+	Query  string `yaml:"query" json:"query,omitempty"`
+	Tenant string `yaml:"tenant" json:"tenant,omitempty"` // column holding the tenant
+	Key    string `yaml:"key" json:"key,omitempty"`       // column holding the idempotency key
+	// Tag is a column whose value contains the action tag ({{tag}} in the
+	// payload), for tables that keep no key.
+	Tag string `yaml:"tag" json:"tag,omitempty"`
+	// Join attributes a row to the action of the row it points at.
+	Join *Reference `yaml:"join" json:"join,omitempty"`
 	// ID is the column that must equal the ID in ok answers ("" if none).
 	ID string `yaml:"id" json:"id,omitempty"`
 	// PerAction is how many rows one action writes here (default 1).
@@ -22,15 +32,34 @@ type Effect struct {
 	References *Reference        `yaml:"references" json:"references,omitempty"`
 }
 
-// Reference says that a column points at the ID of the same action's row in
-// another effect table.
+// Reference says that a column holds the ID of a row of another effect table.
 type Reference struct {
 	Column string `yaml:"column" json:"column"`
 	Table  string `yaml:"table" json:"table"`
 }
 
+// attribution is how an effect's rows find their action.
+type attribution int
+
+const (
+	byKey attribution = iota
+	byTag
+	byJoin
+)
+
+func (e Effect) attribution() attribution {
+	switch {
+	case e.Join != nil:
+		return byJoin
+	case e.Tag != "":
+		return byTag
+	default:
+		return byKey
+	}
+}
+
 // ValidateEffects checks the declarations among themselves (the database is
-// checked by Observer.Validate). field names the list in the contract file.
+// checked by Observer.Validate).
 func ValidateEffects(effects []Effect) error {
 	if len(effects) == 0 {
 		return fmt.Errorf("effects: none declared; name at least one table the target writes")
@@ -39,13 +68,32 @@ func ValidateEffects(effects []Effect) error {
 	for i, e := range effects {
 		at := fmt.Sprintf("effects[%d]", i)
 		if e.Table == "" {
-			return fmt.Errorf("%s.table: missing", at)
+			return fmt.Errorf("%s.table: missing (with query: a name for it)", at)
 		}
 		if _, dup := byTable[e.Table]; dup {
 			return fmt.Errorf("%s.table: %q declared twice", at, e.Table)
 		}
-		if e.Tenant == "" || e.Key == "" {
-			return fmt.Errorf("%s (%s): tenant and key columns are both required", at, e.Table)
+		modes := 0
+		if e.Key != "" {
+			modes++
+		}
+		if e.Tag != "" {
+			modes++
+		}
+		if e.Join != nil {
+			modes++
+		}
+		switch {
+		case modes != 1:
+			return fmt.Errorf("%s (%s): give exactly one of key (with tenant), tag, or join to attribute rows to actions", at, e.Table)
+		case e.Key != "" && e.Tenant == "":
+			return fmt.Errorf("%s.tenant (%s): missing; a key column needs its tenant column", at, e.Table)
+		case e.Join != nil && e.Tenant != "":
+			return fmt.Errorf("%s.tenant (%s): a joined table takes its tenant from the row it points at; remove tenant", at, e.Table)
+		case e.Query != "" && e.Join != nil:
+			return fmt.Errorf("%s (%s): a query cannot be joined; select the tenant and key or tag in the query", at, e.Table)
+		case e.Query != "" && !strings.Contains(e.Query, "$1"):
+			return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
 		}
 		if e.PerAction < 0 {
 			return fmt.Errorf("%s.per_action: %d; want 1 or more", at, e.PerAction)
@@ -58,21 +106,34 @@ func ValidateEffects(effects []Effect) error {
 		byTable[e.Table] = e
 	}
 	for i, e := range effects {
-		if e.References == nil {
-			continue
-		}
-		ref, ok := byTable[e.References.Table]
-		if !ok {
-			return fmt.Errorf("effects[%d].references.table: %q is not a declared effect table", i, e.References.Table)
-		}
-		if ref.ID == "" {
-			return fmt.Errorf("effects[%d].references.table: %q declares no id column to point at", i, e.References.Table)
-		}
-		if e.References.Column == "" {
-			return fmt.Errorf("effects[%d].references.column: missing", i)
+		for field, ref := range map[string]*Reference{"references": e.References, "join": e.Join} {
+			if ref == nil {
+				continue
+			}
+			target, ok := byTable[ref.Table]
+			switch {
+			case !ok:
+				return fmt.Errorf("effects[%d].%s.table: %q is not a declared effect table (declared: %s)", i, field, ref.Table, tableNames(effects))
+			case target.ID == "":
+				return fmt.Errorf("effects[%d].%s.table: %q declares no id column to point at", i, field, ref.Table)
+			case ref.Column == "":
+				return fmt.Errorf("effects[%d].%s.column: missing", i, field)
+			case field == "join" && target.Join != nil:
+				return fmt.Errorf("effects[%d].join.table: %q is joined itself; join to a table attributed by key or tag", i, ref.Table)
+			case field == "join" && target.Query != "":
+				return fmt.Errorf("effects[%d].join.table: %q is a query; join to a table", i, ref.Table)
+			}
 		}
 	}
 	return nil
+}
+
+func tableNames(effects []Effect) string {
+	names := make([]string, len(effects))
+	for i, e := range effects {
+		names[i] = e.Table
+	}
+	return strings.Join(names, ", ")
 }
 
 func (e Effect) perAction() int {

@@ -68,6 +68,7 @@ func Evaluate(in Input) []Violation {
 			}
 			vs = append(vs, ruleViolation(f.Rule, op, a))
 		}
+		vs = append(vs, stuckChecks(in.Contract, a, info.ops)...)
 		for _, op := range info.ops {
 			switch op.Out.Kind {
 			case model.OK:
@@ -195,24 +196,36 @@ func describe(out model.Outcome) string {
 // rowChecks compare the committed rows with what the answers promised.
 func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool) []Violation {
 	var vs []Violation
-	// owner finds the action and tenant of a row by table and ID, to tell a
-	// replayed ID that belongs to another tenant.
+	// owner finds the action of a row by table and ID: to tell a replayed
+	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
 	perAction := map[string]map[model.Action][]Row{}
-	for _, e := range in.Effects {
+	for _, e := range joinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]Row{}
 		for _, r := range in.Rows[e.Table] {
-			a, problem := attribute(in, r)
-			if problem != "" {
-				if problem == "keyless" && keylessCalls {
+			a, problem := attribute(in, e, r, owner)
+			switch problem {
+			case keylessRow:
+				if keylessCalls {
 					vs = append(vs, violation(RejectedEffect, a, "effect of a rejected call: a call without a key left rows in "+e.Table,
 						fmt.Sprintf("row of tenant %s with no key in %s", a.Tenant, e.Table)))
 				} else {
-					vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has a tenant or key outside the plan",
-						fmt.Sprintf("row tenant %q key %q in %s", r.Tenant, r.Key, e.Table)))
+					vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has no key though every call carried one",
+						fmt.Sprintf("row of tenant %q with no key in %s", r.Tenant, e.Table)))
 				}
 				continue
+			case strayRow:
+				vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has a tenant or key outside the plan",
+					fmt.Sprintf("row %s in %s", describeRow(e, r), e.Table)))
+				continue
+			case danglingRow:
+				vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("broken reference: a row of %s points at no row of %s", e.Table, e.Join.Table),
+					fmt.Sprintf("%s.%s is %q", e.Table, e.Join.Column, r.Join)))
+				continue
+			case foreignTenantRow:
+				vs = append(vs, violation(TenantLeak, a, "tenant leak: a row of "+e.Table+" carries another tenant than its action",
+					fmt.Sprintf("action %s wrote a row of tenant %q in %s", a, r.Tenant, e.Table)))
 			}
 			perAction[e.Table][a] = append(perAction[e.Table][a], r)
 			if e.ID != "" {
@@ -232,24 +245,6 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 		}
 	}
 	return vs
-}
-
-// attribute maps a row back to its logical action; problem is "keyless" for
-// a row with an empty key in the namespace, "stray" for one that mixes the
-// namespace with strings from outside it.
-func attribute(in Input, r Row) (model.Action, string) {
-	tenant, okT := in.NS.Logical(r.Tenant)
-	key, okK := in.NS.Logical(r.Key)
-	if okT && (r.KeyNull || r.Key == "") {
-		return model.Action{Tenant: tenant}, "keyless"
-	}
-	if !okK || (!okT && in.Contract.KeyScope != model.KeyScopeGlobal) {
-		return model.Action{Tenant: tenant, Key: key}, "stray"
-	}
-	if in.Contract.KeyScope == model.KeyScopeGlobal {
-		return model.Action{Key: key}, ""
-	}
-	return model.Action{Tenant: tenant, Key: key}, ""
 }
 
 func actionRows(in Input, e Effect, a model.Action, info *actionInfo,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
@@ -254,6 +255,14 @@ func verdictCases() []verdictCase {
 					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 1))),
 				}
 			}},
+		{name: "a retry still in_flight long after the lost call", check: checks.StuckAction, primary: true,
+			build: func(w world, bad bool) scenario {
+				lost := op(0, faulty(call(w.a, w.k1, 0)), noAnswer("connection reset"))
+				retry := op(1, call(w.a, w.k1, 0), status(409))
+				gap := either(bad, 6*time.Second, time.Second)
+				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
+				return scenario{history(lost, retry), snapshot()}
+			}},
 		{name: "conflict for an absent action", check: checks.WrongStatus, message: "does not exist", primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{
@@ -385,7 +394,7 @@ func TestEvaluate(t *testing.T) {
 func TestEvaluateCoversTheCatalogue(t *testing.T) {
 	produced := []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks.UnstableResponse,
 		checks.ChangedAccepted, checks.EqualRejected, checks.RejectedEffect, checks.TenantLeak,
-		checks.WrongStatus, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference, checks.NoAnswer}
+		checks.WrongStatus, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference, checks.StuckAction, checks.NoAnswer}
 	for _, id := range produced {
 		if !slices.ContainsFunc(verdictCases(), func(tc verdictCase) bool { return tc.check == id }) {
 			t.Errorf("no case for %s", id)

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Equivalence names how two payloads are compared.
 type Equivalence string
@@ -36,6 +39,13 @@ type Contract struct {
 	KeyScope    KeyScope
 	// Payload is the base payload; variants and encodings derive from it.
 	Payload map[string]any
+	// ServerErrorsLeaveNoEffects: the target promises a 5xx never leaves
+	// effects, so such a call is judged as certainly without effect rather
+	// than unknown (stricter, and cheaper to check).
+	ServerErrorsLeaveNoEffects bool
+	// Recovery is how long after the calls of an action are gone (answered,
+	// or unanswered since a crash) its retries may still answer in_flight.
+	Recovery time.Duration
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed
@@ -47,6 +57,7 @@ func DefaultContract() Contract {
 		Equivalence: EquivalenceCanonicalJSON,
 		KeyScope:    KeyScopeTenant,
 		Payload:     map[string]any{"subject": "Printer offline"},
+		Recovery:    5 * time.Second,
 	}
 }
 
@@ -72,6 +83,8 @@ func (c Contract) Classify(answered bool, status int, hasID bool) OutcomeKind {
 		return Invalid
 	case status >= 200 && status < 300 && hasID:
 		return OK
+	case status >= 500 && c.ServerErrorsLeaveNoEffects:
+		return Failed
 	case status >= 500:
 		return Unknown
 	default:

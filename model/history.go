@@ -14,6 +14,8 @@ const (
 	Invalid OutcomeKind = "invalid"
 	// Unknown is no answer, or a 5xx: the call may or may not have taken effect.
 	Unknown OutcomeKind = "unknown"
+	// Failed is a 5xx that the contract promises left no effect.
+	Failed OutcomeKind = "failed"
 	// Other is an answer the contract does not allow at all (a 404, a 2xx
 	// without an ID): always a violation, and the call's effect is unknown.
 	Other OutcomeKind = "other"

@@ -1,6 +1,10 @@
 package model
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // Namespace is a run- and case-unique prefix put in front of every tenant and
 // key a plan sends, so plans never see each other's rows and no cleanup is
@@ -21,3 +25,36 @@ func (ns Namespace) Logical(s string) (string, bool) {
 	}
 	return s[len(ns):], true
 }
+
+// Tag is the action tag of a call: namespace, tenant, key and payload
+// variant in one string ("ns-3-A.k1.v0"). Targets whose tables keep no
+// key column carry it in the payload ({{tag}}), and rows are attributed to
+// their action by it. Under a global key scope the tenant is left out, so
+// equal payloads from two tenants stay equal.
+func (ns Namespace) Tag(scope KeyScope, c Call) string {
+	tenant := c.Tenant
+	if scope == KeyScopeGlobal {
+		tenant = ""
+	}
+	key := c.Key
+	if c.NoKey {
+		key = ""
+	}
+	return fmt.Sprintf("%s%s.%s.v%d", ns, tenant, key, c.Variant)
+}
+
+// ParseTag finds this namespace's action tag in s (a column value that
+// may hold more text around it) and returns the logical tenant and key.
+func (ns Namespace) ParseTag(s string) (tenant, key string, ok bool) {
+	i := strings.Index(s, string(ns))
+	if i < 0 {
+		return "", "", false
+	}
+	m := tagBody.FindStringSubmatch(s[i+len(ns):])
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+var tagBody = regexp.MustCompile(`^([A-Z]*)\.([A-Za-z0-9_-]*)\.v[0-9]+`)

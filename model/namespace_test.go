@@ -46,3 +46,44 @@ func ExampleNamespace() {
 	fmt.Println(sent, logical, ok)
 	// Output: run1-7-k1 k1 true
 }
+
+func TestTagRoundTrip(t *testing.T) {
+	ns := model.Namespace("is1234-7-")
+	for _, tc := range []struct {
+		call        model.Call
+		scope       model.KeyScope
+		tag         string
+		tenant, key string
+	}{
+		{model.Call{Tenant: "A", Key: "k1"}, model.KeyScopeTenant, "is1234-7-A.k1.v0", "A", "k1"},
+		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, model.KeyScopeTenant, "is1234-7-B.k4.v2", "B", "k4"},
+		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, model.KeyScopeGlobal, "is1234-7-.k4.v2", "", "k4"},
+		{model.Call{Tenant: "C", NoKey: true}, model.KeyScopeTenant, "is1234-7-C..v0", "C", ""},
+	} {
+		tag := ns.Tag(tc.scope, tc.call)
+		if tag != tc.tag {
+			t.Errorf("Tag(%v) = %q, want %q", tc.call, tag, tc.tag)
+		}
+		// The tag is found inside a longer value, as in a ticket subject.
+		tenant, key, ok := ns.ParseTag("Printer offline [" + tag + "] #2")
+		if !ok || tenant != tc.tenant || key != tc.key {
+			t.Errorf("ParseTag(%q) = %q, %q, %v", tag, tenant, key, ok)
+		}
+	}
+	for _, s := range []string{"", "Printer offline", "is1234-8-A.k1.v0", "is1234-7-", "is1234-7-A.k1"} {
+		if _, _, ok := ns.ParseTag(s); ok {
+			t.Errorf("ParseTag(%q) found a tag", s)
+		}
+	}
+}
+
+func TestRenderTagged(t *testing.T) {
+	base := map[string]any{"subject": "Printer offline [{{tag}}]", "n": 1}
+	got := string(model.RenderTagged(base, "ns-A.k1.v1", 1, 0))
+	if want := `{"n":1,"subject":"Printer offline [ns-A.k1.v1] #1"}`; got != want {
+		t.Errorf("RenderTagged = %s, want %s", got, want)
+	}
+	if got := string(model.RenderPayload(base, 0, 0)); got != `{"n":1,"subject":"Printer offline []"}` {
+		t.Errorf("RenderPayload without a tag = %s", got)
+	}
+}

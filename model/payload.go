@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -18,27 +19,34 @@ const NumEncodings = 4
 // bytes: 0 compact with sorted keys, 1 spaced, 2 reversed key order,
 // 3 the first character of every string \u-escaped.
 func RenderPayload(base map[string]any, variant, encoding int) []byte {
-	v := withVariant(base, variant)
+	return RenderTagged(base, "", variant, encoding)
+}
+
+// RenderTagged is RenderPayload with every {{tag}} in the base payload's
+// strings replaced by the call's action tag.
+func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte {
+	v := withVariant(base, tag, variant)
 	var b bytes.Buffer
 	encode(&b, v, encoding%NumEncodings)
 	return b.Bytes()
 }
 
-func withVariant(v any, variant int) any {
+func withVariant(v any, tag string, variant int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = withVariant(e, variant)
+			out[k] = withVariant(e, tag, variant)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = withVariant(e, variant)
+			out[i] = withVariant(e, tag, variant)
 		}
 		return out
 	case string:
+		x = strings.ReplaceAll(x, "{{tag}}", tag)
 		if variant == 0 {
 			return x
 		}

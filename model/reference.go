@@ -42,12 +42,14 @@ const (
 // afterwards: one, or two when an unknown call may or may not have created it.
 func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	if in.NoKey {
-		if out.Kind == Invalid || out.Kind == Unknown {
+		if out.Kind == Invalid || out.Kind == Unknown || out.Kind == Failed {
 			return RuleHolds, []State{s}
 		}
 		return RuleWrongStatus, []State{s}
 	}
 	switch out.Kind {
+	case Failed:
+		return RuleHolds, []State{s}
 	case Unknown, Other:
 		rule := RuleHolds
 		if out.Kind == Other {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -38,6 +39,11 @@ type contractFile struct {
 	Equivalence string          `yaml:"equivalence"`
 	KeyScope    string          `yaml:"key_scope"`
 	KeyRequired *bool           `yaml:"key_required"`
+	// ServerErrors: "may-have-effects" (default) or "no-effects".
+	ServerErrors string `yaml:"server_errors"`
+	// Recovery bounds how long an action may answer in_flight after its
+	// calls are gone (liveness, IDEM-012).
+	Recovery    *time.Duration  `yaml:"recovery"`
 	DatabaseURL string          `yaml:"database_url"`
 	Effects     []checks.Effect `yaml:"effects"`
 }
@@ -100,6 +106,19 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 	}
 	if f.KeyRequired != nil {
 		c.KeyRequired = *f.KeyRequired
+	}
+	switch f.ServerErrors {
+	case "", "may-have-effects":
+	case "no-effects":
+		c.Model.ServerErrorsLeaveNoEffects = true
+	default:
+		return nil, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
+	}
+	if f.Recovery != nil {
+		if *f.Recovery <= 0 {
+			return nil, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
+		}
+		c.Model.Recovery = *f.Recovery
 	}
 	if f.Target.URL == "" {
 		return nil, fail("target.url: missing")

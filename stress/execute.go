@@ -37,9 +37,9 @@ func Execute(ctx context.Context, tgt target.Target, c model.Contract, ns model.
 }
 
 func do(ctx context.Context, tgt target.Target, c model.Contract, ns model.Namespace, call model.Call, t0 time.Time) (model.Op, error) {
-	body := model.RenderPayload(c.Payload, call.Variant, call.Encoding)
-	req := target.Request{Tenant: ns.Tenant(call.Tenant), Body: body,
-		Tag: fmt.Sprintf("%s%s.%s.v%d", ns, call.Tenant, call.Key, call.Variant)}
+	tag := ns.Tag(c.KeyScope, call)
+	body := model.RenderTagged(c.Payload, tag, call.Variant, call.Encoding)
+	req := target.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag}
 	if call.NoKey {
 		req.NoKey = true
 	} else {

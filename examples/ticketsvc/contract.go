@@ -2,8 +2,14 @@ package ticketsvc
 
 import _ "embed"
 
-// Contract is the idemstress contract file of this service (contract.yaml);
-// its target URL assumes the default -listen address.
+// Contract is the idemstress contract file of this service in its keys
+// layout (contract.yaml); its target URL assumes the default -listen address.
 //
 //go:embed contract.yaml
 var Contract []byte
+
+// ContractTagged is the contract for the tagged layout (contract_tagged.yaml):
+// rows are attributed by the action tag the payload carries.
+//
+//go:embed contract_tagged.yaml
+var ContractTagged []byte

@@ -1,0 +1,97 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// rowProblem says why a row cannot simply be counted for its action.
+type rowProblem int
+
+const (
+	rowOK rowProblem = iota
+	// keylessRow: a row in the namespace with no key (a keyless call's effect).
+	keylessRow
+	// strayRow: a row that mixes the namespace with strings from outside it,
+	// or whose tag does not parse.
+	strayRow
+	// danglingRow: a joined row that points at no row of the namespace.
+	danglingRow
+	// foreignTenantRow: a row attributed by its tag whose tenant column
+	// names another tenant. It still counts for its action.
+	foreignTenantRow
+)
+
+// joinedLast orders effects so that the tables joined rows point at are
+// attributed before the joined ones.
+func joinedLast(effects []Effect) []Effect {
+	out := slices.Clone(effects)
+	slices.SortStableFunc(out, func(a, b Effect) int {
+		return int(boolInt(a.Join != nil) - boolInt(b.Join != nil))
+	})
+	return out
+}
+
+func boolInt(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// attribute maps a row back to its logical action. owner holds the actions
+// of the rows of tables attributed before, by table and ID.
+func attribute(in Input, e Effect, r Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
+	global := in.Contract.KeyScope == model.KeyScopeGlobal
+	switch e.attribution() {
+	case byJoin:
+		a, ok := owner[e.Join.Table][r.Join]
+		if !ok {
+			return model.Action{}, danglingRow
+		}
+		return a, rowOK
+	case byTag:
+		tenant, key, ok := in.NS.ParseTag(r.Tag)
+		if !ok {
+			return model.Action{}, strayRow
+		}
+		if key == "" {
+			return model.Action{Tenant: tenant}, keylessRow
+		}
+		a := model.Action{Tenant: tenant, Key: key}
+		if global {
+			a.Tenant = ""
+		}
+		if e.Tenant != "" && !global && r.Tenant != in.NS.Tenant(tenant) {
+			return a, foreignTenantRow
+		}
+		return a, rowOK
+	default:
+		tenant, okT := in.NS.Logical(r.Tenant)
+		key, okK := in.NS.Logical(r.Key)
+		switch {
+		case okT && (r.KeyNull || r.Key == ""):
+			return model.Action{Tenant: tenant}, keylessRow
+		case !okK || (!okT && !global):
+			return model.Action{Tenant: tenant, Key: key}, strayRow
+		case global:
+			return model.Action{Key: key}, rowOK
+		default:
+			return model.Action{Tenant: tenant, Key: key}, rowOK
+		}
+	}
+}
+
+// describeRow names a row by the columns that attribute it.
+func describeRow(e Effect, r Row) string {
+	switch e.attribution() {
+	case byTag:
+		return fmt.Sprintf("tagged %q", r.Tag)
+	case byJoin:
+		return fmt.Sprintf("pointing at %q", r.Join)
+	default:
+		return fmt.Sprintf("tenant %q key %q", r.Tenant, r.Key)
+	}
+}

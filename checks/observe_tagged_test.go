@@ -1,0 +1,115 @@
+package checks_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// taggedSchema is the sample service's tagged layout: no key columns; the
+// subject carries the action tag; outbox rows only point at their ticket.
+const taggedSchema = `
+CREATE TABLE tickets (id bigint PRIMARY KEY, tenant text NOT NULL, subject text NOT NULL);
+CREATE TABLE notification_outbox (id bigserial PRIMARY KEY, ticket_id bigint REFERENCES tickets (id));
+INSERT INTO tickets VALUES
+	(1, 'ns1-A',  'Printer offline [ns1-A.k1.v0]'),
+	(2, 'ns1-B',  'Printer offline [ns1-B.k1.v1] #1'),
+	(3, 'ns10-A', 'Printer offline [ns10-A.k1.v0]'),
+	(4, 'ns2-A',  'Printer offline [ns2-A.k1.v0]');
+INSERT INTO notification_outbox (ticket_id) VALUES (1), (1), (2), (3), (4);`
+
+func TestObserveTaggedAndJoined(t *testing.T) {
+	url, _ := newDatabase(t)
+	pool := connect(t, url, "")
+	exec(t, pool, taggedSchema)
+	o := checks.NewObserver(pool, taggedEffects())
+	if err := o.Validate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := o.Observe(t.Context(), model.Namespace("ns1-"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tickets, outbox []string
+	for _, r := range snap["tickets"] {
+		tickets = append(tickets, r.ID+" "+r.Tenant+" "+r.Tag)
+	}
+	for _, r := range snap["notification_outbox"] {
+		outbox = append(outbox, r.Join)
+	}
+	slices.Sort(tickets)
+	slices.Sort(outbox)
+	if want := []string{"1 ns1-A Printer offline [ns1-A.k1.v0]", "2 ns1-B Printer offline [ns1-B.k1.v1] #1"}; !slices.Equal(tickets, want) {
+		t.Errorf("tickets %q, want %q", tickets, want)
+	}
+	if want := []string{"1", "1", "2"}; !slices.Equal(outbox, want) {
+		t.Errorf("outbox rows pointing at %q, want %q", outbox, want)
+	}
+}
+
+// A query effect: the contract gives a SELECT over the namespace prefix $1
+// instead of a table; its result columns are named like table columns.
+func TestObserveQuery(t *testing.T) {
+	url, _ := newDatabase(t)
+	pool := connect(t, url, "")
+	exec(t, pool, taggedSchema)
+	effects := []checks.Effect{{
+		Table: "tickets_by_tag",
+		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0",
+		Tag:   "label", Tenant: "tenant", ID: "id",
+	}}
+	o := checks.NewObserver(pool, effects)
+	if err := o.Validate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := o.Observe(t.Context(), model.Namespace("ns1-"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(snap["tickets_by_tag"]); got != 2 {
+		t.Fatalf("%d rows, want 2: %+v", got, snap)
+	}
+
+	effects[0].Tag = "subject"
+	err = checks.NewObserver(pool, effects).Validate(t.Context())
+	if !errors.Is(err, checks.ErrSchema) || !strings.Contains(err.Error(), `column "subject" not found in the result of query "tickets_by_tag" (columns: id, tenant, label)`) {
+		t.Errorf("query with a missing column: %v", err)
+	}
+	effects[0].Query = "SELECT id FROM no_such_table WHERE $1 = ''"
+	if err := checks.NewObserver(pool, effects).Validate(t.Context()); !errors.Is(err, checks.ErrSchema) || !strings.Contains(err.Error(), "no_such_table") {
+		t.Errorf("query over a missing table: %v", err)
+	}
+}
+
+func TestValidateEffectsAttribution(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		effects []checks.Effect
+		want    string
+	}{
+		{"no attribution", []checks.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
+		{"key and tag", []checks.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
+		{"key without tenant", []checks.Effect{{Table: "t", Key: "k"}}, "tenant"},
+		{"join to an undeclared table", []checks.Effect{{Table: "t", Join: &checks.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
+		{"join to a table without id", []checks.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &checks.Reference{Column: "c", Table: "u"}}}, "no id column"},
+		{"join to a joined table", []checks.Effect{
+			{Table: "a", Tag: "s", ID: "id"},
+			{Table: "b", ID: "id", Join: &checks.Reference{Column: "c", Table: "a"}},
+			{Table: "c", Join: &checks.Reference{Column: "c", Table: "b"}}}, "joined itself"},
+		{"query without the namespace", []checks.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checks.ValidateEffects(tc.effects)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+	if err := checks.ValidateEffects(taggedEffects()); err != nil {
+		t.Errorf("tagged effects: %v", err)
+	}
+}

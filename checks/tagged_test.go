@@ -1,0 +1,68 @@
+package checks_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// taggedEffects is the sample service's tagged layout: tickets keep no key,
+// their subject carries the action tag; outbox rows belong to their ticket.
+func taggedEffects() []checks.Effect {
+	return []checks.Effect{
+		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
+		{Table: "notification_outbox", Join: &checks.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+	}
+}
+
+// TestEvaluateTagged: rows found by tag and by join are attributed to their
+// actions, and each check fires on its bad twin only.
+func TestEvaluateTagged(t *testing.T) {
+	ns := model.Namespace("run9-1-")
+	c := model.DefaultContract()
+	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
+	a := model.Call{Tenant: "A", Key: "k1"}
+	body := model.RenderTagged(c.Payload, ns.Tag(c.KeyScope, a), 0, 0)
+	subject, _ := model.Pointer(body, "/subject")
+	created := model.History{
+		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
+		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
+	}
+	ticket := func(id, tenant, subject string) checks.Row {
+		return checks.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
+	}
+	good := checks.Snapshot{
+		"tickets":             {ticket("7", "run9-1-A", subject)},
+		"notification_outbox": {{Join: "7"}},
+	}
+	for _, tc := range []struct {
+		name  string
+		check checks.ID
+		rows  checks.Snapshot
+	}{
+		{"a second outbox row for the retry", checks.DuplicateEffect, checks.Snapshot{
+			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "7"}}}},
+		{"no outbox row", checks.MissingEffect, checks.Snapshot{"tickets": good["tickets"], "notification_outbox": nil}},
+		{"the ticket written under another tenant", checks.TenantLeak, checks.Snapshot{
+			"tickets": {ticket("7", "run9-1-B", subject)}, "notification_outbox": {{Join: "7"}}}},
+		{"a ticket whose tag is mangled", checks.StrayWrite, checks.Snapshot{
+			"tickets":             {good["tickets"][0], ticket("8", "run9-1-A", "Printer offline [run9-1-A.k1]")},
+			"notification_outbox": {{Join: "7"}}}},
+		{"an outbox row pointing at a foreign ticket", checks.BrokenReference, checks.Snapshot{
+			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "99"}}}},
+		{"a ticket of an action never called", checks.StrayWrite, checks.Snapshot{
+			"tickets":             {good["tickets"][0], ticket("8", "run9-1-B", "x [run9-1-B.k2.v0]")},
+			"notification_outbox": {{Join: "7"}, {Join: "8"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: created, Rows: tc.rows})
+			if len(vs) == 0 || vs[0].Check != tc.check {
+				t.Fatalf("want %s first, got %v", tc.check, vs)
+			}
+		})
+	}
+	if vs := checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: created, Rows: good}); len(vs) != 0 {
+		t.Fatalf("correct rows flagged: %v", vs)
+	}
+}
