@@ -27,6 +27,8 @@ commands:
   demo   run the tester against the sample service and its bug zoo,
          on a throwaway PostgreSQL it starts itself
   run    run the tester against your service: run --config FILE
+  doctor check a contract file against the database and the target,
+         with one harmless call: doctor --config FILE
   help   show this help
 
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
@@ -50,6 +52,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "run":
 		return runCmd(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/sample"
+)
+
+func TestDoctor(t *testing.T) {
+	contract, dbURL := serveSample(t, sample.Correct)
+	code, stdout, stderr := invoke(t, "doctor", "--config", contract, "--database-url", dbURL)
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"contract  ok: POST", "database  ok: PostgreSQL", "effects   ok: tickets: rows by tenant tenant, key request_key, id id",
+		"effects   ok: notification_outbox", "target    ok: a call without a key got 400"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	yaml, err := os.ReadFile(contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) string {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	accepting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"ticket_id": 1}`))
+	}))
+	defer accepting.Close()
+	accepting.Config.SetKeepAlivesEnabled(false)
+	svcURL := strings.Split(strings.Split(string(yaml), "url: ")[1], "\n")[0]
+
+	for _, tc := range []struct {
+		name, yaml, db string
+		code           int
+		want           string
+	}{
+		{"unknown column", strings.Replace(string(yaml), "key: request_key", "key: idem_key", 1), dbURL, exitUsage, `effects   FAIL effect tables do not match`},
+		{"malformed YAML", "target: [", dbURL, exitUsage, "contract  FAIL"},
+		{"unreachable database", string(yaml), "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=3", exitInconclusive, "database  FAIL database unreachable"},
+		{"a target that accepts a call without a key", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call without a key got 201 (ok)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, "doctor", "--config", write("c.yaml", tc.yaml), "--database-url", tc.db)
+			if code != tc.code || !strings.Contains(stdout, tc.want) {
+				t.Errorf("exit %d, want %d; output lacks %q:\n%s%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
