@@ -32,7 +32,9 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")
 		return exitUsage
 	}
-	say := func(what, format string, args ...any) { fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...)) }
+	say := func(what, format string, args ...any) {
+		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
+	}
 
 	c, err := stress.LoadContract(*config)
 	if err != nil {
