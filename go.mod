@@ -3,6 +3,7 @@ module github.com/idemstress/idemstress
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/jackc/pgx/v5 v5.12.0
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
@@ -42,7 +43,7 @@ var plan = model.Plan{Steps: []model.Step{
 // sending it.
 func BenchmarkPlanOverhead(b *testing.B) {
 	ctx := context.Background()
-	svc, err := sample.Start(ctx, pgtest.NewDatabase(b, cluster), sample.Correct)
+	svc, err := sample.Start(ctx, pgtest.NewDatabase(b, cluster), sample.Correct, ticketsvc.LayoutKeys)
 	if err != nil {
 		b.Fatal(err)
 	}

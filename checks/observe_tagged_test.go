@@ -113,3 +113,52 @@ func TestValidateEffectsAttribution(t *testing.T) {
 		t.Errorf("tagged effects: %v", err)
 	}
 }
+
+// The baseline sees any change outside the run's prefix, and none inside.
+func TestBaseline(t *testing.T) {
+	for _, layout := range []struct {
+		name, schema string
+		effects      []checks.Effect
+		inside       string
+		outside      string
+	}{
+		{"keys", sampleSchema, sampleEffects(),
+			"INSERT INTO tickets VALUES (100, 'run7-3-A', 'run7-3-k1', 'x'); INSERT INTO notification_outbox (tenant, request_key, ticket_id) VALUES ('run7-3-A', 'run7-3-k1', 100)",
+			"UPDATE tickets SET subject = 'changed' WHERE id = 7"},
+		{"tagged", taggedSchema, taggedEffects(),
+			"INSERT INTO tickets VALUES (100, 'run7-3-A', 'x [run7-3-A.k1.v0]'); INSERT INTO notification_outbox (ticket_id) VALUES (100)",
+			"INSERT INTO notification_outbox (ticket_id) VALUES (4)"},
+	} {
+		t.Run(layout.name, func(t *testing.T) {
+			url, _ := newDatabase(t)
+			pool := connect(t, url, "")
+			exec(t, pool, layout.schema)
+			if layout.name == "keys" {
+				exec(t, pool, sampleRows)
+			}
+			o := checks.NewObserver(pool, layout.effects)
+			prefix := model.Namespace("run7-")
+			before, err := o.Baseline(t.Context(), prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec(t, pool, layout.inside)
+			after, err := o.Baseline(t.Context(), prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs := before.Changes(after); len(vs) != 0 {
+				t.Fatalf("rows inside the run counted as outside: %v", vs)
+			}
+			exec(t, pool, layout.outside)
+			after, err = o.Baseline(t.Context(), prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs := before.Changes(after)
+			if len(vs) != 1 || vs[0].Check != checks.StrayWrite || !strings.Contains(vs[0].Message, "outside the run's namespace") {
+				t.Fatalf("a change outside the run: %v", vs)
+			}
+		})
+	}
+}

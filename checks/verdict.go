@@ -2,8 +2,10 @@ package checks
 
 import (
 	"fmt"
-	"math"
 	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/model"
 )
@@ -57,18 +59,26 @@ func Evaluate(in Input) []Violation {
 		}
 	}
 	for a, info := range actions {
-		judged := withoutOverlappedInFlight(info.ops)
-		findings, states := in.Contract.Walk(judged)
-		for _, f := range findings {
-			op := judged[f.Op]
-			if other, leaked := conflictFromOtherTenant(in, f.Rule, op); leaked {
-				vs = append(vs, violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
-					fmt.Sprintf("call %s got %s, as if it were a call of action %s", op.Call, describe(op.Out), other)))
-				continue
+		var states []model.State
+		vs, states = append(vs, stuckChecks(in.Contract, a, info.ops)...), nil
+		if overlapping(info.ops) {
+			// Calls that ran at the same time have no order of their own:
+			// porcupine searches every order real time allows.
+			vs = append(vs, linearizability(in.Contract, a, info.ops)...)
+			states = okStates(in.Contract, info.ops)
+		} else {
+			var findings []model.Finding
+			findings, states = in.Contract.Walk(info.ops)
+			for _, f := range findings {
+				op := info.ops[f.Op]
+				if other, leaked := conflictFromOtherTenant(in, f.Rule, op); leaked {
+					vs = append(vs, violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
+						fmt.Sprintf("call %s got %s, as if it were a call of action %s", op.Call, describe(op.Out), other)))
+					continue
+				}
+				vs = append(vs, ruleViolation(f.Rule, op, a))
 			}
-			vs = append(vs, ruleViolation(f.Rule, op, a))
 		}
-		vs = append(vs, stuckChecks(in.Contract, a, info.ops)...)
 		for _, op := range info.ops {
 			switch op.Out.Kind {
 			case model.OK:
@@ -87,37 +97,59 @@ func Evaluate(in Input) []Violation {
 	return vs
 }
 
-// withoutOverlappedInFlight drops the in_flight answers of calls that
-// overlapped another call of the same action. Walk judges calls as if made
-// one after another, so it would call every in_flight wrong; the model
-// allows these ones and they change no state, so leaving them out is
-// exactly judging them with Input.Overlapped set.
-func withoutOverlappedInFlight(ops []model.Op) []model.Op {
-	judged := make([]model.Op, 0, len(ops))
-	for i, op := range ops {
-		if op.Out.Kind == model.InFlight && overlapsAnother(ops, i) {
-			continue
-		}
-		judged = append(judged, op)
-	}
-	return judged
-}
-
-// overlapsAnother: ops[i] ran at the same time as another of ops. An
-// unknown call may still be running at any later moment.
-func overlapsAnother(ops []model.Op, i int) bool {
-	end := func(op model.Op) int64 {
-		if op.Out.Kind == model.Unknown {
-			return math.MaxInt64
-		}
-		return op.End
-	}
-	for j, other := range ops {
-		if j != i && ops[i].Start < end(other) && other.Start < end(ops[i]) {
-			return true
+// overlapping reports whether two calls of an action were in flight at the
+// same time, by the times they were sent and answered (or given up on).
+func overlapping(ops []model.Op) bool {
+	for i := range ops {
+		for j := i + 1; j < len(ops); j++ {
+			if ops[i].Start < ops[j].End && ops[j].Start < ops[i].End {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// linearizabilityTimeout bounds porcupine's search for one action.
+const linearizabilityTimeout = 10 * time.Second
+
+// linearizability judges an action whose calls overlapped (IDEM-013).
+func linearizability(c model.Contract, a model.Action, ops []model.Op) []Violation {
+	res, _ := Linearizable(c, ops, linearizabilityTimeout)
+	switch res {
+	case porcupine.Illegal:
+		calls := make([]string, len(ops))
+		for i, op := range ops {
+			calls[i] = fmt.Sprintf("%s got %s", op.Call, describe(op.Out))
+		}
+		return []Violation{violation(NotLinearizable, a, "not linearizable: no order of the action's concurrent calls explains their answers",
+			fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; ")))}
+	case porcupine.Unknown:
+		return []Violation{violation(NotLinearizable, a, "not linearizable: undecided, the search for an order timed out",
+			fmt.Sprintf("action %s: %d calls, no verdict within %s", a, len(ops), linearizabilityTimeout))}
+	}
+	return nil
+}
+
+// okStates is the action's final state when the answers settle it: every
+// ok answer carried an equivalent payload, so that payload won.
+func okStates(c model.Contract, ops []model.Op) []model.State {
+	var winner *model.Op
+	for i, op := range ops {
+		if op.Out.Kind != model.OK {
+			continue
+		}
+		if winner != nil && !c.Equivalent(winner.Body, op.Body) {
+			return nil
+		}
+		if winner == nil {
+			winner = &ops[i]
+		}
+	}
+	if winner == nil {
+		return nil
+	}
+	return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
 }
 
 // conflictFromOtherTenant explains a conflict for an action that does not

@@ -166,8 +166,7 @@ type verdictCase struct {
 }
 
 // verdictCases has, for every check Evaluate can report, a bad scenario on
-// which it fires and a good twin on which nothing fires. IDEM-012 (stuck
-// action) and IDEM-013 (not linearizable) are not produced by Evaluate yet.
+// which it fires and a good twin on which nothing fires.
 func verdictCases() []verdictCase {
 	return []verdictCase{
 		{name: "outbox row enqueued again on a retry", check: checks.DuplicateEffect, primary: true,
@@ -262,6 +261,14 @@ func verdictCases() []verdictCase {
 				gap := either(bad, 6*time.Second, time.Second)
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
+			}},
+		{name: "two concurrent calls with different payloads both answered ok", check: checks.NotLinearizable, primary: true,
+			build: func(w world, bad bool) scenario {
+				// Both calls run in step 0; the one that started second won.
+				first := op(0, call(w.a, w.k1, 0), either(bad, ok(w.id1), status(422)))
+				second := op(0, call(w.a, w.k1, 1), ok(w.id1))
+				second.Start++
+				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 1))}
 			}},
 		{name: "conflict for an absent action", check: checks.WrongStatus, message: "does not exist", primary: true,
 			build: func(w world, bad bool) scenario {
@@ -394,7 +401,7 @@ func TestEvaluate(t *testing.T) {
 func TestEvaluateCoversTheCatalogue(t *testing.T) {
 	produced := []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks.UnstableResponse,
 		checks.ChangedAccepted, checks.EqualRejected, checks.RejectedEffect, checks.TenantLeak,
-		checks.WrongStatus, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference, checks.StuckAction, checks.NoAnswer}
+		checks.WrongStatus, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference, checks.StuckAction, checks.NotLinearizable, checks.NoAnswer}
 	for _, id := range produced {
 		if !slices.ContainsFunc(verdictCases(), func(tc verdictCase) bool { return tc.check == id }) {
 			t.Errorf("no case for %s", id)

@@ -14,6 +14,8 @@ import (
 // Case is one target's result, as the demo and run commands print it.
 type Case struct {
 	Target string `json:"target"`
+	// Layout is the sample service's schema layout (demo only).
+	Layout string `json:"layout,omitempty"`
 	// Verdict: "pass", "caught" (violations found), or "inconclusive".
 	Verdict string `json:"verdict"`
 	// Expected is what the demo expects ("pass" or a check ID); "" outside the demo.
@@ -46,15 +48,20 @@ func (c Case) AsExpected() bool {
 // case and any errors.
 func WriteTable(w io.Writer, cases []Case) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	withExpected := false
+	withExpected, withLayout := false, false
 	for _, c := range cases {
 		withExpected = withExpected || c.Expected != ""
+		withLayout = withLayout || c.Layout != ""
 	}
+	header := "TARGET\t"
+	if withLayout {
+		header += "LAYOUT\t"
+	}
+	header += "VERDICT\t"
 	if withExpected {
-		fmt.Fprintln(tw, "TARGET\tVERDICT\tEXPECTED\tCHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
-	} else {
-		fmt.Fprintln(tw, "TARGET\tVERDICT\tCHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
+		header += "EXPECTED\t"
 	}
+	fmt.Fprintln(tw, header+"CHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
 	for _, c := range cases {
 		plan := "-"
 		if c.MinimalPlan != nil {
@@ -68,21 +75,38 @@ func WriteTable(w io.Writer, cases []Case) error {
 			}
 			expected = c.Expected + " (" + mark + ")\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%.2f\t%d\n", c.Target, c.Verdict, expected, IDs(c.Checks), plan, c.Seconds, c.Plans)
+		layout := ""
+		if withLayout {
+			layout = c.Layout + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s%s\t%s\t%.2f\t%d\n", c.Target, layout, c.Verdict, expected, IDs(c.Checks), plan, c.Seconds, c.Plans)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, c := range cases {
-		if c.MinimalPlan != nil {
-			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
+		switch {
+		case c.MinimalPlan != nil:
+			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.name(), c.Violations[0].Message, c.Seed)
 			fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
+		case len(c.Violations) > 0:
+			fmt.Fprintf(w, "\n%s: outside any plan (seed %d)\n", c.name(), c.Seed)
+			for _, v := range c.Violations {
+				fmt.Fprintf(w, "  %s\n      %s\n", v.Message, v.Detail)
+			}
 		}
 		if c.Error != "" {
-			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
+			fmt.Fprintf(w, "\n%s: %s\n", c.name(), c.Error)
 		}
 	}
 	return nil
+}
+
+func (c Case) name() string {
+	if c.Layout == "" {
+		return c.Target
+	}
+	return c.Target + " (" + c.Layout + " layout)"
 }
 
 // WriteJSON prints the cases as a JSON array.

@@ -16,7 +16,12 @@ func Check(t *testing.T, cfg Config) *Result {
 	}
 	switch res.Verdict {
 	case Fail:
-		t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", res.Failure.Violations[0].Message, res.Plans, res.Seed, report.Explain(res.Failure.Plan, res.Failure.History, res.Failure.Violations))
+		if f := res.Failure; f != nil {
+			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", f.Violations[0].Message, res.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations))
+		}
+		for _, v := range res.Outside {
+			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
+		}
 	case Inconclusive:
 		t.Errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, res.Err)
 	}

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -51,6 +52,9 @@ type Result struct {
 	// Detect is the time to the first failing plan; Total includes shrinking.
 	Detect time.Duration `json:"detect_ns"`
 	Total  time.Duration `json:"total_ns"`
+	// Outside lists changes to rows outside the run's namespace (IDEM-009):
+	// no plan explains them, so none is shrunk.
+	Outside []checks.Violation `json:"outside,omitempty"`
 	// Flaky says the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Err says why a run is inconclusive, or why a failure may not be minimal.
@@ -96,10 +100,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	runPrefix := model.Namespace(r.run + "-")
+	before, err := observer.Baseline(ctx, runPrefix)
+	if err != nil {
+		return nil, err
+	}
 	var rt tb
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
 
 	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
+	if after, err := observer.Baseline(context.WithoutCancel(ctx), runPrefix); err != nil {
+		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+	} else {
+		res.Outside = before.Changes(after)
+	}
 	switch {
 	case r.last != nil:
 		// A failure found stays found even if the run stopped while
@@ -111,6 +125,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Flaky = slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
 		res.Verdict, res.Err = Inconclusive, r.stop
+	case len(res.Outside) > 0:
+		res.Verdict = Fail
 	default:
 		res.Verdict = Pass
 	}

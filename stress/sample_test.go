@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
@@ -18,51 +19,59 @@ func call(tenant, key string, variant int) model.Step {
 	return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: tenant, Key: key, Variant: variant}}}
 }
 
-// Through the real stack (HTTP on loopback, PostgreSQL), every bug mode is
-// caught by its check and shrunk to the two calls that show it, and the
-// correct mode passes, for several seeds.
+// Through the real stack (HTTP on loopback, PostgreSQL), on both schema
+// layouts, every bug mode is caught by its check and shrunk to the two
+// calls that show it, and the correct mode passes, for several seeds.
 func TestSampleModes(t *testing.T) {
+	reencoded := call("A", "k1", 0)
+	reencoded.Calls[0].Encoding = 1
 	minimal := map[string][]model.Step{
-		"outbox-on-retry":  {call("A", "k1", 0), call("A", "k1", 0)},
-		"no-payload-check": {call("A", "k1", 0), call("A", "k1", 1)},
-		"global-keys":      {call("A", "k1", 0), call("B", "k1", 0)},
+		"outbox-on-retry":      {call("A", "k1", 0), call("A", "k1", 0)},
+		"no-payload-check":     {call("A", "k1", 0), call("A", "k1", 1)},
+		"global-keys":          {call("A", "k1", 0), call("B", "k1", 0)},
+		"raw-body-fingerprint": {call("A", "k1", 0), reencoded},
 	}
-	for _, mode := range sample.Modes() {
-		t.Run(mode, func(t *testing.T) {
-			svc := startSample(t, mode)
-			for _, seed := range []uint64{1, 2, 3} {
-				cfg, err := svc.Config(100, seed)
-				if err != nil {
-					t.Fatal(err)
+	for _, layout := range sample.Layouts() {
+		for _, mode := range sample.Modes() {
+			t.Run(string(layout)+"/"+mode, func(t *testing.T) {
+				if _, ok := minimal[mode]; !ok && mode != sample.Correct {
+					t.Fatalf("bug mode %s has no expected minimal plan here", mode)
 				}
-				res, err := stress.Run(t.Context(), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if mode == sample.Correct {
-					if res.Verdict != stress.Pass || res.Plans != 100 {
-						t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %+v", seed, res.Verdict, res.Plans, res.Failure)
+				svc := startSample(t, mode, layout)
+				for _, seed := range []uint64{1, 2} {
+					cfg, err := svc.Config(100, seed)
+					if err != nil {
+						t.Fatal(err)
 					}
-					continue
+					res, err := stress.Run(t.Context(), cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if mode == sample.Correct {
+						if res.Verdict != stress.Pass || res.Plans != 100 {
+							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %+v %v", seed, res.Verdict, res.Plans, res.Failure, res.Outside)
+						}
+						continue
+					}
+					if res.Verdict != stress.Fail || res.Failure == nil {
+						t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
+					}
+					if got := res.Failure.Violations[0].Check; got != sample.Expected[mode] {
+						t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failure.Violations)
+					}
+					want := model.Plan{Steps: minimal[mode]}
+					if got := res.Failure.Plan; got.String() != want.String() {
+						t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
+					}
 				}
-				if res.Verdict != stress.Fail {
-					t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
-				}
-				if got := res.Failure.Violations[0].Check; got != sample.Expected[mode] {
-					t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failure.Violations)
-				}
-				want := model.Plan{Steps: minimal[mode]}
-				if got := res.Failure.Plan; got.String() != want.String() {
-					t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
 // The library API inside go test: the correct service passes.
 func TestCheckCorrectService(t *testing.T) {
-	svc := startSample(t, sample.Correct)
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(50, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +82,7 @@ func TestCheckCorrectService(t *testing.T) {
 }
 
 func TestRunTargetUnreachable(t *testing.T) {
-	svc := startSample(t, sample.Correct)
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(20, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +108,7 @@ func TestRunTargetUnreachable(t *testing.T) {
 }
 
 func TestRunInterrupted(t *testing.T) {
-	svc := startSample(t, sample.Correct)
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(20, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +122,7 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestRunSchemaMismatch(t *testing.T) {
-	svc := startSample(t, sample.Correct)
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(20, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
@@ -21,7 +22,13 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	schema := fs.String("schema", "all", "sample service layouts to test: keys, tagged, or all")
 	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	layouts, ok := demoLayouts(*schema)
+	if !ok {
+		fmt.Fprintf(stderr, "idemstress demo: --schema %q; want keys, tagged or all\n", *schema)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -38,25 +45,26 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 
-	modes := sample.Modes()
 	var cases []report.Case
 	code := exitPass
-	for _, mode := range modes {
-		cs, err := demoMode(ctx, servers, mode, f, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "idemstress demo: %s: %v\n", mode, err)
-			return exitInconclusive
-		}
-		cases = append(cases, *cs)
-		if !cs.AsExpected() {
-			code = exitViolations
-			if cs.Verdict == "inconclusive" {
-				code = exitInconclusive
+	for _, layout := range layouts {
+		for _, mode := range sample.Modes() {
+			cs, err := demoMode(ctx, servers, mode, layout, f, stderr)
+			if err != nil {
+				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
+				return exitInconclusive
 			}
-		}
-		if ctx.Err() != nil {
-			code = exitInconclusive
-			break
+			cases = append(cases, *cs)
+			if !cs.AsExpected() {
+				code = max(code, exitViolations)
+				if cs.Verdict == "inconclusive" {
+					code = exitInconclusive
+				}
+			}
+			if ctx.Err() != nil {
+				code = exitInconclusive
+				break
+			}
 		}
 	}
 	if err := write(stdout, f.json, cases); err != nil {
@@ -97,12 +105,12 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 
 // demoMode starts the sample service in one mode, in-process on a loopback
 // port over a database of its own, and runs the tester against it.
-func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, f runFlags, stderr io.Writer) (*report.Case, error) {
-	url, err := createDB(ctx, "demo_"+strings.ReplaceAll(mode, "-", "_"))
+func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, stderr io.Writer) (*report.Case, error) {
+	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.ReplaceAll(mode, "-", "_"))
 	if err != nil {
 		return nil, err
 	}
-	svc, err := sample.Start(ctx, url, mode)
+	svc, err := sample.Start(ctx, url, mode, layout)
 	if err != nil {
 		return nil, err
 	}
@@ -112,15 +120,28 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 		return nil, err
 	}
 	cfg.ShrinkTime = f.shrinkTime
-	fmt.Fprintf(stderr, "idemstress demo: %s at %s\n", mode, svc.URL)
+	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, svc.URL)
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	cs := caseOf(mode, res)
+	cs.Layout = string(layout)
 	cs.Expected = "pass"
 	if id, ok := sample.Expected[mode]; ok {
 		cs.Expected = string(id)
 	}
 	return &cs, nil
+}
+
+func demoLayouts(schema string) ([]ticketsvc.Layout, bool) {
+	if schema == "all" {
+		return sample.Layouts(), true
+	}
+	for _, l := range sample.Layouts() {
+		if string(l) == schema {
+			return []ticketsvc.Layout{l}, true
+		}
+	}
+	return nil, false
 }

@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 )
 
 func TestDoctor(t *testing.T) {
-	contract, dbURL := serveSample(t, sample.Correct)
+	contract, dbURL := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	code, stdout, stderr := invoke(t, "doctor", "--config", contract, "--database-url", dbURL)
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
@@ -22,6 +23,13 @@ func TestDoctor(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
 		}
+	}
+
+	tagged, taggedDB := serveSample(t, sample.Correct, ticketsvc.LayoutTagged)
+	code, stdout, stderr = invoke(t, "doctor", "--config", tagged, "--database-url", taggedDB)
+	if code != exitPass || !strings.Contains(stdout, "tickets: rows tagged in subject, id id") ||
+		!strings.Contains(stdout, "notification_outbox: rows joined by ticket_id to tickets") {
+		t.Errorf("tagged contract: exit %d\n%s%s", code, stdout, stderr)
 	}
 
 	yaml, err := os.ReadFile(contract)

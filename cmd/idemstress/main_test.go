@@ -66,6 +66,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run without config", []string{"run"}, "want --config FILE"},
 		{"run with a bad flag", []string{"run", "--plans=many"}, "invalid value"},
 		{"demo with an argument", []string{"demo", "extra"}, `unexpected argument "extra"`},
+		{"demo with an unknown layout", []string{"demo", "--schema", "xml"}, `--schema "xml"; want keys, tagged or all`},
+		{"doctor without config", []string{"doctor"}, "want --config FILE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -116,13 +117,15 @@ func caseOf(name string, res *stress.Result) report.Case {
 	}
 	switch res.Verdict {
 	case stress.Fail:
-		f := res.Failure
 		cs.Verdict = "caught"
-		cs.Checks = f.Checks()
-		cs.MinimalPlan = &f.Plan
-		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
-		cs.Violations, cs.History = f.Violations, f.History
-		cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
+		cs.Violations = res.Outside
+		if f := res.Failure; f != nil {
+			cs.MinimalPlan = &f.Plan
+			cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
+			cs.Violations, cs.History = append(slices.Clone(f.Violations), res.Outside...), f.History
+			cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
+		}
+		cs.Checks = checks.Fired(cs.Violations)
 	case stress.Inconclusive:
 		cs.Verdict = "inconclusive"
 	}

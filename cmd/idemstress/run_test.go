@@ -14,17 +14,21 @@ import (
 	"github.com/idemstress/idemstress/report"
 )
 
-// serveSample starts the sample service in one mode and writes its contract,
-// pointed at it, to a file.
-func serveSample(t *testing.T, mode string) (contract, dbURL string) {
+// serveSample starts the sample service in one mode and layout and writes
+// the layout's contract file, pointed at it, to a file.
+func serveSample(t *testing.T, mode string, layout ticketsvc.Layout) (contract, dbURL string) {
 	t.Helper()
 	dbURL = pgtest.NewDatabase(t, cluster)
-	svc, err := sample.Start(t.Context(), dbURL, mode)
+	svc, err := sample.Start(t.Context(), dbURL, mode, layout)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	yaml := strings.Replace(string(ticketsvc.Contract), "http://127.0.0.1:8080/tickets", svc.URL, 1)
+	file := ticketsvc.Contract
+	if layout == ticketsvc.LayoutTagged {
+		file = ticketsvc.ContractTagged
+	}
+	yaml := strings.Replace(string(file), "http://127.0.0.1:8080/tickets", svc.URL, 1)
 	contract = filepath.Join(t.TempDir(), "contract.yaml")
 	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
@@ -33,8 +37,8 @@ func serveSample(t *testing.T, mode string) (contract, dbURL string) {
 }
 
 func TestRunExitCodes(t *testing.T) {
-	correct, correctDB := serveSample(t, sample.Correct)
-	buggy, buggyDB := serveSample(t, "outbox-on-retry")
+	correct, correctDB := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	buggy, buggyDB := serveSample(t, "outbox-on-retry", ticketsvc.LayoutKeys)
 
 	code, stdout, stderr := invoke(t, "run", "--config", correct, "--database-url", correctDB, "--plans", "30", "--seed", "5")
 	if code != exitPass || !strings.Contains(stdout, "pass") {
@@ -103,6 +107,32 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
+// run --config with the tagged layout's contract: the key is kept only in
+// the service's own table, rows are attributed by the action tag, and still
+// every bug is caught by its check and the correct service passes.
+func TestRunTaggedContract(t *testing.T) {
+	for _, mode := range sample.Modes() {
+		t.Run(mode, func(t *testing.T) {
+			contract, dbURL := serveSample(t, mode, ticketsvc.LayoutTagged)
+			code, stdout, stderr := invoke(t, "run", "--config", contract, "--database-url", dbURL, "--json", "--plans", "60", "--seed", "11")
+			var cases []report.Case
+			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) != 1 {
+				t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
+			}
+			c := cases[0]
+			if mode == sample.Correct {
+				if code != exitPass || c.Verdict != "pass" {
+					t.Fatalf("correct service: exit %d, %+v", code, c)
+				}
+				return
+			}
+			if code != exitViolations || c.Verdict != "caught" || string(c.Checks[0]) != string(sample.Expected[mode]) || c.MinimalCalls != 2 {
+				t.Fatalf("%s: exit %d, verdict %s, checks %v, %d calls", mode, code, c.Verdict, c.Checks, c.MinimalCalls)
+			}
+		})
+	}
+}
+
 // demo --json: the correct service passes, every bug is caught by its own
 // check with a two-call plan, and the exit code says all is as expected.
 func TestDemoJSON(t *testing.T) {
@@ -115,8 +145,8 @@ func TestDemoJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if len(cases) != len(sample.Modes()) {
-		t.Fatalf("%d cases, want %d", len(cases), len(sample.Modes()))
+	if len(cases) != len(sample.Modes())*len(sample.Layouts()) {
+		t.Fatalf("%d cases, want %d", len(cases), len(sample.Modes())*len(sample.Layouts()))
 	}
 	for _, c := range cases {
 		for _, field := range []string{"target", "verdict", "checks", "minimal_steps", "seconds"} {

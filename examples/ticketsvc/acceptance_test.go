@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 )
 
 // acceptanceCard is the seed acceptance card: on an empty, isolated
@@ -12,7 +14,9 @@ import (
 // same ticket id), "tickets" (exactly one ticket, with the subject and that
 // id) and "outbox" (exactly one outbox row, referencing that ticket). Every
 // row of the action is selected before anything is compared, so a response
-// that looks right cannot hide a wrong state change.
+// that looks right cannot hide a wrong state change; in the tagged layout,
+// whose tickets have no key column, the rows are selected through the
+// action's idempotency_keys row (see effectsOf).
 func acceptanceCard(t *testing.T, e *env) []string {
 	t.Helper()
 	const tenant, key, payload, subject = "A", "retry-17", `{"subject": "Printer offline"}`, "Printer offline"
@@ -44,7 +48,9 @@ func acceptanceCard(t *testing.T, e *env) []string {
 	return failed
 }
 
-func TestAcceptanceCard(t *testing.T) {
+func TestAcceptanceCard(t *testing.T) { forEachLayout(t, testAcceptanceCard) }
+
+func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 	tests := []struct {
 		bug  string
 		want []string
@@ -56,6 +62,12 @@ func TestAcceptanceCard(t *testing.T) {
 		// cards, so it must pass them.
 		{"no-payload-check", nil},
 		{"global-keys", nil},
+		// Both calls send the same bytes.
+		{"raw-body-fingerprint", nil},
+	}
+	if len(tests) != len(ticketsvc.Bugs())+1 {
+		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",
+			len(tests), len(ticketsvc.Bugs()))
 	}
 	for _, tt := range tests {
 		name := tt.bug
@@ -63,7 +75,7 @@ func TestAcceptanceCard(t *testing.T) {
 			name = "correct"
 		}
 		t.Run(name, func(t *testing.T) {
-			if got := acceptanceCard(t, newEnv(t, tt.bug)); !slices.Equal(got, tt.want) {
+			if got := acceptanceCard(t, newEnv(t, layout, tt.bug)); !slices.Equal(got, tt.want) {
 				t.Errorf("failed assertions %q, want %q", got, tt.want)
 			}
 		})

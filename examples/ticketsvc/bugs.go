@@ -15,6 +15,9 @@ type behavior struct {
 	skipPayloadCheck bool
 	// outboxOnReplay enqueues another notification on every replay.
 	outboxOnReplay bool
+	// rawBodyFingerprint fingerprints the body's bytes, not its canonical
+	// JSON, so a re-encoded retry looks like a changed payload.
+	rawBodyFingerprint bool
 }
 
 // bugMode is one entry of the bug zoo.
@@ -28,6 +31,7 @@ var bugModes = []bugMode{
 	{name: "outbox-on-retry", b: behavior{outboxOnReplay: true}},
 	{name: "no-payload-check", b: behavior{skipPayloadCheck: true}},
 	{name: "global-keys", b: behavior{globalKeys: true}},
+	{name: "raw-body-fingerprint", b: behavior{rawBodyFingerprint: true}},
 }
 
 // Bugs returns the names accepted by Options.Bug, in documented order.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -93,7 +94,9 @@ func checkBurst(t *testing.T, e *env, calls []call, answers []answer) (created, 
 // TestConcurrentDuplicates fires bursts of 16 simultaneous calls per round:
 // the correct mode must never duplicate, never leak across tenants and never
 // answer 500.
-func TestConcurrentDuplicates(t *testing.T) {
+func TestConcurrentDuplicates(t *testing.T) { forEachLayout(t, testConcurrentDuplicates) }
+
+func testConcurrentDuplicates(t *testing.T, layout ticketsvc.Layout) {
 	const rounds, callers = 20, 16
 	tests := []struct {
 		name string
@@ -111,7 +114,7 @@ func TestConcurrentDuplicates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, "")
+			e := newEnv(t, layout, "")
 			created, inFlight := 0, 0
 			for round := range rounds {
 				calls := make([]call, callers)

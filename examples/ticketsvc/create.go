@@ -25,8 +25,12 @@ var (
 
 // create runs a create call in one transaction: lock the action, look up its
 // key, then either answer from the stored key or write ticket, outbox and key
-// together. Any error rolls everything back.
+// together. Any error rolls everything back. The first call also checks the
+// database's layout.
 func (s *Service) create(ctx context.Context, req createRequest) (outcome, error) {
+	if err := s.checkLayout(ctx); err != nil {
+		return outcome{}, err
+	}
 	var out outcome
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
@@ -62,11 +66,11 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if found {
 		return s.replay(ctx, tx, req, prior)
 	}
-	id, err := insertTicket(ctx, tx, req)
+	id, err := insertTicket(ctx, tx, s.layout, req)
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := insertOutbox(ctx, tx, req, id); err != nil {
+	if err := insertOutbox(ctx, tx, s.layout, req, id); err != nil {
 		return outcome{}, err
 	}
 	if err := insertKey(ctx, tx, req, id); err != nil {
@@ -81,7 +85,7 @@ func (s *Service) replay(ctx context.Context, tx pgx.Tx, req createRequest, prio
 		return payloadMismatch, nil
 	}
 	if s.b.outboxOnReplay {
-		if err := insertOutbox(ctx, tx, req, prior.ticketID); err != nil {
+		if err := insertOutbox(ctx, tx, s.layout, req, prior.ticketID); err != nil {
 			return outcome{}, err
 		}
 	}

@@ -32,9 +32,11 @@ func (b *syncBuffer) String() string {
 // TestDatabaseErrorIs500AndAtomic breaks the second write of a create: the
 // call must answer 500, log why, and leave no ticket behind; once the
 // database is repaired the retry creates the ticket.
-func TestDatabaseErrorIs500AndAtomic(t *testing.T) {
+func TestDatabaseErrorIs500AndAtomic(t *testing.T) { forEachLayout(t, testDatabaseErrorIs500AndAtomic) }
+
+func testDatabaseErrorIs500AndAtomic(t *testing.T, layout ticketsvc.Layout) {
 	var logs syncBuffer
-	e := newEnvWith(t, ticketsvc.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e := newEnvWith(t, ticketsvc.Options{Layout: layout, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if _, err := e.pool.Exec(t.Context(), `DROP TABLE notification_outbox`); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestDatabaseErrorIs500AndAtomic(t *testing.T) {
 	if err := e.pool.QueryRow(t.Context(), `SELECT count(*) FROM tickets`).Scan(&tickets); err != nil || tickets != 0 {
 		t.Fatalf("%d tickets (err %v) survived a failed create; want 0", tickets, err)
 	}
-	if err := ticketsvc.Migrate(t.Context(), e.pool); err != nil {
+	if err := ticketsvc.Migrate(t.Context(), e.pool, layout); err != nil {
 		t.Fatal(err)
 	}
 	a = e.mustPost("A", "k", `{"subject":"x"}`)

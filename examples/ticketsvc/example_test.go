@@ -34,7 +34,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer pool.Close()
-	if err := ticketsvc.Migrate(ctx, pool); err != nil {
+	if err := ticketsvc.Migrate(ctx, pool, ticketsvc.LayoutKeys); err != nil {
 		log.Fatal(err)
 	}
 	svc, err := ticketsvc.New(pool, ticketsvc.Options{})
@@ -78,4 +78,14 @@ func ExampleBugs() {
 	// outbox-on-retry
 	// no-payload-check
 	// global-keys
+	// raw-body-fingerprint
+}
+
+func ExampleLayouts() {
+	for _, layout := range ticketsvc.Layouts() {
+		fmt.Println(layout)
+	}
+	// Output:
+	// keys
+	// tagged
 }

@@ -39,14 +39,22 @@ func connect(t *testing.T, url string) *pgxpool.Pool {
 	return pool
 }
 
-// newPool connects to a fresh, migrated database.
-func newPool(t *testing.T) *pgxpool.Pool {
+// newPool connects to a fresh database migrated with layout.
+func newPool(t *testing.T, layout ticketsvc.Layout) *pgxpool.Pool {
 	t.Helper()
 	pool := connect(t, newDatabase(t))
-	if err := ticketsvc.Migrate(t.Context(), pool); err != nil {
+	if err := ticketsvc.Migrate(t.Context(), pool, layout); err != nil {
 		t.Fatal(err)
 	}
 	return pool
+}
+
+// forEachLayout runs f as one subtest per layout.
+func forEachLayout(t *testing.T, f func(t *testing.T, layout ticketsvc.Layout)) {
+	t.Helper()
+	for _, layout := range ticketsvc.Layouts() {
+		t.Run(string(layout), func(t *testing.T) { f(t, layout) })
+	}
 }
 
 // env is one service under test: its HTTP server, client and database.
@@ -55,18 +63,25 @@ type env struct {
 	url    string
 	client *http.Client
 	pool   *pgxpool.Pool
+	layout ticketsvc.Layout
 }
 
-// newEnv starts the service in the given bug mode over a fresh database,
-// behind a real HTTP server on loopback.
-func newEnv(t *testing.T, bug string) *env {
+// newEnv starts the service in the given layout and bug mode over a fresh
+// database, behind a real HTTP server on loopback.
+func newEnv(t *testing.T, layout ticketsvc.Layout, bug string) *env {
 	t.Helper()
-	return newEnvWith(t, ticketsvc.Options{Bug: bug})
+	return newEnvWith(t, ticketsvc.Options{Layout: layout, Bug: bug})
 }
 
+// newEnvWith migrates a fresh database with opts.Layout and serves it.
 func newEnvWith(t *testing.T, opts ticketsvc.Options) *env {
 	t.Helper()
-	pool := newPool(t)
+	return serve(t, newPool(t, opts.Layout), opts)
+}
+
+// serve starts the service over pool as it is.
+func serve(t *testing.T, pool *pgxpool.Pool, opts ticketsvc.Options) *env {
+	t.Helper()
 	svc, err := ticketsvc.New(pool, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +92,7 @@ func newEnvWith(t *testing.T, opts ticketsvc.Options) *env {
 	// A hung call fails its test instead of the whole run.
 	client.Timeout = 30 * time.Second
 	t.Cleanup(client.CloseIdleConnections)
-	return &env{t: t, url: srv.URL, client: client, pool: pool}
+	return &env{t: t, url: srv.URL, client: client, pool: pool, layout: opts.Layout}
 }
 
 // answer is what a call got back.
@@ -154,21 +169,47 @@ type effects struct {
 	Outbox  []outboxRow
 }
 
+// effectQueries select the rows of one action, $1 tenant and $2 key, in
+// each layout: by their own columns, or in the tagged layout, whose tickets
+// and outbox rows carry no key, through the service's idempotency_keys row.
+var effectQueries = map[ticketsvc.Layout]struct{ tickets, outbox string }{
+	ticketsvc.LayoutKeys: {
+		tickets: `SELECT id, subject FROM tickets
+			WHERE tenant = $1 AND request_key = $2 ORDER BY id`,
+		outbox: `SELECT id, ticket_id FROM notification_outbox
+			WHERE tenant = $1 AND request_key = $2 ORDER BY id`,
+	},
+	ticketsvc.LayoutTagged: {
+		tickets: `SELECT t.id, t.subject FROM tickets t
+			JOIN idempotency_keys k ON k.ticket_id = t.id
+			WHERE k.tenant = $1 AND k.request_key = $2 ORDER BY t.id`,
+		outbox: `SELECT o.id, o.ticket_id FROM notification_outbox o
+			JOIN idempotency_keys k ON k.ticket_id = o.ticket_id
+			WHERE k.tenant = $1 AND k.request_key = $2 ORDER BY o.id`,
+	},
+}
+
 // effectsOf selects every row of tenant and key (no LIMIT), in id order.
 func (e *env) effectsOf(tenant, key string) effects {
 	e.t.Helper()
 	ctx := e.t.Context()
+	layout := e.layout
+	if layout == "" {
+		layout = ticketsvc.LayoutKeys
+	}
+	q, ok := effectQueries[layout]
+	if !ok {
+		e.t.Fatalf("no effect queries for layout %q", layout)
+	}
 	var ef effects
-	rows, err := e.pool.Query(ctx, `SELECT id, subject FROM tickets
-		WHERE tenant = $1 AND request_key = $2 ORDER BY id`, tenant, key)
+	rows, err := e.pool.Query(ctx, q.tickets, tenant, key)
 	if err == nil {
 		ef.Tickets, err = pgx.CollectRows(rows, pgx.RowToStructByPos[ticketRow])
 	}
 	if err != nil {
 		e.t.Fatalf("select tickets of (%q, %q): %v", tenant, key, err)
 	}
-	rows, err = e.pool.Query(ctx, `SELECT id, ticket_id FROM notification_outbox
-		WHERE tenant = $1 AND request_key = $2 ORDER BY id`, tenant, key)
+	rows, err = e.pool.Query(ctx, q.outbox, tenant, key)
 	if err == nil {
 		ef.Outbox, err = pgx.CollectRows(rows, pgx.RowToStructByPos[outboxRow])
 	}

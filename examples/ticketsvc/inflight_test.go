@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -12,8 +13,10 @@ import (
 // idempotency_keys against writes, so the first call blocks on its last
 // insert while holding the action's lock. A retry then must answer 409 at
 // once, without writing; after the first call commits, a retry replays it.
-func TestInFlight(t *testing.T) {
-	e := newEnv(t, "")
+func TestInFlight(t *testing.T) { forEachLayout(t, testInFlight) }
+
+func testInFlight(t *testing.T, layout ticketsvc.Layout) {
+	e := newEnv(t, layout, "")
 	ctx := t.Context()
 	stall, err := e.pool.Begin(ctx)
 	if err != nil {

@@ -26,7 +26,8 @@ type createRequest struct {
 	tenant  string
 	key     string
 	subject string
-	// fingerprint identifies the payload up to canonical-JSON equality.
+	// fingerprint identifies the payload up to canonical-JSON equality
+	// (byte equality under raw-body-fingerprint).
 	fingerprint string
 }
 
@@ -36,8 +37,9 @@ type httpError struct {
 	msg    string
 }
 
-// parseCreate validates the headers and body of a create call.
-func parseCreate(w http.ResponseWriter, r *http.Request) (createRequest, *httpError) {
+// parseCreate validates the headers and body of a create call. With
+// rawFingerprint set it fingerprints the body as sent, not its canonical form.
+func parseCreate(w http.ResponseWriter, r *http.Request, rawFingerprint bool) (createRequest, *httpError) {
 	key, herr := singleHeader(r, "Idempotency-Key")
 	if herr != nil {
 		return createRequest{}, herr
@@ -54,11 +56,15 @@ func parseCreate(w http.ResponseWriter, r *http.Request) (createRequest, *httpEr
 		}
 		return createRequest{}, &httpError{http.StatusBadRequest, "reading body: " + err.Error()}
 	}
-	subject, fingerprint, herr := parsePayload(body)
+	subject, canonical, herr := parsePayload(body)
 	if herr != nil {
 		return createRequest{}, herr
 	}
-	return createRequest{tenant: tenant, key: key, subject: subject, fingerprint: fingerprint}, nil
+	if rawFingerprint {
+		canonical = body
+	}
+	sum := sha256.Sum256(canonical)
+	return createRequest{tenant: tenant, key: key, subject: subject, fingerprint: hex.EncodeToString(sum[:])}, nil
 }
 
 // singleHeader returns the one non-empty value of header name, byte for
@@ -80,35 +86,34 @@ func singleHeader(r *http.Request, name string) (string, *httpError) {
 }
 
 // parsePayload checks that body is a JSON object with a string "subject" and
-// fingerprints its canonical form: decoding and re-encoding drops whitespace,
+// returns its canonical form: decoding and re-encoding drops whitespace,
 // resolves string escapes and sorts object keys. Numbers stay as written
 // (1.0 is not 1), as in idemstress's model.Canonical.
-func parsePayload(body []byte) (subject, fingerprint string, herr *httpError) {
+func parsePayload(body []byte) (subject string, canonical []byte, herr *httpError) {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return "", "", &httpError{http.StatusBadRequest, "body is not valid JSON: " + err.Error()}
+		return "", nil, &httpError{http.StatusBadRequest, "body is not valid JSON: " + err.Error()}
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return "", "", &httpError{http.StatusBadRequest, "body has data after the JSON value"}
+		return "", nil, &httpError{http.StatusBadRequest, "body has data after the JSON value"}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return "", "", &httpError{http.StatusBadRequest, `body must be a JSON object like {"subject": "..."}`}
+		return "", nil, &httpError{http.StatusBadRequest, `body must be a JSON object like {"subject": "..."}`}
 	}
 	subject, ok = obj["subject"].(string)
 	if !ok {
-		return "", "", &httpError{http.StatusBadRequest, `body must have a string field "subject"`}
+		return "", nil, &httpError{http.StatusBadRequest, `body must have a string field "subject"`}
 	}
 	if strings.ContainsRune(subject, 0) {
-		return "", "", &httpError{http.StatusBadRequest, `"subject" must not contain NUL characters`}
+		return "", nil, &httpError{http.StatusBadRequest, `"subject" must not contain NUL characters`}
 	}
 	canonical, err := json.Marshal(v)
 	if err != nil {
 		// Unreachable: a value decoded from JSON always re-encodes.
-		return "", "", &httpError{http.StatusBadRequest, "body cannot be re-encoded: " + err.Error()}
+		return "", nil, &httpError{http.StatusBadRequest, "body cannot be re-encoded: " + err.Error()}
 	}
-	sum := sha256.Sum256(canonical)
-	return subject, hex.EncodeToString(sum[:]), nil
+	return subject, canonical, nil
 }

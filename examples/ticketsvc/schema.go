@@ -3,6 +3,7 @@ package ticketsvc
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,57 +11,42 @@ import (
 
 // migrateLockID is the advisory lock that serialises concurrent Migrate
 // calls: CREATE ... IF NOT EXISTS alone can still fail when two sessions
-// create the same table at once (a unique violation in the catalog).
+// create the same table at once (a unique violation in the catalog), and two
+// layouts must not be created side by side.
 const migrateLockID int64 = 0x7469636b65747376 // "ticketsv"
 
-// schema is the DDL of the default layout. tickets and notification_outbox
-// carry tenant and request_key so idemstress can attribute every row to its
-// action; idempotency_keys is the service's own record of each key.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS tickets (
-		id          bigserial PRIMARY KEY,
-		tenant      text NOT NULL,
-		request_key text NOT NULL,
-		subject     text NOT NULL,
-		CONSTRAINT tickets_tenant_request_key_key UNIQUE (tenant, request_key)
-	)`,
-	`CREATE TABLE IF NOT EXISTS notification_outbox (
-		id          bigserial PRIMARY KEY,
-		tenant      text NOT NULL,
-		request_key text NOT NULL,
-		ticket_id   bigint NOT NULL REFERENCES tickets (id)
-	)`,
-	`CREATE INDEX IF NOT EXISTS notification_outbox_tenant_request_key_idx
-		ON notification_outbox (tenant, request_key)`,
-	`CREATE INDEX IF NOT EXISTS notification_outbox_ticket_id_idx
-		ON notification_outbox (ticket_id)`,
-	`CREATE TABLE IF NOT EXISTS idempotency_keys (
-		tenant      text NOT NULL,
-		request_key text NOT NULL,
-		fingerprint text NOT NULL,
-		ticket_id   bigint NOT NULL REFERENCES tickets (id),
-		PRIMARY KEY (tenant, request_key)
-	)`,
-	`CREATE INDEX IF NOT EXISTS idempotency_keys_request_key_idx
-		ON idempotency_keys (request_key)`,
-}
-
-// Migrate creates the service's tables if they do not exist. It is
-// idempotent, and safe when several processes run it at once.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+// Migrate creates the tables of layout ("" is LayoutKeys) if they do not
+// exist. It is idempotent, and safe when several processes run it at once.
+// It fails, changing nothing, if the database already holds another layout
+// or tables of these names that match no layout: one database, one layout.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, layout Layout) error {
+	spec, err := specFor(layout)
+	if err != nil {
+		return fmt.Errorf("ticketsvc: migrate: %w", err)
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLockID); err != nil {
 			return fmt.Errorf("take migration lock: %w", err)
 		}
-		for _, stmt := range schema {
-			if _, err := tx.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("%s: %w", firstLine(stmt), err)
+		present, err := presentLayouts(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if present != nil && !slices.Contains(present, spec.layout) {
+			return fmt.Errorf("the database already holds the %s layout, not %q: one database holds one layout; "+
+				"migrate a fresh database for %q", layoutList(present), spec.layout, spec.layout)
+		}
+		for _, t := range spec.tables {
+			for _, stmt := range t.ddl() {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("%s: %w", firstLine(stmt), err)
+				}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("ticketsvc: migrate: %w", err)
+		return fmt.Errorf("ticketsvc: migrate %q layout: %w", spec.layout, err)
 	}
 	return nil
 }

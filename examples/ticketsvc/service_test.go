@@ -9,11 +9,13 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 )
 
-// TestCorrectMode walks one database through creates, replays, canonical
-// re-encodings and conflicts, checking every answer and every row after each
-// call.
-func TestCorrectMode(t *testing.T) {
-	e := newEnv(t, "")
+// TestCorrectMode walks one database per layout through creates, replays,
+// canonical re-encodings and conflicts, checking every answer and every row
+// after each call.
+func TestCorrectMode(t *testing.T) { forEachLayout(t, testCorrectMode) }
+
+func testCorrectMode(t *testing.T, layout ticketsvc.Layout) {
+	e := newEnv(t, layout, "")
 	type step struct {
 		name              string
 		tenant, key, body string
@@ -81,8 +83,10 @@ func checkOneEffect(t *testing.T, name string, ef effects, id int64, subject str
 
 // TestInvalidRequests checks that malformed calls are refused and write
 // nothing.
-func TestInvalidRequests(t *testing.T) {
-	e := newEnv(t, "")
+func TestInvalidRequests(t *testing.T) { forEachLayout(t, testInvalidRequests) }
+
+func testInvalidRequests(t *testing.T, layout ticketsvc.Layout) {
+	e := newEnv(t, layout, "")
 	ok := http.Header{"X-Tenant": {"A"}, "Idempotency-Key": {"k"}}
 	with := func(name string, vals ...string) http.Header {
 		h := ok.Clone()
@@ -151,14 +155,14 @@ func TestInvalidRequests(t *testing.T) {
 }
 
 func TestBugs(t *testing.T) {
-	want := []string{"outbox-on-retry", "no-payload-check", "global-keys"}
+	want := []string{"outbox-on-retry", "no-payload-check", "global-keys", "raw-body-fingerprint"}
 	if got := ticketsvc.Bugs(); !slices.Equal(got, want) {
 		t.Fatalf("Bugs() = %q, want %q", got, want)
 	}
 }
 
 func TestNewRejectsUnknownBug(t *testing.T) {
-	pool := newPool(t)
+	pool := newPool(t, ticketsvc.LayoutKeys)
 	_, err := ticketsvc.New(pool, ticketsvc.Options{Bug: "no-such-bug"})
 	if err == nil {
 		t.Fatal("New accepted bug mode \"no-such-bug\"")
@@ -171,6 +175,24 @@ func TestNewRejectsUnknownBug(t *testing.T) {
 	for _, bug := range append(ticketsvc.Bugs(), "") {
 		if _, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug}); err != nil {
 			t.Errorf("New with bug %q: %v", bug, err)
+		}
+	}
+}
+
+func TestNewRejectsUnknownLayout(t *testing.T) {
+	pool := newPool(t, ticketsvc.LayoutKeys)
+	_, err := ticketsvc.New(pool, ticketsvc.Options{Layout: "no-such-layout"})
+	if err == nil {
+		t.Fatal("New accepted layout \"no-such-layout\"")
+	}
+	for _, name := range []string{"keys", "tagged", "no-such-layout"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not mention %q", err, name)
+		}
+	}
+	for _, layout := range append(ticketsvc.Layouts(), "") {
+		if _, err := ticketsvc.New(pool, ticketsvc.Options{Layout: layout}); err != nil {
+			t.Errorf("New with layout %q: %v", layout, err)
 		}
 	}
 }

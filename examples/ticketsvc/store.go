@@ -10,8 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The SQL of the default layout, one function per statement, so that a
-// mode or layout that needs a different statement replaces just that one.
+// The SQL of the service, one function per statement, so that a mode that
+// needs a different statement replaces just that one. The statements that
+// differ between layouts come from the layout's spec.
 
 // tryLockAction takes the transaction-scoped advisory lock of an action and
 // reports whether it got it. With global set the lock ignores the tenant.
@@ -72,19 +73,21 @@ func findKey(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (s
 	return k, true, nil
 }
 
-func insertTicket(ctx context.Context, tx pgx.Tx, req createRequest) (int64, error) {
+func insertTicket(ctx context.Context, tx pgx.Tx, l *layoutSpec, req createRequest) (int64, error) {
 	var id int64
-	err := tx.QueryRow(ctx, `INSERT INTO tickets (tenant, request_key, subject)
-		VALUES ($1, $2, $3) RETURNING id`, req.tenant, req.key, req.subject).Scan(&id)
+	err := tx.QueryRow(ctx, l.insertTicket, pgx.NamedArgs{
+		"tenant": req.tenant, "key": req.key, "subject": req.subject,
+	}).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert ticket: %w", err)
 	}
 	return id, nil
 }
 
-func insertOutbox(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
-	_, err := tx.Exec(ctx, `INSERT INTO notification_outbox (tenant, request_key, ticket_id)
-		VALUES ($1, $2, $3)`, req.tenant, req.key, ticketID)
+func insertOutbox(ctx context.Context, tx pgx.Tx, l *layoutSpec, req createRequest, ticketID int64) error {
+	_, err := tx.Exec(ctx, l.insertOutbox, pgx.NamedArgs{
+		"tenant": req.tenant, "key": req.key, "ticket_id": ticketID,
+	})
 	if err != nil {
 		return fmt.Errorf("insert outbox: %w", err)
 	}

@@ -28,7 +28,14 @@ var Expected = map[string]checks.ID{
 	"outbox-on-retry":  checks.DuplicateEffect,
 	"no-payload-check": checks.ChangedAccepted,
 	"global-keys":      checks.TenantLeak,
+	// A re-encoded retry answered 422: the equivalent payload was rejected.
+	"raw-body-fingerprint": checks.EqualRejected,
 }
+
+// Layouts are the sample service's schema layouts: key columns in every
+// effect table, or the key kept only in the service's own table and rows
+// attributed by the action tag.
+func Layouts() []ticketsvc.Layout { return ticketsvc.Layouts() }
 
 // Modes lists the correct mode, then every bug mode.
 func Modes() []string { return append([]string{Correct}, ticketsvc.Bugs()...) }
@@ -36,6 +43,7 @@ func Modes() []string { return append([]string{Correct}, ticketsvc.Bugs()...) }
 // Service is a running sample service.
 type Service struct {
 	Mode     string
+	Layout   ticketsvc.Layout
 	URL      string // http://127.0.0.1:PORT/tickets
 	Pool     *pgxpool.Pool
 	Contract *stress.Contract
@@ -43,9 +51,9 @@ type Service struct {
 	served   chan error
 }
 
-// Start migrates the database at dbURL and serves the sample service in the
-// given mode on a free loopback port.
-func Start(ctx context.Context, dbURL, mode string) (_ *Service, err error) {
+// Start migrates the database at dbURL to the layout and serves the sample
+// service in the given mode on a free loopback port.
+func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ *Service, err error) {
 	bug := mode
 	if mode == Correct {
 		bug = ""
@@ -59,14 +67,14 @@ func Start(ctx context.Context, dbURL, mode string) (_ *Service, err error) {
 			pool.Close()
 		}
 	}()
-	if err := ticketsvc.Migrate(ctx, pool); err != nil {
+	if err := ticketsvc.Migrate(ctx, pool, layout); err != nil {
 		return nil, err
 	}
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug})
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug, Layout: layout})
 	if err != nil {
 		return nil, err
 	}
-	contract, err := stress.ParseContract("examples/ticketsvc/contract.yaml", ticketsvc.Contract)
+	contract, err := Contract(layout)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +82,19 @@ func Start(ctx context.Context, dbURL, mode string) (_ *Service, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sample: listening on loopback: %w", err)
 	}
-	s := &Service{Mode: mode, URL: "http://" + ln.Addr().String() + "/tickets", Pool: pool, Contract: contract,
+	s := &Service{Mode: mode, Layout: layout, URL: "http://" + ln.Addr().String() + "/tickets", Pool: pool, Contract: contract,
 		srv: &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}, served: make(chan error, 1)}
 	s.Contract.Target.URL = s.URL
 	go func() { s.served <- s.srv.Serve(ln) }()
 	return s, nil
+}
+
+// Contract is the sample service's contract for a layout.
+func Contract(layout ticketsvc.Layout) (*stress.Contract, error) {
+	if layout == ticketsvc.LayoutTagged {
+		return stress.ParseContract("examples/ticketsvc/contract_tagged.yaml", ticketsvc.ContractTagged)
+	}
+	return stress.ParseContract("examples/ticketsvc/contract.yaml", ticketsvc.Contract)
 }
 
 // Config is a stress configuration that tests this service with its

@@ -13,16 +13,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
-// TestBinary builds the command, serves one call with it and stops it with
-// SIGTERM, as a process supervisor would.
+// TestBinary builds the command, serves one call with it in each -schema
+// (and with none) and stops it with SIGTERM, as a process supervisor would.
 func TestBinary(t *testing.T) {
 	bin := buildBinary(t)
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		layout ticketsvc.Layout
+	}{
+		{"default", nil, ticketsvc.LayoutKeys},
+		{"keys", []string{"-schema", "keys"}, ticketsvc.LayoutKeys},
+		{"tagged", []string{"-schema", "tagged"}, ticketsvc.LayoutTagged},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testBinary(t, bin, tt.args, tt.layout) })
+	}
+}
+
+func testBinary(t *testing.T, bin string, args []string, layout ticketsvc.Layout) {
 	dbURL := pgtest.NewDatabase(t, cluster)
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "-listen", addr, "-database-url", dbURL)
+	cmd := exec.Command(bin, append([]string{"-listen", addr, "-database-url", dbURL}, args...)...)
 	cmd.Env = append(os.Environ(), "PORT=1") // -listen must win
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -71,6 +86,9 @@ func TestBinary(t *testing.T) {
 	}
 
 	postTicket(t, "http://"+addr+"/tickets")
+	// The schema is the flag's: Migrate of that layout accepts the
+	// database, and the service wrote there.
+	migrate(t, dbURL, layout)
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

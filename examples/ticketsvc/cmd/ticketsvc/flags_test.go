@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -17,23 +22,29 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{name: "defaults from DATABASE_URL",
 			env:  map[string]string{"DATABASE_URL": "postgres://env"},
-			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://env"}},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://env", schema: ticketsvc.LayoutKeys}},
 		{name: "flag beats DATABASE_URL",
 			args: []string{"-database-url", "postgres://flag"},
 			env:  map[string]string{"DATABASE_URL": "postgres://env"},
-			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag"}},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", schema: ticketsvc.LayoutKeys}},
 		{name: "PORT without -listen",
 			args: []string{"-database-url", "postgres://flag", "-bug", "global-keys"},
 			env:  map[string]string{"PORT": "9123"},
-			want: config{listen: "127.0.0.1:9123", databaseURL: "postgres://flag", bug: "global-keys"}},
+			want: config{listen: "127.0.0.1:9123", databaseURL: "postgres://flag", bug: "global-keys", schema: ticketsvc.LayoutKeys}},
 		{name: "-listen beats PORT",
 			args: []string{"-database-url", "postgres://flag", "-listen", "127.0.0.1:7000"},
 			env:  map[string]string{"PORT": "9123"},
-			want: config{listen: "127.0.0.1:7000", databaseURL: "postgres://flag"}},
+			want: config{listen: "127.0.0.1:7000", databaseURL: "postgres://flag", schema: ticketsvc.LayoutKeys}},
 		{name: "-listen given as the default still beats PORT",
 			args: []string{"-database-url", "postgres://flag", "-listen", "127.0.0.1:8080"},
 			env:  map[string]string{"PORT": "9123"},
-			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag"}},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", schema: ticketsvc.LayoutKeys}},
+		{name: "-schema tagged",
+			args: []string{"-database-url", "postgres://flag", "-schema", "tagged"},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", schema: ticketsvc.LayoutTagged}},
+		{name: "-schema keys",
+			args: []string{"-database-url", "postgres://flag", "-schema", "keys", "-bug", "raw-body-fingerprint"},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", bug: "raw-body-fingerprint", schema: ticketsvc.LayoutKeys}},
 		{name: "no database", wantErr: "-database-url"},
 		{name: "stray argument", args: []string{"-database-url", "x", "serve"}, wantErr: "unexpected arguments"},
 		{name: "unknown flag", args: []string{"-port", "1"}, wantErr: "-port"},
@@ -63,5 +74,53 @@ func TestRunRejectsUnknownBug(t *testing.T) {
 		func(string) string { return "" }, &stderr)
 	if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "outbox-on-retry") {
 		t.Fatalf("got %v; want a usage error listing the bug modes", err)
+	}
+}
+
+// An unknown -schema is a usage error naming the valid layouts, found before
+// any connection is made.
+func TestRunRejectsUnknownSchema(t *testing.T) {
+	var stderr strings.Builder
+	err := run(t.Context(), []string{"-database-url", "postgres://127.0.0.1:1/x", "-schema", "nope"},
+		func(string) string { return "" }, &stderr)
+	if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), "keys") ||
+		!strings.Contains(err.Error(), "tagged") || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("got %v; want a usage error listing the layouts", err)
+	}
+}
+
+// Started with one -schema on a database that holds the other layout, the
+// command stops before listening, naming both.
+func TestRunRefusesAnotherLayout(t *testing.T) {
+	for _, tt := range []struct{ db, flag ticketsvc.Layout }{
+		{ticketsvc.LayoutKeys, ticketsvc.LayoutTagged},
+		{ticketsvc.LayoutTagged, ticketsvc.LayoutKeys},
+	} {
+		t.Run(string(tt.flag)+"_on_"+string(tt.db), func(t *testing.T) {
+			dbURL := pgtest.NewDatabase(t, cluster)
+			migrate(t, dbURL, tt.db)
+			var stderr strings.Builder
+			err := run(t.Context(), []string{"-database-url", dbURL, "-listen", "127.0.0.1:0", "-schema", string(tt.flag)},
+				func(string) string { return "" }, &stderr)
+			if err == nil || errors.As(err, new(usageError)) ||
+				!strings.Contains(err.Error(), `"`+string(tt.db)+`"`) || !strings.Contains(err.Error(), `"`+string(tt.flag)+`"`) {
+				t.Fatalf("got %v; want a failure naming both layouts", err)
+			}
+			if strings.Contains(stderr.String(), "listening on") {
+				t.Fatalf("listened on a database of the other layout:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+func migrate(t *testing.T, dbURL string, layout ticketsvc.Layout) {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := ticketsvc.Migrate(t.Context(), pool, layout); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,9 +1,10 @@
 // Command ticketsvc serves the ticketsvc sample target over PostgreSQL.
 //
-//	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME]
+//	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME] [-schema keys|tagged]
 //
-// It creates its schema at start, prints "listening on ADDR" to stderr once
-// it accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
+// It creates its schema in the -schema layout at start (refusing a database
+// that holds the other layout), prints "listening on ADDR" to stderr once it
+// accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
 package main
 
 import (
@@ -54,6 +55,7 @@ type config struct {
 	listen      string
 	databaseURL string
 	bug         string
+	schema      ticketsvc.Layout
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -63,6 +65,11 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (default 127.0.0.1:$PORT when PORT is set)")
 	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode: "+strings.Join(ticketsvc.Bugs(), ", ")+" (empty: correct)")
+	var layouts []string
+	for _, l := range ticketsvc.Layouts() {
+		layouts = append(layouts, string(l))
+	}
+	schema := fs.String("schema", string(ticketsvc.LayoutKeys), "schema layout: "+strings.Join(layouts, ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
@@ -80,6 +87,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.databaseURL == "" {
 		return config{}, usageError{errors.New("no database: pass -database-url or set DATABASE_URL")}
 	}
+	c.schema = ticketsvc.Layout(*schema)
 	return c, nil
 }
 
@@ -96,12 +104,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{fmt.Errorf("-database-url: %w", err)}
 	}
 	defer pool.Close()
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Logger: logger})
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}
 	mctx, cancel := context.WithTimeout(ctx, migrateTimeout)
-	err = ticketsvc.Migrate(mctx, pool)
+	err = ticketsvc.Migrate(mctx, pool, c.schema)
 	cancel()
 	if err != nil {
 		return err

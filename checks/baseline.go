@@ -1,0 +1,56 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// Baseline fingerprints every effect row OUTSIDE a run's namespace prefix:
+// a count and a digest per table. Taken before a run and again after, it
+// proves the run wrote nothing but its own rows (IDEM-009). Query effects
+// are left out: a query only ever shows the namespace's rows.
+type Baseline map[string]string
+
+// Baseline reads the fingerprint in one read-only transaction.
+func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseline, error) {
+	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("observer: starting a read-only transaction: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to lose
+	byTable := map[string]Effect{}
+	for _, e := range o.effects {
+		byTable[e.Table] = e
+	}
+	b := Baseline{}
+	for _, e := range o.effects {
+		if e.Query != "" {
+			continue
+		}
+		q := fmt.Sprintf(`SELECT count(*)::text || ' rows, digest ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '-')
+			FROM %s AS t WHERE NOT coalesce((%s), false)`, ident(e.Table), inNamespace(e, byTable))
+		var fp string
+		if err := tx.QueryRow(ctx, q, string(prefix)).Scan(&fp); err != nil {
+			return nil, fmt.Errorf("observer: fingerprinting %s outside the run: %w", e.Table, err)
+		}
+		b[e.Table] = fp
+	}
+	return b, nil
+}
+
+// Changes lists the tables whose rows outside the run changed between two
+// baselines.
+func (before Baseline) Changes(after Baseline) []Violation {
+	var vs []Violation
+	for _, table := range sortedKeys(before) {
+		if after[table] != before[table] {
+			vs = append(vs, violation(StrayWrite, model.Action{}, "stray write: rows outside the run's namespace changed in "+table,
+				fmt.Sprintf("%s before the run: %s; after: %s", table, before[table], after[table])))
+		}
+	}
+	return vs
+}

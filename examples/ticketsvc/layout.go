@@ -1,0 +1,273 @@
+package ticketsvc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Layout names a schema layout: which tables and columns hold a ticket, its
+// notification and its idempotency key. Every mode behaves the same over
+// every layout; only where the rows keep the key differs. One database holds
+// one layout (Migrate refuses to mix them).
+type Layout string
+
+const (
+	// LayoutKeys (the default) gives tickets and notification_outbox
+	// tenant and request_key columns, so every effect row names its action.
+	LayoutKeys Layout = "keys"
+	// LayoutTagged keeps the key only in the service's own idempotency_keys
+	// table, as many middlewares do: tickets has a tenant but no key, and
+	// notification_outbox only references its ticket.
+	LayoutTagged Layout = "tagged"
+)
+
+// layoutSpec is everything a layout changes: its tables, and the two writes
+// whose columns differ. A new layout is one new entry in layoutSpecs.
+type layoutSpec struct {
+	layout Layout
+	// tables are created in order; a table referenced by another comes first.
+	tables []table
+	// insertTicket returns the new ticket's id; insertOutbox writes one
+	// notification. Both may use @tenant, @key, @subject and @ticket_id.
+	insertTicket string
+	insertOutbox string
+}
+
+// idempotencyKeys is the service's record of each key, the same in every
+// layout: the lookup of a key and the payload check read only this table.
+var idempotencyKeys = table{
+	name: "idempotency_keys",
+	columns: []column{
+		{"tenant", "text NOT NULL"},
+		{"request_key", "text NOT NULL"},
+		{"fingerprint", "text NOT NULL"},
+		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
+	},
+	unique: "PRIMARY KEY (tenant, request_key)",
+	// global-keys looks a key up without its tenant.
+	indexes: []string{"idempotency_keys_request_key_idx ON idempotency_keys (request_key)"},
+}
+
+var layoutSpecs = []layoutSpec{
+	{
+		layout: LayoutKeys,
+		tables: []table{
+			{
+				name: "tickets",
+				columns: []column{
+					{"id", "bigserial PRIMARY KEY"},
+					{"tenant", "text NOT NULL"},
+					{"request_key", "text NOT NULL"},
+					{"subject", "text NOT NULL"},
+				},
+				unique: "CONSTRAINT tickets_tenant_request_key_key UNIQUE (tenant, request_key)",
+			},
+			{
+				name: "notification_outbox",
+				columns: []column{
+					{"id", "bigserial PRIMARY KEY"},
+					{"tenant", "text NOT NULL"},
+					{"request_key", "text NOT NULL"},
+					{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
+				},
+				indexes: []string{
+					"notification_outbox_tenant_request_key_idx ON notification_outbox (tenant, request_key)",
+					"notification_outbox_ticket_id_idx ON notification_outbox (ticket_id)",
+				},
+			},
+			idempotencyKeys,
+		},
+		insertTicket: `INSERT INTO tickets (tenant, request_key, subject)
+			VALUES (@tenant, @key, @subject) RETURNING id`,
+		insertOutbox: `INSERT INTO notification_outbox (tenant, request_key, ticket_id)
+			VALUES (@tenant, @key, @ticket_id)`,
+	},
+	{
+		layout: LayoutTagged,
+		tables: []table{
+			{
+				name: "tickets",
+				columns: []column{
+					{"id", "bigserial PRIMARY KEY"},
+					{"tenant", "text NOT NULL"},
+					{"subject", "text NOT NULL"},
+				},
+			},
+			{
+				name: "notification_outbox",
+				columns: []column{
+					{"id", "bigserial PRIMARY KEY"},
+					{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
+				},
+				indexes: []string{"notification_outbox_ticket_id_idx ON notification_outbox (ticket_id)"},
+			},
+			idempotencyKeys,
+		},
+		insertTicket: `INSERT INTO tickets (tenant, subject)
+			VALUES (@tenant, @subject) RETURNING id`,
+		insertOutbox: `INSERT INTO notification_outbox (ticket_id)
+			VALUES (@ticket_id)`,
+	},
+}
+
+// Layouts returns the layouts accepted by Migrate and Options.Layout, the
+// default first.
+func Layouts() []Layout {
+	ls := make([]Layout, len(layoutSpecs))
+	for i, s := range layoutSpecs {
+		ls[i] = s.layout
+	}
+	return ls
+}
+
+// specFor returns the spec of a layout; "" is LayoutKeys.
+func specFor(l Layout) (*layoutSpec, error) {
+	if l == "" {
+		l = LayoutKeys
+	}
+	for i := range layoutSpecs {
+		if layoutSpecs[i].layout == l {
+			return &layoutSpecs[i], nil
+		}
+	}
+	names := make([]string, len(layoutSpecs))
+	for i, s := range layoutSpecs {
+		names[i] = string(s.layout)
+	}
+	return nil, fmt.Errorf("ticketsvc: unknown layout %q (valid: %s; empty for %s)",
+		l, strings.Join(names, ", "), LayoutKeys)
+}
+
+// table is one table of a layout.
+type table struct {
+	name    string
+	columns []column
+	// unique is the table's uniqueness backstop on an action, a table
+	// constraint; "" for none. Kept apart from the columns so that a
+	// schema variant without it (for a check-then-insert mode) only has to
+	// leave it out.
+	unique string
+	// indexes are "name ON table (columns)" clauses.
+	indexes []string
+}
+
+type column struct{ name, def string }
+
+// ddl returns the statements that create the table and its indexes if they
+// do not exist.
+func (t table) ddl() []string {
+	defs := make([]string, 0, len(t.columns)+1)
+	for _, c := range t.columns {
+		defs = append(defs, c.name+" "+c.def)
+	}
+	if t.unique != "" {
+		defs = append(defs, t.unique)
+	}
+	stmts := []string{"CREATE TABLE IF NOT EXISTS " + t.name + " (\n\t" + strings.Join(defs, ",\n\t") + "\n)"}
+	for _, idx := range t.indexes {
+		stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+idx)
+	}
+	return stmts
+}
+
+func (t table) columnNames() []string {
+	names := make([]string, len(t.columns))
+	for i, c := range t.columns {
+		names[i] = c.name
+	}
+	return names
+}
+
+// mismatch says how the present tables differ from the layout's, "" if
+// every present table has exactly the layout's columns.
+func (s *layoutSpec) mismatch(present map[string][]string) string {
+	for _, t := range s.tables {
+		got, ok := present[t.name]
+		if !ok {
+			continue
+		}
+		want := t.columnNames()
+		if !sameSet(got, want) {
+			return fmt.Sprintf("table %s has columns (%s), %s has (%s)",
+				t.name, strings.Join(got, ", "), s.layout, strings.Join(want, ", "))
+		}
+	}
+	return ""
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// querier is a pool, connection or transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// presentLayouts returns the layouts that the service's tables in the
+// database (those found through the search_path) match, or nil when there
+// are none yet. Several layouts match when only tables they share are
+// present. Tables that match no layout are an error saying how they differ.
+func presentLayouts(ctx context.Context, q querier) ([]Layout, error) {
+	var names []string
+	for _, s := range layoutSpecs {
+		for _, t := range s.tables {
+			if !slices.Contains(names, t.name) {
+				names = append(names, t.name)
+			}
+		}
+	}
+	rows, err := q.Query(ctx, `SELECT n.name, array_agg(a.attname::text ORDER BY a.attnum)
+		FROM unnest($1::text[]) AS n(name)
+		JOIN pg_attribute a ON a.attrelid = to_regclass(n.name) AND a.attnum > 0 AND NOT a.attisdropped
+		GROUP BY n.name`, names)
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of %s: %w", strings.Join(names, ", "), err)
+	}
+	present := map[string][]string{}
+	var (
+		name string
+		cols []string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&name, &cols}, func() error {
+		present[name] = cols
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of %s: %w", strings.Join(names, ", "), err)
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	var (
+		found []Layout
+		why   []string
+	)
+	for i := range layoutSpecs {
+		s := &layoutSpecs[i]
+		if m := s.mismatch(present); m != "" {
+			why = append(why, m)
+			continue
+		}
+		found = append(found, s.layout)
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("the database's tables match no ticketsvc layout: %s", strings.Join(why, "; "))
+	}
+	return found, nil
+}
+
+func layoutList(ls []Layout) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = fmt.Sprintf("%q", l)
+	}
+	return strings.Join(s, " or ")
+}
