@@ -89,6 +89,14 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("unknown column: exit %d, %q", code, stderr)
 	}
 
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(yaml), "per_action: 1", "per_action: lots", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = invoke(t, "run", "--config", bad, "--database-url", correctDB)
+	if code != exitUsage || !strings.Contains(stderr, "bad.yaml") || !strings.Contains(stderr, "per_action: lots") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("wrong type: exit %d, %q", code, stderr)
+	}
+
 	if err := os.WriteFile(bad, []byte("target: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
