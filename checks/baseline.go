@@ -17,29 +17,23 @@ type Baseline map[string]string
 
 // Baseline reads the fingerprint in one read-only transaction.
 func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseline, error) {
-	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, fmt.Errorf("observer: starting a read-only transaction: %w", err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to lose
-	byTable := map[string]Effect{}
-	for _, e := range o.effects {
-		byTable[e.Table] = e
-	}
 	b := Baseline{}
-	for _, e := range o.effects {
-		if e.Query != "" {
-			continue
+	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
+		for _, e := range o.effects {
+			if e.Query != "" {
+				continue
+			}
+			q := fmt.Sprintf(`SELECT count(*)::text || ' rows, digest ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '-')
+				FROM %s AS t WHERE NOT coalesce((%s), false)`, ident(e.Table), inNamespace(e, byTable))
+			var fp string
+			if err := tx.QueryRow(ctx, q, string(prefix)).Scan(&fp); err != nil {
+				return fmt.Errorf("observer: fingerprinting %s outside the run: %w", e.Table, err)
+			}
+			b[e.Table] = fp
 		}
-		q := fmt.Sprintf(`SELECT count(*)::text || ' rows, digest ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '-')
-			FROM %s AS t WHERE NOT coalesce((%s), false)`, ident(e.Table), inNamespace(e, byTable))
-		var fp string
-		if err := tx.QueryRow(ctx, q, string(prefix)).Scan(&fp); err != nil {
-			return nil, fmt.Errorf("observer: fingerprinting %s outside the run: %w", e.Table, err)
-		}
-		b[e.Table] = fp
-	}
-	return b, nil
+		return nil
+	})
+	return b, err
 }
 
 // Changes lists the tables whose rows outside the run changed between two

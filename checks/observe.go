@@ -131,24 +131,34 @@ func (o *Observer) tables(ctx context.Context, schema *string) string {
 // namespace: by a tenant or key with its prefix, by a tag inside it, or by
 // pointing at such a row.
 func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (Snapshot, error) {
+	snap := Snapshot{}
+	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
+		for _, e := range o.effects {
+			rows, err := readRows(ctx, tx, e, byTable, ns)
+			if err != nil {
+				return fmt.Errorf("observer: reading %s: %w", e.Table, err)
+			}
+			snap[e.Table] = rows
+		}
+		return nil
+	})
+	return snap, err
+}
+
+// readOnly runs read in one READ ONLY REPEATABLE READ transaction, so it
+// sees one consistent moment and could not write if it tried. byTable
+// finds an effect by its table name.
+func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]Effect) error) error {
 	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return nil, fmt.Errorf("observer: starting a read-only transaction: %w", err)
+		return fmt.Errorf("observer: starting a read-only transaction: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to lose
 	byTable := map[string]Effect{}
 	for _, e := range o.effects {
 		byTable[e.Table] = e
 	}
-	snap := Snapshot{}
-	for _, e := range o.effects {
-		rows, err := readRows(ctx, tx, e, byTable, ns)
-		if err != nil {
-			return nil, fmt.Errorf("observer: reading %s: %w", e.Table, err)
-		}
-		snap[e.Table] = rows
-	}
-	return snap, nil
+	return read(tx, byTable)
 }
 
 func text(col string) string {

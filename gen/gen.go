@@ -1,6 +1,7 @@
 // Package gen draws plans with rapid over a deliberately small world (few
 // tenants, keys and payload variants) so that calls collide often: the same
-// key retried, changed, re-encoded, or reused by another tenant.
+// key retried, changed, re-encoded, reused by another tenant, or sent
+// several times at once.
 package gen
 
 import (
@@ -19,17 +20,23 @@ type World struct {
 	MaxSteps    int // steps per plan
 	// KeyRequired makes some calls omit the key (a correct target answers invalid).
 	KeyRequired bool
+	// MaxBurst is the most calls a burst releases at once (2–16); 0 draws
+	// no bursts, only calls one after another.
+	MaxBurst int
 }
 
-// DefaultWorld is the small world of DESIGN.md.
+// DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
 func DefaultWorld() World {
-	return World{MaxTenants: 3, MaxKeys: 4, MaxVariants: 3, MaxSteps: 8, KeyRequired: true}
+	return World{MaxTenants: 3, MaxKeys: 4, MaxVariants: 3, MaxSteps: 8, KeyRequired: true, MaxBurst: 16}
 }
 
 // Validate reports a world that cannot draw plans.
 func (w World) Validate() error {
 	if w.MaxTenants < 1 || w.MaxTenants > 26 || w.MaxKeys < 1 || w.MaxVariants < 1 || w.MaxSteps < 1 {
 		return fmt.Errorf("gen: world needs 1–26 tenants and at least one key, variant and step (got %+v)", w)
+	}
+	if w.MaxBurst == 1 || w.MaxBurst < 0 || w.MaxBurst > 64 {
+		return fmt.Errorf("gen: bursts have 2–64 calls (or 0 for none), got %d", w.MaxBurst)
 	}
 	return nil
 }
@@ -40,32 +47,65 @@ func TenantName(i int) string { return string(rune('A' + i)) }
 // KeyName is the logical name of key i: "k1", "k2", ...
 func KeyName(i int) string { return fmt.Sprintf("k%d", i+1) }
 
-// Plan draws sequential plans: each step is one call. Every draw shrinks
-// toward fewer steps, tenant A, key k1, payload variant 0, the plain
-// encoding and a call that carries its key.
+// Plan draws plans of single calls and, when the world has them, bursts.
+// Every draw shrinks toward fewer steps, single calls rather than bursts,
+// bursts of two identical calls, tenant A, key k1, payload variant 0, the
+// plain encoding and a call that carries its key.
 func Plan(w World) *rapid.Generator[model.Plan] {
 	return rapid.Custom(func(t *rapid.T) model.Plan {
-		tenants := rapid.IntRange(1, w.MaxTenants).Draw(t, "tenants")
-		keys := rapid.IntRange(1, w.MaxKeys).Draw(t, "keys")
-		variants := rapid.IntRange(1, w.MaxVariants).Draw(t, "variants")
-		call := rapid.Custom(func(t *rapid.T) model.Call {
-			c := model.Call{
-				Tenant:   TenantName(rapid.IntRange(0, tenants-1).Draw(t, "tenant")),
-				Key:      KeyName(rapid.IntRange(0, keys-1).Draw(t, "key")),
-				Variant:  rapid.IntRange(0, variants-1).Draw(t, "variant"),
-				Encoding: rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"),
-			}
-			// One call in ten omits its key; the draw shrinks to 0, a keyed call.
-			if w.KeyRequired && rapid.IntRange(0, 9).Draw(t, "omit key") == 9 {
-				c.NoKey = true
-			}
-			return c
-		})
-		calls := rapid.SliceOfN(call, 1, w.MaxSteps).Draw(t, "calls")
-		p := model.Plan{Steps: make([]model.Step, len(calls))}
-		for i, c := range calls {
-			p.Steps[i] = model.Step{Kind: model.StepCall, Calls: []model.Call{c}}
+		d := dims{
+			tenants:  rapid.IntRange(1, w.MaxTenants).Draw(t, "tenants"),
+			keys:     rapid.IntRange(1, w.MaxKeys).Draw(t, "keys"),
+			variants: rapid.IntRange(1, w.MaxVariants).Draw(t, "variants"),
 		}
-		return p
+		step := rapid.Custom(func(t *rapid.T) model.Step {
+			base := d.call(t, w.KeyRequired)
+			// One step in four is a burst; the draw shrinks to 0, a single call.
+			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
+				return model.Step{Kind: model.StepCall, Calls: []model.Call{base}}
+			}
+			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
+			calls := []model.Call{base}
+			for len(calls) < n {
+				calls = append(calls, d.vary(t, base))
+			}
+			return model.Step{Kind: model.StepBurst, Calls: calls}
+		})
+		return model.Plan{Steps: rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps")}
 	})
+}
+
+// dims is the size of one plan's world.
+type dims struct{ tenants, keys, variants int }
+
+func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
+	c := model.Call{
+		Tenant:   TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant")),
+		Key:      KeyName(rapid.IntRange(0, d.keys-1).Draw(t, "key")),
+		Variant:  rapid.IntRange(0, d.variants-1).Draw(t, "variant"),
+		Encoding: rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"),
+	}
+	// One call in ten omits its key; the draw shrinks to 0, a keyed call.
+	if keyRequired && rapid.IntRange(0, 9).Draw(t, "omit key") == 9 {
+		c.NoKey = true
+	}
+	return c
+}
+
+// vary draws another call of a burst: mostly the same call again (a
+// duplicate), sometimes re-encoded, with another payload, from another
+// tenant, or for another key. It shrinks to an exact duplicate.
+func (d dims) vary(t *rapid.T, base model.Call) model.Call {
+	c := base
+	switch rapid.IntRange(0, 5).Draw(t, "vary") {
+	case 1:
+		c.Encoding = rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
+	case 2:
+		c.Variant = rapid.IntRange(0, d.variants-1).Draw(t, "variant")
+	case 3:
+		c.Tenant = TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant"))
+	case 4:
+		c.Key = KeyName(rapid.IntRange(0, d.keys-1).Draw(t, "key"))
+	}
+	return c
 }

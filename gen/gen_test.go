@@ -25,24 +25,33 @@ func checkBounds(t *rapid.T, w gen.World, p model.Plan) {
 		keys[gen.KeyName(i)] = true
 	}
 	for i, s := range p.Steps {
-		if s.Kind != model.StepCall || len(s.Calls) != 1 {
-			t.Fatalf("step %d is %q with %d calls, want one call:\n%s", i+1, s.Kind, len(s.Calls), p)
-		}
-		c := s.Calls[0]
 		switch {
-		case !tenants[c.Tenant]:
-			t.Fatalf("step %d: tenant %q outside the world's %d tenants", i+1, c.Tenant, w.MaxTenants)
-		case !keys[c.Key]:
-			t.Fatalf("step %d: key %q outside the world's %d keys", i+1, c.Key, w.MaxKeys)
-		case c.Variant < 0 || c.Variant >= w.MaxVariants:
-			t.Fatalf("step %d: variant %d, want 0..%d", i+1, c.Variant, w.MaxVariants-1)
-		case c.Encoding < 0 || c.Encoding >= model.NumEncodings:
-			t.Fatalf("step %d: encoding %d, want 0..%d", i+1, c.Encoding, model.NumEncodings-1)
-		case c.Fault != model.FaultNone:
-			t.Fatalf("step %d: fault %q in a plan without faults", i+1, c.Fault)
-		case c.NoKey && !w.KeyRequired:
-			t.Fatalf("step %d: a call omits its key though the world does not require keys", i+1)
+		case s.Kind == model.StepCall && len(s.Calls) == 1:
+		case s.Kind == model.StepBurst && w.MaxBurst >= 2 && len(s.Calls) >= 2 && len(s.Calls) <= w.MaxBurst:
+		default:
+			t.Fatalf("step %d is %q with %d calls, want one call or a burst of 2..%d:\n%s", i+1, s.Kind, len(s.Calls), w.MaxBurst, p)
 		}
+		for _, c := range s.Calls {
+			checkCall(t, w, i, c, tenants, keys)
+		}
+	}
+}
+
+func checkCall(t *rapid.T, w gen.World, i int, c model.Call, tenants, keys map[string]bool) {
+	t.Helper()
+	switch {
+	case !tenants[c.Tenant]:
+		t.Fatalf("step %d: tenant %q outside the world's %d tenants", i+1, c.Tenant, w.MaxTenants)
+	case !keys[c.Key]:
+		t.Fatalf("step %d: key %q outside the world's %d keys", i+1, c.Key, w.MaxKeys)
+	case c.Variant < 0 || c.Variant >= w.MaxVariants:
+		t.Fatalf("step %d: variant %d, want 0..%d", i+1, c.Variant, w.MaxVariants-1)
+	case c.Encoding < 0 || c.Encoding >= model.NumEncodings:
+		t.Fatalf("step %d: encoding %d, want 0..%d", i+1, c.Encoding, model.NumEncodings-1)
+	case c.Fault != model.FaultNone:
+		t.Fatalf("step %d: fault %q in a plan without faults", i+1, c.Fault)
+	case c.NoKey && !w.KeyRequired:
+		t.Fatalf("step %d: a call omits its key though the world does not require keys", i+1)
 	}
 }
 
@@ -54,6 +63,7 @@ func TestPlanRespectsWorld(t *testing.T) {
 			MaxVariants: rapid.IntRange(1, 5).Draw(t, "variants"),
 			MaxSteps:    rapid.IntRange(1, 20).Draw(t, "steps"),
 			KeyRequired: rapid.Bool().Draw(t, "key required"),
+			MaxBurst:    rapid.SampledFrom([]int{0, 2, 3, 16}).Draw(t, "max burst"),
 		}
 		checkBounds(t, w, gen.Plan(w).Draw(t, "plan"))
 	})
@@ -191,4 +201,39 @@ func ExamplePlan() {
 	p := gen.Plan(w).Example(1)
 	fmt.Println(p.NumCalls() >= 1 && p.NumCalls() <= 4)
 	// Output: true
+}
+
+// Bursts are drawn, and most of their calls duplicate the first one: a
+// burst exists to send the same action at once.
+func TestPlanBursts(t *testing.T) {
+	plans := examples(t, gen.DefaultWorld(), 200)
+	bursts, calls, duplicates := 0, 0, 0
+	for _, p := range plans {
+		for _, s := range p.Steps {
+			if s.Kind != model.StepBurst {
+				continue
+			}
+			bursts++
+			for _, c := range s.Calls[1:] {
+				calls++
+				if c == s.Calls[0] {
+					duplicates++
+				}
+			}
+		}
+	}
+	t.Logf("%d bursts; %d of their %d later calls duplicate the first", bursts, duplicates, calls)
+	if bursts < 50 {
+		t.Errorf("only %d bursts in 200 plans", bursts)
+	}
+	if duplicates*3 < calls {
+		t.Errorf("only %d of %d burst calls duplicate the first", duplicates, calls)
+	}
+	for _, p := range examples(t, gen.World{MaxTenants: 3, MaxKeys: 4, MaxVariants: 3, MaxSteps: 8}, 100) {
+		for _, s := range p.Steps {
+			if s.Kind != model.StepCall {
+				t.Fatalf("a world without bursts drew a %s", s.Kind)
+			}
+		}
+	}
 }

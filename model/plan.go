@@ -62,8 +62,13 @@ func (c Call) String() string {
 // StepKind names what a step does.
 type StepKind string
 
-// StepCall sends one call and waits for its answer.
-const StepCall StepKind = "call"
+const (
+	// StepCall sends one call and waits for its answer.
+	StepCall StepKind = "call"
+	// StepBurst releases its calls at the same instant and waits for all
+	// their answers.
+	StepBurst StepKind = "burst"
+)
 
 // Step is one unit of a plan.
 type Step struct {
