@@ -3,9 +3,6 @@ package checks
 import (
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/model"
 )
@@ -95,61 +92,6 @@ func Evaluate(in Input) []Violation {
 	vs = append(vs, rowChecks(in, actions, len(keyless) > 0)...)
 	Sort(vs)
 	return vs
-}
-
-// overlapping reports whether two calls of an action were in flight at the
-// same time, by the times they were sent and answered (or given up on).
-func overlapping(ops []model.Op) bool {
-	for i := range ops {
-		for j := i + 1; j < len(ops); j++ {
-			if ops[i].Start < ops[j].End && ops[j].Start < ops[i].End {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// linearizabilityTimeout bounds porcupine's search for one action.
-const linearizabilityTimeout = 10 * time.Second
-
-// linearizability judges an action whose calls overlapped (IDEM-013).
-func linearizability(c model.Contract, a model.Action, ops []model.Op) []Violation {
-	res, _ := Linearizable(c, ops, linearizabilityTimeout)
-	switch res {
-	case porcupine.Illegal:
-		calls := make([]string, len(ops))
-		for i, op := range ops {
-			calls[i] = fmt.Sprintf("%s got %s", op.Call, describe(op.Out))
-		}
-		return []Violation{violation(NotLinearizable, a, "not linearizable: no order of the action's concurrent calls explains their answers",
-			fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; ")))}
-	case porcupine.Unknown:
-		return []Violation{violation(NotLinearizable, a, "not linearizable: undecided, the search for an order timed out",
-			fmt.Sprintf("action %s: %d calls, no verdict within %s", a, len(ops), linearizabilityTimeout))}
-	}
-	return nil
-}
-
-// okStates is the action's final state when the answers settle it: every
-// ok answer carried an equivalent payload, so that payload won.
-func okStates(c model.Contract, ops []model.Op) []model.State {
-	var winner *model.Op
-	for i, op := range ops {
-		if op.Out.Kind != model.OK {
-			continue
-		}
-		if winner != nil && !c.Equivalent(winner.Body, op.Body) {
-			return nil
-		}
-		if winner == nil {
-			winner = &ops[i]
-		}
-	}
-	if winner == nil {
-		return nil
-	}
-	return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
 }
 
 // conflictFromOtherTenant explains a conflict for an action that does not

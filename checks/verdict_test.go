@@ -262,13 +262,27 @@ func verdictCases() []verdictCase {
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
 			}},
-		{name: "two concurrent calls with different payloads both answered ok", check: checks.NotLinearizable, primary: true,
+		{name: "two concurrent calls with different payloads both answered ok", check: checks.ChangedAccepted, primary: true,
 			build: func(w world, bad bool) scenario {
 				// Both calls run in step 0; the one that started second won.
 				first := op(0, call(w.a, w.k1, 0), either(bad, ok(w.id1), status(422)))
 				second := op(0, call(w.a, w.k1, 1), ok(w.id1))
 				second.Start++
 				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 1))}
+			}},
+		{name: "two concurrent calls refused, nothing created", check: checks.NotLinearizable, primary: true,
+			build: func(w world, bad bool) scenario {
+				first := op(0, call(w.a, w.k1, 0), either(bad, status(422), ok(w.id1)))
+				second := op(0, call(w.a, w.k1, 0), status(409))
+				second.Start++
+				return scenario{history(first, second), snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
+			}},
+		{name: "two concurrent equal calls: the loser told conflict", check: checks.EqualRejected, message: "equivalent payload rejected", primary: true,
+			build: func(w world, bad bool) scenario {
+				first := op(0, call(w.a, w.k1, 0), ok(w.id1))
+				second := op(0, encoded(call(w.a, w.k1, 0), 2), either(bad, status(422), status(409)))
+				second.Start++
+				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 0))}
 			}},
 		{name: "conflict for an absent action", check: checks.WrongStatus, message: "does not exist", primary: true,
 			build: func(w world, bad bool) scenario {

@@ -3,12 +3,14 @@
 package stress
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/target"
@@ -29,6 +31,32 @@ type Config struct {
 	Seed uint64
 	// ShrinkTime bounds the search for a smaller failing plan (default 30s).
 	ShrinkTime time.Duration
+	// Sync is how an HTTP target releases a burst (default fault.LastByte).
+	Sync fault.SyncMode
+	// DBStall names an effect table to hold write-locked while each burst
+	// is released (the db-stall nemesis); "" for none.
+	DBStall string
+	// StallWait bounds how long the nemesis waits for a burst's requests
+	// to block or be answered (default 500ms; on loopback they take
+	// milliseconds). A burst that does not get there is inconclusive.
+	StallWait time.Duration
+}
+
+// executor is the Executor of a run: the target with its burst release,
+// and the nemesis, checked before any call.
+func (c *Config) executor(ctx context.Context) (Executor, error) {
+	e := Executor{Target: c.Target, Contract: c.Contract}
+	if h, ok := c.Target.(*target.HTTP); ok {
+		e.Target = h.WithSync(c.Sync)
+	}
+	if c.DBStall != "" {
+		stall := &fault.Stall{Pool: c.DB, Table: c.DBStall, Wait: c.StallWait}
+		if err := stall.Check(ctx); err != nil {
+			return Executor{}, fmt.Errorf("%w: %w", ErrContract, err)
+		}
+		e.Stall = stall
+	}
+	return e, nil
 }
 
 func (c *Config) defaults() error {
@@ -50,6 +78,9 @@ func (c *Config) defaults() error {
 	if c.Plans <= 0 {
 		c.Plans = 100
 	}
+	if c.StallWait <= 0 {
+		c.StallWait = 500 * time.Millisecond
+	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 30 * time.Second
 	}
@@ -58,6 +89,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Contract.Equivalence == "" {
 		c.Contract.Equivalence = model.EquivalenceCanonicalJSON
+	}
+	if _, err := fault.ParseSyncMode(string(c.Sync)); err != nil {
+		return err
 	}
 	if c.Contract.KeyScope == "" {
 		c.Contract.KeyScope = model.KeyScopeTenant

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/target"
 )
@@ -29,6 +31,12 @@ type Contract struct {
 	// DatabaseURL is where the effect tables are ("" : give it by flag or
 	// DATABASE_URL).
 	DatabaseURL string
+	// Process, when set, is how idemstress starts the service itself.
+	Process *target.ProcessSpec
+	// Sync is how bursts are released; DBStall the table the db-stall
+	// nemesis locks ("" for none).
+	Sync    fault.SyncMode
+	DBStall string
 }
 
 // contractFile is the YAML form; README.md documents it field by field.
@@ -46,6 +54,12 @@ type contractFile struct {
 	Recovery    *time.Duration  `yaml:"recovery"`
 	DatabaseURL string          `yaml:"database_url"`
 	Effects     []checks.Effect `yaml:"effects"`
+	// Process: idemstress starts the service (command, replicas).
+	Process *target.ProcessSpec `yaml:"process"`
+	// Sync: "lastbyte" (default) or "naive".
+	Sync string `yaml:"sync"`
+	// DBStall: an effect table to hold write-locked while bursts are released.
+	DBStall string `yaml:"db_stall"`
 }
 
 // ErrContract marks an error in a contract file (exit code 2).
@@ -119,6 +133,20 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 			return nil, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
 		}
 		c.Model.Recovery = *f.Recovery
+	}
+	sync, err := fault.ParseSyncMode(f.Sync)
+	if err != nil {
+		return nil, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
+	}
+	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
+	if f.DBStall != "" && !slices.ContainsFunc(f.Effects, func(e checks.Effect) bool { return e.Table == f.DBStall && e.Query == "" }) {
+		return nil, fail("db_stall: %q is not a declared effect table", f.DBStall)
+	}
+	if f.Process != nil && len(f.Process.Command) == 0 {
+		return nil, fail("process.command: missing; the service's argv, e.g. [./svc, -listen, \"127.0.0.1:{port}\"]")
+	}
+	if f.Process != nil && f.Process.Replicas < 0 {
+		return nil, fail("process.replicas: %d; want 1 or more", f.Process.Replicas)
 	}
 	if f.Target.URL == "" {
 		return nil, fail("target.url: missing")

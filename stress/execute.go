@@ -1,11 +1,17 @@
 package stress
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/target"
 )
@@ -14,53 +20,161 @@ import (
 // not there), as opposed to a violation found in the target.
 var errInfrastructure = errors.New("infrastructure failure")
 
-// Execute sends a plan's calls to the target, one step after the other, in
-// namespace ns, and returns what each call got back. Times are measured from
-// t0 on the monotonic clock. It fails only when the run itself cannot go on:
-// the context ended or the target is not there.
-func Execute(ctx context.Context, tgt target.Target, c model.Contract, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
-	var h model.History
-	for i, step := range plan.Steps {
-		if step.Kind != model.StepCall {
-			return h, fmt.Errorf("stress: step %d: kind %q is not supported yet", i+1, step.Kind)
-		}
-		for _, call := range step.Calls {
-			op, err := do(ctx, tgt, c, ns, call, t0)
-			if err != nil {
-				return h, err
-			}
-			op.Step = i
-			h = append(h, op)
-		}
-	}
-	return h, nil
+// Executor runs plans against a target.
+type Executor struct {
+	Target   target.Target
+	Contract model.Contract
+	// Stall, when set, holds a write lock on an effect table while each
+	// burst is released (the db-stall nemesis).
+	Stall *fault.Stall
 }
 
-func do(ctx context.Context, tgt target.Target, c model.Contract, ns model.Namespace, call model.Call, t0 time.Time) (model.Op, error) {
+// Faults counts the faults a plan's execution planned and the ones that
+// fired; a case whose faults did not all fire is inconclusive.
+type Faults struct{ Planned, Fired int }
+
+// Execute sends a plan's calls to the target, one step after the other, in
+// namespace ns, and returns what each call got back. The calls of a burst
+// are released together; every other call waits for the one before. Times
+// are measured from t0 on the monotonic clock. It fails only when the run
+// itself cannot go on: the context ended or the target or database is not
+// there.
+func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, Faults, error) {
+	var h model.History
+	var faults Faults
+	for i, step := range plan.Steps {
+		var ops []model.Op
+		var err error
+		switch step.Kind {
+		case model.StepCall:
+			ops, err = e.sequential(ctx, ns, step.Calls, t0)
+		case model.StepBurst:
+			ops, err = e.stalled(ctx, ns, step.Calls, t0, &faults)
+		default:
+			return h, faults, fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
+		}
+		for j := range ops {
+			ops[j].Step = i
+		}
+		h = append(h, ops...)
+		if err != nil {
+			return h, faults, err
+		}
+	}
+	return h, faults, nil
+}
+
+// Execute runs a plan with no nemesis; see Executor.Execute.
+func Execute(ctx context.Context, tgt target.Target, c model.Contract, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
+	h, _, err := Executor{Target: tgt, Contract: c}.Execute(ctx, ns, plan, t0)
+	return h, err
+}
+
+// request is what the target is sent for a call, and the op that records it.
+func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (target.Request, model.Op) {
 	tag := ns.Tag(c.KeyScope, call)
 	body := model.RenderTagged(c.Payload, tag, call.Variant, call.Encoding)
-	req := target.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag}
+	req := target.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
 		req.Key = ns.Key(call.Key)
 	}
-	op := model.Op{Call: call, Body: body, Start: int64(time.Since(t0))}
-	resp, err := tgt.Do(ctx, req)
-	op.End = int64(time.Since(t0))
+	return req, model.Op{Call: call, Body: body}
+}
+
+// outcome records what a call got back; err is an infrastructure failure.
+func outcome(ctx context.Context, c model.Contract, op *model.Op, resp target.Response, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return op, ctx.Err()
+		return ctx.Err()
 	case errors.Is(err, target.ErrUnreachable):
-		return op, fmt.Errorf("%w: %w", errInfrastructure, err)
+		return fmt.Errorf("%w: %w", errInfrastructure, err)
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
-		op.Out = model.Outcome{
-			Kind:   c.Classify(true, resp.Status, resp.ID != ""),
-			Status: resp.Status,
-			ID:     resp.ID,
-		}
+		op.Out = model.Outcome{Kind: c.Classify(true, resp.Status, resp.ID != ""), Status: resp.Status, ID: resp.ID}
 	}
-	return op, nil
+	return nil
+}
+
+func (e Executor) sequential(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time) ([]model.Op, error) {
+	ops := make([]model.Op, 0, len(calls))
+	for _, call := range calls {
+		req, op := request(e.Contract, ns, call, 0)
+		op.Start = int64(time.Since(t0))
+		resp, err := e.Target.Do(ctx, req)
+		op.End = int64(time.Since(t0))
+		if err := outcome(ctx, e.Contract, &op, resp, err); err != nil {
+			return ops, err
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// stalled runs a burst, under the db-stall nemesis when there is one.
+func (e Executor) stalled(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, faults *Faults) ([]model.Op, error) {
+	if e.Stall == nil {
+		return e.burst(ctx, ns, calls, t0, nil)
+	}
+	var ops []model.Op
+	var burstErr error
+	faults.Planned++
+	report, err := e.Stall.Run(ctx, len(calls), func(ctx context.Context, answered *atomic.Int64) {
+		ops, burstErr = e.burst(ctx, ns, calls, t0, answered)
+	})
+	if err != nil {
+		return ops, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", errInfrastructure, err))
+	}
+	if report.Fired {
+		faults.Fired++
+	}
+	return ops, burstErr
+}
+
+// burst releases every call at once, call i to replica i: through the
+// target's own synchronised release when it has one, else one goroutine a
+// call behind a start barrier. Everything a call needs is built before the
+// release (rapid's draws are not safe to share between goroutines).
+func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
+	reqs := make([]target.Request, len(calls))
+	ops := make([]model.Op, len(calls))
+	for i, call := range calls {
+		reqs[i], ops[i] = request(e.Contract, ns, call, i)
+	}
+	var failed error
+	if b, ok := e.Target.(target.Burster); ok {
+		for i, r := range b.Burst(ctx, reqs, answered) {
+			ops[i].Start, ops[i].End = int64(r.Sent.Sub(t0)), int64(r.Done.Sub(t0))
+			if r.Sent.IsZero() {
+				ops[i].Start = ops[i].End
+			}
+			failed = cmp.Or(failed, outcome(ctx, e.Contract, &ops[i], r.Response, r.Err))
+		}
+		return ops, failed
+	}
+	start := make(chan struct{})
+	var g errgroup.Group
+	var mu sync.Mutex
+	for i := range reqs {
+		g.Go(func() error {
+			<-start
+			ops[i].Start = int64(time.Since(t0))
+			resp, err := e.Target.Do(ctx, reqs[i])
+			ops[i].End = int64(time.Since(t0))
+			if err == nil && answered != nil {
+				answered.Add(1)
+			}
+			if err := outcome(ctx, e.Contract, &ops[i], resp, err); err != nil {
+				mu.Lock()
+				failed = cmp.Or(failed, err)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	close(start)
+	_ = g.Wait()
+	return ops, failed
 }

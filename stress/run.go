@@ -55,6 +55,8 @@ type Result struct {
 	// Outside lists changes to rows outside the run's namespace (IDEM-009):
 	// no plan explains them, so none is shrunk.
 	Outside []checks.Violation `json:"outside,omitempty"`
+	// Unfired counts the cases whose planned faults did not all fire.
+	Unfired int `json:"unfired,omitempty"`
 	// Flaky says the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Err says why a run is inconclusive, or why a failure may not be minimal.
@@ -64,15 +66,18 @@ type Result struct {
 // runner is the state of one Run, shared by rapid's calls of the property.
 type runner struct {
 	cfg      Config
+	exec     Executor
 	observer *checks.Observer
-	t0       time.Time
-	run      string
-	cases    atomic.Int64
-	plans    int
-	detect   time.Duration
-	first    *model.Plan
-	last     *Failure
-	stop     error // sticky: infrastructure failure or interruption
+	// unfired counts the cases whose planned faults did not all fire.
+	unfired int
+	t0      time.Time
+	run     string
+	cases   atomic.Int64
+	plans   int
+	detect  time.Duration
+	first   *model.Plan
+	last    *Failure
+	stop    error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target. On the first failing
@@ -99,7 +104,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	exec, err := cfg.executor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, exec: exec, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(r.run + "-")
 	before, err := observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -107,6 +116,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var rt tb
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
+	if r.last != nil && r.stop == nil {
+		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime)
+	}
 
 	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
 	if after, err := observer.Baseline(context.WithoutCancel(ctx), runPrefix); err != nil {
@@ -127,9 +139,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Verdict, res.Err = Inconclusive, r.stop
 	case len(res.Outside) > 0:
 		res.Verdict = Fail
+	case r.unfired > 0:
+		// A case whose nemesis did not fire proved nothing: never a pass.
+		res.Verdict = Inconclusive
+		res.Err = fmt.Errorf("%d of %d cases: the db-stall nemesis did not fire (requests neither blocked on %s nor answered within its wait)",
+			r.unfired, res.Executions, cfg.DBStall)
 	default:
 		res.Verdict = Pass
 	}
+	res.Unfired = r.unfired
 	return res, nil
 }
 
@@ -198,9 +216,12 @@ func fail(t *rapid.T, v checks.Violation) {
 // once executes and judges one plan in a namespace of its own.
 func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
 	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
-	h, err := Execute(ctx, r.cfg.Target, r.cfg.Contract, ns, plan, r.t0)
+	h, faults, err := r.exec.Execute(ctx, ns, plan, r.t0)
 	if err != nil {
 		return nil, h, stopped(ctx, err)
+	}
+	if faults.Fired < faults.Planned {
+		r.unfired++
 	}
 	snap, err := r.observer.Observe(ctx, ns)
 	if err != nil {

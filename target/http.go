@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -44,6 +45,11 @@ var placeholder = regexp.MustCompile(`\{\{\s*([a-zA-Z_]*)\s*\}\}`)
 type HTTP struct {
 	spec   HTTPSpec
 	client *http.Client
+	// urls are spec.URL with the host:port of each replica (WithHosts);
+	// empty: spec.URL for every call.
+	urls []string
+	// sync is how Burst releases calls ("": fault.LastByte).
+	sync fault.SyncMode
 }
 
 // NewHTTP checks the template and returns a target that sends through client
@@ -115,13 +121,45 @@ func usesKey(tmpl string) bool {
 	return false
 }
 
-// Do sends one call and reads its answer.
-func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.spec.Timeout)
-	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(h.spec.URL, req, url.PathEscape), bytes.NewReader(req.Body))
+// WithHosts returns a copy of the target that sends each call to one of
+// addrs ("host:port"): call req.Replica modulo len(addrs). Only the host:port
+// of the URL template changes; its scheme, path and query stay. The copy
+// shares the target's client. With no addrs, calls go where the template says.
+func (h *HTTP) WithHosts(addrs []string) *HTTP {
+	c := *h
+	c.urls = nil
+	for _, addr := range addrs {
+		c.urls = append(c.urls, withHost(h.spec.URL, addr))
+	}
+	return &c
+}
+
+// withHost replaces the host:port of an absolute URL template, keeping any
+// userinfo. It works on the template's text, not a parsed URL, so that
+// placeholders and escapes in the path stay exactly as written.
+func withHost(tmpl, addr string) string {
+	start := strings.Index(tmpl, "://") + len("://")
+	end := len(tmpl)
+	if i := strings.IndexAny(tmpl[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndex(tmpl[start:end], "@"); at >= 0 {
+		start += at + 1
+	}
+	return tmpl[:start] + addr + tmpl[end:]
+}
+
+// NewRequest builds the HTTP request that Do sends for req, headers and body
+// included, bound to ctx (Do adds the spec's timeout; a caller sending it
+// itself bounds it itself).
+func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, error) {
+	tmpl := h.spec.URL
+	if n := len(h.urls); n > 0 {
+		tmpl = h.urls[(req.Replica%n+n)%n]
+	}
+	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(tmpl, req, url.PathEscape), bytes.NewReader(req.Body))
 	if err != nil {
-		return Response{}, fmt.Errorf("target: building request: %w", err)
+		return nil, fmt.Errorf("target: building request: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	for name, v := range h.spec.Headers {
@@ -129,6 +167,28 @@ func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 			continue
 		}
 		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
+	}
+	return hr, nil
+}
+
+// ParseResponse is the Response for an answer whose body starts with body
+// (Do reads at most 64 KiB of it): the status, and for a 2xx answer the
+// resource ID from where the spec says.
+func (h *HTTP) ParseResponse(resp *http.Response, body []byte) Response {
+	out := Response{Status: resp.StatusCode, Body: body}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		out.ID = h.id(resp, body)
+	}
+	return out
+}
+
+// Do sends one call and reads its answer.
+func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.spec.Timeout)
+	defer cancel()
+	hr, err := h.NewRequest(ctx, req)
+	if err != nil {
+		return Response{}, err
 	}
 	resp, err := h.client.Do(hr)
 	if err != nil {
@@ -139,11 +199,7 @@ func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("target: reading answer: %w", err)
 	}
-	out := Response{Status: resp.StatusCode, Body: body}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		out.ID = h.id(resp, body)
-	}
-	return out, nil
+	return h.ParseResponse(resp, body), nil
 }
 
 func (h *HTTP) id(resp *http.Response, body []byte) string {

@@ -18,6 +18,9 @@ type Request struct {
 	// keep no key column; it is substituted for {{tag}}.
 	Tag  string
 	Body []byte
+	// Replica picks the replica the call goes to when the target spreads
+	// calls over several (HTTP.WithHosts); it is taken modulo their number.
+	Replica int
 }
 
 // Response is what the target answered.

@@ -8,12 +8,15 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 	"github.com/idemstress/idemstress/target"
@@ -42,6 +45,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f runFlags
 	f.register(fs)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
+	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
+	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
+	dbStall := fs.String("db-stall", "", "effect table to write-lock while each burst is released (overrides db_stall)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -50,14 +56,34 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	c, err := stress.LoadContract(*config)
+	if err == nil {
+		err = override(c, *replicas, *syncMode, *dbStall)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
 	}
 	url := firstNonEmpty(f.databaseURL, os.Getenv("DATABASE_URL"), c.DatabaseURL)
-	if url == "" {
+	if url == "" && c.Process == nil {
 		fmt.Fprintln(stderr, "idemstress run: no database to read the effect tables from: pass --database-url, set DATABASE_URL, or set database_url in the contract")
 		return exitUsage
+	}
+	if url == "" {
+		// idemstress starts the service, so it can give it a throwaway database.
+		fmt.Fprintln(stderr, "idemstress run: starting a throwaway PostgreSQL cluster for the service")
+		cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+			if errors.Is(err, pgtemp.ErrNoBinaries) {
+				return exitUsage
+			}
+			return exitInconclusive
+		}
+		defer cluster.Close()
+		if url, err = cluster.CreateDatabase(ctx, "idemstress"); err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+			return exitInconclusive
+		}
 	}
 	pool, err := connect(ctx, url)
 	if err != nil {
@@ -73,10 +99,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress: %s: %v\n", *config, err)
 		return exitUsage
 	}
+	if c.Process != nil {
+		procs, err := target.StartProcesses(ctx, *c.Process, url)
+		if err != nil {
+			fmt.Fprintf(stderr, "idemstress: starting the service: %v\n", err)
+			return exitInconclusive
+		}
+		defer procs.Stop()
+		tgt = tgt.WithHosts(procs.Addrs())
+		fmt.Fprintf(stderr, "idemstress run: started %d replica(s) at %s\n", len(procs.Addrs()), strings.Join(procs.Addrs(), ", "))
+	}
 	world := gen.DefaultWorld()
 	world.KeyRequired = c.KeyRequired
 	cfg := stress.Config{Contract: c.Model, Effects: c.Effects, Target: tgt, DB: pool, World: world,
-		Plans: f.plans, Seed: f.seed, ShrinkTime: f.shrinkTime}
+		Plans: f.plans, Seed: f.seed, ShrinkTime: f.shrinkTime, Sync: c.Sync, DBStall: c.DBStall}
 	cs, code := runTarget(ctx, c.Target.URL, cfg, stderr)
 	if cs == nil {
 		return code
@@ -86,6 +122,27 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitInconclusive
 	}
 	return code
+}
+
+// override applies the run flags that change the contract.
+func override(c *stress.Contract, replicas int, syncMode, dbStall string) error {
+	if replicas > 0 {
+		if c.Process == nil {
+			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", replicas)
+		}
+		c.Process.Replicas = replicas
+	}
+	if syncMode != "" {
+		mode, err := fault.ParseSyncMode(syncMode)
+		if err != nil {
+			return fmt.Errorf("--sync: %w", err)
+		}
+		c.Sync = mode
+	}
+	if dbStall != "" {
+		c.DBStall = dbStall
+	}
+	return nil
 }
 
 // runTarget runs one target and turns the result into a report case and an

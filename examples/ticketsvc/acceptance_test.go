@@ -64,6 +64,10 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"global-keys", nil},
 		// Both calls send the same bytes.
 		{"raw-body-fingerprint", nil},
+		// One call at a time, these modes are correct.
+		{"check-then-insert", nil},
+		{"unique-violation-500", nil},
+		{"process-mutex", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -18,6 +18,19 @@ type behavior struct {
 	// rawBodyFingerprint fingerprints the body's bytes, not its canonical
 	// JSON, so a re-encoded retry looks like a changed payload.
 	rawBodyFingerprint bool
+	// noActionLock skips the advisory lock on the action: nothing in the
+	// database keeps two calls of one action from both passing the lookup.
+	noActionLock bool
+	// uniqueViolationIs500 fails a call that hits a unique violation like
+	// any database error, instead of answering it as in flight.
+	uniqueViolationIs500 bool
+	// processMutex serialises the calls of one action by a mutex in this
+	// process, where the database's lock would serialise them everywhere.
+	processMutex bool
+	// unconstrained runs the mode over the schema without the unique
+	// constraints on an action, which would otherwise stop the duplicates
+	// its mistake lets through (see ForBug).
+	unconstrained bool
 }
 
 // bugMode is one entry of the bug zoo.
@@ -32,6 +45,9 @@ var bugModes = []bugMode{
 	{name: "no-payload-check", b: behavior{skipPayloadCheck: true}},
 	{name: "global-keys", b: behavior{globalKeys: true}},
 	{name: "raw-body-fingerprint", b: behavior{rawBodyFingerprint: true}},
+	{name: "check-then-insert", b: behavior{noActionLock: true, unconstrained: true}},
+	{name: "unique-violation-500", b: behavior{noActionLock: true, uniqueViolationIs500: true}},
+	{name: "process-mutex", b: behavior{noActionLock: true, processMutex: true, unconstrained: true}},
 }
 
 // Bugs returns the names accepted by Options.Bug, in documented order.
@@ -55,4 +71,12 @@ func behaviorFor(bug string) (behavior, error) {
 	}
 	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; empty for the correct mode)",
 		bug, strings.Join(Bugs(), ", "))
+}
+
+// modeName names a mode in messages.
+func modeName(bug string) string {
+	if bug == "" {
+		return "the correct mode"
+	}
+	return fmt.Sprintf("bug mode %q", bug)
 }

@@ -3,6 +3,7 @@ package ticketsvc_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -59,6 +60,35 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 			spaced.status == http.StatusUnprocessableEntity &&
 			len(ef.Tickets) == 1 && len(ef.Outbox) == 1
 		return shown, fmt.Sprintf("answers %v %v %v, effects %+v", first, same, spaced, ef)
+	},
+	// Two concurrent calls of one action both pass the lookup and both
+	// create: two tickets, two notifications.
+	"check-then-insert": func(e *env) (bool, string) {
+		c := call{"A", "k", "x"}
+		answers := race(e.t, []racer{{e, c}, {e, c}})
+		ef := e.effectsOf("A", "k")
+		shown := slices.Equal(statuses(answers), []int{201, 201}) && answers[0].id != answers[1].id &&
+			len(ef.Tickets) == 2 && len(ef.Outbox) == 2
+		return shown, fmt.Sprintf("answers %v, effects %+v", answers, ef)
+	},
+	// The loser of a concurrent duplicate hits the unique constraint and
+	// answers 500, though nothing went wrong but the race.
+	"unique-violation-500": func(e *env) (bool, string) {
+		c := call{"A", "k", "x"}
+		answers := race(e.t, []racer{{e, c}, {e, c}})
+		ef := e.effectsOf("A", "k")
+		shown := slices.Equal(statuses(answers), []int{201, 500}) && len(ef.Tickets) == 1 && len(ef.Outbox) == 1
+		return shown, fmt.Sprintf("answers %v, effects %+v", answers, ef)
+	},
+	// Two replicas over one database: each one's mutex lets its call
+	// through, and both create.
+	"process-mutex": func(e *env) (bool, string) {
+		c := call{"A", "k", "x"}
+		answers := race(e.t, []racer{{e, c}, {e.replica(), c}})
+		ef := e.effectsOf("A", "k")
+		shown := slices.Equal(statuses(answers), []int{201, 201}) && answers[0].id != answers[1].id &&
+			len(ef.Tickets) == 2 && len(ef.Outbox) == 2
+		return shown, fmt.Sprintf("answers %v, effects %+v", answers, ef)
 	},
 }
 

@@ -26,10 +26,19 @@ var (
 // create runs a create call in one transaction: lock the action, look up its
 // key, then either answer from the stored key or write ticket, outbox and key
 // together. Any error rolls everything back. The first call also checks the
-// database's layout.
+// database's schema.
 func (s *Service) create(ctx context.Context, req createRequest) (outcome, error) {
-	if err := s.checkLayout(ctx); err != nil {
+	if err := s.checkSchema(ctx); err != nil {
 		return outcome{}, err
+	}
+	if s.mutex != nil {
+		// Held until the transaction has ended, so that the next call of
+		// the action sees its writes.
+		unlock, err := s.mutex.lock(ctx, action{req.tenant, req.key})
+		if err != nil {
+			return outcome{}, err
+		}
+		defer unlock()
 	}
 	var out outcome
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -37,10 +46,11 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		out, err = s.createTx(ctx, tx, req)
 		return err
 	})
-	if isUniqueViolation(err) {
+	if isUniqueViolation(err) && !s.b.uniqueViolationIs500 {
 		// Unreachable while every writer takes the action lock; should a
 		// writer ever skip it, the constraint still stops the duplicate, and
-		// the winner was in flight alongside us.
+		// the winner was in flight alongside us. unique-violation-500 skips
+		// the lock and then fails the loser instead.
 		return inFlight, nil
 	}
 	if err != nil {
@@ -50,14 +60,17 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 }
 
 func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
-	// The lock must come before the lookup, in its own statement: under READ
-	// COMMITTED the lookup then sees whatever the previous holder committed.
-	locked, err := tryLockAction(ctx, tx, req.tenant, req.key, s.b.globalKeys)
-	if err != nil {
-		return outcome{}, err
-	}
-	if !locked {
-		return inFlight, nil
+	if !s.b.noActionLock {
+		// The lock must come before the lookup, in its own statement: under
+		// READ COMMITTED the lookup then sees whatever the previous holder
+		// committed.
+		locked, err := tryLockAction(ctx, tx, req.tenant, req.key, s.b.globalKeys)
+		if err != nil {
+			return outcome{}, err
+		}
+		if !locked {
+			return inFlight, nil
+		}
 	}
 	prior, found, err := findKey(ctx, tx, req.tenant, req.key, s.b.globalKeys)
 	if err != nil {
@@ -66,11 +79,11 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if found {
 		return s.replay(ctx, tx, req, prior)
 	}
-	id, err := insertTicket(ctx, tx, s.layout, req)
+	id, err := insertTicket(ctx, tx, s.schema.spec, req)
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := insertOutbox(ctx, tx, s.layout, req, id); err != nil {
+	if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
 		return outcome{}, err
 	}
 	if err := insertKey(ctx, tx, req, id); err != nil {
@@ -85,7 +98,7 @@ func (s *Service) replay(ctx context.Context, tx pgx.Tx, req createRequest, prio
 		return payloadMismatch, nil
 	}
 	if s.b.outboxOnReplay {
-		if err := insertOutbox(ctx, tx, s.layout, req, prior.ticketID); err != nil {
+		if err := insertOutbox(ctx, tx, s.schema.spec, req, prior.ticketID); err != nil {
 			return outcome{}, err
 		}
 	}

@@ -18,9 +18,16 @@
 // middlewares, the key lives only in idempotency_keys: tickets has a tenant
 // but no key, and notification_outbox only a ticket_id, so a checker
 // attributes their rows through idempotency_keys.ticket_id or through a tag
-// in the payload. Both layouts answer the same in every mode. One database
-// holds one layout: Migrate refuses to add the other, naming both, and a
-// Service answers 500 (logging why) until its database holds its layout.
+// in the payload. Both layouts answer the same in every mode.
+//
+// Each layout comes with unique constraints on an action (idempotency_keys'
+// primary key on tenant and key, and in LayoutKeys a unique tenant and key
+// in tickets), a backstop should the lock ever be skipped; or without them,
+// plain indexes in their place, for the modes whose mistake they would hide
+// (Migrate's ForBug option chooses). One database holds one schema: Migrate
+// refuses to add another layout, or the same layout the other way, naming
+// both, and a Service answers 500 (logging why) until its database holds
+// the schema of its layout and mode.
 //
 // # Bug zoo
 //
@@ -35,6 +42,24 @@
 //   - raw-body-fingerprint: the fingerprint is of the body's bytes, not its
 //     canonical JSON, so a retry re-encoding the same JSON (whitespace, key
 //     order, \u escapes) is refused with 422 instead of replayed.
+//   - check-then-insert: no lock; the key is looked up, then inserted, over
+//     tables without unique constraints. Concurrent calls of one action
+//     both find nothing and both create: two tickets, two notifications.
+//   - unique-violation-500: no lock, but the unique constraints hold. The
+//     loser of a concurrent duplicate hits the unique violation and answers
+//     500, instead of 409 or a replay; no duplicate rows are ever written.
+//   - process-mutex: calls of one action are serialised by a mutex in the
+//     Service, not in the database, over tables without unique constraints.
+//     Correct with one process; with two (or two Services over one
+//     database), concurrent calls of one action, one to each, both create.
 //
-// With no bug the service is correct, including under concurrent duplicates.
+// The last three are correct one call at a time; only concurrent calls of
+// one action show them.
+//
+// With no bug the service is correct, including under concurrent duplicates
+// and across any number of processes over one database.
+//
+// Options.OnArrival, if set, sees the time each request reaches the handler,
+// before any database work: a benchmark measures with it how closely the
+// calls of a burst arrive.
 package ticketsvc

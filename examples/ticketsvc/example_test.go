@@ -70,6 +70,27 @@ func Example() {
 	// 200 {"ticket_id":1}
 }
 
+// A mode whose mistake the unique constraints would hide is migrated for
+// with ForBug; the database then holds that schema, and Migrate for a mode
+// that needs the other one refuses it.
+func ExampleForBug() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, exampleDatabaseURL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	if err := ticketsvc.Migrate(ctx, pool, ticketsvc.LayoutKeys, ticketsvc.ForBug("check-then-insert")); err != nil {
+		log.Fatal(err)
+	}
+	// process-mutex needs the same schema.
+	fmt.Println(ticketsvc.Migrate(ctx, pool, ticketsvc.LayoutKeys, ticketsvc.ForBug("process-mutex")))
+	fmt.Println(ticketsvc.Migrate(ctx, pool, ticketsvc.LayoutKeys))
+	// Output:
+	// <nil>
+	// ticketsvc: migrate "keys" layout with unique constraints: the database holds the "keys" layout without unique constraints, but the correct mode needs it with unique constraints: one database holds one schema; migrate a fresh database for the correct mode
+}
+
 func ExampleBugs() {
 	for _, bug := range ticketsvc.Bugs() {
 		fmt.Println(bug)
@@ -79,6 +100,9 @@ func ExampleBugs() {
 	// no-payload-check
 	// global-keys
 	// raw-body-fingerprint
+	// check-then-insert
+	// unique-violation-500
+	// process-mutex
 }
 
 func ExampleLayouts() {

@@ -39,11 +39,11 @@ func connect(t *testing.T, url string) *pgxpool.Pool {
 	return pool
 }
 
-// newPool connects to a fresh database migrated with layout.
-func newPool(t *testing.T, layout ticketsvc.Layout) *pgxpool.Pool {
+// newPool connects to a fresh database migrated with layout and opts.
+func newPool(t *testing.T, layout ticketsvc.Layout, opts ...ticketsvc.MigrateOption) *pgxpool.Pool {
 	t.Helper()
 	pool := connect(t, newDatabase(t))
-	if err := ticketsvc.Migrate(t.Context(), pool, layout); err != nil {
+	if err := ticketsvc.Migrate(t.Context(), pool, layout, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return pool
@@ -64,6 +64,8 @@ type env struct {
 	client *http.Client
 	pool   *pgxpool.Pool
 	layout ticketsvc.Layout
+	svc    *ticketsvc.Service
+	opts   ticketsvc.Options
 }
 
 // newEnv starts the service in the given layout and bug mode over a fresh
@@ -73,10 +75,18 @@ func newEnv(t *testing.T, layout ticketsvc.Layout, bug string) *env {
 	return newEnvWith(t, ticketsvc.Options{Layout: layout, Bug: bug})
 }
 
-// newEnvWith migrates a fresh database with opts.Layout and serves it.
+// newEnvWith migrates a fresh database for opts.Layout and opts.Bug and
+// serves it.
 func newEnvWith(t *testing.T, opts ticketsvc.Options) *env {
 	t.Helper()
-	return serve(t, newPool(t, opts.Layout), opts)
+	return serve(t, newPool(t, opts.Layout, ticketsvc.ForBug(opts.Bug)), opts)
+}
+
+// replica starts a second Service in e's mode over e's database, through a
+// pool of its own: another process of the same service.
+func (e *env) replica() *env {
+	e.t.Helper()
+	return serve(e.t, connect(e.t, e.pool.Config().ConnString()), e.opts)
 }
 
 // serve starts the service over pool as it is.
@@ -92,7 +102,7 @@ func serve(t *testing.T, pool *pgxpool.Pool, opts ticketsvc.Options) *env {
 	// A hung call fails its test instead of the whole run.
 	client.Timeout = 30 * time.Second
 	t.Cleanup(client.CloseIdleConnections)
-	return &env{t: t, url: srv.URL, client: client, pool: pool, layout: opts.Layout}
+	return &env{t: t, url: srv.URL, client: client, pool: pool, layout: opts.Layout, svc: svc, opts: opts}
 }
 
 // answer is what a call got back.
@@ -217,6 +227,18 @@ func (e *env) effectsOf(tenant, key string) effects {
 		e.t.Fatalf("select outbox of (%q, %q): %v", tenant, key, err)
 	}
 	return ef
+}
+
+// keyRows returns the number of idempotency_keys rows of tenant and key.
+func (e *env) keyRows(tenant, key string) int {
+	e.t.Helper()
+	var n int
+	err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM idempotency_keys
+		WHERE tenant = $1 AND request_key = $2`, tenant, key).Scan(&n)
+	if err != nil {
+		e.t.Fatalf("count keys of (%q, %q): %v", tenant, key, err)
+	}
+	return n
 }
 
 // counts returns the number of rows in each table of the service.

@@ -64,7 +64,8 @@ func waitForLockWaiter(t *testing.T, tx pgx.Tx) {
 	for {
 		var waiting bool
 		err := tx.QueryRow(t.Context(), `SELECT EXISTS (SELECT 1 FROM pg_locks
-			WHERE relation = 'idempotency_keys'::regclass AND NOT granted)`).Scan(&waiting)
+			WHERE locktype = 'relation' AND NOT granted AND relation = 'idempotency_keys'::regclass
+				AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}

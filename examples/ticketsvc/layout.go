@@ -1,12 +1,9 @@
 package ticketsvc
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Layout names a schema layout: which tables and columns hold a ticket, its
@@ -47,7 +44,8 @@ var idempotencyKeys = table{
 		{"fingerprint", "text NOT NULL"},
 		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
 	},
-	unique: "PRIMARY KEY (tenant, request_key)",
+	unique:     []string{"tenant", "request_key"},
+	primaryKey: true,
 	// global-keys looks a key up without its tenant.
 	indexes: []string{"idempotency_keys_request_key_idx ON idempotency_keys (request_key)"},
 }
@@ -64,7 +62,7 @@ var layoutSpecs = []layoutSpec{
 					{"request_key", "text NOT NULL"},
 					{"subject", "text NOT NULL"},
 				},
-				unique: "CONSTRAINT tickets_tenant_request_key_key UNIQUE (tenant, request_key)",
+				unique: []string{"tenant", "request_key"},
 			},
 			{
 				name: "notification_outbox",
@@ -146,11 +144,11 @@ func specFor(l Layout) (*layoutSpec, error) {
 type table struct {
 	name    string
 	columns []column
-	// unique is the table's uniqueness backstop on an action, a table
-	// constraint; "" for none. Kept apart from the columns so that a
-	// schema variant without it (for a check-then-insert mode) only has to
-	// leave it out.
-	unique string
+	// unique are the columns of the table's uniqueness backstop on an
+	// action, nil for none: a unique constraint (the primary key with
+	// primaryKey set), or in the unconstrained schema a plain index.
+	unique     []string
+	primaryKey bool
 	// indexes are "name ON table (columns)" clauses.
 	indexes []string
 }
@@ -158,17 +156,27 @@ type table struct {
 type column struct{ name, def string }
 
 // ddl returns the statements that create the table and its indexes if they
-// do not exist.
-func (t table) ddl() []string {
+// do not exist; unconstrained leaves out the backstop's uniqueness.
+func (t table) ddl(unconstrained bool) []string {
 	defs := make([]string, 0, len(t.columns)+1)
 	for _, c := range t.columns {
 		defs = append(defs, c.name+" "+c.def)
 	}
-	if t.unique != "" {
-		defs = append(defs, t.unique)
+	indexes := t.indexes
+	if t.unique != nil {
+		cols := strings.Join(t.unique, ", ")
+		switch {
+		case unconstrained:
+			indexes = append(slices.Clip(indexes),
+				fmt.Sprintf("%s_%s_idx ON %s (%s)", t.name, strings.Join(t.unique, "_"), t.name, cols))
+		case t.primaryKey:
+			defs = append(defs, "PRIMARY KEY ("+cols+")")
+		default:
+			defs = append(defs, "UNIQUE ("+cols+")")
+		}
 	}
 	stmts := []string{"CREATE TABLE IF NOT EXISTS " + t.name + " (\n\t" + strings.Join(defs, ",\n\t") + "\n)"}
-	for _, idx := range t.indexes {
+	for _, idx := range indexes {
 		stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+idx)
 	}
 	return stmts
@@ -182,86 +190,11 @@ func (t table) columnNames() []string {
 	return names
 }
 
-// mismatch says how the present tables differ from the layout's, "" if
-// every present table has exactly the layout's columns.
-func (s *layoutSpec) mismatch(present map[string][]string) string {
-	for _, t := range s.tables {
-		got, ok := present[t.name]
-		if !ok {
-			continue
-		}
-		want := t.columnNames()
-		if !sameSet(got, want) {
-			return fmt.Sprintf("table %s has columns (%s), %s has (%s)",
-				t.name, strings.Join(got, ", "), s.layout, strings.Join(want, ", "))
-		}
-	}
-	return ""
-}
-
 func sameSet(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
-}
-
-// querier is a pool, connection or transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// presentLayouts returns the layouts that the service's tables in the
-// database (those found through the search_path) match, or nil when there
-// are none yet. Several layouts match when only tables they share are
-// present. Tables that match no layout are an error saying how they differ.
-func presentLayouts(ctx context.Context, q querier) ([]Layout, error) {
-	var names []string
-	for _, s := range layoutSpecs {
-		for _, t := range s.tables {
-			if !slices.Contains(names, t.name) {
-				names = append(names, t.name)
-			}
-		}
-	}
-	rows, err := q.Query(ctx, `SELECT n.name, array_agg(a.attname::text ORDER BY a.attnum)
-		FROM unnest($1::text[]) AS n(name)
-		JOIN pg_attribute a ON a.attrelid = to_regclass(n.name) AND a.attnum > 0 AND NOT a.attisdropped
-		GROUP BY n.name`, names)
-	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s: %w", strings.Join(names, ", "), err)
-	}
-	present := map[string][]string{}
-	var (
-		name string
-		cols []string
-	)
-	_, err = pgx.ForEachRow(rows, []any{&name, &cols}, func() error {
-		present[name] = cols
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s: %w", strings.Join(names, ", "), err)
-	}
-	if len(present) == 0 {
-		return nil, nil
-	}
-	var (
-		found []Layout
-		why   []string
-	)
-	for i := range layoutSpecs {
-		s := &layoutSpecs[i]
-		if m := s.mismatch(present); m != "" {
-			why = append(why, m)
-			continue
-		}
-		found = append(found, s.layout)
-	}
-	if len(found) == 0 {
-		return nil, fmt.Errorf("the database's tables match no ticketsvc layout: %s", strings.Join(why, "; "))
-	}
-	return found, nil
 }
 
 func layoutList(ls []Layout) string {

@@ -108,3 +108,47 @@ func TestRawBodyFingerprint(t *testing.T) {
 		}
 	})
 }
+
+// TestServiceChecksConstraints serves a database migrated for a mode that
+// needs the unique constraints the other way: every create answers 500,
+// writes nothing and logs what the mode needs; a Service in the database's
+// mode over the same tables works.
+func TestServiceChecksConstraints(t *testing.T) {
+	forEachLayout(t, func(t *testing.T, layout ticketsvc.Layout) {
+		for _, tt := range []struct{ db, svc, needs string }{
+			{"", "check-then-insert", "without unique constraints"},
+			{"", "process-mutex", "without unique constraints"},
+			{"check-then-insert", "", "with unique constraints"},
+			{"process-mutex", "unique-violation-500", "with unique constraints"},
+		} {
+			t.Run(modeTestName(tt.svc)+"_on_"+modeTestName(tt.db), func(t *testing.T) {
+				pool := newPool(t, layout, ticketsvc.ForBug(tt.db))
+				var logs syncBuffer
+				e := serve(t, pool, ticketsvc.Options{Layout: layout, Bug: tt.svc, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+				for range 2 {
+					if a := e.mustPost("A", "k", `{"subject":"x"}`); a.status != http.StatusInternalServerError {
+						t.Fatalf("got %d %s, want 500", a.status, a.body)
+					}
+				}
+				if tk, ob, ks := e.counts(); tk+ob+ks != 0 {
+					t.Fatalf("wrote %d tickets, %d outbox rows, %d keys; want none", tk, ob, ks)
+				}
+				mode := `the correct mode`
+				if tt.svc != "" {
+					mode = `bug mode \"` + tt.svc + `\"`
+				}
+				for _, want := range []string{"runs " + mode, `needs the \"` + string(layout) + `\" layout ` + tt.needs, "migrate a fresh database"} {
+					if !strings.Contains(logs.String(), want) {
+						t.Errorf("log %q does not say %q", logs.String(), want)
+					}
+				}
+				right := serve(t, pool, ticketsvc.Options{Layout: layout, Bug: tt.db})
+				a := right.mustPost("A", "k", `{"subject":"x"}`)
+				if a.status != http.StatusCreated {
+					t.Fatalf("%s over its own database: got %d %s, want 201", modeTestName(tt.db), a.status, a.body)
+				}
+				checkOneEffect(t, "in the database's mode", right.effectsOf("A", "k"), a.id, "x")
+			})
+		}
+	})
+}

@@ -10,9 +10,10 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// wantSchema is each layout's columns per table, in order, and the columns
-// of each table's unique constraints (primary keys included).
-var wantSchema = map[ticketsvc.Layout]map[string]struct{ columns, unique []string }{
+// wantSchema is each layout's columns per table, in order, the columns of
+// each table's unique constraints (primary keys included) and those of its
+// other indexes, as it is with its unique constraints.
+var wantSchema = map[ticketsvc.Layout]map[string]struct{ columns, unique, indexed []string }{
 	ticketsvc.LayoutKeys: {
 		"tickets": {
 			columns: []string{"id", "tenant", "request_key", "subject"},
@@ -21,10 +22,12 @@ var wantSchema = map[ticketsvc.Layout]map[string]struct{ columns, unique []strin
 		"notification_outbox": {
 			columns: []string{"id", "tenant", "request_key", "ticket_id"},
 			unique:  []string{"id"},
+			indexed: []string{"request_key,tenant", "ticket_id"},
 		},
 		"idempotency_keys": {
 			columns: []string{"tenant", "request_key", "fingerprint", "ticket_id"},
 			unique:  []string{"request_key,tenant"},
+			indexed: []string{"request_key"},
 		},
 	},
 	ticketsvc.LayoutTagged: {
@@ -35,44 +38,79 @@ var wantSchema = map[ticketsvc.Layout]map[string]struct{ columns, unique []strin
 		"notification_outbox": {
 			columns: []string{"id", "ticket_id"},
 			unique:  []string{"id"},
+			indexed: []string{"ticket_id"},
 		},
 		"idempotency_keys": {
 			columns: []string{"tenant", "request_key", "fingerprint", "ticket_id"},
 			unique:  []string{"request_key,tenant"},
+			indexed: []string{"request_key"},
 		},
 	},
 }
 
+// unconstrainedModes are the bug modes that need the schema without the
+// unique constraints on an action.
+var unconstrainedModes = []string{"check-then-insert", "process-mutex"}
+
 // TestMigrateConcurrently runs Migrate from two "processes" (pools) at once,
 // several times each, then once more: none may fail, and the schema must be
-// the layout's, with its backstop constraints.
+// the layout's, with its backstop constraints or, for a mode that needs
+// them left out, with plain indexes in their place.
 func TestMigrateConcurrently(t *testing.T) {
 	forEachLayout(t, func(t *testing.T, layout ticketsvc.Layout) {
-		url := newDatabase(t)
-		pools := []*pgxpool.Pool{connect(t, url), connect(t, url)}
-		var g errgroup.Group
-		for i := range 8 {
-			g.Go(func() error { return ticketsvc.Migrate(t.Context(), pools[i%2], layout) })
+		for _, bug := range []string{"", "check-then-insert"} {
+			t.Run(modeTestName(bug), func(t *testing.T) {
+				url := newDatabase(t)
+				pools := []*pgxpool.Pool{connect(t, url), connect(t, url)}
+				var g errgroup.Group
+				for i := range 8 {
+					g.Go(func() error { return ticketsvc.Migrate(t.Context(), pools[i%2], layout, ticketsvc.ForBug(bug)) })
+				}
+				if err := g.Wait(); err != nil {
+					t.Fatalf("concurrent Migrate: %v", err)
+				}
+				if err := ticketsvc.Migrate(t.Context(), pools[0], layout, ticketsvc.ForBug(bug)); err != nil {
+					t.Fatalf("Migrate on a migrated database: %v", err)
+				}
+				e := &env{t: t, pool: pools[0]}
+				if tk, ob, ks := e.counts(); tk+ob+ks != 0 {
+					t.Fatalf("Migrate wrote rows: %d tickets, %d outbox rows, %d keys", tk, ob, ks)
+				}
+				checkSchemaFor(t, pools[0], layout, slices.Contains(unconstrainedModes, bug))
+			})
 		}
-		if err := g.Wait(); err != nil {
-			t.Fatalf("concurrent Migrate: %v", err)
-		}
-		if err := ticketsvc.Migrate(t.Context(), pools[0], layout); err != nil {
-			t.Fatalf("Migrate on a migrated database: %v", err)
-		}
-		e := &env{t: t, pool: pools[0]}
-		if tk, ob, ks := e.counts(); tk+ob+ks != 0 {
-			t.Fatalf("Migrate wrote rows: %d tickets, %d outbox rows, %d keys", tk, ob, ks)
-		}
-		checkSchema(t, pools[0], layout)
 	})
 }
 
-// checkSchema asserts that the database holds exactly layout's tables.
+// modeTestName names a mode in a subtest.
+func modeTestName(bug string) string {
+	if bug == "" {
+		return "correct"
+	}
+	return bug
+}
+
+// checkSchema asserts that the database holds exactly layout's tables, with
+// their unique constraints.
 func checkSchema(t *testing.T, pool *pgxpool.Pool, layout ticketsvc.Layout) {
 	t.Helper()
+	checkSchemaFor(t, pool, layout, false)
+}
+
+// checkSchemaFor asserts that the database holds exactly layout's tables,
+// with their unique constraints or, if unconstrained, without them and
+// with plain indexes on the same columns instead.
+func checkSchemaFor(t *testing.T, pool *pgxpool.Pool, layout ticketsvc.Layout, unconstrained bool) {
+	t.Helper()
 	for table, want := range wantSchema[layout] {
-		var columns, unique []string
+		if unconstrained {
+			if i := slices.Index(want.unique, "request_key,tenant"); i >= 0 {
+				want.unique = slices.Delete(slices.Clone(want.unique), i, i+1)
+				want.indexed = append(slices.Clone(want.indexed), "request_key,tenant")
+				slices.Sort(want.indexed)
+			}
+		}
+		var columns, unique, indexed []string
 		err := pool.QueryRow(t.Context(), `SELECT
 			(SELECT array_agg(attname::text ORDER BY attnum) FROM pg_attribute
 				WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped),
@@ -80,7 +118,12 @@ func checkSchema(t *testing.T, pool *pgxpool.Pool, layout ticketsvc.Layout) {
 				SELECT string_agg(a.attname::text, ',' ORDER BY a.attname) AS cols
 				FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
 				WHERE c.conrelid = $1::regclass AND c.contype IN ('p', 'u')
-				GROUP BY c.oid) u)`, table).Scan(&columns, &unique)
+				GROUP BY c.oid) u),
+			(SELECT array_agg(cols ORDER BY cols) FROM (
+				SELECT string_agg(a.attname::text, ',' ORDER BY a.attname) AS cols
+				FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+				WHERE i.indrelid = $1::regclass AND NOT i.indisunique
+				GROUP BY i.indexrelid) x)`, table).Scan(&columns, &unique, &indexed)
 		if err != nil {
 			t.Fatalf("%s layout: read table %s: %v", layout, table, err)
 		}
@@ -88,7 +131,12 @@ func checkSchema(t *testing.T, pool *pgxpool.Pool, layout ticketsvc.Layout) {
 			t.Errorf("%s layout: table %s has columns %q, want %q", layout, table, columns, want.columns)
 		}
 		if !slices.Equal(unique, want.unique) {
-			t.Errorf("%s layout: table %s has unique constraints on %q, want %q", layout, table, unique, want.unique)
+			t.Errorf("%s layout (unconstrained %v): table %s has unique constraints on %q, want %q",
+				layout, unconstrained, table, unique, want.unique)
+		}
+		if !slices.Equal(indexed, want.indexed) {
+			t.Errorf("%s layout (unconstrained %v): table %s has other indexes on %q, want %q",
+				layout, unconstrained, table, indexed, want.indexed)
 		}
 	}
 }
@@ -205,5 +253,84 @@ func TestMigrateRefusesForeignTables(t *testing.T) {
 				t.Errorf("Migrate %q: error %q does not mention %q", layout, err, want)
 			}
 		}
+	}
+}
+
+// TestMigrateRefusesOtherConstraints migrates a database for one mode, then
+// for another: where the two need the unique constraints differently the
+// second must fail, name the mode and what it needs, and leave the schema
+// intact; where they agree it must succeed.
+func TestMigrateRefusesOtherConstraints(t *testing.T) {
+	forEachLayout(t, func(t *testing.T, layout ticketsvc.Layout) {
+		for _, first := range []string{"", "check-then-insert"} {
+			for _, second := range []string{"", "check-then-insert", "process-mutex", "unique-violation-500"} {
+				t.Run(modeTestName(first)+"_then_"+modeTestName(second), func(t *testing.T) {
+					firstFree := slices.Contains(unconstrainedModes, first)
+					secondFree := slices.Contains(unconstrainedModes, second)
+					pool := newPool(t, layout, ticketsvc.ForBug(first))
+					err := ticketsvc.Migrate(t.Context(), pool, layout, ticketsvc.ForBug(second))
+					checkSchemaFor(t, pool, layout, firstFree)
+					if firstFree == secondFree {
+						if err != nil {
+							t.Fatalf("Migrate for %s on a database for %s: %v", modeTestName(second), modeTestName(first), err)
+						}
+						return
+					}
+					if err == nil {
+						t.Fatalf("Migrate for %s on a database for %s succeeded", modeTestName(second), modeTestName(first))
+					}
+					mode := "the correct mode"
+					needs, holds := "needs it with unique constraints", "holds the \""+string(layout)+"\" layout without unique constraints"
+					if second != "" {
+						mode = `bug mode "` + second + `"`
+					}
+					if secondFree {
+						needs, holds = "needs it without unique constraints", "holds the \""+string(layout)+"\" layout with unique constraints"
+					}
+					for _, want := range []string{mode, needs, holds, "fresh database"} {
+						if !strings.Contains(err.Error(), want) {
+							t.Errorf("error %q does not say %q", err, want)
+						}
+					}
+				})
+			}
+		}
+	})
+}
+
+// A database whose tables have some of a layout's unique constraints but
+// not all is neither schema: Migrate names the tables on each side.
+func TestMigrateRefusesHalfConstrainedTables(t *testing.T) {
+	pool := newPool(t, ticketsvc.LayoutKeys)
+	if _, err := pool.Exec(t.Context(), `ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey`); err != nil {
+		t.Fatal(err)
+	}
+	for _, bug := range []string{"", "check-then-insert"} {
+		err := ticketsvc.Migrate(t.Context(), pool, ticketsvc.LayoutKeys, ticketsvc.ForBug(bug))
+		if err == nil {
+			t.Fatalf("Migrate for %s accepted half-constrained tables", modeTestName(bug))
+		}
+		for _, want := range []string{"match no ticketsvc layout", "in tickets but not in idempotency_keys"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Migrate for %s: error %q does not say %q", modeTestName(bug), err, want)
+			}
+		}
+	}
+}
+
+func TestMigrateRejectsUnknownBug(t *testing.T) {
+	pool := connect(t, newDatabase(t))
+	err := ticketsvc.Migrate(t.Context(), pool, ticketsvc.LayoutKeys, ticketsvc.ForBug("no-such-bug"))
+	if err == nil {
+		t.Fatal("Migrate accepted bug mode \"no-such-bug\"")
+	}
+	for _, name := range append(ticketsvc.Bugs(), "no-such-bug") {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not mention %q", err, name)
+		}
+	}
+	var tables int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM pg_tables WHERE schemaname = 'public'`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("%d tables (err %v) after a refused Migrate; want 0", tables, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -22,27 +23,40 @@ type Options struct {
 	Layout Layout
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
+	// OnArrival, if set, is called with time.Now() (which carries a
+	// monotonic reading) as the first thing the handler does for every
+	// request, valid or not, before any database work: it records how
+	// closely the calls of a burst arrive. It runs on the request's
+	// goroutine, so it must be safe for concurrent use, and delays the
+	// request by as long as it takes.
+	OnArrival func(time.Time)
 }
 
 // Service is the ticket HTTP handler. It is safe for concurrent use and
 // keeps no state of its own beyond the pool (and whether it has checked the
-// database's layout): several Services (or processes) over one database
-// behave as one.
+// database's schema): several Services (or processes) over one database
+// behave as one. The process-mutex mode is the exception that shows why:
+// it keeps its locks in the Service.
 type Service struct {
-	pool   *pgxpool.Pool
-	b      behavior
-	layout *layoutSpec
-	log    *slog.Logger
-	// layoutChecked is set once a call has found opts.Layout's tables in
-	// the database; until then every call checks.
-	layoutChecked atomic.Bool
+	pool      *pgxpool.Pool
+	bug       string
+	b         behavior
+	schema    schema
+	log       *slog.Logger
+	onArrival func(time.Time)
+	// mutex serialises the calls of an action in the process-mutex mode;
+	// nil in every other.
+	mutex *actionMutex
+	// schemaChecked is set once a call has found the schema of its layout
+	// and mode in the database; until then every call checks.
+	schemaChecked atomic.Bool
 }
 
 // New returns a Service over pool, whose schema Migrate has created with
-// opts.Layout. It fails if opts.Bug is not "" or one of Bugs(), or
-// opts.Layout not "" or one of Layouts(). New does not touch the database:
-// the first create call checks that it holds opts.Layout, and until it does
-// every call answers 500 and logs why.
+// opts.Layout and ForBug(opts.Bug). It fails if opts.Bug is not "" or one
+// of Bugs(), or opts.Layout not "" or one of Layouts(). New does not touch
+// the database: the first create call checks that it holds that schema,
+// and until it does every call answers 500 and logs why.
 func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if pool == nil {
 		return nil, errors.New("ticketsvc: New: nil pool")
@@ -51,7 +65,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout, err := specFor(opts.Layout)
+	spec, err := specFor(opts.Layout)
 	if err != nil {
 		return nil, err
 	}
@@ -59,33 +73,55 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{pool: pool, b: b, layout: layout, log: log}, nil
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained},
+		log: log, onArrival: opts.OnArrival}
+	if b.processMutex {
+		s.mutex = newActionMutex()
+	}
+	return s, nil
 }
 
-// checkLayout fails unless the database holds the service's layout. Once
-// it has passed it is not repeated: a database migrated again under a
-// running service is not noticed.
-func (s *Service) checkLayout(ctx context.Context) error {
-	if s.layoutChecked.Load() {
+// checkSchema fails unless the database holds the schema of the service's
+// layout and mode. Once it has passed it is not repeated: a database
+// migrated again under a running service is not noticed.
+func (s *Service) checkSchema(ctx context.Context) error {
+	if s.schemaChecked.Load() {
 		return nil
 	}
-	present, err := presentLayouts(ctx, s.pool)
+	want := s.schema
+	present, err := presentSchemas(ctx, s.pool)
 	switch {
 	case err != nil:
-		return fmt.Errorf("check the database layout: %w", err)
+		return fmt.Errorf("check the database schema: %w", err)
 	case present == nil:
-		return fmt.Errorf("the database has no ticketsvc tables: run Migrate with layout %q", s.layout.layout)
-	case !slices.Contains(present, s.layout.layout):
+		return fmt.Errorf("the database has no ticketsvc tables: run %s", s.migrateCall())
+	case !slices.Contains(layoutsOf(present), want.spec.layout):
 		return fmt.Errorf("the service runs the %q layout but the database holds the %s layout: "+
 			"start the service with the database's layout, or migrate a fresh database with %q",
-			s.layout.layout, layoutList(present), s.layout.layout)
+			want.spec.layout, layoutList(layoutsOf(present)), want.spec.layout)
+	case !slices.Contains(present, want):
+		return fmt.Errorf("the service runs %s, which needs the %q layout %s, but the database holds it %s: "+
+			"start the service in a mode for this database, or migrate a fresh database: %s",
+			modeName(s.bug), want.spec.layout, want.constraints(), want.other().constraints(), s.migrateCall())
 	}
-	s.layoutChecked.Store(true)
+	s.schemaChecked.Store(true)
 	return nil
+}
+
+// migrateCall says how to call Migrate for the service.
+func (s *Service) migrateCall() string {
+	call := fmt.Sprintf("Migrate with layout %q", s.schema.spec.layout)
+	if s.bug != "" {
+		call += fmt.Sprintf(" and ForBug(%q)", s.bug)
+	}
+	return call
 }
 
 // ServeHTTP serves POST /tickets; see the package documentation.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.onArrival != nil {
+		s.onArrival(time.Now())
+	}
 	if r.URL.Path != "/tickets" {
 		writeJSON(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (try POST /tickets)"})
 		return

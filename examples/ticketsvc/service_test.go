@@ -9,13 +9,32 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 )
 
-// TestCorrectMode walks one database per layout through creates, replays,
-// canonical re-encodings and conflicts, checking every answer and every row
-// after each call.
-func TestCorrectMode(t *testing.T) { forEachLayout(t, testCorrectMode) }
+// sequentiallyCorrect are the correct mode ("") and the bug modes whose
+// mistake needs concurrent calls: one call at a time they must answer and
+// write exactly as the correct mode.
+var sequentiallyCorrect = []string{"", "check-then-insert", "unique-violation-500", "process-mutex"}
 
-func testCorrectMode(t *testing.T, layout ticketsvc.Layout) {
-	e := newEnv(t, layout, "")
+// forEachSequentiallyCorrect runs f as one subtest per layout and mode of
+// sequentiallyCorrect.
+func forEachSequentiallyCorrect(t *testing.T, f func(t *testing.T, layout ticketsvc.Layout, bug string)) {
+	forEachLayout(t, func(t *testing.T, layout ticketsvc.Layout) {
+		for _, bug := range sequentiallyCorrect {
+			name := bug
+			if name == "" {
+				name = "correct"
+			}
+			t.Run(name, func(t *testing.T) { f(t, layout, bug) })
+		}
+	})
+}
+
+// TestSequentialCalls walks one database per layout and mode through
+// creates, replays, canonical re-encodings and conflicts, checking every
+// answer and every row after each call.
+func TestSequentialCalls(t *testing.T) { forEachSequentiallyCorrect(t, testSequentialCalls) }
+
+func testSequentialCalls(t *testing.T, layout ticketsvc.Layout, bug string) {
+	e := newEnv(t, layout, bug)
 	type step struct {
 		name              string
 		tenant, key, body string
@@ -83,10 +102,10 @@ func checkOneEffect(t *testing.T, name string, ef effects, id int64, subject str
 
 // TestInvalidRequests checks that malformed calls are refused and write
 // nothing.
-func TestInvalidRequests(t *testing.T) { forEachLayout(t, testInvalidRequests) }
+func TestInvalidRequests(t *testing.T) { forEachSequentiallyCorrect(t, testInvalidRequests) }
 
-func testInvalidRequests(t *testing.T, layout ticketsvc.Layout) {
-	e := newEnv(t, layout, "")
+func testInvalidRequests(t *testing.T, layout ticketsvc.Layout, bug string) {
+	e := newEnv(t, layout, bug)
 	ok := http.Header{"X-Tenant": {"A"}, "Idempotency-Key": {"k"}}
 	with := func(name string, vals ...string) http.Header {
 		h := ok.Clone()
@@ -155,7 +174,8 @@ func testInvalidRequests(t *testing.T, layout ticketsvc.Layout) {
 }
 
 func TestBugs(t *testing.T) {
-	want := []string{"outbox-on-retry", "no-payload-check", "global-keys", "raw-body-fingerprint"}
+	want := []string{"outbox-on-retry", "no-payload-check", "global-keys", "raw-body-fingerprint",
+		"check-then-insert", "unique-violation-500", "process-mutex"}
 	if got := ticketsvc.Bugs(); !slices.Equal(got, want) {
 		t.Fatalf("Bugs() = %q, want %q", got, want)
 	}

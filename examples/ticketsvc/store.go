@@ -50,8 +50,9 @@ type storedKey struct {
 	ticketID    int64
 }
 
-// findKey looks up a key; with global set it ignores the tenant and takes
-// the oldest use of the key under any tenant.
+// findKey looks up a key; with global set it ignores the tenant. Where a key
+// is stored more than once (the global-keys mode, or a mode without the
+// unique constraints) it takes the oldest, so replays stay stable.
 func findKey(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (storedKey, bool, error) {
 	var (
 		k   storedKey
@@ -62,7 +63,7 @@ func findKey(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (s
 			WHERE request_key = $1 ORDER BY ticket_id LIMIT 1`, key).Scan(&k.fingerprint, &k.ticketID)
 	} else {
 		err = tx.QueryRow(ctx, `SELECT fingerprint, ticket_id FROM idempotency_keys
-			WHERE tenant = $1 AND request_key = $2`, tenant, key).Scan(&k.fingerprint, &k.ticketID)
+			WHERE tenant = $1 AND request_key = $2 ORDER BY ticket_id LIMIT 1`, tenant, key).Scan(&k.fingerprint, &k.ticketID)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return storedKey{}, false, nil

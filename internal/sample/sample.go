@@ -30,6 +30,21 @@ var Expected = map[string]checks.ID{
 	"global-keys":      checks.TenantLeak,
 	// A re-encoded retry answered 422: the equivalent payload was rejected.
 	"raw-body-fingerprint": checks.EqualRejected,
+	// Two concurrent duplicates both insert (caught by a burst).
+	"check-then-insert": checks.DuplicateEffect,
+	// The loser of a concurrent duplicate gets 500 (caught by a burst).
+	"unique-violation-500": checks.WrongStatus,
+	// An in-process mutex: duplicates once two replicas serve a burst.
+	"process-mutex": checks.DuplicateEffect,
+}
+
+// Replicas is how many replicas of a mode the sample serves: two for the
+// bug that only shows across processes, one otherwise.
+func Replicas(mode string) int {
+	if mode == "process-mutex" {
+		return 2
+	}
+	return 1
 }
 
 // Layouts are the sample service's schema layouts: key columns in every
@@ -40,52 +55,68 @@ func Layouts() []ticketsvc.Layout { return ticketsvc.Layouts() }
 // Modes lists the correct mode, then every bug mode.
 func Modes() []string { return append([]string{Correct}, ticketsvc.Bugs()...) }
 
-// Service is a running sample service.
+// Service is a running sample service: one replica, or several serving
+// one database, each a Service of its own (as separate processes would be).
 type Service struct {
 	Mode     string
 	Layout   ticketsvc.Layout
-	URL      string // http://127.0.0.1:PORT/tickets
+	URL      string   // the first replica: http://127.0.0.1:PORT/tickets
+	Addrs    []string // every replica's 127.0.0.1:PORT
 	Pool     *pgxpool.Pool
 	Contract *stress.Contract
-	srv      *http.Server
+	servers  []*http.Server
 	served   chan error
 }
 
-// Start migrates the database at dbURL to the layout and serves the sample
-// service in the given mode on a free loopback port.
+// Start migrates the database at dbURL to the layout (and the mode's
+// constraints) and serves the sample service in the given mode on free
+// loopback ports, Replicas(mode) of them.
 func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ *Service, err error) {
 	bug := mode
 	if mode == Correct {
 		bug = ""
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return nil, fmt.Errorf("sample: database URL: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			pool.Close()
-		}
-	}()
-	if err := ticketsvc.Migrate(ctx, pool, layout); err != nil {
-		return nil, err
-	}
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug, Layout: layout})
-	if err != nil {
-		return nil, err
-	}
 	contract, err := Contract(layout)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	poolCfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
-		return nil, fmt.Errorf("sample: listening on loopback: %w", err)
+		return nil, fmt.Errorf("sample: database URL: %w", err)
 	}
-	s := &Service{Mode: mode, Layout: layout, URL: "http://" + ln.Addr().String() + "/tickets", Pool: pool, Contract: contract,
-		srv: &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}, served: make(chan error, 1)}
+	// Room for every call of the largest burst at once: a call waiting for
+	// a pool connection is invisible to the db-stall nemesis, which then
+	// cannot tell it from one that is lost.
+	poolCfg.MaxConns = 40
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
+	if err != nil {
+		return nil, fmt.Errorf("sample: database: %w", err)
+	}
+	s := &Service{Mode: mode, Layout: layout, Pool: pool, Contract: contract, served: make(chan error, Replicas(mode))}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if err := ticketsvc.Migrate(ctx, pool, layout, ticketsvc.ForBug(bug)); err != nil {
+		return nil, err
+	}
+	for range Replicas(mode) {
+		svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug, Layout: layout})
+		if err != nil {
+			return nil, err
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("sample: listening on loopback: %w", err)
+		}
+		srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, srv)
+		s.Addrs = append(s.Addrs, ln.Addr().String())
+		go func() { s.served <- srv.Serve(ln) }()
+	}
+	s.URL = "http://" + s.Addrs[0] + "/tickets"
 	s.Contract.Target.URL = s.URL
-	go func() { s.served <- s.srv.Serve(ln) }()
 	return s, nil
 }
 
@@ -104,17 +135,22 @@ func (s *Service) Config(plans int, seed uint64) (stress.Config, error) {
 	if err != nil {
 		return stress.Config{}, err
 	}
+	if len(s.Addrs) > 1 {
+		tgt = tgt.WithHosts(s.Addrs)
+	}
 	world := gen.DefaultWorld()
 	world.KeyRequired = s.Contract.KeyRequired
 	return stress.Config{Contract: s.Contract.Model, Effects: s.Contract.Effects, Target: tgt, DB: s.Pool,
 		World: world, Plans: plans, Seed: seed}, nil
 }
 
-// Close stops the server, waits for it, and closes the pool.
+// Close stops every replica, waits for them, and closes the pool.
 func (s *Service) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = s.srv.Shutdown(ctx)
-	<-s.served
+	for _, srv := range s.servers {
+		_ = srv.Shutdown(ctx)
+		<-s.served
+	}
 	s.Pool.Close()
 }

@@ -2,9 +2,11 @@
 //
 //	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME] [-schema keys|tagged]
 //
-// It creates its schema in the -schema layout at start (refusing a database
-// that holds the other layout), prints "listening on ADDR" to stderr once it
-// accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
+// It creates its schema in the -schema layout, as the -bug mode needs it, at
+// start (refusing a database that holds another schema; several processes
+// may start over one database at once), prints "listening on ADDR" to
+// stderr once it accepts connections, and shuts down gracefully on SIGINT
+// or SIGTERM. With PORT set and no -listen it listens on 127.0.0.1:$PORT.
 package main
 
 import (
@@ -109,7 +111,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{err}
 	}
 	mctx, cancel := context.WithTimeout(ctx, migrateTimeout)
-	err = ticketsvc.Migrate(mctx, pool, c.schema)
+	err = ticketsvc.Migrate(mctx, pool, c.schema, ticketsvc.ForBug(c.bug))
 	cancel()
 	if err != nil {
 		return err
@@ -126,6 +128,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	// True from here on: the socket accepts connections since Listen, and
+	// the kernel queues them until Serve takes them.
 	fmt.Fprintf(stderr, "listening on %s\n", ln.Addr())
 
 	select {

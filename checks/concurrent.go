@@ -1,0 +1,102 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// overlapping reports whether two calls of an action were in flight at the
+// same time, by the times they were sent and answered (or given up on).
+func overlapping(ops []model.Op) bool {
+	for i := range ops {
+		for j := i + 1; j < len(ops); j++ {
+			if ops[i].Start < ops[j].End && ops[j].Start < ops[i].End {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// linearizabilityTimeout bounds porcupine's search for one action.
+const linearizabilityTimeout = 10 * time.Second
+
+// linearizability judges an action whose calls overlapped (IDEM-013).
+func linearizability(c model.Contract, a model.Action, ops []model.Op) []Violation {
+	res, _ := Linearizable(c, ops, linearizabilityTimeout)
+	switch res {
+	case porcupine.Illegal:
+		calls := make([]string, len(ops))
+		for i, op := range ops {
+			calls[i] = fmt.Sprintf("%s got %s", op.Call, describe(op.Out))
+		}
+		detail := fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; "))
+		if v, ok := orderFree(c, a, ops, detail); ok {
+			return []Violation{v}
+		}
+		return []Violation{violation(NotLinearizable, a, "not linearizable: no order of the action's concurrent calls explains their answers", detail)}
+	case porcupine.Unknown:
+		return []Violation{violation(NotLinearizable, a, "not linearizable: undecided, the search for an order timed out",
+			fmt.Sprintf("action %s: %d calls, no verdict within %s", a, len(ops), linearizabilityTimeout))}
+	}
+	return nil
+}
+
+// okStates is the action's final state when the answers settle it: every
+// ok answer carried an equivalent payload, so that payload won.
+func okStates(c model.Contract, ops []model.Op) []model.State {
+	var winner *model.Op
+	for i, op := range ops {
+		if op.Out.Kind != model.OK {
+			continue
+		}
+		if winner != nil && !c.Equivalent(winner.Body, op.Body) {
+			return nil
+		}
+		if winner == nil {
+			winner = &ops[i]
+		}
+	}
+	if winner == nil {
+		return nil
+	}
+	return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
+}
+
+// orderFree names the mistake of a non-linearizable action when it shows
+// whatever order the calls took: two ok answers with payloads that are not
+// equivalent (one of them was a changed payload accepted), ok answers with
+// different IDs, or a conflict for a payload equivalent to every accepted
+// one. The same mistake made one call after another gets the same check,
+// so a failing burst can shrink to a sequential plan.
+func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) (Violation, bool) {
+	var oks []model.Op
+	for _, op := range ops {
+		if op.Out.Kind == model.OK {
+			oks = append(oks, op)
+		}
+	}
+	for _, o := range oks[min(1, len(oks)):] {
+		if !c.Equivalent(oks[0].Body, o.Body) {
+			return violation(ChangedAccepted, a, "changed payload accepted: a payload not equivalent to the first was answered ok", detail), true
+		}
+	}
+	for _, o := range oks[min(1, len(oks)):] {
+		if o.Out.ID != oks[0].Out.ID {
+			return violation(UnstableResponse, a, "unstable response: ok answers of one action carry different IDs", detail), true
+		}
+	}
+	if len(oks) > 0 {
+		for _, op := range ops {
+			if op.Out.Kind == model.Conflict && c.Equivalent(oks[0].Body, op.Body) {
+				return violation(EqualRejected, a, "equivalent payload rejected: a payload equivalent to the first was answered conflict", detail), true
+			}
+		}
+	}
+	return Violation{}, false
+}

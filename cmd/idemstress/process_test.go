@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/report"
+)
+
+// The process target end to end: idemstress starts a throwaway PostgreSQL
+// and two replicas of the sample service's binary itself, releases bursts
+// across them under the db-stall nemesis, and stops everything it started.
+// The in-process mutex holds with one replica and breaks with two.
+func TestRunProcessReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin := filepath.Join(t.TempDir(), "ticketsvc")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/ticketsvc/cmd/ticketsvc").CombinedOutput(); err != nil {
+		t.Fatalf("building ticketsvc: %v\n%s", err, out)
+	}
+	t.Setenv("DATABASE_URL", "")
+	for _, tc := range []struct {
+		bug      string
+		replicas int
+		stall    bool
+		code     int
+		check    string
+	}{
+		{"", 2, true, exitPass, ""},
+		{"process-mutex", 1, false, exitPass, ""},
+		// Calls queued on the service's own mutex are invisible to the
+		// nemesis, which therefore cannot force the race: honest, not a pass.
+		{"process-mutex", 1, true, exitInconclusive, ""},
+		{"process-mutex", 2, true, exitViolations, "IDEM-001"},
+	} {
+		t.Run(fmt.Sprintf("%s/%d/stall=%v", tc.bug, tc.replicas, tc.stall), func(t *testing.T) {
+			command := `["` + bin + `", "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}"`
+			if tc.bug != "" {
+				command += `, "-bug", "` + tc.bug + `"`
+			}
+			yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: " + command + "]\n  replicas: 1\n"
+			if tc.stall {
+				yaml += "db_stall: tickets\n"
+			}
+			contract := filepath.Join(t.TempDir(), "contract.yaml")
+			if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			plans := "40"
+			if tc.code == exitInconclusive {
+				plans = "5" // every burst waits out the nemesis
+			}
+			code, stdout, stderr := invoke(t, "run", "--config", contract, "--replicas", strconv.Itoa(tc.replicas),
+				"--plans", plans, "--seed", "3", "--json")
+			var cases []report.Case
+			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) != 1 {
+				t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
+			}
+			if code != tc.code || (tc.check != "" && string(cases[0].Checks[0]) != tc.check) {
+				t.Fatalf("exit %d (want %d), verdict %s, checks %v, error %q\n%s", code, tc.code, cases[0].Verdict, cases[0].Checks, cases[0].Error, stderr)
+			}
+			if !strings.Contains(stderr, fmt.Sprintf("started %d replica(s)", tc.replicas)) {
+				t.Errorf("stderr does not say the replicas started:\n%s", stderr)
+			}
+		})
+	}
+}

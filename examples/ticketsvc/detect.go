@@ -1,0 +1,174 @@
+package ticketsvc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// schema is one variant of the tables: a layout, with its unique
+// constraints on an action or (for the modes whose mistake they would
+// hide) without them. Migrate creates one schema per database, and a
+// Service runs only over the schema its mode needs.
+type schema struct {
+	spec          *layoutSpec
+	unconstrained bool
+}
+
+// schemaFor returns the schema a mode needs in a layout.
+func schemaFor(layout Layout, bug string) (schema, error) {
+	spec, err := specFor(layout)
+	if err != nil {
+		return schema{}, err
+	}
+	b, err := behaviorFor(bug)
+	if err != nil {
+		return schema{}, err
+	}
+	return schema{spec: spec, unconstrained: b.unconstrained}, nil
+}
+
+// constraints says whether the schema has its unique constraints.
+func (s schema) constraints() string {
+	if s.unconstrained {
+		return "without unique constraints"
+	}
+	return "with unique constraints"
+}
+
+// other is the schema of the same layout with the constraints the other way.
+func (s schema) other() schema {
+	return schema{spec: s.spec, unconstrained: !s.unconstrained}
+}
+
+// presentTable is what the database holds under one of the service's table
+// names.
+type presentTable struct {
+	columns []string
+	// unique are the column lists of its unique indexes (primary key and
+	// unique constraints included), each sorted and comma-joined.
+	unique []string
+}
+
+// presentSchemas returns the schemas that the service's tables in the
+// database (those found through the search_path) match, or nil when there
+// are none yet. Several schemas match when only tables they share are
+// present. Tables that match no schema are an error saying how they differ.
+func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
+	var names []string
+	for _, s := range layoutSpecs {
+		for _, t := range s.tables {
+			if !slices.Contains(names, t.name) {
+				names = append(names, t.name)
+			}
+		}
+	}
+	rows, err := q.Query(ctx, `SELECT n.name, array_agg(a.attname::text ORDER BY a.attnum),
+			ARRAY(SELECT string_agg(ia.attname::text, ',' ORDER BY ia.attname)
+				FROM pg_index i
+				JOIN pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = ANY (i.indkey)
+				WHERE i.indrelid = to_regclass(n.name) AND i.indisunique
+				GROUP BY i.indexrelid)
+		FROM unnest($1::text[]) AS n(name)
+		JOIN pg_attribute a ON a.attrelid = to_regclass(n.name) AND a.attnum > 0 AND NOT a.attisdropped
+		GROUP BY n.name`, names)
+	if err != nil {
+		return nil, fmt.Errorf("read the tables %s: %w", strings.Join(names, ", "), err)
+	}
+	present := map[string]presentTable{}
+	var (
+		name string
+		pt   presentTable
+	)
+	_, err = pgx.ForEachRow(rows, []any{&name, &pt.columns, &pt.unique}, func() error {
+		present[name] = pt
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the tables %s: %w", strings.Join(names, ", "), err)
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	var (
+		found []schema
+		why   []string
+	)
+	for i := range layoutSpecs {
+		spec := &layoutSpecs[i]
+		if m := spec.columnMismatch(present); m != "" {
+			why = append(why, m)
+			continue
+		}
+		with, without := spec.backstops(present)
+		if len(with) == 0 {
+			found = append(found, schema{spec: spec, unconstrained: true})
+		}
+		if len(without) == 0 {
+			found = append(found, schema{spec: spec})
+		}
+		if len(with) > 0 && len(without) > 0 {
+			why = append(why, fmt.Sprintf("the unique constraints on an action are in %s but not in %s (the %s layout has them in all, or in none)",
+				strings.Join(with, ", "), strings.Join(without, ", "), spec.layout))
+		}
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("the database's tables match no ticketsvc layout: %s", strings.Join(why, "; "))
+	}
+	return found, nil
+}
+
+// columnMismatch says how the present tables' columns differ from the
+// layout's, "" if every present table has exactly the layout's columns.
+func (s *layoutSpec) columnMismatch(present map[string]presentTable) string {
+	for _, t := range s.tables {
+		got, ok := present[t.name]
+		if !ok {
+			continue
+		}
+		want := t.columnNames()
+		if !sameSet(got.columns, want) {
+			return fmt.Sprintf("table %s has columns (%s), %s has (%s)",
+				t.name, strings.Join(got.columns, ", "), s.layout, strings.Join(want, ", "))
+		}
+	}
+	return ""
+}
+
+// backstops sorts the present tables that have a backstop in the layout by
+// whether they hold it as a unique index.
+func (s *layoutSpec) backstops(present map[string]presentTable) (with, without []string) {
+	for _, t := range s.tables {
+		got, ok := present[t.name]
+		if !ok || t.unique == nil {
+			continue
+		}
+		cols := slices.Clone(t.unique)
+		slices.Sort(cols)
+		if slices.Contains(got.unique, strings.Join(cols, ",")) {
+			with = append(with, t.name)
+		} else {
+			without = append(without, t.name)
+		}
+	}
+	return with, without
+}
+
+// layoutsOf returns the distinct layouts of schemas, in order.
+func layoutsOf(schemas []schema) []Layout {
+	var ls []Layout
+	for _, s := range schemas {
+		if !slices.Contains(ls, s.spec.layout) {
+			ls = append(ls, s.spec.layout)
+		}
+	}
+	return ls
+}
+
+// querier is a pool, connection or transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}

@@ -1,0 +1,259 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Stall holds LOCK TABLE <table> IN EXCLUSIVE MODE (reads pass, writes
+// wait) in its own transaction while a burst is released, waits until every
+// request of the burst is either blocked on that lock or already answered,
+// then releases it: every request has done its reads before any of them
+// writes, so a check-then-insert race becomes deterministic. The stall
+// writes nothing; its transaction is rolled back.
+type Stall struct {
+	// Pool is the tester's pool; the stall takes one connection of it for
+	// the duration of Run.
+	Pool *pgxpool.Pool
+	// Table is the effect table, as named in the contract: exact case,
+	// possibly schema-qualified ("billing.invoices").
+	Table string
+	// Wait bounds how long the requests are given to block (default 3s).
+	// It also bounds the wait for the lock itself, when a write of the
+	// target holds a conflicting one.
+	Wait time.Duration
+}
+
+// StallReport says what a stall did.
+type StallReport struct {
+	// Fired: every request was seen blocked or answered before release.
+	// When false the race was not forced and the case is inconclusive.
+	Fired bool
+	// Blocked is how many requests were seen waiting on the lock at release.
+	Blocked int
+}
+
+const (
+	defaultStallWait = 3 * time.Second
+	// pollEvery is how often pg_locks is read while requests arrive. One
+	// read costs ~0.2 ms of a backend, so this keeps the poller under a
+	// fifth of a core while adding at most a millisecond to the stall.
+	pollEvery = time.Millisecond
+	// releaseTimeout bounds the ROLLBACK that releases the lock, which must
+	// run even when the caller's context has ended.
+	releaseTimeout = 5 * time.Second
+)
+
+// blockedSQL counts the backends, other than ours, waiting for a lock on
+// the table. relation OIDs are per database, hence the database filter.
+// pg_locks is read live at each call, unlike pg_stat_activity, which a
+// transaction sees as a snapshot taken at its first read.
+const blockedSQL = `SELECT count(DISTINCT pid) FROM pg_locks
+WHERE relation = $1 AND NOT granted AND pid <> pg_backend_pid()
+AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+
+// Check verifies up front that the stall can take its lock: the table
+// exists and the pool's role may lock it in EXCLUSIVE mode, which needs
+// UPDATE, DELETE or TRUNCATE on it. It takes the lock with NOWAIT and
+// rolls back at once, so it never waits behind a writer.
+func (s Stall) Check(ctx context.Context) error {
+	if err := s.valid(); err != nil {
+		return err
+	}
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("fault: db-stall on table %s: connect: %w", s.Table, err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("fault: db-stall on table %s: begin: %w", s.Table, err)
+	}
+	_, lockErr := s.lock(ctx, tx, "NOWAIT")
+	if err := s.release(ctx, conn, tx); err != nil {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(lockErr, &pgErr) && pgErr.Code == "55P03" {
+		return nil // lock_not_available: allowed, but a writer holds it right now
+	}
+	return lockErr
+}
+
+// Run takes the lock, calls burst in a goroutine (it sends n requests and
+// increments answered as each answer is read), polls pg_locks until
+// blocked+answered >= n or Wait passes, releases the lock (ROLLBACK), and
+// waits for burst to return. The lock is released whatever happens: when
+// ctx ends, when polling fails, and when burst panics, in which case Run
+// panics with the same value once the lock is gone.
+//
+// A request that waits on another request (say, on its row of an
+// idempotency-key table) rather than on this table's lock is not counted
+// as blocked: stall the table the requests reach first.
+func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64)) (StallReport, error) {
+	if err := s.valid(); err != nil {
+		return StallReport{}, err
+	}
+	wait := s.Wait
+	if wait <= 0 {
+		wait = defaultStallWait
+	}
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return StallReport{}, fmt.Errorf("fault: db-stall on table %s: connect: %w", s.Table, err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return StallReport{}, fmt.Errorf("fault: db-stall on table %s: begin: %w", s.Table, err)
+	}
+	// lock_timeout 0 would mean no timeout at all.
+	relid, err := s.lock(ctx, tx, fmt.Sprintf("SET LOCAL lock_timeout = %d;", max(wait.Milliseconds(), 1)))
+	if err != nil {
+		return StallReport{}, errors.Join(err, s.release(ctx, conn, tx))
+	}
+
+	var answered atomic.Int64
+	done := make(chan *panicked, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- &panicked{v}
+				return
+			}
+			done <- nil
+		}()
+		burst(ctx, &answered)
+	}()
+
+	rep, burstOver, pollErr := s.poll(ctx, tx, relid, int64(n), wait, &answered, done)
+	relErr := s.release(ctx, conn, tx)
+	p := burstOver
+	if p == nil {
+		p = <-done
+	}
+	if p != nil && p.value != nil {
+		panic(p.value)
+	}
+	return rep, errors.Join(pollErr, relErr)
+}
+
+func (s Stall) valid() error {
+	switch {
+	case s.Table == "":
+		return errors.New("fault: db-stall: no table named (Stall.Table)")
+	case s.Pool == nil:
+		return fmt.Errorf("fault: db-stall on table %s: no database pool (Stall.Pool)", s.Table)
+	}
+	return nil
+}
+
+// panicked carries a burst's panic to Run; a nil value means it returned.
+type panicked struct{ value any }
+
+// poll watches the lock until every request is blocked or answered, Wait
+// passes, ctx ends or burst returns. It returns burst's result when it saw
+// it. Queries run detached from ctx: cancelling a query would make pgx
+// close the connection, and the lock's release would then be up to the
+// server noticing, after Run returned; instead ctx is checked between polls
+// and the lock released by ROLLBACK.
+func (s Stall) poll(ctx context.Context, tx pgx.Tx, relid uint32, n int64, wait time.Duration, answered *atomic.Int64, done <-chan *panicked) (StallReport, *panicked, error) {
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+releaseTimeout)
+	defer cancel()
+	deadline := time.Now().Add(wait)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	var rep StallReport
+	var over *panicked
+	for overSeen := false; ; {
+		if ctx.Err() != nil {
+			return rep, over, fmt.Errorf("fault: db-stall on table %s: %w", s.Table, context.Cause(ctx))
+		}
+		// answered first: a request answered before the pg_locks read is
+		// no longer waiting on the lock, so none is counted twice.
+		a := answered.Load()
+		if err := tx.QueryRow(qctx, blockedSQL, relid).Scan(&rep.Blocked); err != nil {
+			return rep, over, fmt.Errorf("fault: db-stall on table %s: reading pg_locks: %w", s.Table, err)
+		}
+		if int64(rep.Blocked)+a >= n {
+			rep.Fired = true
+			return rep, over, nil
+		}
+		if overSeen || !time.Now().Before(deadline) {
+			return rep, over, nil
+		}
+		select {
+		case <-ctx.Done():
+			return rep, over, fmt.Errorf("fault: db-stall on table %s: %w", s.Table, context.Cause(ctx))
+		case over = <-done:
+			// burst is over with the lock held: count once more, then stop.
+			overSeen = true
+			if over == nil {
+				over = &panicked{}
+			}
+		case <-tick.C:
+		}
+	}
+}
+
+// lock resolves the table and locks it in EXCLUSIVE mode inside tx, after
+// running prelude (a SET LOCAL) or with the suffix NOWAIT. It returns the
+// table's OID.
+func (s Stall) lock(ctx context.Context, tx pgx.Tx, how string) (uint32, error) {
+	parts := strings.Split(s.Table, ".")
+	ident := pgx.Identifier(parts).Sanitize()
+	var relid *uint32
+	var role, quoted string
+	// quote_ident quotes just where SQL needs it, reserved words included,
+	// so the GRANT in the error can be pasted as it is.
+	err := tx.QueryRow(ctx, `SELECT to_regclass($1)::oid, quote_ident(current_user),
+	(SELECT string_agg(quote_ident(p), '.' ORDER BY o) FROM unnest($2::text[]) WITH ORDINALITY AS u(p, o))`,
+		ident, parts).Scan(&relid, &role, &quoted)
+	if err != nil {
+		return 0, fmt.Errorf("fault: db-stall on table %s: %w", s.Table, err)
+	}
+	if relid == nil {
+		return 0, fmt.Errorf("fault: db-stall on table %s: no such table (unqualified names follow the role's search_path)", s.Table)
+	}
+	sql := "LOCK TABLE " + ident + " IN EXCLUSIVE MODE"
+	if how == "NOWAIT" {
+		sql += " NOWAIT"
+	} else {
+		sql = how + sql
+	}
+	if _, err := tx.Exec(ctx, sql); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			switch pgErr.Code {
+			case "42501": // insufficient_privilege
+				return 0, fmt.Errorf("fault: db-stall on table %s: role %s may not lock it IN EXCLUSIVE MODE, which needs UPDATE, DELETE or TRUNCATE on the table (the stall writes nothing, it rolls back): GRANT UPDATE ON %s TO %s: %w",
+					s.Table, role, quoted, role, err)
+			case "55P03": // lock_not_available
+				return 0, fmt.Errorf("fault: db-stall on table %s: could not take the lock: another session holds a conflicting one (a write in progress?): %w", s.Table, err)
+			}
+		}
+		return 0, fmt.Errorf("fault: db-stall on table %s: %s: %w", s.Table, sql, err)
+	}
+	return *relid, nil
+}
+
+// release rolls tx back, ending the lock, even when ctx has ended. If the
+// rollback fails the connection is closed and taken out of the pool: the
+// server then ends the session, and the lock with it.
+func (s Stall) release(ctx context.Context, conn *pgxpool.Conn, tx pgx.Tx) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := tx.Rollback(rctx); err != nil {
+		_ = conn.Conn().Close(rctx)
+		return fmt.Errorf("fault: db-stall on table %s: releasing the lock: %w", s.Table, err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package stress
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/model"
+)
+
+// shrinkTries is how often a smaller candidate is run before it is given up:
+// a race that shows one time in two still shows within a few tries.
+const shrinkTries = 3
+
+// shrink makes a failing plan smaller after rapid is done. rapid accepts a
+// smaller plan only when it fails again at once, the same way; a plan whose
+// failure needs a race to go one way (which of two calls wins) makes it
+// stop early and call the test flaky. This pass tries each smaller
+// candidate up to shrinkTries times and keeps it when it fails with the
+// same check: delta debugging over steps and calls, then simpler calls.
+func (r *runner) shrink(ctx context.Context, f *Failure, budget time.Duration) *Failure {
+	deadline := time.Now().Add(budget)
+	check := f.Violations[0].Check
+	for improved := true; improved && time.Now().Before(deadline) && ctx.Err() == nil; {
+		improved = false
+		for _, cand := range candidates(f.Plan) {
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				break
+			}
+			if g := r.failsAgain(ctx, cand, check); g != nil {
+				f, improved = g, true
+				break
+			}
+		}
+	}
+	return f
+}
+
+// failsAgain runs a plan up to shrinkTries times and returns its failure
+// when it fails with the given check.
+func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
+	for range shrinkTries {
+		vs, h, err := r.once(ctx, plan)
+		if err != nil {
+			return nil
+		}
+		if len(vs) > 0 && vs[0].Check == check {
+			return &Failure{Plan: plan, History: h, Violations: vs}
+		}
+	}
+	return nil
+}
+
+// candidates lists plans one step simpler than p, most reducing first.
+func candidates(p model.Plan) []model.Plan {
+	var out []model.Plan
+	for i := range p.Steps {
+		if len(p.Steps) > 1 {
+			out = append(out, model.Plan{Steps: slices.Delete(slices.Clone(p.Steps), i, i+1)})
+		}
+	}
+	for i, s := range p.Steps {
+		if s.Kind != model.StepBurst {
+			continue
+		}
+		for j := range s.Calls {
+			calls := slices.Delete(slices.Clone(s.Calls), j, j+1)
+			out = append(out, withStep(p, i, burstOrCall(calls)))
+		}
+		// The same calls one after another: a burst whose bug shows
+		// sequentially needs no race.
+		seq := slices.Clone(p.Steps[:i])
+		for _, c := range s.Calls {
+			seq = append(seq, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
+		}
+		out = append(out, model.Plan{Steps: append(seq, p.Steps[i+1:]...)})
+	}
+	for i, s := range p.Steps {
+		for j, c := range s.Calls {
+			for _, simpler := range simplerCalls(c) {
+				calls := slices.Clone(s.Calls)
+				calls[j] = simpler
+				out = append(out, withStep(p, i, model.Step{Kind: s.Kind, Calls: calls}))
+			}
+		}
+	}
+	if q := renamed(p); q.String() != p.String() {
+		out = append(out, q)
+	}
+	return out
+}
+
+func withStep(p model.Plan, i int, s model.Step) model.Plan {
+	steps := slices.Clone(p.Steps)
+	steps[i] = s
+	return model.Plan{Steps: steps}
+}
+
+func burstOrCall(calls []model.Call) model.Step {
+	if len(calls) == 1 {
+		return model.Step{Kind: model.StepCall, Calls: calls}
+	}
+	return model.Step{Kind: model.StepBurst, Calls: calls}
+}
+
+// simplerCalls are the call with one thing made plainer.
+func simplerCalls(c model.Call) []model.Call {
+	var out []model.Call
+	if c.Encoding != 0 {
+		d := c
+		d.Encoding = 0
+		out = append(out, d)
+	}
+	if c.Variant != 0 {
+		d := c
+		d.Variant--
+		out = append(out, d)
+	}
+	if c.NoKey {
+		d := c
+		d.NoKey = false
+		out = append(out, d)
+	}
+	return out
+}
+
+// renamed gives tenants and keys the first names in order of appearance
+// (A, B, …; k1, k2, …) and renumbers payload variants per action likewise.
+func renamed(p model.Plan) model.Plan {
+	tenants, keys := map[string]string{}, map[string]string{}
+	variants := map[model.Action]map[int]int{}
+	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
+	for i, s := range p.Steps {
+		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		for j, c := range s.Calls {
+			if _, ok := tenants[c.Tenant]; !ok {
+				tenants[c.Tenant] = gen.TenantName(len(tenants))
+			}
+			if _, ok := keys[c.Key]; !ok && !c.NoKey {
+				keys[c.Key] = gen.KeyName(len(keys))
+			}
+			c.Tenant = tenants[c.Tenant]
+			if !c.NoKey {
+				c.Key = keys[c.Key]
+			}
+			a := c.Action()
+			if variants[a] == nil {
+				variants[a] = map[int]int{}
+			}
+			if _, ok := variants[a][c.Variant]; !ok {
+				variants[a][c.Variant] = len(variants[a])
+			}
+			c.Variant = variants[a][c.Variant]
+			q.Steps[i].Calls[j] = c
+		}
+	}
+	return q
+}
