@@ -33,10 +33,12 @@ const (
 
 // priority orders checks from the most specific diagnosis to the most
 // generic, so the first violation of a sorted list names the mistake best
-// (a tenant leak also leaves a missing effect; the leak is the news).
+// (a tenant leak also leaves a missing effect; the leak is the news). Wrong
+// committed state comes before wrong answers: a duplicate row is the harm,
+// the accepted changed payload that came with it the symptom.
 var priority = []ID{
-	TenantLeak, ChangedAccepted, EqualRejected, DuplicateEffect, BrokenReference,
-	FieldsDiffer, RejectedEffect, UnstableResponse, MissingEffect, StrayWrite,
+	TenantLeak, DuplicateEffect, BrokenReference, FieldsDiffer, RejectedEffect,
+	ChangedAccepted, EqualRejected, UnstableResponse, MissingEffect, StrayWrite,
 	WrongStatus, StuckAction, NoAnswer, NotLinearizable,
 }
 

@@ -27,7 +27,8 @@ func overlapping(ops []model.Op) bool {
 const linearizabilityTimeout = 10 * time.Second
 
 // linearizability judges an action whose calls overlapped (IDEM-013).
-func linearizability(c model.Contract, a model.Action, ops []model.Op) []Violation {
+func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
+	c := in.Contract
 	res, _ := Linearizable(c, ops, linearizabilityTimeout)
 	switch res {
 	case porcupine.Illegal:
@@ -36,6 +37,12 @@ func linearizability(c model.Contract, a model.Action, ops []model.Op) []Violati
 			calls[i] = fmt.Sprintf("%s got %s", op.Call, describe(op.Out))
 		}
 		detail := fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; "))
+		for _, op := range ops {
+			if other, leaked := conflictFromOtherTenant(in, model.RuleWrongStatus, op); leaked && !anyOK(ops) {
+				return []Violation{violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
+					fmt.Sprintf("call %s got %s, as if it were a call of action %s; %s", op.Call, describe(op.Out), other, detail))}
+			}
+		}
 		if v, ok := orderFree(c, a, ops, detail); ok {
 			return []Violation{v}
 		}
@@ -99,4 +106,13 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 		}
 	}
 	return Violation{}, false
+}
+
+func anyOK(ops []model.Op) bool {
+	for _, op := range ops {
+		if op.Out.Kind == model.OK {
+			return true
+		}
+	}
+	return false
 }

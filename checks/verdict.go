@@ -61,7 +61,7 @@ func Evaluate(in Input) []Violation {
 		if overlapping(info.ops) {
 			// Calls that ran at the same time have no order of their own:
 			// porcupine searches every order real time allows.
-			vs = append(vs, linearizability(in.Contract, a, info.ops)...)
+			vs = append(vs, linearizability(in, a, info.ops)...)
 			states = okStates(in.Contract, info.ops)
 		} else {
 			var findings []model.Finding

@@ -284,6 +284,16 @@ func verdictCases() []verdictCase {
 				second.Start++
 				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 0))}
 			}},
+		{name: "two concurrent calls of another tenant judged against the first tenant's action", check: checks.TenantLeak, message: "judged against another tenant's action", primary: true,
+			build: func(w world, bad bool) scenario {
+				first := op(1, call(w.b, w.k1, 1), either(bad, status(422), ok(w.id2)))
+				second := op(1, call(w.b, w.k1, 1), status(either(bad, 422, 409)))
+				second.Start++
+				return scenario{
+					history(op(0, call(w.a, w.k1, 0), ok(w.id1)), first, second),
+					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 1))),
+				}
+			}},
 		{name: "conflict for an absent action", check: checks.WrongStatus, message: "does not exist", primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{
@@ -479,8 +489,8 @@ func TestEvaluateIsRepeatable(t *testing.T) {
 
 // catalogueOrder is the documented priority, most specific finding first.
 var catalogueOrder = []checks.ID{
-	checks.TenantLeak, checks.ChangedAccepted, checks.EqualRejected, checks.DuplicateEffect,
-	checks.BrokenReference, checks.FieldsDiffer, checks.RejectedEffect, checks.UnstableResponse,
+	checks.TenantLeak, checks.DuplicateEffect, checks.BrokenReference, checks.FieldsDiffer,
+	checks.RejectedEffect, checks.ChangedAccepted, checks.EqualRejected, checks.UnstableResponse,
 	checks.MissingEffect, checks.StrayWrite, checks.WrongStatus, checks.StuckAction,
 	checks.NoAnswer, checks.NotLinearizable,
 }

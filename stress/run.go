@@ -117,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var rt tb
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
 	if r.last != nil && r.stop == nil {
-		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime)
+		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime/3)
 	}
 
 	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}

@@ -45,14 +45,19 @@ func TestSampleModes(t *testing.T) {
 		"unique-violation-500": {burst(call("A", "k1", 0), call("A", "k1", 0))},
 		"process-mutex":        {burst(call("A", "k1", 0), call("A", "k1", 0))},
 	}
-	for _, layout := range sample.Layouts() {
+	layouts, seeds := sample.Layouts(), []uint64{1, 2}
+	if testing.Short() {
+		// -short (the race-detector run in CI): one layout, one seed.
+		layouts, seeds = layouts[:1], seeds[:1]
+	}
+	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
 			t.Run(string(layout)+"/"+mode, func(t *testing.T) {
 				if _, ok := minimal[mode]; !ok && mode != sample.Correct {
 					t.Fatalf("bug mode %s has no expected minimal plan here", mode)
 				}
 				svc := startSample(t, mode, layout)
-				for _, seed := range []uint64{1, 2} {
+				for _, seed := range seeds {
 					cfg, err := svc.Config(100, seed)
 					if err != nil {
 						t.Fatal(err)

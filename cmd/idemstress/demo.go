@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
@@ -22,15 +23,26 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
-	schema := fs.String("schema", "all", "sample service layouts to test: keys, tagged, or all")
+	schema := fs.String("schema", "keys", "sample service layouts to test: keys, tagged, or all")
+	dbStall := fs.String("db-stall", "tickets", "effect table to write-lock while each burst is released (\"\" for none)")
+	syncMode := fs.String("sync", "lastbyte", "how bursts are released: lastbyte or naive")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
+	}
+	if !isSet(fs, "shrink-time") {
+		f.shrinkTime = 10 * time.Second // the demo's bugs shrink fast; keep it brisk
 	}
 	layouts, ok := demoLayouts(*schema)
 	if !ok {
 		fmt.Fprintf(stderr, "idemstress demo: --schema %q; want keys, tagged or all\n", *schema)
 		return exitUsage
 	}
+	sync, err := fault.ParseSyncMode(*syncMode)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress demo: --sync: %v\n", err)
+		return exitUsage
+	}
+	nemesis := demoNemesis{sync: sync, stall: *dbStall}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "idemstress demo: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
@@ -49,7 +61,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := exitPass
 	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
-			cs, err := demoMode(ctx, servers, mode, layout, f, stderr)
+			cs, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
 				return exitInconclusive
@@ -105,7 +117,13 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 
 // demoMode starts the sample service in one mode, in-process on a loopback
 // port over a database of its own, and runs the tester against it.
-func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, stderr io.Writer) (*report.Case, error) {
+// demoNemesis is how the demo releases bursts and what it stalls.
+type demoNemesis struct {
+	sync  fault.SyncMode
+	stall string
+}
+
+func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (*report.Case, error) {
 	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.ReplaceAll(mode, "-", "_"))
 	if err != nil {
 		return nil, err
@@ -119,8 +137,8 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if err != nil {
 		return nil, err
 	}
-	cfg.ShrinkTime = f.shrinkTime
-	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, svc.URL)
+	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = f.shrinkTime, n.sync, n.stall
+	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -144,4 +162,10 @@ func demoLayouts(schema string) ([]ticketsvc.Layout, bool) {
 		}
 	}
 	return nil, false
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
