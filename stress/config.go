@@ -37,7 +37,7 @@ type Config struct {
 	// is released (the db-stall nemesis); "" for none.
 	DBStall string
 	// StallWait bounds how long the nemesis waits for a burst's requests
-	// to block or be answered (default 200ms; on loopback they take
+	// to block or be answered (default 1s; on loopback they take
 	// milliseconds). A burst that does not get there is inconclusive.
 	StallWait time.Duration
 }
@@ -79,7 +79,7 @@ func (c *Config) defaults() error {
 		c.Plans = 100
 	}
 	if c.StallWait <= 0 {
-		c.StallWait = 200 * time.Millisecond
+		c.StallWait = time.Second
 	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 30 * time.Second

@@ -6,7 +6,6 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -57,12 +56,19 @@ func TestSampleModes(t *testing.T) {
 					t.Fatalf("bug mode %s has no expected minimal plan here", mode)
 				}
 				svc := startSample(t, mode, layout)
+				seeds := seeds
+				if sample.Replicas(mode) > 1 {
+					// A burst's calls that land on one replica queue on its
+					// mutex, where the nemesis cannot see them, and each such
+					// burst waits out the stall: one seed is slow enough.
+					seeds = seeds[:1]
+				}
 				for _, seed := range seeds {
 					cfg, err := svc.Config(100, seed)
 					if err != nil {
 						t.Fatal(err)
 					}
-					cfg.DBStall, cfg.StallWait = "tickets", 300*time.Millisecond
+					cfg.DBStall = "tickets"
 					res, err := stress.Run(t.Context(), cfg)
 					if err != nil {
 						t.Fatal(err)
