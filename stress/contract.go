@@ -104,6 +104,9 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 			c.Model.Statuses.Invalid = f.Statuses.Invalid
 		}
 	}
+	if err := disjoint(c.Model.Statuses); err != nil {
+		return nil, fail("statuses: %v", err)
+	}
 	switch model.Equivalence(f.Equivalence) {
 	case "":
 	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
@@ -191,4 +194,25 @@ func yamlError(err error, data []byte) string {
 		msgs[i] = fmt.Sprintf("line %d: %s", n, text)
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// disjoint reports a status given to two kinds of refusal (an answer
+// would be read as the first kind and misjudged) or a 2xx given to one.
+func disjoint(st model.Statuses) error {
+	seen := map[int]string{}
+	for _, kind := range []struct {
+		name  string
+		codes []int
+	}{{"conflict", st.Conflict}, {"in_flight", st.InFlight}, {"invalid", st.Invalid}} {
+		for _, code := range kind.codes {
+			if code < 300 || code > 599 {
+				return fmt.Errorf("%s: %d is not an error status (want 3xx–5xx)", kind.name, code)
+			}
+			if other, ok := seen[code]; ok && other != kind.name {
+				return fmt.Errorf("%d is given to both %s and %s; each status means one thing", code, other, kind.name)
+			}
+			seen[code] = kind.name
+		}
+	}
+	return nil
 }

@@ -46,6 +46,8 @@ func TestContractErrors(t *testing.T) {
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
 		{"unknown placeholder", strings.Replace(valid, "{{tenant}}", "{{user}}", 1), []string{"{{user}}", "{{tenant}}"}},
 		{"no effects", valid[:strings.Index(valid, "effects:")], []string{"effects", "none"}},
+		{"one status for two refusals", strings.Replace(valid, "conflict: [422]", "conflict: [409]", 1), []string{"statuses", "409", "conflict", "in_flight"}},
+		{"a 2xx refusal", strings.Replace(valid, "invalid: [400]", "invalid: [200]", 1), []string{"statuses", "200"}},
 		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -158,7 +158,16 @@ func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.C
 	var g errgroup.Group
 	var mu sync.Mutex
 	for i := range reqs {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer func() {
+				// A Go target that panics must not take the process down
+				// from a goroutine of ours: the run stops instead.
+				if p := recover(); p != nil {
+					mu.Lock()
+					failed = cmp.Or(failed, fmt.Errorf("%w: the target panicked: %v", errInfrastructure, p))
+					mu.Unlock()
+				}
+			}()
 			<-start
 			ops[i].Start = int64(time.Since(t0))
 			resp, err := e.Target.Do(ctx, reqs[i])

@@ -121,7 +121,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
-	if after, err := observer.Baseline(context.WithoutCancel(ctx), runPrefix); err != nil {
+	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if after, err := observer.Baseline(afterCtx, runPrefix); err != nil {
 		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 	} else {
 		res.Outside = before.Changes(after)
@@ -137,6 +139,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Flaky = slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
 		res.Verdict, res.Err = Inconclusive, r.stop
+	case rt.Failed():
+		// rapid failed without a violation: the property panicked (a Go
+		// target, or idemstress itself). Never a pass.
+		res.Verdict = Inconclusive
+		res.Err = fmt.Errorf("the property failed without a violation: %s", strings.Join(rt.logs, "\n"))
 	case len(res.Outside) > 0:
 		res.Verdict = Fail
 	case r.unfired > 0:
@@ -248,7 +255,10 @@ func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation)
 		r.first = &plan
 		r.detect = time.Since(r.t0)
 	}
-	r.last = &Failure{Plan: plan, History: h, Violations: vs}
+	// Candidates that fail with another check are ones rapid rejects.
+	if r.last == nil || vs[0].Check == r.last.Violations[0].Check {
+		r.last = &Failure{Plan: plan, History: h, Violations: vs}
+	}
 }
 
 func randomSeed() uint64 {

@@ -178,3 +178,27 @@ func oneEncoding(p model.Plan) model.Plan {
 	}
 	return q
 }
+
+// A Go target that panics stops the run as inconclusive, whether the call
+// was made one at a time (rapid catches the panic) or in a burst (a
+// goroutine of ours): never a pass, never a crash.
+func TestRunTargetPanics(t *testing.T) {
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	for _, bursts := range []int{0, 16} {
+		cfg, err := svc.Config(20, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.World.MaxBurst = bursts
+		cfg.Target = target.Func(func(context.Context, target.Request) (target.Response, error) {
+			panic("boom")
+		})
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != stress.Inconclusive || res.Err == nil || !strings.Contains(res.Err.Error(), "boom") && !strings.Contains(res.Err.Error(), "panic") {
+			t.Errorf("bursts %d: verdict %s, err %v; want inconclusive naming the panic", bursts, res.Verdict, res.Err)
+		}
+	}
+}

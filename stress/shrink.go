@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -23,7 +24,7 @@ const shrinkTries = 3
 func (r *runner) shrink(ctx context.Context, f *Failure, budget time.Duration) *Failure {
 	deadline := time.Now().Add(budget)
 	check := f.Violations[0].Check
-	for improved := true; improved && time.Now().Before(deadline) && ctx.Err() == nil; {
+	for improved := true; improved && time.Now().Before(deadline) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
 			if time.Now().After(deadline) || ctx.Err() != nil {
@@ -44,6 +45,7 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 	for range shrinkTries {
 		vs, h, err := r.once(ctx, plan)
 		if err != nil {
+			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
 		if len(vs) > 0 && vs[0].Check == check {
@@ -56,6 +58,16 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 // candidates lists plans one step simpler than p, most reducing first.
 func candidates(p model.Plan) []model.Plan {
 	var out []model.Plan
+	// Big jumps first (delta debugging): a burst cut to its first two
+	// calls, or to its first half.
+	for i, s := range p.Steps {
+		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
+			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
+			if len(s.Calls) > 4 {
+				out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:len(s.Calls)/2]))))
+			}
+		}
+	}
 	for i := range p.Steps {
 		if len(p.Steps) > 1 {
 			out = append(out, model.Plan{Steps: slices.Delete(slices.Clone(p.Steps), i, i+1)})

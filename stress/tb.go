@@ -60,6 +60,9 @@ func setRapidFlags(plans int, seed uint64, shrink time.Duration) error {
 			_ = flag.CommandLine.Parse(nil)
 		}
 	})
+	if testing.Short() {
+		plans *= 5 // rapid runs a fifth of its checks under -short; a run's plan count is the caller's
+	}
 	for name, v := range map[string]string{
 		"rapid.checks":     strconv.Itoa(plans),
 		"rapid.seed":       strconv.FormatUint(seed, 10),

@@ -190,6 +190,11 @@ func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	// net/http counts a request with an Idempotency-Key header as safe to
+	// send again, and would silently resend it on a dead keep-alive
+	// connection: a duplicate the history would never show. Without
+	// GetBody it cannot.
+	hr.GetBody = nil
 	resp, err := h.client.Do(hr)
 	if err != nil {
 		return Response{}, classify(err)

@@ -333,3 +333,27 @@ func ExampleNewHTTP() {
 	fmt.Println(resp.Status, resp.ID, err)
 	// Output: 201 1042 <nil>
 }
+
+// net/http would silently resend a request carrying an Idempotency-Key
+// on a dead keep-alive connection; the target must never let it.
+func TestHTTPNeverResends(t *testing.T) {
+	var seen *http.Request
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		seen = r
+		return &http.Response{StatusCode: 201, Body: io.NopCloser(strings.NewReader(`{"id": 1}`)), Header: http.Header{}}, nil
+	})}
+	h, err := target.NewHTTP(target.HTTPSpec{URL: "http://127.0.0.1:1/x", Headers: map[string]string{"Idempotency-Key": "{{key}}"}, ID: "/id"}, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Do(t.Context(), target.Request{Key: "k", Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if seen == nil || seen.GetBody != nil {
+		t.Fatal("the request can be rewound and resent by net/http (GetBody is set)")
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

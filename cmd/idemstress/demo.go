@@ -59,6 +59,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var cases []report.Case
 	code := exitPass
+layouts:
 	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
 			cs, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
@@ -75,7 +76,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			if ctx.Err() != nil {
 				code = exitInconclusive
-				break
+				break layouts
 			}
 		}
 	}
