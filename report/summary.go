@@ -33,6 +33,8 @@ type Case struct {
 	Violations    []checks.Violation `json:"violations,omitempty"`
 	History       model.History      `json:"history,omitempty"`
 	Error         string             `json:"error,omitempty"`
+	// Flaky: the minimal plan did not fail again the same way when rerun.
+	Flaky bool `json:"flaky,omitempty"`
 }
 
 // AsExpected reports whether a demo case came out as the demo expects: the

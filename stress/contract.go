@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -162,6 +163,16 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 	}
 	if err := checks.ValidateEffects(f.Effects); err != nil {
 		return nil, fail("%v", err)
+	}
+	// A field pointer that names nothing in the payload would compare every
+	// stored value with "" and cry wolf (IDEM-010).
+	base := model.RenderPayload(c.Model.Payload, 0, 0)
+	for i, e := range f.Effects {
+		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
+			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
+				return nil, fail("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
+			}
+		}
 	}
 	return c, nil
 }

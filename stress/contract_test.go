@@ -48,6 +48,7 @@ func TestContractErrors(t *testing.T) {
 		{"no effects", valid[:strings.Index(valid, "effects:")], []string{"effects", "none"}},
 		{"one status for two refusals", strings.Replace(valid, "conflict: [422]", "conflict: [409]", 1), []string{"statuses", "409", "conflict", "in_flight"}},
 		{"a 2xx refusal", strings.Replace(valid, "invalid: [400]", "invalid: [200]", 1), []string{"statuses", "200"}},
+		{"a field pointer into nothing", strings.Replace(valid, "subject: /subject", "subject: /title", 1), []string{"fields.subject", "/title", "points at nothing"}},
 		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

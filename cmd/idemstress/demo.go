@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"os"
 	"strings"
 	"time"
@@ -109,9 +110,12 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 		if _, err := pool.Exec(ctx, "CREATE DATABASE "+db); err != nil {
 			return "", fmt.Errorf("creating database %s (the demo needs CREATEDB on --database-url): %w", db, err)
 		}
-		cfg := pool.Config().ConnConfig.Copy()
-		cfg.Database = db
-		return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, db), nil
+		u, err := neturl.Parse(url)
+		if err != nil || u.Scheme == "" {
+			return "", fmt.Errorf("the demo needs --database-url as a postgres:// URL, got %q", url)
+		}
+		u.Path = "/" + db // keeps user, password, host and TLS settings
+		return u.String(), nil
 	}
 	return create, pool.Close, nil
 }

@@ -183,6 +183,7 @@ func caseOf(name string, res *stress.Result) report.Case {
 			cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
 		}
 		cs.Checks = checks.Fired(cs.Violations)
+		cs.Flaky = res.Flaky
 	case stress.Inconclusive:
 		cs.Verdict = "inconclusive"
 	}
