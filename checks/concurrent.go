@@ -38,9 +38,8 @@ func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
 		}
 		detail := fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; "))
 		for _, op := range ops {
-			if other, leaked := conflictFromOtherTenant(in, model.RuleWrongStatus, op); leaked && !anyOK(ops) {
-				return []Violation{violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
-					fmt.Sprintf("call %s got %s, as if it were a call of action %s; %s", op.Call, describe(op.Out), other, detail))}
+			if v, leaked := leakedConflict(in, a, op, "; "+detail); leaked && !anyOK(ops) {
+				return []Violation{v}
 			}
 		}
 		if v, ok := orderFree(c, a, ops, detail); ok {

@@ -68,10 +68,11 @@ func Evaluate(in Input) []Violation {
 			findings, states = in.Contract.Walk(info.ops)
 			for _, f := range findings {
 				op := info.ops[f.Op]
-				if other, leaked := conflictFromOtherTenant(in, f.Rule, op); leaked {
-					vs = append(vs, violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
-						fmt.Sprintf("call %s got %s, as if it were a call of action %s", op.Call, describe(op.Out), other)))
-					continue
+				if f.Rule == model.RuleWrongStatus {
+					if v, leaked := leakedConflict(in, a, op, ""); leaked {
+						vs = append(vs, v)
+						continue
+					}
 				}
 				vs = append(vs, ruleViolation(f.Rule, op, a))
 			}
@@ -94,21 +95,22 @@ func Evaluate(in Input) []Violation {
 	return vs
 }
 
-// conflictFromOtherTenant explains a conflict for an action that does not
-// exist: when keys are scoped per tenant and another tenant created an
-// action with the same key before the call, the target looked the key up
-// without its tenant.
-func conflictFromOtherTenant(in Input, rule model.Rule, op model.Op) (model.Action, bool) {
-	if rule != model.RuleWrongStatus || op.Out.Kind != model.Conflict || in.Contract.KeyScope == model.KeyScopeGlobal {
-		return model.Action{}, false
+// leakedConflict explains a conflict for an action that does not exist:
+// when keys are scoped per tenant and another tenant created an action
+// with the same key before the call, the target looked the key up without
+// its tenant. more is added to the detail.
+func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violation, bool) {
+	if op.Out.Kind != model.Conflict || in.Contract.KeyScope == model.KeyScopeGlobal {
+		return Violation{}, false
 	}
 	for _, other := range in.History {
 		if !other.Call.NoKey && other.Call.Key == op.Call.Key && other.Call.Tenant != op.Call.Tenant &&
 			other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown) {
-			return other.Call.Action(), true
+			return violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
+				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, describe(op.Out), other.Call.Action(), more)), true
 		}
 	}
-	return model.Action{}, false
+	return Violation{}, false
 }
 
 // answerChecks are the checks one answer fails by itself.
