@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -133,17 +134,38 @@ func TestRunTargetUnreachable(t *testing.T) {
 	}
 }
 
+// Interrupted in the middle of a run (SIGINT cancels the context), Run
+// returns at once with what it has: inconclusive and interrupted, not a
+// pass. A context ended before the run even starts is an error.
 func TestRunInterrupted(t *testing.T) {
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
-	cfg, err := svc.Config(20, 1)
+	cfg, err := svc.Config(1000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
+	defer cancel()
+	var calls atomic.Int64
+	real := cfg.Target.(*target.HTTP)
+	defer real.CloseIdleConnections() // Run closes only the target it is given
+	cfg.Target = target.Func(func(ctx context.Context, req target.Request) (target.Response, error) {
+		if calls.Add(1) == 20 {
+			cancel()
+		}
+		return real.Do(ctx, req)
+	})
 	res, err := stress.Run(ctx, cfg)
-	if err == nil && (res.Verdict != stress.Inconclusive || !errors.Is(res.Err, stress.ErrInterrupted)) {
-		t.Fatalf("verdict %s, err %v; want inconclusive, interrupted", res.Verdict, res.Err)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, stress.ErrInterrupted) || res.Plans >= 1000 {
+		t.Fatalf("verdict %s after %d plans, err %v; want inconclusive, interrupted, early", res.Verdict, res.Plans, res.Err)
+	}
+
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if _, err := stress.Run(done, cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run with an ended context: err %v, want context.Canceled", err)
 	}
 }
 
