@@ -61,6 +61,36 @@ func DefaultContract() Contract {
 	}
 }
 
+// WithDefaults fills every field left at its zero value from
+// DefaultContract, so a contract built in Go with only some fields set
+// judges like one read from a file (an empty status list would make every
+// refusal an answer outside the contract).
+func (c Contract) WithDefaults() Contract {
+	d := DefaultContract()
+	if c.Statuses.Conflict == nil {
+		c.Statuses.Conflict = d.Statuses.Conflict
+	}
+	if c.Statuses.InFlight == nil {
+		c.Statuses.InFlight = d.Statuses.InFlight
+	}
+	if c.Statuses.Invalid == nil {
+		c.Statuses.Invalid = d.Statuses.Invalid
+	}
+	if c.Equivalence == "" {
+		c.Equivalence = d.Equivalence
+	}
+	if c.KeyScope == "" {
+		c.KeyScope = d.KeyScope
+	}
+	if c.Payload == nil {
+		c.Payload = d.Payload
+	}
+	if c.Recovery == 0 {
+		c.Recovery = d.Recovery
+	}
+	return c
+}
+
 // ActionOf is the action a call belongs to under the contract's key scope.
 func (c Contract) ActionOf(call Call) Action {
 	if c.KeyScope == KeyScopeGlobal {

@@ -2,7 +2,10 @@ package model_test
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/model"
 )
@@ -67,4 +70,26 @@ func ExampleContract_Classify() {
 	c := model.DefaultContract()
 	fmt.Println(c.Classify(true, 201, true), c.Classify(true, 422, false), c.Classify(true, 500, false), c.Classify(false, 0, false))
 	// Output: ok conflict unknown unknown
+}
+
+// A contract built in Go with only some fields set judges like the default
+// for the rest, and keeps what it set.
+func TestWithDefaults(t *testing.T) {
+	if got, want := (model.Contract{}).WithDefaults(), model.DefaultContract(); !reflect.DeepEqual(got, want) {
+		t.Errorf("zero contract with defaults = %+v, want %+v", got, want)
+	}
+	own := model.Contract{Statuses: model.Statuses{Conflict: []int{409}, InFlight: []int{425}},
+		KeyScope: model.KeyScopeGlobal, Recovery: time.Minute}.WithDefaults()
+	if !slices.Equal(own.Statuses.Conflict, []int{409}) || !slices.Equal(own.Statuses.InFlight, []int{425}) ||
+		!slices.Equal(own.Statuses.Invalid, []int{400}) || own.KeyScope != model.KeyScopeGlobal || own.Recovery != time.Minute ||
+		own.Equivalence != model.EquivalenceCanonicalJSON {
+		t.Errorf("WithDefaults changed or missed a field: %+v", own)
+	}
+	// Before defaults, a 422 is an answer outside the contract; after, a conflict.
+	if got := (model.Contract{}).Classify(true, 422, false); got != model.Other {
+		t.Errorf("zero contract classifies 422 as %s", got)
+	}
+	if got := (model.Contract{}).WithDefaults().Classify(true, 422, false); got != model.Conflict {
+		t.Errorf("defaulted contract classifies 422 as %s", got)
+	}
 }

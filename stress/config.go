@@ -84,17 +84,7 @@ func (c *Config) defaults() error {
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 30 * time.Second
 	}
-	if c.Contract.Payload == nil {
-		c.Contract.Payload = model.DefaultContract().Payload
-	}
-	if c.Contract.Equivalence == "" {
-		c.Contract.Equivalence = model.EquivalenceCanonicalJSON
-	}
-	if _, err := fault.ParseSyncMode(string(c.Sync)); err != nil {
-		return err
-	}
-	if c.Contract.KeyScope == "" {
-		c.Contract.KeyScope = model.KeyScopeTenant
-	}
-	return nil
+	c.Contract = c.Contract.WithDefaults()
+	_, err := fault.ParseSyncMode(string(c.Sync))
+	return err
 }
