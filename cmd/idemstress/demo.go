@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,10 +50,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	servers, cleanup, err := demoDatabases(ctx, f.databaseURL, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress demo: %v\n", err)
-		if errors.Is(err, pgtemp.ErrNoBinaries) {
-			return exitUsage
-		}
-		return exitInconclusive
+		return exitFor(err)
 	}
 	defer cleanup()
 
@@ -66,7 +62,7 @@ layouts:
 			cs, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
-				return exitInconclusive
+				return exitFor(err)
 			}
 			cases = append(cases, *cs)
 			if !cs.AsExpected() {

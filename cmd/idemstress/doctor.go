@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,10 +50,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	pool, err := connect(ctx, url)
 	if err != nil {
 		say("database", "FAIL %v", err)
-		if errors.Is(err, errBadURL) {
-			return exitUsage
-		}
-		return exitInconclusive
+		return exitFor(err)
 	}
 	defer pool.Close()
 	var version string
@@ -66,10 +62,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 	if err := checks.NewObserver(pool, c.Effects).Validate(ctx); err != nil {
 		say("effects", "FAIL %v", err)
-		if errors.Is(err, checks.ErrSchema) {
-			return exitUsage
-		}
-		return exitInconclusive
+		return exitFor(err)
 	}
 	for _, e := range c.Effects {
 		say("effects", "ok: %s", describeEffect(e))

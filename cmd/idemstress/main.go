@@ -6,11 +6,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/stress"
 )
 
 // Exit codes.
@@ -34,6 +39,18 @@ commands:
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 3 inconclusive or infrastructure failure
 `
+
+// exitFor is the exit code of an error that ends a command before any
+// verdict: what the user can fix in flags, contract, schema or installation
+// is a usage error; anything else (unreachable, interrupted) inconclusive.
+func exitFor(err error) int {
+	for _, usage := range []error{errBadURL, stress.ErrContract, checks.ErrSchema, pgtemp.ErrNoBinaries} {
+		if errors.Is(err, usage) {
+			return exitUsage
+		}
+	}
+	return exitInconclusive
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

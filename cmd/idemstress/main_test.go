@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/stress"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -68,6 +73,7 @@ func TestUsageErrors(t *testing.T) {
 		{"demo with an argument", []string{"demo", "extra"}, `unexpected argument "extra"`},
 		{"demo with an unknown layout", []string{"demo", "--schema", "xml"}, `--schema "xml"; want keys, tagged or all`},
 		{"doctor without config", []string{"doctor"}, "want --config FILE"},
+		{"demo with a bad database URL", []string{"demo", "--database-url", "mysql://x"}, "bad database URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)
@@ -81,4 +87,22 @@ func TestUsageErrors(t *testing.T) {
 		t.Fatal(code)
 	}
 	golden(t, "unknown/stderr", stderr)
+}
+
+func TestExitFor(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{fmt.Errorf("x: %w", errBadURL), exitUsage},
+		{fmt.Errorf("x: %w", stress.ErrContract), exitUsage},
+		{fmt.Errorf("x: %w", checks.ErrSchema), exitUsage},
+		{fmt.Errorf("x: %w", pgtemp.ErrNoBinaries), exitUsage},
+		{context.Canceled, exitInconclusive},
+		{errors.New("connection refused"), exitInconclusive},
+	} {
+		if got := exitFor(tc.err); got != tc.want {
+			t.Errorf("exitFor(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
 }

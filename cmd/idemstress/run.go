@@ -74,10 +74,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
-			if errors.Is(err, pgtemp.ErrNoBinaries) {
-				return exitUsage
-			}
-			return exitInconclusive
+			return exitFor(err)
 		}
 		defer cluster.Close()
 		if url, err = cluster.CreateDatabase(ctx, "idemstress"); err != nil {
@@ -88,10 +85,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pool, err := connect(ctx, url)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		if errors.Is(err, errBadURL) {
-			return exitUsage
-		}
-		return exitInconclusive
+		return exitFor(err)
 	}
 	defer pool.Close()
 	tgt, err := target.NewHTTP(c.Target, nil)
@@ -151,10 +145,7 @@ func runTarget(ctx context.Context, name string, cfg stress.Config, stderr io.Wr
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %s: %v\n", name, err)
-		if errors.Is(err, checks.ErrSchema) || errors.Is(err, stress.ErrContract) {
-			return nil, exitUsage
-		}
-		return nil, exitInconclusive
+		return nil, exitFor(err)
 	}
 	cs := caseOf(name, res)
 	switch res.Verdict {
