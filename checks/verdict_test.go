@@ -270,6 +270,13 @@ func verdictCases() []verdictCase {
 				second.Start++
 				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 1))}
 			}},
+		{name: "two concurrent equal calls answered ok with different IDs", check: checks.UnstableResponse, message: "carry different IDs", primary: true,
+			build: func(w world, bad bool) scenario {
+				first := op(0, call(w.a, w.k1, 0), ok(w.id1))
+				second := op(0, call(w.a, w.k1, 0), ok(either(bad, w.id2, w.id1)))
+				second.Start++
+				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 0))}
+			}},
 		{name: "two concurrent calls refused, nothing created", check: checks.NotLinearizable, primary: true,
 			build: func(w world, bad bool) scenario {
 				first := op(0, call(w.a, w.k1, 0), either(bad, status(422), ok(w.id1)))
