@@ -95,17 +95,22 @@ func Evaluate(in Input) []Violation {
 	return vs
 }
 
-// leakedConflict explains a conflict for an action that does not exist:
-// when keys are scoped per tenant and another tenant created an action
-// with the same key before the call, the target looked the key up without
-// its tenant. more is added to the detail.
+// leakedConflict explains a refusal the action itself cannot explain, when
+// keys are scoped per tenant: a conflict after another tenant created an
+// action with the same key, or an in_flight while another tenant's call
+// with the same key was running. The target looked the key up, or locked
+// it, without its tenant. more is added to the detail.
 func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violation, bool) {
-	if op.Out.Kind != model.Conflict || in.Contract.KeyScope == model.KeyScopeGlobal {
+	if in.Contract.KeyScope == model.KeyScopeGlobal {
 		return Violation{}, false
 	}
 	for _, other := range in.History {
-		if !other.Call.NoKey && other.Call.Key == op.Call.Key && other.Call.Tenant != op.Call.Tenant &&
-			other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown) {
+		if other.Call.NoKey || other.Call.Key != op.Call.Key || other.Call.Tenant == op.Call.Tenant {
+			continue
+		}
+		created := other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown)
+		running := other.Start < op.End && op.Start < other.End
+		if op.Out.Kind == model.Conflict && created || op.Out.Kind == model.InFlight && running {
 			return violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
 				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, describe(op.Out), other.Call.Action(), more)), true
 		}

@@ -291,6 +291,17 @@ func verdictCases() []verdictCase {
 				second.Start++
 				return scenario{history(first, second), snapshot(w.created(w.a, w.k1, w.id1, 0))}
 			}},
+		{name: "another tenant's concurrent call told in_flight", check: checks.TenantLeak, message: "judged against another tenant's action", primary: true,
+			build: func(w world, bad bool) scenario {
+				// Both calls run in step 0; the second tenant's is refused
+				// because the first tenant's call with the same key runs.
+				other := op(0, call(w.b, w.k1, 0), either(bad, status(409), ok(w.id2)))
+				other.Start++
+				return scenario{
+					history(op(0, call(w.a, w.k1, 0), ok(w.id1)), other),
+					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 0))),
+				}
+			}},
 		{name: "two concurrent calls of another tenant judged against the first tenant's action", check: checks.TenantLeak, message: "judged against another tenant's action", primary: true,
 			build: func(w world, bad bool) scenario {
 				first := op(1, call(w.b, w.k1, 1), either(bad, status(422), ok(w.id2)))
