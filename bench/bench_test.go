@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkPlanOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	observer := checks.NewObserver(svc.Pool, cfg.Effects)
+	observer := observe.NewObserver(svc.Pool, cfg.Effects)
 	client := &http.Client{}
 	t0 := time.Now()
 	var raw, checked time.Duration

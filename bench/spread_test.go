@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
@@ -26,8 +26,8 @@ const (
 	// call behind a start barrier, each sending through an http.Client
 	// whose keep-alive connections were warmed up beforehand.
 	keepAlive = "keepalive"
-	naive     = string(fault.Naive)    // fault.Burst: same barrier, raw pre-dialled connections
-	lastByte  = string(fault.LastByte) // fault.Burst: last-byte synchronisation
+	naive     = string(client.Naive)    // client.Release: same barrier, raw pre-dialled connections
+	lastByte  = string(client.LastByte) // client.Release: last-byte synchronisation
 )
 
 var releases = []string{keepAlive, naive, lastByte}
@@ -120,7 +120,7 @@ func (r *rig) fire(b *testing.B, release, key string, n int) {
 		reqs[i] = req
 	}
 	if release != keepAlive {
-		for i, e := range fault.Burst(context.Background(), reqs, fault.BurstOptions{Mode: fault.SyncMode(release)}) {
+		for i, e := range client.Release(context.Background(), reqs, client.ReleaseOptions{Mode: client.SyncMode(release)}) {
 			if e.Err != nil || e.Resp.StatusCode/100 != 2 {
 				b.Fatalf("%s burst, call %d: %v %s", release, i, e.Err, e.Body)
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.
@@ -26,9 +27,9 @@ const (
 
 // joinedLast orders effects so that the tables joined rows point at are
 // attributed before the joined ones.
-func joinedLast(effects []Effect) []Effect {
+func joinedLast(effects []observe.Effect) []observe.Effect {
 	out := slices.Clone(effects)
-	slices.SortStableFunc(out, func(a, b Effect) int {
+	slices.SortStableFunc(out, func(a, b observe.Effect) int {
 		return int(boolInt(a.Join != nil) - boolInt(b.Join != nil))
 	})
 	return out
@@ -43,16 +44,16 @@ func boolInt(b bool) int8 {
 
 // attribute maps a row back to its logical action. owner holds the actions
 // of the rows of tables attributed before, by table and ID.
-func attribute(in Input, e Effect, r Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
+func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
 	global := in.Contract.KeyScope == model.KeyScopeGlobal
-	switch e.attribution() {
-	case byJoin:
+	switch e.Attribution() {
+	case observe.ByJoin:
 		a, ok := owner[e.Join.Table][r.Join]
 		if !ok {
 			return model.Action{}, danglingRow
 		}
 		return a, rowOK
-	case byTag:
+	case observe.ByTag:
 		tenant, key, ok := in.NS.ParseTag(r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
@@ -85,11 +86,11 @@ func attribute(in Input, e Effect, r Row, owner map[string]map[string]model.Acti
 }
 
 // describeRow names a row by the columns that attribute it.
-func describeRow(e Effect, r Row) string {
-	switch e.attribution() {
-	case byTag:
+func describeRow(e observe.Effect, r observe.Row) string {
+	switch e.Attribution() {
+	case observe.ByTag:
 		return fmt.Sprintf("tagged %q", r.Tag)
-	case byJoin:
+	case observe.ByJoin:
 		return fmt.Sprintf("pointing at %q", r.Join)
 	default:
 		return fmt.Sprintf("tenant %q key %q", r.Tenant, r.Key)

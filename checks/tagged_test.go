@@ -5,14 +5,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []checks.Effect {
-	return []checks.Effect{
+func taggedEffects() []observe.Effect {
+	return []observe.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &checks.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &observe.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }
 
@@ -29,29 +30,29 @@ func TestEvaluateTagged(t *testing.T) {
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
 	}
-	ticket := func(id, tenant, subject string) checks.Row {
-		return checks.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
+	ticket := func(id, tenant, subject string) observe.Row {
+		return observe.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
 	}
-	good := checks.Snapshot{
+	good := observe.Snapshot{
 		"tickets":             {ticket("7", "run9-1-A", subject)},
 		"notification_outbox": {{Join: "7"}},
 	}
 	for _, tc := range []struct {
 		name  string
 		check checks.ID
-		rows  checks.Snapshot
+		rows  observe.Snapshot
 	}{
-		{"a second outbox row for the retry", checks.DuplicateEffect, checks.Snapshot{
+		{"a second outbox row for the retry", checks.DuplicateEffect, observe.Snapshot{
 			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "7"}}}},
-		{"no outbox row", checks.MissingEffect, checks.Snapshot{"tickets": good["tickets"], "notification_outbox": nil}},
-		{"the ticket written under another tenant", checks.TenantLeak, checks.Snapshot{
+		{"no outbox row", checks.MissingEffect, observe.Snapshot{"tickets": good["tickets"], "notification_outbox": nil}},
+		{"the ticket written under another tenant", checks.TenantLeak, observe.Snapshot{
 			"tickets": {ticket("7", "run9-1-B", subject)}, "notification_outbox": {{Join: "7"}}}},
-		{"a ticket whose tag is mangled", checks.StrayWrite, checks.Snapshot{
+		{"a ticket whose tag is mangled", checks.StrayWrite, observe.Snapshot{
 			"tickets":             {good["tickets"][0], ticket("8", "run9-1-A", "Printer offline [run9-1-A.k1]")},
 			"notification_outbox": {{Join: "7"}}}},
-		{"an outbox row pointing at a foreign ticket", checks.BrokenReference, checks.Snapshot{
+		{"an outbox row pointing at a foreign ticket", checks.BrokenReference, observe.Snapshot{
 			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "99"}}}},
-		{"a ticket of an action never called", checks.StrayWrite, checks.Snapshot{
+		{"a ticket of an action never called", checks.StrayWrite, observe.Snapshot{
 			"tickets":             {good["tickets"][0], ticket("8", "run9-1-B", "x [run9-1-B.k2.v0]")},
 			"notification_outbox": {{Join: "7"}, {Join: "8"}}}},
 	} {

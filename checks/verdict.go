@@ -2,19 +2,22 @@ package checks
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // Input is everything a verdict is made from: the contract, the declared
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
 	Contract model.Contract
-	Effects  []Effect
+	Effects  []observe.Effect
 	NS       model.Namespace
 	History  model.History
-	Rows     Snapshot
+	Rows     observe.Snapshot
 }
 
 // actionInfo is what the history says about one action.
@@ -180,10 +183,10 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	// owner finds the action of a row by table and ID: to tell a replayed
 	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
-	perAction := map[string]map[model.Action][]Row{}
+	perAction := map[string]map[model.Action][]observe.Row{}
 	for _, e := range joinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
-		perAction[e.Table] = map[model.Action][]Row{}
+		perAction[e.Table] = map[model.Action][]observe.Row{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
 			switch problem {
@@ -228,11 +231,11 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	return vs
 }
 
-func actionRows(in Input, e Effect, a model.Action, info *actionInfo,
-	perAction map[string]map[model.Action][]Row, owner map[string]map[string]model.Action) []Violation {
+func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
+	perAction map[string]map[model.Action][]observe.Row, owner map[string]map[string]model.Action) []Violation {
 	var vs []Violation
 	rows := perAction[e.Table][a]
-	n, want := len(rows), e.perAction()
+	n, want := len(rows), e.RowsPerAction()
 	where := fmt.Sprintf("action %s: %d row(s) in %s", a, n, e.Table)
 	switch {
 	case n > want:
@@ -248,7 +251,7 @@ func actionRows(in Input, e Effect, a model.Action, info *actionInfo,
 	}
 	if info.winner != nil {
 		for _, r := range rows {
-			for _, col := range sortedKeys(e.Fields) {
+			for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
 				want, _ := model.Pointer(info.winner, e.Fields[col])
 				if r.Fields[col] != want {
 					vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("stored fields differ: column %s of %s differs from the winning payload", col, e.Table),
@@ -265,7 +268,7 @@ func actionRows(in Input, e Effect, a model.Action, info *actionInfo,
 
 // idChecks: every ok answer's ID must be the ID of the action's own row,
 // and never the ID of another tenant's row.
-func idChecks(e Effect, a model.Action, info *actionInfo, rows []Row, owner map[string]model.Action) []Violation {
+func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe.Row, owner map[string]model.Action) []Violation {
 	var vs []Violation
 	for _, id := range info.okIDs {
 		if ownsID(rows, id) {
@@ -284,7 +287,7 @@ func idChecks(e Effect, a model.Action, info *actionInfo, rows []Row, owner map[
 	return vs
 }
 
-func ownsID(rows []Row, id string) bool {
+func ownsID(rows []observe.Row, id string) bool {
 	for _, r := range rows {
 		if r.ID == id {
 			return true
@@ -295,7 +298,7 @@ func ownsID(rows []Row, id string) bool {
 
 // referenceChecks: every row's reference must point at the same action's
 // row in the referenced table.
-func referenceChecks(e Effect, a model.Action, rows, targets []Row) []Violation {
+func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.Row) []Violation {
 	var vs []Violation
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {
@@ -307,7 +310,7 @@ func referenceChecks(e Effect, a model.Action, rows, targets []Row) []Violation 
 	return vs
 }
 
-func rowIDs(rows []Row) string {
+func rowIDs(rows []observe.Row) string {
 	if len(rows) == 0 || rows[0].ID == "" {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/fault"
 )
 
@@ -82,14 +83,14 @@ func insertOnConflict(pool *pgxpool.Pool) http.HandlerFunc {
 }
 
 // burstOf returns a burst function that sends n same-key requests to url.
-func burstOf(t *testing.T, n int, url, key string, ex *[]fault.Exchange) func(context.Context, *atomic.Int64) {
+func burstOf(t *testing.T, n int, url, key string, ex *[]client.Exchange) func(context.Context, *atomic.Int64) {
 	return func(ctx context.Context, answered *atomic.Int64) {
 		reqs := posts(t, n, func(int) string { return url + "?key=" + key })
-		*ex = fault.Burst(ctx, reqs, fault.BurstOptions{Answered: answered})
+		*ex = client.Release(ctx, reqs, client.ReleaseOptions{Answered: answered})
 	}
 }
 
-func requireAnswered(t *testing.T, ex []fault.Exchange) {
+func requireAnswered(t *testing.T, ex []client.Exchange) {
 	t.Helper()
 	for i, e := range ex {
 		if e.Err != nil {
@@ -111,7 +112,7 @@ func TestStallForcesCheckThenInsertRace(t *testing.T) {
 	raced := 0
 	for i := range 10 {
 		key := fmt.Sprintf("free-%d", i)
-		var ex []fault.Exchange
+		var ex []client.Exchange
 		burstOf(t, 2, srv.URL, key, &ex)(t.Context(), new(atomic.Int64))
 		requireAnswered(t, ex)
 		if db.count(t, "items", key) > 1 {
@@ -124,7 +125,7 @@ func TestStallForcesCheckThenInsertRace(t *testing.T) {
 		stall := fault.Stall{Pool: db.tester, Table: table}
 		for i := range 10 {
 			key := fmt.Sprintf("%s-%d", table, i)
-			var ex []fault.Exchange
+			var ex []client.Exchange
 			rep, err := stall.Run(t.Context(), 2, burstOf(t, 2, srv.URL, key, &ex))
 			if err != nil {
 				t.Fatal(err)
@@ -148,7 +149,7 @@ func TestStallKeepsCorrectHandlerCorrect(t *testing.T) {
 	stall := fault.Stall{Pool: db.tester, Table: "uitems"}
 	for i := range 5 {
 		key := fmt.Sprintf("k%d", i)
-		var ex []fault.Exchange
+		var ex []client.Exchange
 		rep, err := stall.Run(t.Context(), 2, burstOf(t, 2, srv.URL, key, &ex))
 		if err != nil {
 			t.Fatal(err)
@@ -255,7 +256,7 @@ func TestStallReleasesLock(t *testing.T) {
 		n     int
 		burst func(context.Context, *atomic.Int64)
 	}
-	var ex []fault.Exchange
+	var ex []client.Exchange
 	for _, tc := range []struct {
 		name      string
 		setup     func(t *testing.T) run

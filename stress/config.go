@@ -9,19 +9,19 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/target"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // Config is one run: what the target promises, how to reach it, where its
 // effects are, and how hard to look.
 type Config struct {
 	Contract model.Contract
-	Effects  []checks.Effect
-	Target   target.Target
+	Effects  []observe.Effect
+	Target   client.Target
 	// DB reads the effect tables; it never writes.
 	DB    *pgxpool.Pool
 	World gen.World
@@ -31,8 +31,8 @@ type Config struct {
 	Seed uint64
 	// ShrinkTime bounds the search for a smaller failing plan (default 30s).
 	ShrinkTime time.Duration
-	// Sync is how an HTTP target releases a burst (default fault.LastByte).
-	Sync fault.SyncMode
+	// Sync is how an HTTP target releases a burst (default client.LastByte).
+	Sync client.SyncMode
 	// DBStall names an effect table to hold write-locked while each burst
 	// is released (the db-stall nemesis); "" for none.
 	DBStall string
@@ -46,7 +46,7 @@ type Config struct {
 // and the nemesis, checked before any call.
 func (c *Config) executor(ctx context.Context) (Executor, error) {
 	e := Executor{Target: c.Target, Contract: c.Contract}
-	if h, ok := c.Target.(*target.HTTP); ok {
+	if h, ok := c.Target.(*client.HTTP); ok {
 		e.Target = h.WithSync(c.Sync)
 	}
 	if c.DBStall != "" {
@@ -66,7 +66,7 @@ func (c *Config) defaults() error {
 	if c.DB == nil {
 		return fmt.Errorf("stress: config has no database to read the effect tables from")
 	}
-	if err := checks.ValidateEffects(c.Effects); err != nil {
+	if err := observe.ValidateEffects(c.Effects); err != nil {
 		return err
 	}
 	if c.World == (gen.World{}) {
@@ -85,6 +85,6 @@ func (c *Config) defaults() error {
 		c.ShrinkTime = 30 * time.Second
 	}
 	c.Contract = c.Contract.WithDefaults()
-	_, err := fault.ParseSyncMode(string(c.Sync))
+	_, err := client.ParseSyncMode(string(c.Sync))
 	return err
 }

@@ -15,34 +15,34 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/target"
+	"github.com/idemstress/idemstress/observe"
+	"github.com/idemstress/idemstress/process"
 )
 
 // Contract is a contract file: how to call the target, what it promises,
 // and which tables hold its effects.
 type Contract struct {
-	Target  target.HTTPSpec
+	Target  client.HTTPSpec
 	Model   model.Contract
-	Effects []checks.Effect
+	Effects []observe.Effect
 	// KeyRequired: calls without a key must be answered invalid.
 	KeyRequired bool
 	// DatabaseURL is where the effect tables are ("" : give it by flag or
 	// DATABASE_URL).
 	DatabaseURL string
 	// Process, when set, is how idemstress starts the service itself.
-	Process *target.ProcessSpec
+	Process *process.Spec
 	// Sync is how bursts are released; DBStall the table the db-stall
 	// nemesis locks ("" for none).
-	Sync    fault.SyncMode
+	Sync    client.SyncMode
 	DBStall string
 }
 
 // contractFile is the YAML form; README.md documents it field by field.
 type contractFile struct {
-	Target      target.HTTPSpec `yaml:"target"`
+	Target      client.HTTPSpec `yaml:"target"`
 	Payload     map[string]any  `yaml:"payload"`
 	Statuses    *model.Statuses `yaml:"statuses"`
 	Equivalence string          `yaml:"equivalence"`
@@ -52,11 +52,11 @@ type contractFile struct {
 	ServerErrors string `yaml:"server_errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
-	Recovery    *time.Duration  `yaml:"recovery"`
-	DatabaseURL string          `yaml:"database_url"`
-	Effects     []checks.Effect `yaml:"effects"`
+	Recovery    *time.Duration   `yaml:"recovery"`
+	DatabaseURL string           `yaml:"database_url"`
+	Effects     []observe.Effect `yaml:"effects"`
 	// Process: idemstress starts the service (command, replicas).
-	Process *target.ProcessSpec `yaml:"process"`
+	Process *process.Spec `yaml:"process"`
 	// Sync: "lastbyte" (default) or "naive".
 	Sync string `yaml:"sync"`
 	// DBStall: an effect table to hold write-locked while bursts are released.
@@ -138,12 +138,12 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 		}
 		c.Model.Recovery = *f.Recovery
 	}
-	sync, err := fault.ParseSyncMode(f.Sync)
+	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return nil, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
 	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
-	if f.DBStall != "" && !slices.ContainsFunc(f.Effects, func(e checks.Effect) bool { return e.Table == f.DBStall && e.Query == "" }) {
+	if f.DBStall != "" && !slices.ContainsFunc(f.Effects, func(e observe.Effect) bool { return e.Table == f.DBStall && e.Query == "" }) {
 		return nil, fail("db_stall: %q is not a declared effect table", f.DBStall)
 	}
 	if f.Process != nil && len(f.Process.Command) == 0 {
@@ -153,15 +153,15 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 		return nil, fail("process.replicas: %d; want 1 or more", f.Process.Replicas)
 	}
 	if f.Target.URL == "" {
-		return nil, fail("target.url: missing")
+		return nil, fail("client.url: missing")
 	}
 	if f.Target.ID == "" {
-		return nil, fail("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
+		return nil, fail("client.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
 	}
-	if _, err := target.NewHTTP(f.Target, nil); err != nil {
+	if _, err := client.NewHTTP(f.Target, nil); err != nil {
 		return nil, fail("%v", err)
 	}
-	if err := checks.ValidateEffects(f.Effects); err != nil {
+	if err := observe.ValidateEffects(f.Effects); err != nil {
 		return nil, fail("%v", err)
 	}
 	// A field pointer that names nothing in the payload would compare every

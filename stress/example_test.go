@@ -7,9 +7,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
 
 // Run a contract file against a service: the same as `idemstress run`, as a
@@ -21,7 +21,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	tgt, err := target.NewHTTP(contract.Target, nil)
+	tgt, err := client.NewHTTP(contract.Target, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,18 +11,18 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/target"
 )
 
 // errInfrastructure marks a failure of the run itself (target or database
-// not there), as opposed to a violation found in the target.
+// not there), as opposed to a violation found in the client.
 var errInfrastructure = errors.New("infrastructure failure")
 
-// Executor runs plans against a target.
+// Executor runs plans against a client.
 type Executor struct {
-	Target   target.Target
+	Target   client.Target
 	Contract model.Contract
 	// Stall, when set, holds a write lock on an effect table while each
 	// burst is released (the db-stall nemesis).
@@ -65,16 +65,16 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 }
 
 // Execute runs a plan with no nemesis; see Executor.Execute.
-func Execute(ctx context.Context, tgt target.Target, c model.Contract, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
+func Execute(ctx context.Context, tgt client.Target, c model.Contract, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
 	h, _, err := Executor{Target: tgt, Contract: c}.Execute(ctx, ns, plan, t0)
 	return h, err
 }
 
 // request is what the target is sent for a call, and the op that records it.
-func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (target.Request, model.Op) {
+func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	tag := ns.Tag(c.KeyScope, call)
 	body := model.RenderTagged(c.Payload, tag, call.Variant, call.Encoding)
-	req := target.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica}
+	req := client.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
@@ -84,11 +84,11 @@ func request(c model.Contract, ns model.Namespace, call model.Call, replica int)
 }
 
 // outcome records what a call got back; err is an infrastructure failure.
-func outcome(ctx context.Context, c model.Contract, op *model.Op, resp target.Response, err error) error {
+func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Response, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, target.ErrUnreachable):
+	case errors.Is(err, client.ErrUnreachable):
 		return fmt.Errorf("%w: %w", errInfrastructure, err)
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
@@ -138,13 +138,13 @@ func (e Executor) stalled(ctx context.Context, ns model.Namespace, calls []model
 // call behind a start barrier. Everything a call needs is built before the
 // release (rapid's draws are not safe to share between goroutines).
 func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
-	reqs := make([]target.Request, len(calls))
+	reqs := make([]client.Request, len(calls))
 	ops := make([]model.Op, len(calls))
 	for i, call := range calls {
 		reqs[i], ops[i] = request(e.Contract, ns, call, i)
 	}
 	var failed error
-	if b, ok := e.Target.(target.Burster); ok {
+	if b, ok := e.Target.(client.Burster); ok {
 		for i, r := range b.Burst(ctx, reqs, answered) {
 			ops[i].Start, ops[i].End = int64(r.Sent.Sub(t0)), int64(r.Done.Sub(t0))
 			if r.Sent.IsZero() {

@@ -17,6 +17,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // Verdict is the outcome of a run.
@@ -67,7 +68,7 @@ type Result struct {
 type runner struct {
 	cfg      Config
 	exec     Executor
-	observer *checks.Observer
+	observer *observe.Observer
 	// unfired counts the cases whose planned faults did not all fire.
 	unfired int
 	t0      time.Time
@@ -88,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	observer := checks.NewObserver(cfg.DB, cfg.Effects)
+	observer := observe.NewObserver(cfg.DB, cfg.Effects)
 	if err := observer.Validate(ctx); err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if after, err := observer.Baseline(afterCtx, runPrefix); err != nil {
 		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 	} else {
-		res.Outside = before.Changes(after)
+		res.Outside = checks.Outside(before, after)
 	}
 	switch {
 	case r.last != nil:

@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
 
 func call(tenant, key string, variant int) model.Step {
@@ -122,14 +122,14 @@ func TestRunTargetUnreachable(t *testing.T) {
 	ln.Close()
 	spec := svc.Contract.Target
 	spec.URL = "http://" + closed + "/tickets"
-	if cfg.Target, err = target.NewHTTP(spec, nil); err != nil {
+	if cfg.Target, err = client.NewHTTP(spec, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, target.ErrUnreachable) {
+	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, client.ErrUnreachable) {
 		t.Fatalf("verdict %s, err %v; want inconclusive, unreachable", res.Verdict, res.Err)
 	}
 }
@@ -146,9 +146,9 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var calls atomic.Int64
-	real := cfg.Target.(*target.HTTP)
+	real := cfg.Target.(*client.HTTP)
 	defer real.CloseIdleConnections() // Run closes only the target it is given
-	cfg.Target = target.Func(func(ctx context.Context, req target.Request) (target.Response, error) {
+	cfg.Target = client.Func(func(ctx context.Context, req client.Request) (client.Response, error) {
 		if calls.Add(1) == 20 {
 			cancel()
 		}
@@ -175,10 +175,10 @@ func TestRunSchemaMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Effects = append([]checks.Effect(nil), cfg.Effects...)
+	cfg.Effects = append([]observe.Effect(nil), cfg.Effects...)
 	cfg.Effects[0].Key = "idempotency_key"
 	_, err = stress.Run(t.Context(), cfg)
-	if !errors.Is(err, checks.ErrSchema) {
+	if !errors.Is(err, observe.ErrSchema) {
 		t.Fatalf("err %v, want ErrSchema", err)
 	}
 	for _, want := range []string{`"idempotency_key"`, `"tickets"`, "request_key"} {
@@ -212,7 +212,7 @@ func TestRunTargetPanics(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.World.MaxBurst = bursts
-		cfg.Target = target.Func(func(context.Context, target.Request) (target.Response, error) {
+		cfg.Target = client.Func(func(context.Context, client.Request) (client.Response, error) {
 			panic("boom")
 		})
 		res, err := stress.Run(t.Context(), cfg)

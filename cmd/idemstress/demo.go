@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
@@ -37,7 +37,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress demo: --schema %q; want keys, tagged or all\n", *schema)
 		return exitUsage
 	}
-	sync, err := fault.ParseSyncMode(*syncMode)
+	sync, err := client.ParseSyncMode(*syncMode)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress demo: --sync: %v\n", err)
 		return exitUsage
@@ -120,7 +120,7 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 // port over a database of its own, and runs the tester against it.
 // demoNemesis is how the demo releases bursts and what it stalls.
 type demoNemesis struct {
-	sync  fault.SyncMode
+	sync  client.SyncMode
 	stall string
 }
 

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
 
 // doctorCmd checks a contract file against the database and the target
@@ -60,7 +60,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	say("database", "ok: PostgreSQL %s", version)
 
-	if err := checks.NewObserver(pool, c.Effects).Validate(ctx); err != nil {
+	if err := observe.NewObserver(pool, c.Effects).Validate(ctx); err != nil {
 		say("effects", "FAIL %v", err)
 		return exitFor(err)
 	}
@@ -68,7 +68,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		say("effects", "ok: %s", describeEffect(e))
 	}
 
-	tgt, err := target.NewHTTP(c.Target, nil)
+	tgt, err := client.NewHTTP(c.Target, nil)
 	if err != nil {
 		say("target", "FAIL %v", err)
 		return exitUsage
@@ -80,7 +80,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // probe sends the one harmless call: without a key, in a namespace of its
 // own. When the contract does not require keys there is no harmless call,
 // so it only says so.
-func probe(ctx context.Context, c *stress.Contract, tgt *target.HTTP, say func(string, string, ...any)) int {
+func probe(ctx context.Context, c *stress.Contract, tgt *client.HTTP, say func(string, string, ...any)) int {
 	if !c.KeyRequired {
 		say("target", "not called: the contract does not require keys, so no call is harmless (run idemstress run)")
 		return exitPass
@@ -88,7 +88,7 @@ func probe(ctx context.Context, c *stress.Contract, tgt *target.HTTP, say func(s
 	ns := model.Namespace(fmt.Sprintf("doctor%d-", time.Now().UnixNano()))
 	call := model.Call{Tenant: "A", NoKey: true}
 	tag := ns.Tag(c.Model.KeyScope, call)
-	resp, err := tgt.Do(ctx, target.Request{Tenant: ns.Tenant("A"), NoKey: true, Tag: tag,
+	resp, err := tgt.Do(ctx, client.Request{Tenant: ns.Tenant("A"), NoKey: true, Tag: tag,
 		Body: model.RenderTagged(c.Model.Payload, tag, 0, 0)})
 	if err != nil {
 		say("target", "FAIL a call without a key got no answer: %v", err)
@@ -104,7 +104,7 @@ func probe(ctx context.Context, c *stress.Contract, tgt *target.HTTP, say func(s
 	return exitPass
 }
 
-func describeEffect(e checks.Effect) string {
+func describeEffect(e observe.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

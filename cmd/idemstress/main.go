@@ -13,8 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -44,7 +44,7 @@ exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 // verdict: what the user can fix in flags, contract, schema or installation
 // is a usage error; anything else (unreachable, interrupted) inconclusive.
 func exitFor(err error) int {
-	for _, usage := range []error{errBadURL, stress.ErrContract, checks.ErrSchema, pgtemp.ErrNoBinaries} {
+	for _, usage := range []error{errBadURL, stress.ErrContract, observe.ErrSchema, pgtemp.ErrNoBinaries} {
 		if errors.Is(err, usage) {
 			return exitUsage
 		}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -96,7 +96,7 @@ func TestExitFor(t *testing.T) {
 	}{
 		{fmt.Errorf("x: %w", errBadURL), exitUsage},
 		{fmt.Errorf("x: %w", stress.ErrContract), exitUsage},
-		{fmt.Errorf("x: %w", checks.ErrSchema), exitUsage},
+		{fmt.Errorf("x: %w", observe.ErrSchema), exitUsage},
 		{fmt.Errorf("x: %w", pgtemp.ErrNoBinaries), exitUsage},
 		{context.Canceled, exitInconclusive},
 		{errors.New("connection refused"), exitInconclusive},

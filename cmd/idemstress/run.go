@@ -14,12 +14,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/process"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
 
 // runFlags are the flags run and demo share.
@@ -88,13 +88,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFor(err)
 	}
 	defer pool.Close()
-	tgt, err := target.NewHTTP(c.Target, nil)
+	tgt, err := client.NewHTTP(c.Target, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %s: %v\n", *config, err)
 		return exitUsage
 	}
 	if c.Process != nil {
-		procs, err := target.StartProcesses(ctx, *c.Process, url)
+		procs, err := process.Start(ctx, *c.Process, url)
 		if err != nil {
 			fmt.Fprintf(stderr, "idemstress: starting the service: %v\n", err)
 			return exitInconclusive
@@ -127,7 +127,7 @@ func override(c *stress.Contract, replicas int, syncMode, dbStall string) error 
 		c.Process.Replicas = replicas
 	}
 	if syncMode != "" {
-		mode, err := fault.ParseSyncMode(syncMode)
+		mode, err := client.ParseSyncMode(syncMode)
 		if err != nil {
 			return fmt.Errorf("--sync: %w", err)
 		}

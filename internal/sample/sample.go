@@ -14,10 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/stress"
-	"github.com/idemstress/idemstress/target"
 )
 
 // Correct is the name of the sample service's correct mode.
@@ -131,7 +131,7 @@ func Contract(layout ticketsvc.Layout) (*stress.Contract, error) {
 // Config is a stress configuration that tests this service with its
 // contract: plans random plans, seed 0 for a random one.
 func (s *Service) Config(plans int, seed uint64) (stress.Config, error) {
-	tgt, err := target.NewHTTP(s.Contract.Target, nil)
+	tgt, err := client.NewHTTP(s.Contract.Target, nil)
 	if err != nil {
 		return stress.Config{}, err
 	}

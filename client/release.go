@@ -1,4 +1,4 @@
-package fault
+package client
 
 import (
 	"bufio"
@@ -45,7 +45,7 @@ func ParseSyncMode(s string) (SyncMode, error) {
 	case Naive, LastByte:
 		return m, nil
 	}
-	return "", fmt.Errorf("fault: sync mode %q: want %q (the default) or %q", s, LastByte, Naive)
+	return "", fmt.Errorf("client: sync mode %q: want %q (the default) or %q", s, LastByte, Naive)
 }
 
 // Exchange is one request of a burst and what came back.
@@ -64,8 +64,8 @@ type Exchange struct {
 	Done time.Time
 }
 
-// BurstOptions configures Burst.
-type BurstOptions struct {
+// ReleaseOptions configures Burst.
+type ReleaseOptions struct {
 	// Mode is how the requests are released; empty means LastByte.
 	Mode SyncMode
 	// Timeout bounds each exchange, dial included, from the moment the
@@ -84,8 +84,6 @@ type BurstOptions struct {
 }
 
 const (
-	defaultTimeout = 10 * time.Second
-	maxBody        = 64 << 10
 	// settleFor is the pause between getting ready and releasing; see settle.
 	settleFor = 300 * time.Microsecond
 )
@@ -101,12 +99,12 @@ var aLongTimeAgo = time.Unix(1, 0)
 // bodies. A request that cannot be sent or answered gets an Err; the others
 // go on. When ctx ends, every exchange still open fails at once. All
 // connections are closed and all goroutines ended when Burst returns.
-func Burst(ctx context.Context, reqs []*http.Request, opts BurstOptions) []Exchange {
+func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []Exchange {
 	if opts.Mode == "" {
 		opts.Mode = LastByte
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = defaultTimeout
+		opts.Timeout = DefaultTimeout
 	}
 	b := &burst{
 		ctx:   ctx,
@@ -169,7 +167,7 @@ func Burst(ctx context.Context, reqs []*http.Request, opts BurstOptions) []Excha
 // by one goroutine at a time: Sent by the sender, the rest by its reader.
 type burst struct {
 	ctx   context.Context
-	opts  BurstOptions
+	opts  ReleaseOptions
 	orig  []*http.Request
 	reqs  []*http.Request // the clones that go on the wire
 	wire  [][]byte        // each request as written on the wire
@@ -358,7 +356,7 @@ func (b *burst) fail(i int, stage string, err error) {
 
 // wrap names the request and the stage, and says why a deadline hit.
 func (b *burst) wrap(i int, stage string, err error) error {
-	name := fmt.Sprintf("fault: burst request %d", i+1)
+	name := fmt.Sprintf("client: burst request %d", i+1)
 	if r := b.orig[i]; r != nil && r.URL != nil {
 		name += fmt.Sprintf(" (%s %s)", r.Method, r.URL.Redacted())
 	}
@@ -366,7 +364,7 @@ func (b *burst) wrap(i int, stage string, err error) error {
 	case b.ctx.Err() != nil:
 		return fmt.Errorf("%s: %s: burst cancelled: %w", name, stage, context.Cause(b.ctx))
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return fmt.Errorf("%s: %s: no answer within %s (BurstOptions.Timeout): %w", name, stage, b.opts.Timeout, err)
+		return fmt.Errorf("%s: %s: no answer within %s (ReleaseOptions.Timeout): %w", name, stage, b.opts.Timeout, err)
 	}
 	return fmt.Errorf("%s: %s: %w", name, stage, err)
 }

@@ -1,4 +1,4 @@
-package checks
+package observe
 
 import (
 	"context"
@@ -178,10 +178,10 @@ func source(e Effect) string {
 
 // inNamespace is the condition that keeps an effect's own rows.
 func inNamespace(e Effect, byTable map[string]Effect) string {
-	switch e.attribution() {
-	case byTag:
+	switch e.Attribution() {
+	case ByTag:
 		return fmt.Sprintf("strpos(%s, $1) > 0", text(e.Tag))
-	case byJoin:
+	case ByJoin:
 		ref := byTable[e.Join.Table]
 		return fmt.Sprintf("%s IN (SELECT %s FROM %s WHERE %s)", text(e.Join.Column), text(ref.ID), source(ref), inNamespace(ref, byTable))
 	default:

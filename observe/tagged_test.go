@@ -1,4 +1,4 @@
-package checks_test
+package observe_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // taggedSchema is the sample service's tagged layout: no key columns; the
@@ -26,7 +27,7 @@ func TestObserveTaggedAndJoined(t *testing.T) {
 	url, _ := newDatabase(t)
 	pool := connect(t, url, "")
 	exec(t, pool, taggedSchema)
-	o := checks.NewObserver(pool, taggedEffects())
+	o := observe.NewObserver(pool, taggedEffects())
 	if err := o.Validate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +58,12 @@ func TestObserveQuery(t *testing.T) {
 	url, _ := newDatabase(t)
 	pool := connect(t, url, "")
 	exec(t, pool, taggedSchema)
-	effects := []checks.Effect{{
+	effects := []observe.Effect{{
 		Table: "tickets_by_tag",
 		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0",
 		Tag:   "label", Tenant: "tenant", ID: "id",
 	}}
-	o := checks.NewObserver(pool, effects)
+	o := observe.NewObserver(pool, effects)
 	if err := o.Validate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +76,12 @@ func TestObserveQuery(t *testing.T) {
 	}
 
 	effects[0].Tag = "subject"
-	err = checks.NewObserver(pool, effects).Validate(t.Context())
-	if !errors.Is(err, checks.ErrSchema) || !strings.Contains(err.Error(), `column "subject" not found in the result of query "tickets_by_tag" (columns: id, tenant, label)`) {
+	err = observe.NewObserver(pool, effects).Validate(t.Context())
+	if !errors.Is(err, observe.ErrSchema) || !strings.Contains(err.Error(), `column "subject" not found in the result of query "tickets_by_tag" (columns: id, tenant, label)`) {
 		t.Errorf("query with a missing column: %v", err)
 	}
 	effects[0].Query = "SELECT id FROM no_such_table WHERE $1 = ''"
-	if err := checks.NewObserver(pool, effects).Validate(t.Context()); !errors.Is(err, checks.ErrSchema) || !strings.Contains(err.Error(), "no_such_table") {
+	if err := observe.NewObserver(pool, effects).Validate(t.Context()); !errors.Is(err, observe.ErrSchema) || !strings.Contains(err.Error(), "no_such_table") {
 		t.Errorf("query over a missing table: %v", err)
 	}
 }
@@ -88,28 +89,28 @@ func TestObserveQuery(t *testing.T) {
 func TestValidateEffectsAttribution(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		effects []checks.Effect
+		effects []observe.Effect
 		want    string
 	}{
-		{"no attribution", []checks.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
-		{"key and tag", []checks.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
-		{"key without tenant", []checks.Effect{{Table: "t", Key: "k"}}, "tenant"},
-		{"join to an undeclared table", []checks.Effect{{Table: "t", Join: &checks.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
-		{"join to a table without id", []checks.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &checks.Reference{Column: "c", Table: "u"}}}, "no id column"},
-		{"join to a joined table", []checks.Effect{
+		{"no attribution", []observe.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
+		{"key and tag", []observe.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
+		{"key without tenant", []observe.Effect{{Table: "t", Key: "k"}}, "tenant"},
+		{"join to an undeclared table", []observe.Effect{{Table: "t", Join: &observe.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
+		{"join to a table without id", []observe.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &observe.Reference{Column: "c", Table: "u"}}}, "no id column"},
+		{"join to a joined table", []observe.Effect{
 			{Table: "a", Tag: "s", ID: "id"},
-			{Table: "b", ID: "id", Join: &checks.Reference{Column: "c", Table: "a"}},
-			{Table: "c", Join: &checks.Reference{Column: "c", Table: "b"}}}, "joined itself"},
-		{"query without the namespace", []checks.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
+			{Table: "b", ID: "id", Join: &observe.Reference{Column: "c", Table: "a"}},
+			{Table: "c", Join: &observe.Reference{Column: "c", Table: "b"}}}, "joined itself"},
+		{"query without the namespace", []observe.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checks.ValidateEffects(tc.effects)
+			err := observe.ValidateEffects(tc.effects)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
-	if err := checks.ValidateEffects(taggedEffects()); err != nil {
+	if err := observe.ValidateEffects(taggedEffects()); err != nil {
 		t.Errorf("tagged effects: %v", err)
 	}
 }
@@ -118,7 +119,7 @@ func TestValidateEffectsAttribution(t *testing.T) {
 func TestBaseline(t *testing.T) {
 	for _, layout := range []struct {
 		name, schema string
-		effects      []checks.Effect
+		effects      []observe.Effect
 		inside       string
 		outside      string
 	}{
@@ -136,7 +137,7 @@ func TestBaseline(t *testing.T) {
 			if layout.name == "keys" {
 				exec(t, pool, sampleRows)
 			}
-			o := checks.NewObserver(pool, layout.effects)
+			o := observe.NewObserver(pool, layout.effects)
 			prefix := model.Namespace("run7-")
 			before, err := o.Baseline(t.Context(), prefix)
 			if err != nil {
@@ -147,7 +148,7 @@ func TestBaseline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if vs := before.Changes(after); len(vs) != 0 {
+			if vs := checks.Outside(before, after); len(vs) != 0 {
 				t.Fatalf("rows inside the run counted as outside: %v", vs)
 			}
 			exec(t, pool, layout.outside)
@@ -155,10 +156,19 @@ func TestBaseline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vs := before.Changes(after)
+			vs := checks.Outside(before, after)
 			if len(vs) != 1 || vs[0].Check != checks.StrayWrite || !strings.Contains(vs[0].Message, "outside the run's namespace") {
 				t.Fatalf("a change outside the run: %v", vs)
 			}
 		})
+	}
+}
+
+// taggedEffects is the sample service's tagged layout: tickets keep no key,
+// their subject carries the action tag; outbox rows belong to their ticket.
+func taggedEffects() []observe.Effect {
+	return []observe.Effect{
+		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
+		{Table: "notification_outbox", Join: &observe.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }

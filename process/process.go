@@ -1,4 +1,4 @@
-package target
+package process
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// ProcessSpec is how to start the service (contract file: `process:`).
-type ProcessSpec struct {
+// Spec is how to start the service (contract file: `process:`).
+type Spec struct {
 	// Command is argv; {port} and {database_url} are substituted in every
 	// element. Also passed as env PORT and DATABASE_URL.
 	Command []string `yaml:"command" json:"command"`
@@ -66,17 +66,17 @@ var (
 	// ErrExited marks an error about a replica that exited on its own, not
 	// because idemstress stopped it: the service crashed.
 	ErrExited = errors.New("exited on its own")
-	// ErrStopped marks a call on Processes after Stop.
+	// ErrStopped marks a call on Service after Stop.
 	ErrStopped = errors.New("processes stopped")
 
 	errPortTaken = errors.New("port taken")
 )
 
-// Processes is the service running as replicas started by idemstress. Each
+// Service is the service running as replicas started by idemstress. Each
 // replica is a process group of its own, so that a signal reaches whatever
 // the command started (a shell or `go run` wrapper and the real server).
-type Processes struct {
-	spec  ProcessSpec // defaults filled in
+type Service struct {
+	spec  Spec // defaults filled in
 	dbURL string
 	reps  []*replica
 
@@ -109,7 +109,7 @@ type proc struct {
 	output *os.File
 	copied chan struct{}
 	// ending says why idemstress ended it; "" while it has not. Guarded by
-	// Processes.mu.
+	// Service.mu.
 	ending string
 }
 
@@ -122,19 +122,19 @@ func (pr *proc) exited() bool {
 	}
 }
 
-// StartProcesses starts spec.Replicas replicas, each on its own free
+// Start starts spec.Replicas replicas, each on its own free
 // 127.0.0.1 port, and waits until every one accepts connections. Replica 0
 // starts first, the others once it is ready, so that a service that migrates
 // its schema at startup does so once. ctx bounds only the startup (cancel
 // it to abandon a start; there is nothing to Stop yet): the replicas run
 // until Stop. On failure it stops what it started and returns an error with
 // the tail of the failing replica's output.
-func StartProcesses(ctx context.Context, spec ProcessSpec, databaseURL string) (*Processes, error) {
+func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error) {
 	spec, err := spec.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	p := &Processes{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
+	p := &Service{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
 	for i := range spec.Replicas {
 		p.reps = append(p.reps, &replica{index: i, out: &outputTail{}})
 	}
@@ -155,7 +155,7 @@ func StartProcesses(ctx context.Context, spec ProcessSpec, databaseURL string) (
 	return p, nil
 }
 
-func (s ProcessSpec) withDefaults() (ProcessSpec, error) {
+func (s Spec) withDefaults() (Spec, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return s, errors.New(`process.command: empty; want the service's argv, e.g. ["./ticketsvc", "-listen", "127.0.0.1:{port}"]`)
 	}
@@ -190,7 +190,7 @@ func (s ProcessSpec) withDefaults() (ProcessSpec, error) {
 // startReplica starts r on a fresh port and waits until it is ready. A
 // replica that exits because its port was taken after it was picked (another
 // process bound it first) is started again on another port.
-func (p *Processes) startReplica(ctx context.Context, r *replica) error {
+func (p *Service) startReplica(ctx context.Context, r *replica) error {
 	for attempt := 0; ; attempt++ {
 		port, err := p.pickPort()
 		if err != nil {
@@ -213,7 +213,7 @@ func (p *Processes) startReplica(ctx context.Context, r *replica) error {
 }
 
 // pickPort returns a port that is free now and not one of ours.
-func (p *Processes) pickPort() (int, error) {
+func (p *Service) pickPort() (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for range 10 {
@@ -252,7 +252,7 @@ func exitedForPort(pr *proc, out *outputTail) bool {
 func addrOf(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 
 // launch starts a process for r on port and makes it r's current one.
-func (p *Processes) launch(r *replica, port int) (*proc, error) {
+func (p *Service) launch(r *replica, port int) (*proc, error) {
 	sub := strings.NewReplacer("{port}", strconv.Itoa(port), "{database_url}", p.dbURL)
 	argv := make([]string, len(p.spec.Command))
 	for k, a := range p.spec.Command {
@@ -317,7 +317,7 @@ func (p *Processes) launch(r *replica, port int) (*proc, error) {
 }
 
 // waitReady waits until pr accepts connections (and answers ReadyPath).
-func (p *Processes) waitReady(ctx context.Context, r *replica, pr *proc) error {
+func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 	addr := addrOf(pr.port)
 	var client *http.Client
 	if p.spec.ReadyPath != "" {
@@ -419,7 +419,7 @@ func exitStatus(err error) string {
 	return err.Error()
 }
 
-func (p *Processes) replica(i int) (*replica, error) {
+func (p *Service) replica(i int) (*replica, error) {
 	if i < 0 || i >= len(p.reps) {
 		return nil, fmt.Errorf("process: replica %d does not exist (replicas 0..%d)", i, len(p.reps)-1)
 	}
@@ -429,7 +429,7 @@ func (p *Processes) replica(i int) (*replica, error) {
 // claim returns r's current process and, when it still runs, marks it as
 // ended by idemstress for reason. It fails after Stop and when the process
 // exited on its own, so that a crash of the service is not papered over.
-func (p *Processes) claim(r *replica, reason string) (*proc, error) {
+func (p *Service) claim(r *replica, reason string) (*proc, error) {
 	p.mu.Lock()
 	pr, stopped, onItsOwn := r.cur, p.stopped, false
 	if !stopped {
@@ -458,7 +458,7 @@ func exitedOnItsOwn(r *replica, pr *proc) error {
 
 // Addrs is "127.0.0.1:PORT" of each replica, fixed for the life of p: a
 // restarted replica listens on the same port.
-func (p *Processes) Addrs() []string {
+func (p *Service) Addrs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	addrs := make([]string, len(p.reps))
@@ -470,7 +470,7 @@ func (p *Processes) Addrs() []string {
 
 // PID is the process ID of replica i's current process (its process group
 // ID too), 0 for no such replica.
-func (p *Processes) PID(i int) int {
+func (p *Service) PID(i int) int {
 	r, err := p.replica(i)
 	if err != nil {
 		return 0
@@ -482,7 +482,7 @@ func (p *Processes) PID(i int) int {
 
 // Alive reports whether replica i's current process is running (a paused
 // one is).
-func (p *Processes) Alive(i int) bool {
+func (p *Service) Alive(i int) bool {
 	r, err := p.replica(i)
 	if err != nil {
 		return false
@@ -495,7 +495,7 @@ func (p *Processes) Alive(i int) bool {
 // Exited is an error wrapping ErrExited when replica i's current process
 // exited on its own, with its exit status and last output; nil while it
 // runs or when idemstress ended it.
-func (p *Processes) Exited(i int) error {
+func (p *Service) Exited(i int) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -512,7 +512,7 @@ func (p *Processes) Exited(i int) error {
 
 // Output is the tail of replica i's output, stderr and stdout together,
 // over all its restarts.
-func (p *Processes) Output(i int) string {
+func (p *Service) Output(i int) string {
 	r, err := p.replica(i)
 	if err != nil {
 		return ""
@@ -525,17 +525,17 @@ func (p *Processes) Output(i int) string {
 // ready. A replica that idemstress killed is simply started again; one that
 // exited on its own is an error (ErrExited). ctx bounds the waits: cancelled
 // during the graceful stop, the replica is killed and not started again.
-func (p *Processes) Restart(ctx context.Context, i int) error {
+func (p *Service) Restart(ctx context.Context, i int) error {
 	return p.cycle(ctx, i, "restart", p.spec.StopTimeout)
 }
 
 // Crash SIGKILLs replica i, waits until it is gone, starts it again on the
 // same port and waits until it is ready.
-func (p *Processes) Crash(ctx context.Context, i int) error {
+func (p *Service) Crash(ctx context.Context, i int) error {
 	return p.cycle(ctx, i, "crash", 0)
 }
 
-func (p *Processes) cycle(ctx context.Context, i int, reason string, grace time.Duration) error {
+func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Duration) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -562,7 +562,7 @@ func (p *Processes) cycle(ctx context.Context, i int, reason string, grace time.
 
 // Kill SIGKILLs replica i's process group and waits until it is gone,
 // without starting it again (Restart does).
-func (p *Processes) Kill(i int) error {
+func (p *Service) Kill(i int) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -583,12 +583,12 @@ func (p *Processes) Kill(i int) error {
 // accepted by the kernel, nothing is answered. It returns once every thread
 // of the group has stopped: SIGSTOP wakes one thread to stop the others, and
 // until it runs, the rest go on answering.
-func (p *Processes) Pause(i int) error { return p.signal(i, syscall.SIGSTOP) }
+func (p *Service) Pause(i int) error { return p.signal(i, syscall.SIGSTOP) }
 
 // Resume continues a paused replica with SIGCONT.
-func (p *Processes) Resume(i int) error { return p.signal(i, syscall.SIGCONT) }
+func (p *Service) Resume(i int) error { return p.signal(i, syscall.SIGCONT) }
 
-func (p *Processes) signal(i int, sig syscall.Signal) error {
+func (p *Service) signal(i int, sig syscall.Signal) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -629,7 +629,7 @@ func (p *Processes) signal(i int, sig syscall.Signal) error {
 // for it to exit, then SIGKILL to the group. It returns once no process of
 // any group is left running. Stop is idempotent, and safe to call from a
 // signal handler while other calls run: those then fail with ErrStopped.
-func (p *Processes) Stop() error {
+func (p *Service) Stop() error {
 	p.stopOnce.Do(func() {
 		p.mu.Lock()
 		p.stopped = true

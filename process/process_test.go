@@ -1,16 +1,13 @@
-package target_test
+package process_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/target"
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/process"
 )
 
 // echo is what testdata/echoserver answers.
@@ -44,8 +42,8 @@ func TestProcesses(t *testing.T) {
 		t.Fatalf("go build ./testdata/echoserver: %v\n%s", err, out)
 	}
 	// spec runs echoserver on {port} with flags.
-	spec := func(flags ...string) target.ProcessSpec {
-		return target.ProcessSpec{Command: append([]string{bin, "-listen", "127.0.0.1:{port}"}, flags...), StopTimeout: 2 * time.Second}
+	spec := func(flags ...string) process.Spec {
+		return process.Spec{Command: append([]string{bin, "-listen", "127.0.0.1:{port}"}, flags...), StopTimeout: 2 * time.Second}
 	}
 
 	t.Run("replicas run on their own ports as their own processes", func(t *testing.T) {
@@ -76,12 +74,12 @@ func TestProcesses(t *testing.T) {
 		const db = "postgres://u:p@127.0.0.1:5432/app?sslmode=disable"
 		tests := []struct {
 			name     string
-			spec     target.ProcessSpec
+			spec     process.Spec
 			wantArgs func(port string) []string
 		}{
 			{
 				name: "placeholders in argv and env",
-				spec: target.ProcessSpec{
+				spec: process.Spec{
 					Command: []string{bin, "-listen", "127.0.0.1:{port}", "-tag", "db={database_url},port={port}"},
 					Env:     []string{"ECHO_EXTRA=on {port} with {database_url}"},
 				},
@@ -91,7 +89,7 @@ func TestProcesses(t *testing.T) {
 			},
 			{
 				name:     "port from $PORT only",
-				spec:     target.ProcessSpec{Command: []string{bin}, Env: []string{"ECHO_EXTRA=on {port} with {database_url}"}},
+				spec:     process.Spec{Command: []string{bin}, Env: []string{"ECHO_EXTRA=on {port} with {database_url}"}},
 				wantArgs: func(string) []string { return []string{} },
 			},
 		}
@@ -184,7 +182,7 @@ func TestProcesses(t *testing.T) {
 		p := start(t, spec("-exit-after", "1s"), "")
 		waitFor(t, "the replica to exit", func() bool { return !p.Alive(0) })
 		err := p.Exited(0)
-		if !errors.Is(err, target.ErrExited) || !strings.Contains(err.Error(), "exit status 4") || !strings.Contains(err.Error(), "exiting on my own") {
+		if !errors.Is(err, process.ErrExited) || !strings.Contains(err.Error(), "exit status 4") || !strings.Contains(err.Error(), "exiting on my own") {
 			t.Errorf("Exited = %v, want ErrExited with exit status 4 and the output", err)
 		}
 		for name, call := range map[string]func() error{
@@ -193,7 +191,7 @@ func TestProcesses(t *testing.T) {
 			"Kill":    func() error { return p.Kill(0) },
 			"Pause":   func() error { return p.Pause(0) },
 		} {
-			if err := call(); !errors.Is(err, target.ErrExited) {
+			if err := call(); !errors.Is(err, process.ErrExited) {
 				t.Errorf("%s after the replica exited: %v, want ErrExited", name, err)
 			}
 		}
@@ -280,7 +278,7 @@ func TestProcesses(t *testing.T) {
 		if err := p.Stop(); err != nil {
 			t.Errorf("Stop again: %v, want nil", err)
 		}
-		if err := p.Restart(ctx(t), 0); !errors.Is(err, target.ErrStopped) {
+		if err := p.Restart(ctx(t), 0); !errors.Is(err, process.ErrStopped) {
 			t.Errorf("Restart after Stop: %v, want ErrStopped", err)
 		}
 	})
@@ -302,10 +300,10 @@ func TestProcesses(t *testing.T) {
 		const grace = 300 * time.Millisecond
 		tests := []struct {
 			name string
-			end  func(*target.Processes) error
+			end  func(*process.Service) error
 		}{
-			{"Stop", (*target.Processes).Stop},
-			{"Restart", func(p *target.Processes) error { return p.Restart(ctx(t), 0) }},
+			{"Stop", (*process.Service).Stop},
+			{"Restart", func(p *process.Service) error { return p.Restart(ctx(t), 0) }},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -351,9 +349,9 @@ func TestProcesses(t *testing.T) {
 
 	t.Run("a command that exits at once fails the start", func(t *testing.T) {
 		t.Parallel()
-		_, err := target.StartProcesses(ctx(t), spec("-exit-now", "-spawn-child"), "")
+		_, err := process.Start(ctx(t), spec("-exit-now", "-spawn-child"), "")
 		if err == nil {
-			t.Fatal("StartProcesses succeeded")
+			t.Fatal("Start succeeded")
 		}
 		msg := err.Error()
 		for _, want := range []string{"replica 0", "exited before accepting connections", "exit status 3", "output line 40", "exiting at once as told"} {
@@ -377,9 +375,9 @@ func TestProcesses(t *testing.T) {
 		t.Parallel()
 		s := spec("-no-listen")
 		s.Ready = 500 * time.Millisecond
-		_, err := target.StartProcesses(ctx(t), s, "")
+		_, err := process.Start(ctx(t), s, "")
 		if err == nil || !strings.Contains(err.Error(), "did not accept connections") || !strings.Contains(err.Error(), "process.ready_timeout") {
-			t.Fatalf("StartProcesses = %v, want a timeout that names process.ready_timeout", err)
+			t.Fatalf("Start = %v, want a timeout that names process.ready_timeout", err)
 		}
 		assertPIDsDead(t, err.Error(), `pid (\d+) not listening`)
 	})
@@ -389,9 +387,9 @@ func TestProcesses(t *testing.T) {
 		c, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		began := time.Now()
-		_, err := target.StartProcesses(c, spec("-no-listen"), "")
+		_, err := process.Start(c, spec("-no-listen"), "")
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > 10*time.Second {
-			t.Fatalf("StartProcesses = %v after %v, want the context's error promptly", err, time.Since(began))
+			t.Fatalf("Start = %v after %v, want the context's error promptly", err, time.Since(began))
 		}
 	})
 
@@ -428,7 +426,7 @@ func TestProcesses(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				log := filepath.Join(t.TempDir(), "starts")
 				s := spec("-starts", log, "-busy-addr", held.Addr().String(), "-busy-times", strconv.Itoa(tt.busyTimes))
-				p, err := target.StartProcesses(ctx(t), s, "")
+				p, err := process.Start(ctx(t), s, "")
 				if p != nil {
 					t.Cleanup(func() { p.Stop() })
 				}
@@ -439,12 +437,12 @@ func TestProcesses(t *testing.T) {
 				}
 				if tt.wantErr {
 					if err == nil || !strings.Contains(err.Error(), "address already in use") {
-						t.Errorf("StartProcesses = %v, want the last bind error", err)
+						t.Errorf("Start = %v, want the last bind error", err)
 					}
 					return
 				}
 				if err != nil {
-					t.Fatalf("StartProcesses: %v", err)
+					t.Fatalf("Start: %v", err)
 				}
 				if _, port, _ := net.SplitHostPort(p.Addrs()[0]); port != ports[len(ports)-1] {
 					t.Errorf("Addrs %q, want the last port tried %s", p.Addrs(), ports[len(ports)-1])
@@ -479,25 +477,25 @@ func TestProcesses(t *testing.T) {
 		t.Parallel()
 		tests := []struct {
 			name string
-			spec target.ProcessSpec
+			spec process.Spec
 			want []string
 		}{
-			{"no command", target.ProcessSpec{}, []string{"process.command", "empty"}},
-			{"binary not on PATH", target.ProcessSpec{Command: []string{"idemstress-no-such-server", "-x"}},
+			{"no command", process.Spec{}, []string{"process.command", "empty"}},
+			{"binary not on PATH", process.Spec{Command: []string{"idemstress-no-such-server", "-x"}},
 				[]string{"idemstress-no-such-server", "executable file not found", "process.command[0]"}},
-			{"binary path missing", target.ProcessSpec{Command: []string{"/nonexistent/idemstress-server"}},
+			{"binary path missing", process.Spec{Command: []string{"/nonexistent/idemstress-server"}},
 				[]string{"/nonexistent/idemstress-server", "no such file", "process.command[0]"}},
-			{"negative replicas", target.ProcessSpec{Command: []string{bin}, Replicas: -1}, []string{"process.replicas", "-1"}},
-			{"env without =", target.ProcessSpec{Command: []string{bin}, Env: []string{"A=1", "NOEQUALS"}}, []string{"process.env[1]", "NOEQUALS", "KEY=VALUE"}},
-			{"ready_path not a path", target.ProcessSpec{Command: []string{bin}, ReadyPath: "healthz"}, []string{"process.ready_path", "/healthz"}},
-			{"dir missing", target.ProcessSpec{Command: []string{bin}, Dir: "/nonexistent/dir"}, []string{"process.dir", "/nonexistent/dir"}},
+			{"negative replicas", process.Spec{Command: []string{bin}, Replicas: -1}, []string{"process.replicas", "-1"}},
+			{"env without =", process.Spec{Command: []string{bin}, Env: []string{"A=1", "NOEQUALS"}}, []string{"process.env[1]", "NOEQUALS", "KEY=VALUE"}},
+			{"ready_path not a path", process.Spec{Command: []string{bin}, ReadyPath: "healthz"}, []string{"process.ready_path", "/healthz"}},
+			{"dir missing", process.Spec{Command: []string{bin}, Dir: "/nonexistent/dir"}, []string{"process.dir", "/nonexistent/dir"}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				p, err := target.StartProcesses(ctx(t), tt.spec, "")
+				p, err := process.Start(ctx(t), tt.spec, "")
 				if err == nil {
 					p.Stop()
-					t.Fatalf("StartProcesses(%+v) succeeded", tt.spec)
+					t.Fatalf("Start(%+v) succeeded", tt.spec)
 				}
 				for _, w := range tt.want {
 					if !strings.Contains(err.Error(), w) {
@@ -521,11 +519,11 @@ func TestProcesses(t *testing.T) {
 }
 
 // start starts processes and stops them when the test ends.
-func start(t *testing.T, spec target.ProcessSpec, databaseURL string) *target.Processes {
+func start(t *testing.T, spec process.Spec, databaseURL string) *process.Service {
 	t.Helper()
-	p, err := target.StartProcesses(ctx(t), spec, databaseURL)
+	p, err := process.Start(ctx(t), spec, databaseURL)
 	if err != nil {
-		t.Fatalf("StartProcesses: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := p.Stop(); err != nil {
@@ -620,114 +618,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func TestHTTPWithHosts(t *testing.T) {
-	var srvs []*httptest.Server
-	var got []<-chan seen
-	var addrs []string
-	for range 2 {
-		srv, ch := newServer(t, created)
-		srvs, got, addrs = append(srvs, srv), append(got, ch), append(addrs, srv.Listener.Addr().String())
-	}
-	tgt, err := target.NewHTTP(target.HTTPSpec{URL: "http://user@service.invalid:8080/t/{{tenant}}/tickets?k={{key}}", ID: "/id"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spread := tgt.WithHosts(addrs)
-	defer spread.CloseIdleConnections()
-	for _, tt := range []struct{ replica, server int }{{0, 0}, {1, 1}, {2, 0}, {-1, 1}} {
-		resp, err := spread.Do(context.Background(), target.Request{Tenant: "A b", Key: "k1", Replica: tt.replica})
-		if err != nil || resp.Status != http.StatusCreated {
-			t.Fatalf("Replica %d: Do = %+v, %v", tt.replica, resp, err)
-		}
-		select {
-		case s := <-got[tt.server]:
-			if s.uri != "/t/A%20b/tickets?k=k1" {
-				t.Errorf("Replica %d: request URI %q, want the template's path and query", tt.replica, s.uri)
-			}
-		default:
-			t.Errorf("Replica %d: server %d got nothing", tt.replica, tt.server)
-		}
-		if len(got[1-tt.server]) != 0 {
-			t.Errorf("Replica %d: server %d got the call too", tt.replica, 1-tt.server)
-		}
-	}
-
-	// The original target is unchanged, and no hosts means the template's.
-	direct, err := target.NewHTTP(target.HTTPSpec{URL: srvs[1].URL + "/x", ID: "/id"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.CloseIdleConnections()
-	for _, h := range []*target.HTTP{direct, direct.WithHosts(nil)} {
-		if _, err := h.Do(context.Background(), target.Request{Replica: 0}); err != nil {
-			t.Fatal(err)
-		}
-		if s := <-got[1]; s.uri != "/x" {
-			t.Errorf("without hosts: %q reached server 1, want /x", s.uri)
-		}
-	}
-	req, _ := tgt.NewRequest(context.Background(), target.Request{})
-	if req.URL.Host != "service.invalid:8080" {
-		t.Errorf("WithHosts changed the original target: it now sends to %s", req.URL.Host)
-	}
-}
-
-// NewRequest and ParseResponse are Do in two halves, for a sender that uses
-// connections of its own.
-func TestHTTPNewRequestParseResponse(t *testing.T) {
-	srv, got := newServer(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Location", "/v1/tickets/77")
-		w.WriteHeader(http.StatusCreated)
-	})
-	tgt, err := target.NewHTTP(target.HTTPSpec{
-		URL: "http://service.invalid/t/{{tenant}}", Method: "PUT", ID: target.IDFromLocation,
-		Headers: map[string]string{"Idempotency-Key": "{{key}}"},
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgt = tgt.WithHosts([]string{srv.Listener.Addr().String()})
-	body := `{"subject":"a"}`
-	req, err := tgt.NewRequest(context.Background(), target.Request{Tenant: "A", Key: "k1", Body: []byte(body)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if req.Method != "PUT" || req.URL.String() != srv.URL+"/t/A" || req.Header.Get("Idempotency-Key") != "k1" || req.Header.Get("Content-Type") != "application/json" {
-		t.Errorf("NewRequest = %s %s %v", req.Method, req.URL, req.Header)
-	}
-
-	// Sent on a raw connection of our own, as a burst sender would.
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := req.Write(conn); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if s := <-got; s.method != "PUT" || s.uri != "/t/A" || s.body != body || s.header.Get("Idempotency-Key") != "k1" {
-		t.Errorf("server got %+v", s)
-	}
-	if r := tgt.ParseResponse(resp, answer); r.Status != http.StatusCreated || r.ID != "77" {
-		t.Errorf("ParseResponse = %+v, want 201 with ID 77", r)
-	}
-	notOK := &http.Response{StatusCode: http.StatusConflict, Header: http.Header{"Location": {"/v1/tickets/78"}}}
-	if r := tgt.ParseResponse(notOK, []byte(`x`)); r.Status != http.StatusConflict || r.ID != "" || string(r.Body) != "x" {
-		t.Errorf("ParseResponse of a 409 = %+v, want no ID", r)
-	}
-}
-
 // A process target runs the service as replicas idemstress can restart,
 // crash and pause; an HTTP target spreads calls over them.
-func ExampleStartProcesses() {
+func ExampleStart() {
 	ctx := context.Background()
-	procs, err := target.StartProcesses(ctx, target.ProcessSpec{
+	procs, err := process.Start(ctx, process.Spec{
 		Command:  []string{"./ticketsvc", "-listen", "127.0.0.1:{port}", "-db", "{database_url}"},
 		Replicas: 2,
 	}, "postgres://postgres@127.0.0.1:5432/tickets")
@@ -737,7 +632,7 @@ func ExampleStartProcesses() {
 	}
 	defer procs.Stop()
 
-	tgt, err := target.NewHTTP(target.HTTPSpec{URL: "http://service/tickets", ID: "/id",
+	tgt, err := client.NewHTTP(client.HTTPSpec{URL: "http://service/tickets", ID: "/id",
 		Headers: map[string]string{"Idempotency-Key": "{{key}}"}}, nil)
 	if err != nil {
 		fmt.Println(err)
@@ -745,11 +640,11 @@ func ExampleStartProcesses() {
 	}
 	spread := tgt.WithHosts(procs.Addrs())
 	defer spread.CloseIdleConnections()
-	first, _ := spread.Do(ctx, target.Request{Key: "k1", Replica: 0})
+	first, _ := spread.Do(ctx, client.Request{Key: "k1", Replica: 0})
 	if err := procs.Crash(ctx, 0); err != nil { // SIGKILL, then back on the same port
 		fmt.Println(err)
 		return
 	}
-	again, _ := spread.Do(ctx, target.Request{Key: "k1", Replica: 1})
+	again, _ := spread.Do(ctx, client.Request{Key: "k1", Replica: 1})
 	fmt.Println(first.ID == again.ID)
 }

@@ -1,4 +1,4 @@
-package target
+package client
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -37,7 +36,11 @@ type HTTPSpec struct {
 // IDFromLocation is the HTTPSpec.ID that reads the ID from the Location header.
 const IDFromLocation = "location"
 
+// maxBody bounds how much of an answer's body is read.
 const maxBody = 64 << 10
+
+// DefaultTimeout bounds one call when the contract gives no timeout.
+const DefaultTimeout = 10 * time.Second
 
 var placeholder = regexp.MustCompile(`\{\{\s*([a-zA-Z_]*)\s*\}\}`)
 
@@ -48,8 +51,8 @@ type HTTP struct {
 	// urls are spec.URL with the host:port of each replica (WithHosts);
 	// empty: spec.URL for every call.
 	urls []string
-	// sync is how Burst releases calls ("": fault.LastByte).
-	sync fault.SyncMode
+	// sync is how Burst releases calls ("": LastByte).
+	sync SyncMode
 }
 
 // NewHTTP checks the template and returns a target that sends through client
@@ -59,7 +62,7 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 		spec.Method = http.MethodPost
 	}
 	if spec.Timeout <= 0 {
-		spec.Timeout = 10 * time.Second
+		spec.Timeout = DefaultTimeout
 	}
 	u, err := url.Parse(placeholder.ReplaceAllString(spec.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

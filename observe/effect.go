@@ -1,4 +1,4 @@
-package checks
+package observe
 
 import (
 	"fmt"
@@ -38,23 +38,27 @@ type Reference struct {
 	Table  string `yaml:"table" json:"table"`
 }
 
-// attribution is how an effect's rows find their action.
-type attribution int
+// Attribution is how an effect's rows find their action.
+type Attribution int
 
 const (
-	byKey attribution = iota
-	byTag
-	byJoin
+	// ByKey: tenant and key columns.
+	ByKey Attribution = iota
+	// ByTag: a column that holds the action tag.
+	ByTag
+	// ByJoin: the row it points at in another effect table.
+	ByJoin
 )
 
-func (e Effect) attribution() attribution {
+// Attribution says how the effect's rows are attributed to actions.
+func (e Effect) Attribution() Attribution {
 	switch {
 	case e.Join != nil:
-		return byJoin
+		return ByJoin
 	case e.Tag != "":
-		return byTag
+		return ByTag
 	default:
-		return byKey
+		return ByKey
 	}
 }
 
@@ -136,7 +140,8 @@ func tableNames(effects []Effect) string {
 	return strings.Join(names, ", ")
 }
 
-func (e Effect) perAction() int {
+// RowsPerAction is how many rows one action writes here.
+func (e Effect) RowsPerAction() int {
 	if e.PerAction == 0 {
 		return 1
 	}

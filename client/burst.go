@@ -1,12 +1,10 @@
-package target
+package client
 
 import (
 	"context"
 	"net/http"
 	"sync/atomic"
 	"time"
-
-	"github.com/idemstress/idemstress/fault"
 )
 
 // Result is one call of a burst: what came back and when.
@@ -27,15 +25,15 @@ type Burster interface {
 }
 
 // WithSync returns a copy of the target whose bursts are released in the
-// given mode (the default is fault.LastByte).
-func (h *HTTP) WithSync(mode fault.SyncMode) *HTTP {
+// given mode (the default is LastByte).
+func (h *HTTP) WithSync(mode SyncMode) *HTTP {
 	c := *h
 	c.sync = mode
 	return &c
 }
 
 // Burst sends every call on a new connection of its own and releases them
-// together (see fault.Burst), call i to replica req.Replica.
+// together (see Release), call i to replica req.Replica.
 func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []Result {
 	results := make([]Result, len(reqs))
 	hreqs := make([]*http.Request, 0, len(reqs))
@@ -49,7 +47,7 @@ func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64
 		hreqs = append(hreqs, hr)
 		index = append(index, i)
 	}
-	exchanges := fault.Burst(ctx, hreqs, fault.BurstOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered})
+	exchanges := Release(ctx, hreqs, ReleaseOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered})
 	for j, ex := range exchanges {
 		r := &results[index[j]]
 		r.Sent, r.Done = ex.Sent, ex.Done

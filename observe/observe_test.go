@@ -1,4 +1,4 @@
-package checks_test
+package observe_test
 
 import (
 	"cmp"
@@ -21,6 +21,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
 )
 
 // cluster is the one throwaway PostgreSQL of this package's tests; when it
@@ -138,9 +139,9 @@ func sampleDB(t *testing.T) (url, name string, pool *pgxpool.Pool) {
 }
 
 // wantSample is what Observe must read of sampleRows in namespace ns1-.
-func wantSample() checks.Snapshot {
+func wantSample() observe.Snapshot {
 	subject := func(s string) map[string]string { return map[string]string{"subject": s} }
-	return checks.Snapshot{
+	return observe.Snapshot{
 		"tickets": {
 			{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: subject("Printer offline")},
 			{Tenant: "ns1-A", KeyNull: true, ID: "8", Fields: subject("Printer offline")},
@@ -156,16 +157,16 @@ func wantSample() checks.Snapshot {
 }
 
 // sorted orders each table's rows; Observe promises no order.
-func sorted(s checks.Snapshot) checks.Snapshot {
+func sorted(s observe.Snapshot) observe.Snapshot {
 	for _, rows := range s {
-		slices.SortFunc(rows, func(a, b checks.Row) int {
+		slices.SortFunc(rows, func(a, b observe.Row) int {
 			return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Key, b.Key), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Ref, b.Ref))
 		})
 	}
 	return s
 }
 
-func dumpSnapshot(s checks.Snapshot) string {
+func dumpSnapshot(s observe.Snapshot) string {
 	var b strings.Builder
 	for _, table := range slices.Sorted(func(yield func(string) bool) {
 		for k := range s {
@@ -181,9 +182,9 @@ func dumpSnapshot(s checks.Snapshot) string {
 	return b.String()
 }
 
-func observe(t *testing.T, pool *pgxpool.Pool, effects []checks.Effect, ns model.Namespace) checks.Snapshot {
+func observeNS(t *testing.T, pool *pgxpool.Pool, effects []observe.Effect, ns model.Namespace) observe.Snapshot {
 	t.Helper()
-	snap, err := checks.NewObserver(pool, effects).Observe(t.Context(), ns)
+	snap, err := observe.NewObserver(pool, effects).Observe(t.Context(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func observe(t *testing.T, pool *pgxpool.Pool, effects []checks.Effect, ns model
 
 func TestObserveReadsExactlyTheNamespace(t *testing.T) {
 	_, _, pool := sampleDB(t)
-	got := observe(t, pool, sampleEffects(), "ns1-")
+	got := observeNS(t, pool, sampleEffects(), "ns1-")
 	if want := sorted(wantSample()); !reflect.DeepEqual(got, want) {
 		t.Errorf("Observe(ns1-) =\n%swant\n%s", dumpSnapshot(got), dumpSnapshot(want))
 	}
@@ -206,9 +207,9 @@ func TestObserveMatchesThePrefixLiterally(t *testing.T) {
 		(20, 'n_1%A',  'n_1%k1',  'Printer offline'),
 		(21, 'nx1yA',  'nx1yk1',  'Printer offline'),
 		(22, 'n_1%%A', 'n_1%%k1', 'Printer offline')`)
-	got := observe(t, pool, sampleEffects(), "n_1%")
+	got := observeNS(t, pool, sampleEffects(), "n_1%")
 	subject := map[string]string{"subject": "Printer offline"}
-	want := sorted(checks.Snapshot{
+	want := sorted(observe.Snapshot{
 		"tickets": {
 			{Tenant: "n_1%A", Key: "n_1%k1", ID: "20", Fields: subject},
 			{Tenant: "n_1%%A", Key: "n_1%%k1", ID: "22", Fields: subject}, // logical tenant "%A"
@@ -227,24 +228,26 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 	// Only A/k1 is called: keep only its rows in the namespace.
 	exec(t, pool, `DELETE FROM notification_outbox WHERE request_key IS DISTINCT FROM 'ns1-k1';
 		DELETE FROM tickets WHERE id <> 7`)
-	c := call("A", "k1", 0)
-	h := history(op(0, c, ok("7")), op(1, c, ok("7")))
+	c := model.Call{Tenant: "A", Key: "k1"}
+	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	answer := model.Outcome{Kind: model.OK, Status: 201, ID: "7"}
+	h := model.History{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}
 	judge := func() []checks.Violation {
-		snap := observe(t, pool, sampleEffects(), "ns1-")
+		snap := observeNS(t, pool, sampleEffects(), "ns1-")
 		return checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(), NS: "ns1-", History: h, Rows: snap})
 	}
 	if vs := judge(); len(vs) != 0 {
-		t.Fatalf("correct rows judged wrong:\n%s", dump(vs))
+		t.Fatalf("correct rows judged wrong:\n%v", vs)
 	}
 	exec(t, pool, `INSERT INTO notification_outbox (tenant, request_key, ticket_id) VALUES ('ns1-A', 'ns1-k1', 7)`)
 	if vs := judge(); len(vs) == 0 || vs[0].Check != checks.DuplicateEffect {
-		t.Fatalf("second outbox row: want %s first, got:\n%s", checks.DuplicateEffect, dump(vs))
+		t.Fatalf("second outbox row: want %s first, got:\n%v", checks.DuplicateEffect, vs)
 	}
 }
 
 func TestValidate(t *testing.T) {
 	_, _, pool := sampleDB(t)
-	with := func(change func(e []checks.Effect)) []checks.Effect {
+	with := func(change func(e []observe.Effect)) []observe.Effect {
 		e := sampleEffects()
 		change(e)
 		return e
@@ -252,30 +255,30 @@ func TestValidate(t *testing.T) {
 	const ticketColumns = "(columns: id, tenant, request_key, subject)"
 	cases := []struct {
 		name    string
-		effects []checks.Effect
+		effects []observe.Effect
 		want    []string // phrases of the error; none: Validate passes
 	}{
 		{name: "declared schema", effects: sampleEffects()},
-		{name: "schema-qualified table", effects: with(func(e []checks.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
-		{name: "missing table", effects: with(func(e []checks.Effect) { e[1].Table = "outbox" }),
+		{name: "schema-qualified table", effects: with(func(e []observe.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
+		{name: "missing table", effects: with(func(e []observe.Effect) { e[1].Table = "outbox" }),
 			want: []string{`effects[1].table`, `table "outbox" not found`, "(tables: notification_outbox, tickets)"}},
-		{name: "missing schema", effects: with(func(e []checks.Effect) { e[0].Table = "billing.tickets" }),
+		{name: "missing schema", effects: with(func(e []observe.Effect) { e[0].Table = "billing.tickets" }),
 			want: []string{`table "billing.tickets" not found`, "(tables: none)"}},
-		{name: "missing key column", effects: with(func(e []checks.Effect) { e[0].Key = "idempotency_key" }),
+		{name: "missing key column", effects: with(func(e []observe.Effect) { e[0].Key = "idempotency_key" }),
 			want: []string{`effects[0].key`, `column "idempotency_key" not found in table "tickets"`, ticketColumns}},
-		{name: "missing tenant column", effects: with(func(e []checks.Effect) { e[0].Tenant = "tenant_id" }),
+		{name: "missing tenant column", effects: with(func(e []observe.Effect) { e[0].Tenant = "tenant_id" }),
 			want: []string{`effects[0].tenant`, `column "tenant_id"`, ticketColumns}},
-		{name: "missing id column", effects: with(func(e []checks.Effect) { e[0].ID = "ticket_id" }),
+		{name: "missing id column", effects: with(func(e []observe.Effect) { e[0].ID = "ticket_id" }),
 			want: []string{`effects[0].id`, `column "ticket_id"`, ticketColumns}},
-		{name: "missing field column", effects: with(func(e []checks.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
+		{name: "missing field column", effects: with(func(e []observe.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
 			want: []string{`effects[0].fields.title`, `column "title"`, ticketColumns}},
-		{name: "missing reference column", effects: with(func(e []checks.Effect) { e[1].References.Column = "ticket" }),
+		{name: "missing reference column", effects: with(func(e []observe.Effect) { e[1].References.Column = "ticket" }),
 			want: []string{`effects[1].references.column`, `column "ticket" not found in table "notification_outbox"`,
 				"(columns: id, tenant, request_key, ticket_id)"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checks.NewObserver(pool, tc.effects).Validate(t.Context())
+			err := observe.NewObserver(pool, tc.effects).Validate(t.Context())
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)
@@ -285,8 +288,8 @@ func TestValidate(t *testing.T) {
 			if err == nil {
 				t.Fatal("Validate passed; want an error")
 			}
-			if !errors.Is(err, checks.ErrSchema) {
-				t.Errorf("error is not checks.ErrSchema: %v", err)
+			if !errors.Is(err, observe.ErrSchema) {
+				t.Errorf("error is not observe.ErrSchema: %v", err)
 			}
 			for _, phrase := range tc.want {
 				if !strings.Contains(err.Error(), phrase) {
@@ -319,7 +322,7 @@ func TestObserverNeedsOnlySelect(t *testing.T) {
 	if _, err := reader.Exec(t.Context(), `DELETE FROM tickets`); !isCode(err, "42501") {
 		t.Fatalf("reader deleting rows: want insufficient_privilege, got %v", err)
 	}
-	o := checks.NewObserver(reader, sampleEffects())
+	o := observe.NewObserver(reader, sampleEffects())
 	if err := o.Validate(t.Context()); err != nil {
 		t.Fatalf("Validate as reader: %v", err)
 	}
@@ -344,10 +347,10 @@ func TestObserveTransactionIsReadOnlyRepeatableRead(t *testing.T) {
 			current_setting('transaction_isolation') AS isolation
 		FROM tickets`)
 	reader := newReader(t, url, db, admin, "tickets_probe")
-	probe := []checks.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
+	probe := []observe.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"read_only": "/unused", "isolation": "/unused"}}}
 	for _, pool := range []*pgxpool.Pool{admin, reader} {
-		snap := observe(t, pool, probe, "ns1-")
+		snap := observeNS(t, pool, probe, "ns1-")
 		if len(snap["tickets_probe"]) == 0 {
 			t.Fatal("the probe read no rows")
 		}
@@ -374,9 +377,9 @@ func TestObserveCannotWrite(t *testing.T) {
 		CREATE FUNCTION note_read() RETURNS text LANGUAGE sql VOLATILE AS
 			$$ INSERT INTO reads_log DEFAULT VALUES RETURNING 'noted' $$;
 		CREATE VIEW tickets_noisy AS SELECT tenant, request_key, id, note_read() AS noted FROM tickets`)
-	noisy := []checks.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
+	noisy := []observe.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"noted": "/unused"}}}
-	_, err := checks.NewObserver(admin, noisy).Observe(t.Context(), "ns1-")
+	_, err := observe.NewObserver(admin, noisy).Observe(t.Context(), "ns1-")
 	if !isCode(err, "25006") {
 		t.Fatalf("Observe of a writing view: want read_only_sql_transaction (25006), got %v", err)
 	}
@@ -398,4 +401,14 @@ func TestObserveCannotWrite(t *testing.T) {
 func isCode(err error, code string) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == code
+}
+
+// sampleEffects are the effect tables of examples/ticketsvc.
+func sampleEffects() []observe.Effect {
+	return []observe.Effect{
+		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
+			Fields: map[string]string{"subject": "/subject"}},
+		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
+			References: &observe.Reference{Column: "ticket_id", Table: "tickets"}},
+	}
 }

@@ -1,4 +1,4 @@
-package fault_test
+package client_test
 
 import (
 	"context"
@@ -15,23 +15,23 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/client"
 )
 
-var modes = []fault.SyncMode{fault.LastByte, fault.Naive}
+var modes = []client.SyncMode{client.LastByte, client.Naive}
 
 func TestParseSyncMode(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want fault.SyncMode
+		want client.SyncMode
 		err  string
 	}{
-		{"", fault.LastByte, ""},
-		{"lastbyte", fault.LastByte, ""},
-		{"naive", fault.Naive, ""},
-		{"LastByte", "", `fault: sync mode "LastByte": want "lastbyte" (the default) or "naive"`},
+		{"", client.LastByte, ""},
+		{"lastbyte", client.LastByte, ""},
+		{"naive", client.Naive, ""},
+		{"LastByte", "", `client: sync mode "LastByte": want "lastbyte" (the default) or "naive"`},
 	} {
-		got, err := fault.ParseSyncMode(tc.in)
+		got, err := client.ParseSyncMode(tc.in)
 		if tc.err != "" {
 			if err == nil || err.Error() != tc.err {
 				t.Errorf("ParseSyncMode(%q) error = %v, want %s", tc.in, err, tc.err)
@@ -63,7 +63,7 @@ func TestBurstAnswersInOrder(t *testing.T) {
 			})
 			var answered atomic.Int64
 			start := time.Now()
-			ex := fault.Burst(t.Context(), reqs, fault.BurstOptions{Mode: mode, Answered: &answered})
+			ex := client.Release(t.Context(), reqs, client.ReleaseOptions{Mode: mode, Answered: &answered})
 			if len(ex) != n {
 				t.Fatalf("got %d exchanges, want %d", len(ex), n)
 			}
@@ -109,15 +109,15 @@ func TestBurstFailedRequestsDoNotStopOthers(t *testing.T) {
 			}
 			reqs := posts(t, len(urls), func(i int) string { return urls[i] })
 			var answered atomic.Int64
-			ex := fault.Burst(t.Context(), reqs, fault.BurstOptions{Mode: mode, Answered: &answered})
+			ex := client.Release(t.Context(), reqs, client.ReleaseOptions{Mode: mode, Answered: &answered})
 			for _, i := range []int{0, 3} {
 				if ex[i].Err != nil || ex[i].Resp.StatusCode != 201 {
 					t.Errorf("exchange %d: %v, want 201", i, ex[i].Err)
 				}
 			}
 			for i, want := range map[int]string{
-				1: "fault: burst request 2 (POST http://" + closed + "/nobody-home): dial: ",
-				2: "fault: burst request 3 (POST https://",
+				1: "client: burst request 2 (POST http://" + closed + "/nobody-home): dial: ",
+				2: "client: burst request 3 (POST https://",
 			} {
 				if ex[i].Err == nil || ex[i].Resp != nil || !strings.HasPrefix(ex[i].Err.Error(), want) {
 					t.Errorf("exchange %d: resp %v, err %v; want no answer and an error starting %q", i, ex[i].Resp, ex[i].Err, want)
@@ -150,7 +150,7 @@ func TestBurstEndsPromptly(t *testing.T) {
 			want    string
 			is      error
 		}{
-			{"timeout", 200 * time.Millisecond, 0, "no answer within 200ms (BurstOptions.Timeout)", nil},
+			{"timeout", 200 * time.Millisecond, 0, "no answer within 200ms (ReleaseOptions.Timeout)", nil},
 			{"cancel", time.Minute, 200 * time.Millisecond, "burst cancelled: context canceled", context.Canceled},
 		} {
 			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestBurstEndsPromptly(t *testing.T) {
 				}
 				reqs := posts(t, 4, func(int) string { return srv.URL + "/hang" })
 				start := time.Now()
-				ex := fault.Burst(ctx, reqs, fault.BurstOptions{Mode: mode, Timeout: tc.timeout})
+				ex := client.Release(ctx, reqs, client.ReleaseOptions{Mode: mode, Timeout: tc.timeout})
 				// 200ms plus generous slack for a loaded machine under -race;
 				// a burst that ignored the timeout would take a minute.
 				if took := time.Since(start); took > 5*time.Second {
@@ -206,7 +206,7 @@ func TestBurstSpread(t *testing.T) {
 			mu.Lock()
 			entered = nil
 			mu.Unlock()
-			ex := fault.Burst(t.Context(), posts(t, 16, func(int) string { return srv.URL }), fault.BurstOptions{Mode: mode})
+			ex := client.Release(t.Context(), posts(t, 16, func(int) string { return srv.URL }), client.ReleaseOptions{Mode: mode})
 			for i, e := range ex {
 				if e.Err != nil {
 					t.Fatalf("exchange %d: %v", i, e.Err)
@@ -224,7 +224,7 @@ func TestBurstSpread(t *testing.T) {
 				}
 			}
 			t.Logf("%s: handler entry spread %v over %d calls", mode, hi.Sub(lo), len(entered))
-			if mode == fault.LastByte && hi.Sub(lo) > 50*time.Millisecond {
+			if mode == client.LastByte && hi.Sub(lo) > 50*time.Millisecond {
 				t.Errorf("handler entry spread %v, want under 50ms", hi.Sub(lo))
 			}
 		})

@@ -1,6 +1,6 @@
 // Package target is how a call reaches the system under test: over HTTP from
 // a request template, or through a Go function for in-process use.
-package target
+package client
 
 import (
 	"context"

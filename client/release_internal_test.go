@@ -1,4 +1,4 @@
-package fault
+package client
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func TestLastByteHoldsHandlers(t *testing.T) {
 		mu.Unlock()
 		released = time.Now()
 	}
-	ex := Burst(t.Context(), reqs, BurstOptions{Mode: LastByte, beforeRelease: hold})
+	ex := Release(t.Context(), reqs, ReleaseOptions{Mode: LastByte, beforeRelease: hold})
 	for i, e := range ex {
 		if e.Err != nil || e.Resp.StatusCode != http.StatusCreated {
 			t.Fatalf("exchange %d: %v", i, e.Err)

@@ -1,4 +1,4 @@
-package checks
+package observe
 
 import (
 	"context"
@@ -34,17 +34,4 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 		return nil
 	})
 	return b, err
-}
-
-// Changes lists the tables whose rows outside the run changed between two
-// baselines.
-func (before Baseline) Changes(after Baseline) []Violation {
-	var vs []Violation
-	for _, table := range sortedKeys(before) {
-		if after[table] != before[table] {
-			vs = append(vs, violation(StrayWrite, model.Action{}, "stray write: rows outside the run's namespace changed in "+table,
-				fmt.Sprintf("%s before the run: %s; after: %s", table, before[table], after[table])))
-		}
-	}
-	return vs
 }

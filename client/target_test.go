@@ -1,4 +1,4 @@
-package target_test
+package client_test
 
 import (
 	"context"
@@ -6,29 +6,29 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/idemstress/idemstress/target"
+	"github.com/idemstress/idemstress/client"
 )
 
 type ctxKey struct{}
 
 func TestFunc(t *testing.T) {
 	boom := errors.New("boom")
-	var tgt target.Target = target.Func(func(ctx context.Context, req target.Request) (target.Response, error) {
+	var tgt client.Target = client.Func(func(ctx context.Context, req client.Request) (client.Response, error) {
 		if ctx.Value(ctxKey{}) != "from caller" {
-			return target.Response{}, errors.New("context not passed through")
+			return client.Response{}, errors.New("context not passed through")
 		}
 		if req.NoKey {
-			return target.Response{}, boom
+			return client.Response{}, boom
 		}
-		return target.Response{Status: 201, ID: req.Tenant + "/" + req.Key, Body: req.Body}, nil
+		return client.Response{Status: 201, ID: req.Tenant + "/" + req.Key, Body: req.Body}, nil
 	})
 	ctx := context.WithValue(context.Background(), ctxKey{}, "from caller")
 
-	resp, err := tgt.Do(ctx, target.Request{Tenant: "A", Key: "k1", Body: []byte(`{}`)})
+	resp, err := tgt.Do(ctx, client.Request{Tenant: "A", Key: "k1", Body: []byte(`{}`)})
 	if err != nil || resp.Status != 201 || resp.ID != "A/k1" || string(resp.Body) != `{}` {
 		t.Errorf("Do = %+v, %v; want 201 with ID A/k1", resp, err)
 	}
-	if _, err := tgt.Do(ctx, target.Request{Tenant: "A", NoKey: true}); !errors.Is(err, boom) {
+	if _, err := tgt.Do(ctx, client.Request{Tenant: "A", NoKey: true}); !errors.Is(err, boom) {
 		t.Errorf("Do error = %v, want the function's error", err)
 	}
 }
@@ -36,17 +36,17 @@ func TestFunc(t *testing.T) {
 // A Go function serves as a target for services that run in-process.
 func ExampleFunc() {
 	ids := map[string]string{}
-	tgt := target.Func(func(ctx context.Context, req target.Request) (target.Response, error) {
+	tgt := client.Func(func(ctx context.Context, req client.Request) (client.Response, error) {
 		if req.NoKey {
-			return target.Response{Status: 400}, nil
+			return client.Response{Status: 400}, nil
 		}
 		k := req.Tenant + "\x00" + req.Key
 		if _, ok := ids[k]; !ok {
 			ids[k] = fmt.Sprint(len(ids) + 1)
 		}
-		return target.Response{Status: 201, ID: ids[k]}, nil
+		return client.Response{Status: 201, ID: ids[k]}, nil
 	})
-	for _, req := range []target.Request{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1"}, {Tenant: "B", Key: "k1"}, {Tenant: "B", NoKey: true}} {
+	for _, req := range []client.Request{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1"}, {Tenant: "B", Key: "k1"}, {Tenant: "B", NoKey: true}} {
 		resp, _ := tgt.Do(context.Background(), req)
 		fmt.Println(resp.Status, resp.ID)
 	}
