@@ -1,6 +1,6 @@
-// Package checks holds the check catalogue, the effect tables a contract
-// declares, the read-only observer that reads them, and the verdicts that
-// compare a history and the committed rows with the reference model.
+// Package checks holds the check catalogue and the verdicts: a pure
+// judgement of one plan's history and the rows it committed, against the
+// reference model. It reads nothing itself; package observe reads the rows.
 package checks
 
 import (
@@ -13,7 +13,8 @@ import (
 // ID is a stable check ID, used in reports, regression cases and docs.
 type ID string
 
-// The check catalogue (DESIGN.md).
+// The check IDs. Each has exactly one entry in the catalogue below, which
+// gives it its name, its priority and its own failing line.
 const (
 	DuplicateEffect  ID = "IDEM-001"
 	MissingEffect    ID = "IDEM-002"
@@ -31,15 +32,79 @@ const (
 	NoAnswer         ID = "IDEM-014"
 )
 
-// priority orders checks from the most specific diagnosis to the most
-// generic, so the first violation of a sorted list names the mistake best
-// (a tenant leak also leaves a missing effect; the leak is the news). Wrong
-// committed state comes before wrong answers: a duplicate row is the harm,
-// the accepted changed payload that came with it the symptom.
-var priority = []ID{
-	TenantLeak, DuplicateEffect, BrokenReference, FieldsDiffer, RejectedEffect,
-	ChangedAccepted, EqualRejected, UnstableResponse, MissingEffect, StrayWrite,
-	WrongStatus, StuckAction, NoAnswer, NotLinearizable,
+// Fataler is what a check fails: a *rapid.T, a *testing.T.
+type Fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// Check is one entry of the catalogue.
+type Check struct {
+	ID ID
+	// Name starts every message of the check ("duplicate effect").
+	Name string
+	// Finds says what the check finds, in one line (the README's table).
+	Finds string
+	// fail stops a case from a source line of this check's own: rapid
+	// keeps a smaller failing plan only when it fails from the same line,
+	// so a shrink stays with the check it started with instead of drifting
+	// to another. Each literal below must stay on a line of its own.
+	fail func(t Fataler, message string)
+}
+
+// catalogue lists every check once, in priority order: from the most
+// specific diagnosis to the most generic, so the first violation of a
+// sorted list names the mistake best (a tenant leak also leaves a missing
+// effect; the leak is the news). Wrong committed state comes before wrong
+// answers: a duplicate row is the harm, the accepted changed payload that
+// came with it the symptom.
+var catalogue = []Check{
+	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{BrokenReference, "broken reference", "a row points at another action's row, or at none",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{MissingEffect, "missing effect", "an action answered ok lacks rows (a ticket without its outbox row)",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+}
+
+// Catalogue lists every check, most specific first.
+func Catalogue() []Check { return slices.Clone(catalogue) }
+
+// lookup finds a check's entry; an ID outside the catalogue gets a
+// nameless one, which sorts last.
+func lookup(id ID) (Check, int) {
+	i := slices.IndexFunc(catalogue, func(c Check) bool { return c.ID == id })
+	if i < 0 {
+		return Check{ID: id, fail: func(t Fataler, m string) { t.Fatalf("%s", m) }}, len(catalogue)
+	}
+	return catalogue[i], i
+}
+
+// Fail fails t with the violation's message from its check's own line.
+func (v Violation) Fail(t Fataler) {
+	c, _ := lookup(v.Check)
+	c.fail(t, v.Message)
 }
 
 // Violation is one broken rule. Message is deterministic, the same every
@@ -53,8 +118,11 @@ type Violation struct {
 	Action  model.Action `json:"action"`
 }
 
-func violation(id ID, action model.Action, message, detail string) Violation {
-	return Violation{Check: id, Message: string(id) + " " + message, Detail: detail, Action: action}
+// violation builds a violation of check id: its message is the ID, the
+// check's name and what exactly was wrong.
+func violation(id ID, action model.Action, what, detail string) Violation {
+	c, _ := lookup(id)
+	return Violation{Check: id, Message: string(id) + " " + c.Name + ": " + what, Detail: detail, Action: action}
 }
 
 // Sort orders violations by priority, then by message and detail, so the
@@ -62,20 +130,18 @@ func violation(id ID, action model.Action, message, detail string) Violation {
 // iteration.
 func Sort(vs []Violation) {
 	slices.SortStableFunc(vs, func(a, b Violation) int {
-		return cmp.Or(
-			cmp.Compare(slices.Index(priority, a.Check), slices.Index(priority, b.Check)),
-			cmp.Compare(a.Message, b.Message),
-			cmp.Compare(a.Detail, b.Detail),
-		)
+		_, pa := lookup(a.Check)
+		_, pb := lookup(b.Check)
+		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Detail, b.Detail))
 	})
 }
 
 // Fired lists the distinct checks among violations, in priority order.
 func Fired(vs []Violation) []ID {
 	var ids []ID
-	for _, id := range priority {
-		if slices.ContainsFunc(vs, func(v Violation) bool { return v.Check == id }) {
-			ids = append(ids, id)
+	for _, c := range catalogue {
+		if slices.ContainsFunc(vs, func(v Violation) bool { return v.Check == c.ID }) {
+			ids = append(ids, c.ID)
 		}
 	}
 	return ids

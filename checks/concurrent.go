@@ -10,12 +10,13 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// overlapping reports whether two calls of an action were in flight at the
-// same time, by the times they were sent and answered (or given up on).
+// overlapping reports whether two calls of an action were in flight at
+// the same time (model.Overlap): such calls have no order of their own,
+// and porcupine searches every order real time allows.
 func overlapping(ops []model.Op) bool {
 	for i := range ops {
 		for j := i + 1; j < len(ops); j++ {
-			if ops[i].Start < ops[j].End && ops[j].Start < ops[i].End {
+			if model.Overlap(ops[i], ops[j]) {
 				return true
 			}
 		}
@@ -34,7 +35,7 @@ func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
 	case porcupine.Illegal:
 		calls := make([]string, len(ops))
 		for i, op := range ops {
-			calls[i] = fmt.Sprintf("%s got %s", op.Call, describe(op.Out))
+			calls[i] = fmt.Sprintf("%s got %s", op.Call, op.Out)
 		}
 		detail := fmt.Sprintf("action %s: %s", a, strings.Join(calls, "; "))
 		for _, op := range ops {
@@ -45,9 +46,9 @@ func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
 		if v, ok := orderFree(c, a, ops, detail); ok {
 			return []Violation{v}
 		}
-		return []Violation{violation(NotLinearizable, a, "not linearizable: no order of the action's concurrent calls explains their answers", detail)}
+		return []Violation{violation(NotLinearizable, a, "no order of the action's concurrent calls explains their answers", detail)}
 	case porcupine.Unknown:
-		return []Violation{violation(NotLinearizable, a, "not linearizable: undecided, the search for an order timed out",
+		return []Violation{violation(NotLinearizable, a, "undecided, the search for an order timed out",
 			fmt.Sprintf("action %s: %d calls, no verdict within %s", a, len(ops), linearizabilityTimeout))}
 	}
 	return nil
@@ -89,18 +90,18 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 	}
 	for _, o := range oks[min(1, len(oks)):] {
 		if !c.Equivalent(oks[0].Body, o.Body) {
-			return violation(ChangedAccepted, a, "changed payload accepted: a payload not equivalent to the first was answered ok", detail), true
+			return brokenRule(model.RuleChangedPayloadAccepted, a, detail), true
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {
 		if o.Out.ID != oks[0].Out.ID {
-			return violation(UnstableResponse, a, "unstable response: ok answers of one action carry different IDs", detail), true
+			return brokenRule(model.RuleUnstableID, a, detail), true
 		}
 	}
 	if len(oks) > 0 {
 		for _, op := range ops {
 			if op.Out.Kind == model.Conflict && c.Equivalent(oks[0].Body, op.Body) {
-				return violation(EqualRejected, a, "equivalent payload rejected: a payload equivalent to the first was answered conflict", detail), true
+				return brokenRule(model.RuleEquivalentRejected, a, detail), true
 			}
 		}
 	}

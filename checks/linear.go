@@ -4,25 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"hash/fnv"
-	"io"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/model"
 )
-
-// openEnd is the return time of a call nobody heard back from: it may take
-// effect at any moment after it started, so its interval never closes.
-// porcupine only sorts timestamps and its visualisation maps them to ranks,
-// so the largest int64 is safe.
-const openEnd = math.MaxInt64
-
-// timelineBound bounds the search behind a timeline: past it, the timeline
-// shows the longest serial orders found so far.
-const timelineBound = 10 * time.Second
 
 // linInput is what porcupine passes to the model as an operation's input.
 type linInput struct {
@@ -65,7 +52,7 @@ type linState struct {
 //
 // timeout bounds the search; on timeout the result is porcupine.Unknown. A timeout <= 0 means
 // no bound. The LinearizationInfo feeds porcupine.Visualize with this package's model (see
-// WriteTimeline).
+// report.WriteTimeline).
 func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
 	if timeout < 0 {
 		timeout = 0 // porcupine reads 0 as "no bound"
@@ -76,17 +63,9 @@ func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porc
 	return result, info
 }
 
-// WriteTimeline writes porcupine's HTML visualisation of one action's calls:
-// each call on its own row, and the longest serial orders the model accepts,
-// with the state after every step. The search behind it is bounded (10s);
-// past the bound the timeline shows what was found so far.
-func WriteTimeline(w io.Writer, c model.Contract, ops []model.Op) error {
-	_, info := Linearizable(c, ops, timelineBound)
-	if err := porcupine.Visualize(linModel(c), info, w); err != nil {
-		return fmt.Errorf("timeline: writing the visualisation of %d calls: %w", len(ops), err)
-	}
-	return nil
-}
+// Model is the reference model as porcupine sees it, for porcupine.Visualize
+// with the LinearizationInfo of Linearizable (report.WriteTimeline).
+func Model(c model.Contract) porcupine.Model { return linModel(c) }
 
 // operations turns the keyed calls of one action into porcupine operations,
 // each call its own client (ClientId is its index among the keyed calls),
@@ -97,10 +76,6 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 		if !op.Call.NoKey {
 			keyed = append(keyed, op)
 		}
-	}
-	ends := make([]int64, len(keyed))
-	for i, op := range keyed {
-		ends[i] = returnTime(op)
 	}
 	var bodies [][]byte
 	shared := func(body []byte) []byte {
@@ -117,7 +92,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	for i, op := range keyed {
 		overlapped := false
 		for j, other := range keyed {
-			if j != i && op.Start <= ends[j] && other.Start <= ends[i] {
+			if j != i && model.Concurrent(op, other) {
 				overlapped = true
 				break
 			}
@@ -126,8 +101,8 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 			aside = append(aside, porcupine.Annotation{
 				ClientId:        i,
 				Start:           op.Start,
-				End:             ends[i],
-				Description:     describeOp(op, op.Out),
+				End:             op.Until(),
+				Description:     op.String(),
 				Details:         describeMetadata(op) + "; in_flight while another call ran: fits anywhere",
 				BackgroundColor: "#e0e0e0",
 			})
@@ -138,22 +113,13 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 			Input:    linInput{op: op, body: shared(op.Body), overlapped: overlapped},
 			Call:     op.Start,
 			Output:   op.Out,
-			Return:   ends[i],
+			// porcupine only sorts times (its visualisation ranks them), so an
+			// open end of math.MaxInt64 is safe.
+			Return:   op.Until(),
 			Metadata: op,
 		})
 	}
 	return history, aside
-}
-
-// returnTime is when a call's effect must have happened by: its end, or
-// never for a call whose effect is unknown. A clock that ran backwards
-// (End before Start) is read as an instant call, since porcupine needs
-// call <= return.
-func returnTime(op model.Op) int64 {
-	if op.Out.Kind == model.Unknown || op.Out.Kind == model.Other {
-		return openEnd
-	}
-	return max(op.End, op.Start)
 }
 
 // linModel is the reference model as porcupine sees it: nondeterministic,
@@ -200,7 +166,9 @@ func linModel(c model.Contract) porcupine.Model {
 			return h.Sum64()
 		},
 		DescribeOperation: func(input, output any) string {
-			return describeOp(input.(linInput).op, output.(model.Outcome))
+			op := input.(linInput).op
+			op.Out = output.(model.Outcome)
+			return op.String()
 		},
 		DescribeState: func(state any) string {
 			st := state.(linState)
@@ -226,32 +194,9 @@ func linModel(c model.Contract) porcupine.Model {
 
 // describeMetadata is the detail shown when hovering over a call.
 func describeMetadata(op model.Op) string {
-	if returnTime(op) == openEnd {
+	if op.EffectUnknown() {
 		// The open end hides when the client gave up; keep it visible.
 		return fmt.Sprintf("step %d, gave up at %d, body %s", op.Step, op.End, op.Body)
 	}
 	return fmt.Sprintf("step %d, body %s", op.Step, op.Body)
-}
-
-// describeOp renders one call for the timeline, e.g. "A/k1 v0 → ok 201 id 7".
-func describeOp(op model.Op, out model.Outcome) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s v%d", op.Call.Tenant, op.Call.Key, op.Call.Variant)
-	if op.Call.Encoding != 0 {
-		fmt.Fprintf(&b, " enc %d", op.Call.Encoding)
-	}
-	if op.Call.Fault != model.FaultNone {
-		fmt.Fprintf(&b, " fault %s", op.Call.Fault)
-	}
-	fmt.Fprintf(&b, " → %s", out.Kind)
-	if out.Status != 0 {
-		fmt.Fprintf(&b, " %d", out.Status)
-	}
-	if out.ID != "" {
-		fmt.Fprintf(&b, " id %s", out.ID)
-	}
-	if out.Err != "" {
-		fmt.Fprintf(&b, " (%s)", out.Err)
-	}
-	return b.String()
 }

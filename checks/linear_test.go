@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/report"
 )
 
 // linCall is one call of action A/k1 with payload variant v in encoding e,
@@ -288,7 +289,7 @@ func TestWriteTimeline(t *testing.T) {
 		}, []string{
 			"A/k1 v0 → conflict 422",
 			"A/k1 v1 → ok 201 id 7",
-			"A/k1 v1 enc 2 → unknown (timeout)",
+			"A/k1 v1e2 → no answer (timeout)",
 			"created(v1, id 7)",
 		}, nil},
 		{"not linearizable", []model.Op{
@@ -296,7 +297,7 @@ func TestWriteTimeline(t *testing.T) {
 			linCall(0, 0, 20, 30, linOK("7")),
 			linCall(0, 0, 40, 50, linOK("8")),
 		}, []string{
-			"A/k1 v0 → unknown (timeout)",
+			"A/k1 v0 → no answer (timeout)",
 			"A/k1 v0 → ok 201 id 8",
 			"created(v0, id not yet seen)",
 		}, nil},
@@ -323,7 +324,7 @@ func TestWriteTimeline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := checks.WriteTimeline(&b, c, tt.ops); err != nil {
+			if err := report.WriteTimeline(&b, c, tt.ops); err != nil {
 				t.Fatal(err)
 			}
 			html := b.String()

@@ -26,7 +26,7 @@ func stuckChecks(c model.Contract, a model.Action, ops []model.Op) []Violation {
 			}
 		}
 		if earlier && op.Start-gone > int64(c.Recovery) {
-			vs = append(vs, violation(StuckAction, a, "stuck action: a retry answered in_flight after the recovery time, with no other call of the action left",
+			vs = append(vs, violation(StuckAction, a, "a retry answered in_flight after the recovery time, with no other call of the action left",
 				fmt.Sprintf("call %s got in_flight %.1fs after the action's last other call ended (recovery %s)",
 					op.Call, float64(op.Start-gone)/1e9, c.Recovery)))
 		}

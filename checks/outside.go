@@ -15,7 +15,7 @@ func Outside(before, after observe.Baseline) []Violation {
 	var vs []Violation
 	for _, table := range slices.Sorted(maps.Keys(before)) {
 		if after[table] != before[table] {
-			vs = append(vs, violation(StrayWrite, model.Action{}, "stray write: rows outside the run's namespace changed in "+table,
+			vs = append(vs, violation(StrayWrite, model.Action{}, "rows outside the run's namespace changed in "+table,
 				fmt.Sprintf("%s before the run: %s; after: %s", table, before[table], after[table])))
 		}
 	}

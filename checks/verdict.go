@@ -10,6 +10,20 @@ import (
 	"github.com/idemstress/idemstress/observe"
 )
 
+// Verdict is what a run concludes. One vocabulary from the run to the
+// JSON and the table.
+type Verdict string
+
+const (
+	// Pass: no violation in any plan, and every planned fault fired.
+	Pass Verdict = "pass"
+	// Fail: violations were found.
+	Fail Verdict = "fail"
+	// Inconclusive: nothing was proven either way; the run stopped (target
+	// or database gone, interrupted) or a planned fault did not fire.
+	Inconclusive Verdict = "inconclusive"
+)
+
 // Input is everything a verdict is made from: the contract, the declared
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
@@ -112,10 +126,10 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 			continue
 		}
 		created := other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown)
-		running := other.Start < op.End && op.Start < other.End
+		running := model.Concurrent(op, other)
 		if op.Out.Kind == model.Conflict && created || op.Out.Kind == model.InFlight && running {
-			return violation(TenantLeak, a, "tenant leak: a call was judged against another tenant's action with the same key",
-				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, describe(op.Out), other.Call.Action(), more)), true
+			return violation(TenantLeak, a, "a call was judged against another tenant's action with the same key",
+				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, op.Out, other.Call.Action(), more)), true
 		}
 	}
 	return Violation{}, false
@@ -126,27 +140,41 @@ func answerChecks(op model.Op) []Violation {
 	a := op.Call.Action()
 	switch {
 	case op.Out.Status >= 500:
-		return []Violation{violation(WrongStatus, a, "wrong status: a 5xx answer",
+		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
 	case op.Out.Kind == model.Unknown && op.Call.Fault == model.FaultNone:
-		return []Violation{violation(NoAnswer, a, "no answer: a call with no planned fault got no answer",
+		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
 	}
 	return nil
 }
 
+// ruleChecks names the check and its message for each row of the reference
+// model's table that an answer can break; the sequential walk and the
+// concurrent judgement both report through it.
+var ruleChecks = map[model.Rule]struct {
+	id   ID
+	what string
+}{
+	model.RuleChangedPayloadAccepted: {ChangedAccepted, "a payload not equivalent to the first was answered ok"},
+	model.RuleEquivalentRejected:     {EqualRejected, "a payload equivalent to the first was answered conflict"},
+	model.RuleUnstableID:             {UnstableResponse, "ok answers of one action carry different IDs"},
+}
+
+// ruleViolation reports the rule an answer broke; a wrong status says
+// which answer was wrong for what.
 func ruleViolation(rule model.Rule, op model.Op, a model.Action) Violation {
-	detail := fmt.Sprintf("call %s got %s", op.Call, describe(op.Out))
-	switch rule {
-	case model.RuleChangedPayloadAccepted:
-		return violation(ChangedAccepted, a, "changed payload accepted: a payload not equivalent to the first was answered ok", detail)
-	case model.RuleEquivalentRejected:
-		return violation(EqualRejected, a, "equivalent payload rejected: a payload equivalent to the first was answered conflict", detail)
-	case model.RuleUnstableID:
-		return violation(UnstableResponse, a, "unstable response: ok answers of one action carry different IDs", detail)
-	default:
-		return violation(WrongStatus, a, "wrong status: "+wrongStatusReason(op), detail)
+	detail := fmt.Sprintf("call %s got %s", op.Call, op.Out)
+	if rc, ok := ruleChecks[rule]; ok {
+		return violation(rc.id, a, rc.what, detail)
 	}
+	return violation(WrongStatus, a, wrongStatusReason(op), detail)
+}
+
+// brokenRule reports a rule broken by the action's calls together.
+func brokenRule(rule model.Rule, a model.Action, detail string) Violation {
+	rc := ruleChecks[rule]
+	return violation(rc.id, a, rc.what, detail)
 }
 
 func wrongStatusReason(op model.Op) string {
@@ -166,17 +194,6 @@ func wrongStatusReason(op model.Op) string {
 	}
 }
 
-func describe(out model.Outcome) string {
-	switch {
-	case out.Err != "":
-		return "no answer (" + out.Err + ")"
-	case out.ID != "":
-		return fmt.Sprintf("%s %d id %s", out.Kind, out.Status, out.ID)
-	default:
-		return fmt.Sprintf("%s %d", out.Kind, out.Status)
-	}
-}
-
 // rowChecks compare the committed rows with what the answers promised.
 func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool) []Violation {
 	var vs []Violation
@@ -192,23 +209,23 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 			switch problem {
 			case keylessRow:
 				if keylessCalls {
-					vs = append(vs, violation(RejectedEffect, a, "effect of a rejected call: a call without a key left rows in "+e.Table,
+					vs = append(vs, violation(RejectedEffect, a, "a call without a key left rows in "+e.Table,
 						fmt.Sprintf("row of tenant %s with no key in %s", a.Tenant, e.Table)))
 				} else {
-					vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has no key though every call carried one",
+					vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" has no key though every call carried one",
 						fmt.Sprintf("row of tenant %q with no key in %s", r.Tenant, e.Table)))
 				}
 				continue
 			case strayRow:
-				vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" has a tenant or key outside the plan",
+				vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" has a tenant or key outside the plan",
 					fmt.Sprintf("row %s in %s", describeRow(e, r), e.Table)))
 				continue
 			case danglingRow:
-				vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("broken reference: a row of %s points at no row of %s", e.Table, e.Join.Table),
+				vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("a row of %s points at no row of %s", e.Table, e.Join.Table),
 					fmt.Sprintf("%s.%s is %q", e.Table, e.Join.Column, r.Join)))
 				continue
 			case foreignTenantRow:
-				vs = append(vs, violation(TenantLeak, a, "tenant leak: a row of "+e.Table+" carries another tenant than its action",
+				vs = append(vs, violation(TenantLeak, a, "a row of "+e.Table+" carries another tenant than its action",
 					fmt.Sprintf("action %s wrote a row of tenant %q in %s", a, r.Tenant, e.Table)))
 			}
 			perAction[e.Table][a] = append(perAction[e.Table][a], r)
@@ -220,7 +237,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	for _, e := range in.Effects {
 		for a, rows := range perAction[e.Table] {
 			if actions[a] == nil {
-				vs = append(vs, violation(StrayWrite, a, "stray write: a row in "+e.Table+" belongs to an action never called",
+				vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" belongs to an action never called",
 					fmt.Sprintf("action %s has %d row(s) in %s", a, len(rows), e.Table)))
 			}
 		}
@@ -239,12 +256,12 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 	where := fmt.Sprintf("action %s: %d row(s) in %s", a, n, e.Table)
 	switch {
 	case n > want:
-		vs = append(vs, violation(DuplicateEffect, a, fmt.Sprintf("duplicate effect: an action has more than %d row(s) in %s", want, e.Table), where+rowIDs(rows)))
+		vs = append(vs, violation(DuplicateEffect, a, fmt.Sprintf("an action has more than %d row(s) in %s", want, e.Table), where+rowIDs(rows)))
 	case n < want && len(info.okIDs) > 0:
-		vs = append(vs, violation(MissingEffect, a, fmt.Sprintf("missing effect: an action answered ok has fewer than %d row(s) in %s", want, e.Table), where))
+		vs = append(vs, violation(MissingEffect, a, fmt.Sprintf("an action answered ok has fewer than %d row(s) in %s", want, e.Table), where))
 	}
 	if n > 0 && !info.mayExist {
-		vs = append(vs, violation(RejectedEffect, a, "effect of a rejected call: an action whose calls were all rejected has rows in "+e.Table, where+rowIDs(rows)))
+		vs = append(vs, violation(RejectedEffect, a, "an action whose calls were all rejected has rows in "+e.Table, where+rowIDs(rows)))
 	}
 	if e.ID != "" {
 		vs = append(vs, idChecks(e, a, info, rows, owner[e.Table])...)
@@ -254,7 +271,7 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 			for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
 				want, _ := model.Pointer(info.winner, e.Fields[col])
 				if r.Fields[col] != want {
-					vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("stored fields differ: column %s of %s differs from the winning payload", col, e.Table),
+					vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("column %s of %s differs from the winning payload", col, e.Table),
 						fmt.Sprintf("action %s: %s.%s is %q, the winning payload has %q", a, e.Table, col, r.Fields[col], want)))
 				}
 			}
@@ -275,12 +292,12 @@ func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe
 			continue
 		}
 		if other, found := owner[id]; found && other.Tenant != a.Tenant {
-			vs = append(vs, violation(TenantLeak, a, "tenant leak: an ok answer carries the ID of another tenant's row in "+e.Table,
+			vs = append(vs, violation(TenantLeak, a, "an ok answer carries the ID of another tenant's row in "+e.Table,
 				fmt.Sprintf("action %s was answered id %s, the row of action %s", a, id, other)))
 			continue
 		}
 		if len(rows) > 0 {
-			vs = append(vs, violation(UnstableResponse, a, "unstable response: an ok answer's ID is not the ID of the action's row in "+e.Table,
+			vs = append(vs, violation(UnstableResponse, a, "an ok answer's ID is not the ID of the action's row in "+e.Table,
 				fmt.Sprintf("action %s was answered id %s%s", a, id, rowIDs(rows))))
 		}
 	}
@@ -303,7 +320,7 @@ func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.R
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {
 			where := "at another action's row or at none"
-			vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("broken reference: a row of %s points %s in %s", e.Table, where, e.References.Table),
+			vs = append(vs, violation(BrokenReference, a, fmt.Sprintf("a row of %s points %s in %s", e.Table, where, e.References.Table),
 				fmt.Sprintf("action %s: %s.%s is %q%s", a, e.Table, e.References.Column, r.Ref, rowIDs(targets))))
 		}
 	}

@@ -1,5 +1,10 @@
 package model
 
+import (
+	"fmt"
+	"math"
+)
+
 // OutcomeKind is Jepsen's ok / fail / info, refined by the contract.
 type OutcomeKind string
 
@@ -30,6 +35,19 @@ type Outcome struct {
 	Err string `json:"error,omitempty"`
 }
 
+// String renders an outcome the one way idemstress shows answers:
+// "ok 201 id 7", "conflict 422", "no answer (timeout)".
+func (o Outcome) String() string {
+	switch {
+	case o.Err != "":
+		return "no answer (" + o.Err + ")"
+	case o.ID != "":
+		return fmt.Sprintf("%s %d id %s", o.Kind, o.Status, o.ID)
+	default:
+		return fmt.Sprintf("%s %d", o.Kind, o.Status)
+	}
+}
+
 // Op is one call of a history: what was sent, when, and what came back.
 type Op struct {
 	Step int  `json:"step"`
@@ -41,6 +59,36 @@ type Op struct {
 	End   int64   `json:"end"`
 	Out   Outcome `json:"outcome"`
 }
+
+// String renders a call and its answer: "A/k1 v0 → ok 201 id 7".
+func (op Op) String() string { return op.Call.String() + " → " + op.Out.String() }
+
+// EffectUnknown reports whether nobody knows if the call took effect: it
+// got no answer, or a 5xx, or an answer outside the contract.
+func (op Op) EffectUnknown() bool { return op.Out.Kind == Unknown || op.Out.Kind == Other }
+
+// Until is the last moment the call may have been at work in the target:
+// its end, or never (math.MaxInt64) when its effect is unknown, since it
+// may take effect at any moment after it started. A clock that ran
+// backwards (End before Start) reads as an instant call.
+func (op Op) Until() int64 {
+	if op.EffectUnknown() {
+		return math.MaxInt64
+	}
+	return max(op.End, op.Start)
+}
+
+// Overlap reports whether two calls were in flight at the same time as the
+// client saw them: each was sent before the other was answered or given
+// up on. Intervals are closed, as porcupine reads them. Calls of one action
+// that never overlap can be judged in the order they were made.
+func Overlap(a, b Op) bool { return a.Start <= b.End && b.Start <= a.End }
+
+// Concurrent reports whether two calls may have been at work in the target
+// at the same time: they overlapped, or one of them may still have been at
+// work after its client gave up (Until). Only a call concurrent with
+// another of its action may answer in_flight.
+func Concurrent(a, b Op) bool { return a.Start <= b.Until() && b.Start <= a.Until() }
 
 // History is every call of one plan's execution, in the order they started.
 type History []Op

@@ -44,17 +44,21 @@ type Call struct {
 // Action is the action this call attempts.
 func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 
+// String renders a call the one way idemstress shows a call everywhere:
+// "A/k1 v0" is tenant A, key k1, payload variant 0; "e2" after the variant
+// marks a re-encoding of the same payload; "A/(no key) v0" a call sent
+// without its key; a planned fault follows in brackets: "A/k1 v0 [lose-reply]".
 func (c Call) String() string {
 	key := c.Key
 	if c.NoKey {
 		key = "(no key)"
 	}
-	s := fmt.Sprintf("%s/%s payload v%d", c.Tenant, key, c.Variant)
+	s := fmt.Sprintf("%s/%s v%d", c.Tenant, key, c.Variant)
 	if c.Encoding != 0 {
-		s += fmt.Sprintf(" encoding %d", c.Encoding)
+		s += fmt.Sprintf("e%d", c.Encoding)
 	}
 	if c.Fault != FaultNone {
-		s += " fault " + string(c.Fault)
+		s += " [" + string(c.Fault) + "]"
 	}
 	return s
 }
@@ -90,15 +94,33 @@ func (p Plan) NumCalls() int {
 	return n
 }
 
-// String renders the plan one step a line, e.g. "1. call A/k1 payload v0".
+// String renders the step: "call A/k1 v0", "burst A/k1 v0 | A/k1 v0e1".
+func (s Step) String() string {
+	calls := make([]string, len(s.Calls))
+	for j, c := range s.Calls {
+		calls[j] = c.String()
+	}
+	return string(s.Kind) + " " + strings.Join(calls, " | ")
+}
+
+// String renders the plan one step a line, e.g. "1. call A/k1 v0".
 func (p Plan) String() string {
 	var b strings.Builder
 	for i, s := range p.Steps {
-		calls := make([]string, len(s.Calls))
-		for j, c := range s.Calls {
-			calls[j] = c.String()
-		}
-		fmt.Fprintf(&b, "%d. %s %s\n", i+1, s.Kind, strings.Join(calls, "; "))
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
 	}
 	return b.String()
+}
+
+// Compact renders the plan on one line: steps separated by "; ", a single
+// call without its kind ("A/k1 v0; burst A/k1 v0 | A/k1 v0").
+func (p Plan) Compact() string {
+	steps := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		steps[i] = s.String()
+		if s.Kind == StepCall {
+			steps[i] = strings.TrimPrefix(steps[i], string(StepCall)+" ")
+		}
+	}
+	return strings.Join(steps, "; ")
 }

@@ -14,11 +14,11 @@ func TestCallString(t *testing.T) {
 		call model.Call
 		want string
 	}{
-		{model.Call{Tenant: "A", Key: "k1"}, "A/k1 payload v0"},
-		{model.Call{Tenant: "B", Key: "k3", Variant: 2}, "B/k3 payload v2"},
-		{model.Call{Tenant: "A", Key: "k1", Encoding: 3}, "A/k1 payload v0 encoding 3"},
-		{model.Call{Tenant: "C", Key: "k2", NoKey: true, Variant: 1}, "C/(no key) payload v1"},
-		{model.Call{Tenant: "A", Key: "k1", Variant: 1, Encoding: 2, Fault: "lose-reply"}, "A/k1 payload v1 encoding 2 fault lose-reply"},
+		{model.Call{Tenant: "A", Key: "k1"}, "A/k1 v0"},
+		{model.Call{Tenant: "B", Key: "k3", Variant: 2}, "B/k3 v2"},
+		{model.Call{Tenant: "A", Key: "k1", Encoding: 3}, "A/k1 v0e3"},
+		{model.Call{Tenant: "C", Key: "k2", NoKey: true, Variant: 1}, "C/(no key) v1"},
+		{model.Call{Tenant: "A", Key: "k1", Variant: 1, Encoding: 2, Fault: "lose-reply"}, "A/k1 v1e2 [lose-reply]"},
 	}
 	for _, tt := range tests {
 		if got := tt.call.String(); got != tt.want {
@@ -38,12 +38,12 @@ func TestPlanString(t *testing.T) {
 			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}},
 			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: 1, Encoding: 1}}},
 			{Kind: model.StepCall, Calls: []model.Call{{Tenant: "B", Key: "k2", NoKey: true}}},
-		}}, "1. call A/k1 payload v0\n" +
-			"2. call A/k1 payload v1 encoding 1\n" +
-			"3. call B/(no key) payload v0\n"},
+		}}, "1. call A/k1 v0\n" +
+			"2. call A/k1 v1e1\n" +
+			"3. call B/(no key) v0\n"},
 		{"several calls in one step", model.Plan{Steps: []model.Step{
 			{Kind: "burst", Calls: []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1", Encoding: 3}}},
-		}}, "1. burst A/k1 payload v0; A/k1 payload v0 encoding 3\n"},
+		}}, "1. burst A/k1 v0 | A/k1 v0e3\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +51,21 @@ func TestPlanString(t *testing.T) {
 				t.Errorf("String() =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestOutcomeAndOpString(t *testing.T) {
+	for _, tc := range []struct {
+		op   model.Op
+		want string
+	}{
+		{model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}, "A/k1 v0 → ok 201 id 7"},
+		{model.Op{Call: model.Call{Tenant: "A", Key: "k1", Variant: 1}, Out: model.Outcome{Kind: model.Conflict, Status: 422}}, "A/k1 v1 → conflict 422"},
+		{model.Op{Call: model.Call{Tenant: "B", NoKey: true}, Out: model.Outcome{Kind: model.Unknown, Err: "timeout"}}, "B/(no key) v0 → no answer (timeout)"},
+	} {
+		if got := tc.op.String(); got != tc.want {
+			t.Errorf("String() = %q, want %q", got, tc.want)
+		}
 	}
 }
 
@@ -87,6 +102,6 @@ func ExamplePlan_String() {
 	}}
 	fmt.Print(plan)
 	// Output:
-	// 1. call A/k1 payload v0
-	// 2. call A/k1 payload v1
+	// 1. call A/k1 v0
+	// 2. call A/k1 v1
 }

@@ -101,15 +101,14 @@ type Finding struct {
 // model. It keeps every state the action may be in (unknown calls fork it)
 // and reports a call only when no possible state allows its answer; the walk
 // then goes on from the successors of every state, so one mistake is reported
-// once and does not make a later, correct answer look wrong. A call after an
-// unknown one overlaps it (an unknown call has no known end), so it may
-// answer in_flight. It returns the findings and the possible final states.
+// once and does not make a later, correct answer look wrong. A call may
+// answer in_flight when it is Concurrent with an earlier one: after an
+// unknown call, whose work has no known end, every call is. It returns the findings and the possible final states.
 func (c Contract) Walk(ops []Op) ([]Finding, []State) {
 	states := []State{{}}
 	var findings []Finding
-	pending := false
 	for i, op := range ops {
-		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Overlapped: pending}
+		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Overlapped: concurrentWithEarlier(ops, i)}
 		var next, all []State
 		firstRule := RuleHolds
 		for j, s := range states {
@@ -127,11 +126,19 @@ func (c Contract) Walk(ops []Op) ([]Finding, []State) {
 			next = all
 		}
 		states = next
-		if op.Out.Kind == Unknown && !op.Call.NoKey {
-			pending = true
-		}
 	}
 	return findings, states
+}
+
+// concurrentWithEarlier reports whether ops[i] may have met an earlier
+// call with a key inside the target.
+func concurrentWithEarlier(ops []Op, i int) bool {
+	for _, earlier := range ops[:i] {
+		if !earlier.Call.NoKey && Concurrent(ops[i], earlier) {
+			return true
+		}
+	}
+	return false
 }
 
 // appendStates adds the states of src not yet in dst; states whose bodies

@@ -29,19 +29,9 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 	return b.String()
 }
 
-// Op renders one call of a history on one line.
+// Op renders one call of a history on one line, with what it sent.
 func Op(op model.Op) string {
-	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out.Kind)
-	if op.Out.Status != 0 {
-		s += fmt.Sprintf(" %d", op.Out.Status)
-	}
-	if op.Out.ID != "" {
-		s += " id " + op.Out.ID
-	}
-	if op.Out.Err != "" {
-		s += " (" + op.Out.Err + ")"
-	}
-	return s
+	return fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out)
 }
 
 // IDs joins check IDs with commas; "-" for none.

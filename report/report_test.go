@@ -26,10 +26,11 @@ func cases() []report.Case {
 		{Step: 1, Call: plan.Steps[1].Calls[0], Body: []byte(`{ "subject" : "x" }`), Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
 	}
 	return []report.Case{
-		{Target: "correct", Verdict: "pass", Expected: "pass", Checks: []checks.ID{}, Seconds: 0.5, Plans: 100, Seed: 1},
-		{Target: "outbox-on-retry", Verdict: "caught", Expected: "IDEM-001", Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,
+		{Target: "correct", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.5, Plans: 100, Seed: 1},
+		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,
 			MinimalPlan: &plan, Seconds: 0.02, Plans: 3, Seed: 1, Violations: vs, History: h},
-		{Target: "no-payload-check", Verdict: "pass", Expected: "IDEM-004", Checks: []checks.ID{}, Seconds: 0.4, Plans: 100, Seed: 1},
+		{Target: "no-payload-check", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.4, Plans: 100, Seed: 1},
+		{Target: "dead", Verdict: checks.Inconclusive, Checks: []checks.ID{}, Seconds: 0.1, Plans: 1, Seed: 1, Error: "infrastructure failure: target unreachable"},
 	}
 }
 
@@ -74,23 +75,19 @@ func TestWriteJSON(t *testing.T) {
 			}
 		}
 	}
-	if got[1]["checks"].([]any)[0] != "IDEM-001" || got[1]["minimal_steps"].(float64) != 2 {
+	if got[1]["verdict"] != "fail" || got[1]["checks"].([]any)[0] != "IDEM-001" || got[1]["minimal_steps"].(float64) != 2 {
 		t.Errorf("caught case: %v", got[1])
 	}
 }
 
-func TestAsExpected(t *testing.T) {
-	cs := cases()
-	for i, want := range []bool{true, true, false} {
-		if got := cs[i].AsExpected(); got != want {
-			t.Errorf("%s: AsExpected %v, want %v", cs[i].Target, got, want)
-		}
+// A command's own columns come after TARGET, one cell per case.
+func TestWriteTableExtraColumns(t *testing.T) {
+	var b bytes.Buffer
+	col := report.Column{Header: "LAYOUT", Cells: []string{"keys", "tagged"}}
+	if err := report.WriteTable(&b, cases(), col); err != nil {
+		t.Fatal(err)
 	}
-	caughtByOther := cs[1]
-	caughtByOther.Expected = "IDEM-004"
-	if caughtByOther.AsExpected() {
-		t.Error("a bug caught by another check than expected counts as expected")
-	}
+	golden(t, "table_columns.txt", b.Bytes())
 }
 
 func TestCompact(t *testing.T) {
@@ -98,7 +95,7 @@ func TestCompact(t *testing.T) {
 		step(model.Call{Tenant: "A", Key: "k1"}),
 		step(model.Call{Tenant: "B", Key: "k2", Variant: 1, Encoding: 3}, model.Call{Tenant: "B", NoKey: true}),
 	}}
-	if got, want := report.Compact(p), "A/k1 v0; B/k2 v1e3 | B/(no key) v0"; got != want {
+	if got, want := p.Compact(), "A/k1 v0; B/k2 v1e3 | B/(no key) v0"; got != want {
 		t.Errorf("Compact = %q, want %q", got, want)
 	}
 }
