@@ -14,13 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -53,7 +51,11 @@ func BenchmarkPlanOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	observer := observe.NewObserver(svc.Pool, cfg.Effects)
+	session, err := stress.Open(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer session.Close()
 	client := &http.Client{}
 	t0 := time.Now()
 	var raw, checked time.Duration
@@ -77,16 +79,12 @@ func BenchmarkPlanOverhead(b *testing.B) {
 
 		start = time.Now()
 		ns := model.Namespace(fmt.Sprintf("bench-%d-", i))
-		h, err := stress.Execute(ctx, cfg.Target, cfg.Contract, ns, plan, t0)
+		tr, err := session.Try(ctx, ns, plan, t0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		snap, err := observer.Observe(ctx, ns)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if vs := checks.Evaluate(checks.Input{Contract: cfg.Contract, Effects: cfg.Effects, NS: ns, History: h, Rows: snap}); len(vs) > 0 {
-			b.Fatalf("correct service flagged: %v", vs)
+		if len(tr.Violations) > 0 {
+			b.Fatalf("correct service flagged: %v", tr.Violations)
 		}
 		checked += time.Since(start)
 	}

@@ -3,43 +3,22 @@ package stress_test
 import (
 	"context"
 	"fmt"
-	"os"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/stress"
 )
 
 // Run a contract file against a service: the same as `idemstress run`, as a
 // library call. (Compiled, not run: it needs your service.)
 func ExampleRun() {
-	ctx := context.Background()
-	contract, err := stress.LoadContract("testdata/contract.yaml")
+	cfg, err := stress.Load("testdata/contract.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	tgt, err := client.NewHTTP(contract.Target, nil)
+	cfg.Plans, cfg.Seed = 200, 7
+	res, err := stress.Run(context.Background(), cfg)
 	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer pool.Close()
-	world := gen.DefaultWorld()
-	world.KeyRequired = contract.KeyRequired
-	res, err := stress.Run(ctx, stress.Config{
-		Contract: contract.Model, Effects: contract.Effects,
-		Target: tgt, DB: pool, World: world, Plans: 200,
-	})
-	if err != nil {
-		fmt.Println(err)
+		fmt.Println(err) // the contract or the schema is wrong (exit code 2)
 		return
 	}
 	fmt.Println(res.Verdict)

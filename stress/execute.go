@@ -64,12 +64,6 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 	return h, faults, nil
 }
 
-// Execute runs a plan with no nemesis; see Executor.Execute.
-func Execute(ctx context.Context, tgt client.Target, c model.Contract, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
-	h, _, err := Executor{Target: tgt, Contract: c}.Execute(ctx, ns, plan, t0)
-	return h, err
-}
-
 // request is what the target is sent for a call, and the op that records it.
 func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	tag := ns.Tag(c.KeyScope, call)

@@ -16,29 +16,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 )
-
-// Contract is a contract file: how to call the target, what it promises,
-// and which tables hold its effects.
-type Contract struct {
-	Target  client.HTTPSpec
-	Model   model.Contract
-	Effects []observe.Effect
-	// KeyRequired: calls without a key must be answered invalid.
-	KeyRequired bool
-	// DatabaseURL is where the effect tables are ("" : give it by flag or
-	// DATABASE_URL).
-	DatabaseURL string
-	// Process, when set, is how idemstress starts the service itself.
-	Process *process.Spec
-	// Sync is how bursts are released; DBStall the table the db-stall
-	// nemesis locks ("" for none).
-	Sync    client.SyncMode
-	DBStall string
-}
 
 // contractFile is the YAML form; README.md documents it field by field.
 type contractFile struct {
@@ -63,114 +45,126 @@ type contractFile struct {
 	DBStall string `yaml:"db_stall"`
 }
 
-// ErrContract marks an error in a contract file (exit code 2).
+// ErrContract marks a mistake in the description of a run: the contract
+// file, or what a caller set in Config or by flag (exit code 2).
 var ErrContract = errors.New("contract error")
 
-// LoadContract reads and checks a contract file.
-func LoadContract(path string) (*Contract, error) {
+// Load reads and checks a contract file. DATABASE_URL in the environment,
+// when set, wins over the file's database_url (a flag may win over both:
+// set DatabaseURL after Load).
+func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrContract, err)
+		return Config{}, fmt.Errorf("%w: %v", ErrContract, err)
 	}
-	return ParseContract(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return Config{}, err
+	}
+	if url := os.Getenv("DATABASE_URL"); url != "" {
+		c.DatabaseURL = url
+	}
+	return c, nil
 }
 
-// ParseContract checks a contract given as YAML; name prefixes every error.
-func ParseContract(name string, data []byte) (*Contract, error) {
+// Parse checks a contract given as YAML and returns the Config it
+// describes, with gen.DefaultWorld and the other knobs at their defaults;
+// name prefixes every error.
+func Parse(name string, data []byte) (Config, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrContract, name, fmt.Sprintf(format, args...))
 	}
 	var f contractFile
+	var none Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fail("empty file; see README.md for the contract format")
+			return none, fail("empty file; see README.md for the contract format")
 		}
-		return nil, fail("%s", yamlError(err, data))
+		return none, fail("%s", yamlError(err, data))
 	}
-	def := model.DefaultContract()
-	c := &Contract{Target: f.Target, Model: def, Effects: f.Effects, KeyRequired: true, DatabaseURL: f.DatabaseURL}
+	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
 	if f.Payload != nil {
-		c.Model.Payload = f.Payload
+		c.Contract.Payload = f.Payload
 	}
 	if f.Statuses != nil {
 		if f.Statuses.Conflict != nil {
-			c.Model.Statuses.Conflict = f.Statuses.Conflict
+			c.Contract.Statuses.Conflict = f.Statuses.Conflict
 		}
 		if f.Statuses.InFlight != nil {
-			c.Model.Statuses.InFlight = f.Statuses.InFlight
+			c.Contract.Statuses.InFlight = f.Statuses.InFlight
 		}
 		if f.Statuses.Invalid != nil {
-			c.Model.Statuses.Invalid = f.Statuses.Invalid
+			c.Contract.Statuses.Invalid = f.Statuses.Invalid
 		}
 	}
-	if err := disjoint(c.Model.Statuses); err != nil {
-		return nil, fail("statuses: %v", err)
+	if err := disjoint(c.Contract.Statuses); err != nil {
+		return none, fail("statuses: %v", err)
 	}
 	switch model.Equivalence(f.Equivalence) {
 	case "":
 	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
-		c.Model.Equivalence = model.Equivalence(f.Equivalence)
+		c.Contract.Equivalence = model.Equivalence(f.Equivalence)
 	default:
-		return nil, fail("equivalence: %q; want %q or %q", f.Equivalence, model.EquivalenceCanonicalJSON, model.EquivalenceBytes)
+		return none, fail("equivalence: %q; want %q or %q", f.Equivalence, model.EquivalenceCanonicalJSON, model.EquivalenceBytes)
 	}
 	switch model.KeyScope(f.KeyScope) {
 	case "":
 	case model.KeyScopeTenant, model.KeyScopeGlobal:
-		c.Model.KeyScope = model.KeyScope(f.KeyScope)
+		c.Contract.KeyScope = model.KeyScope(f.KeyScope)
 	default:
-		return nil, fail("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
+		return none, fail("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
 	}
 	if f.KeyRequired != nil {
-		c.KeyRequired = *f.KeyRequired
+		c.World.KeyRequired = *f.KeyRequired
 	}
 	switch f.ServerErrors {
 	case "", "may-have-effects":
 	case "no-effects":
-		c.Model.ServerErrorsLeaveNoEffects = true
+		c.Contract.ServerErrorsLeaveNoEffects = true
 	default:
-		return nil, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
+		return none, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
 	}
 	if f.Recovery != nil {
 		if *f.Recovery <= 0 {
-			return nil, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
+			return none, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
 		}
-		c.Model.Recovery = *f.Recovery
+		c.Contract.Recovery = *f.Recovery
 	}
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
-		return nil, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
+		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
 	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
 	if f.DBStall != "" && !slices.ContainsFunc(f.Effects, func(e observe.Effect) bool { return e.Table == f.DBStall && e.Query == "" }) {
-		return nil, fail("db_stall: %q is not a declared effect table", f.DBStall)
+		return none, fail("db_stall: %q is not a declared effect table", f.DBStall)
 	}
 	if f.Process != nil && len(f.Process.Command) == 0 {
-		return nil, fail("process.command: missing; the service's argv, e.g. [./svc, -listen, \"127.0.0.1:{port}\"]")
+		return none, fail("process.command: missing; the service's argv, e.g. [./svc, -listen, \"127.0.0.1:{port}\"]")
 	}
 	if f.Process != nil && f.Process.Replicas < 0 {
-		return nil, fail("process.replicas: %d; want 1 or more", f.Process.Replicas)
+		return none, fail("process.replicas: %d; want 1 or more", f.Process.Replicas)
 	}
 	if f.Target.URL == "" {
-		return nil, fail("client.url: missing")
+		return none, fail("target.url: missing")
 	}
 	if f.Target.ID == "" {
-		return nil, fail("client.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
+		return none, fail("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
 	}
 	if _, err := client.NewHTTP(f.Target, nil); err != nil {
-		return nil, fail("%v", err)
+		return none, fail("%v", err)
 	}
 	if err := observe.ValidateEffects(f.Effects); err != nil {
-		return nil, fail("%v", err)
+		return none, fail("%v", err)
 	}
 	// A field pointer that names nothing in the payload would compare every
 	// stored value with "" and cry wolf (IDEM-010).
-	base := model.RenderPayload(c.Model.Payload, 0, 0)
+	base := model.RenderPayload(c.Contract.Payload, 0, 0)
 	for i, e := range f.Effects {
 		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
 			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
-				return nil, fail("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
+				return none, fail("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
 			}
 		}
 	}

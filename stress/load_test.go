@@ -13,15 +13,15 @@ import (
 )
 
 func TestParseSampleContract(t *testing.T) {
-	c, err := stress.ParseContract("contract.yaml", ticketsvc.Contract)
+	c, err := stress.Parse("contract.yaml", ticketsvc.Contract)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Target.Headers["Idempotency-Key"] != "{{key}}" || c.Target.ID != "/ticket_id" {
-		t.Errorf("target %+v", c.Target)
+	if c.HTTP.Headers["Idempotency-Key"] != "{{key}}" || c.HTTP.ID != "/ticket_id" {
+		t.Errorf("target %+v", c.HTTP)
 	}
-	if c.Model.Equivalence != model.EquivalenceCanonicalJSON || c.Model.KeyScope != model.KeyScopeTenant || !c.KeyRequired {
-		t.Errorf("model %+v", c.Model)
+	if c.Contract.Equivalence != model.EquivalenceCanonicalJSON || c.Contract.KeyScope != model.KeyScopeTenant || !c.World.KeyRequired {
+		t.Errorf("contract %+v, world %+v", c.Contract, c.World)
 	}
 	if len(c.Effects) != 2 || c.Effects[1].References == nil || c.Effects[0].Fields["subject"] != "/subject" {
 		t.Errorf("effects %+v", c.Effects)
@@ -52,7 +52,7 @@ func TestContractErrors(t *testing.T) {
 		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := stress.ParseContract("bad.yaml", []byte(tc.yaml))
+			_, err := stress.Parse("bad.yaml", []byte(tc.yaml))
 			if !errors.Is(err, stress.ErrContract) {
 				t.Fatalf("err %v, want ErrContract", err)
 			}
@@ -68,8 +68,8 @@ func TestContractErrors(t *testing.T) {
 	}
 }
 
-func TestLoadContractMissingFile(t *testing.T) {
-	_, err := stress.LoadContract(filepath.Join(t.TempDir(), "nope.yaml"))
+func TestLoadMissingFile(t *testing.T) {
+	_, err := stress.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, stress.ErrContract) || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.yaml") {
 		t.Fatalf("err %v", err)
 	}

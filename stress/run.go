@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,16 +16,6 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
-)
-
-// Verdict is the outcome of a run.
-type Verdict string
-
-const (
-	Pass         Verdict = "pass"
-	Fail         Verdict = "fail"
-	Inconclusive Verdict = "inconclusive"
 )
 
 // Failure is a failing plan, shrunk, with what it did and what it broke.
@@ -43,8 +32,11 @@ func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
 
 // Result is what a run found.
 type Result struct {
-	Verdict Verdict `json:"verdict"`
-	Seed    uint64  `json:"seed"`
+	Verdict checks.Verdict `json:"verdict"`
+	// Target is where the calls went: the target's URL, or the addresses
+	// of the replicas the run started.
+	Target string `json:"target"`
+	Seed   uint64 `json:"seed"`
 	// Plans counts the plans tried until the first failure (or all of them).
 	Plans int `json:"plans"`
 	// Executions counts every plan executed, shrinking included.
@@ -66,9 +58,8 @@ type Result struct {
 
 // runner is the state of one Run, shared by rapid's calls of the property.
 type runner struct {
-	cfg      Config
-	exec     Executor
-	observer *observe.Observer
+	cfg     Config
+	session *Session
 	// unfired counts the cases whose planned faults did not all fire.
 	unfired int
 	t0      time.Time
@@ -86,32 +77,27 @@ type runner struct {
 // for a configuration that cannot run at all; a failure of the target or the
 // database during the run gives an inconclusive result with Err set.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if err := cfg.defaults(); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInterrupted, err)
+	}
+	session, err := Open(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
-	observer := observe.NewObserver(cfg.DB, cfg.Effects)
-	if err := observer.Validate(ctx); err != nil {
-		return nil, err
-	}
+	defer session.Close()
+	cfg = session.cfg
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = randomSeed()
-	}
-	if idle, ok := cfg.Target.(interface{ CloseIdleConnections() }); ok {
-		defer idle.CloseIdleConnections()
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
 	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
 		return nil, err
 	}
-	exec, err := cfg.executor(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r := &runner{cfg: cfg, exec: exec, observer: observer, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(r.run + "-")
-	before, err := observer.Baseline(ctx, runPrefix)
+	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +107,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime/3)
 	}
 
-	res := &Result{Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
+	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
 	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	if after, err := observer.Baseline(afterCtx, runPrefix); err != nil {
+	if after, err := session.observer.Baseline(afterCtx, runPrefix); err != nil {
 		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 	} else {
 		res.Outside = checks.Outside(before, after)
@@ -133,27 +119,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	case r.last != nil:
 		// A failure found stays found even if the run stopped while
 		// shrinking it; Err then says the plan may not be minimal.
-		res.Verdict, res.Failure, res.Detect, res.Err = Fail, r.last, r.detect, r.stop
+		res.Verdict, res.Failure, res.Detect, res.Err = checks.Fail, r.last, r.detect, r.stop
 		res.Failure.Original = *r.first
 		// rapid ends by running the minimal plan once more; when that run
 		// did not fail the same way, the target is not deterministic here.
 		res.Flaky = slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
-		res.Verdict, res.Err = Inconclusive, r.stop
+		res.Verdict, res.Err = checks.Inconclusive, r.stop
 	case rt.Failed():
 		// rapid failed without a violation: the property panicked (a Go
 		// target, or idemstress itself). Never a pass.
-		res.Verdict = Inconclusive
+		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("the property failed without a violation: %s", strings.Join(rt.logs, "\n"))
 	case len(res.Outside) > 0:
-		res.Verdict = Fail
+		res.Verdict = checks.Fail
 	case r.unfired > 0:
 		// A case whose nemesis did not fire proved nothing: never a pass.
-		res.Verdict = Inconclusive
+		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("%d of %d cases: the db-stall nemesis did not fire (requests neither blocked on %s nor answered within its wait)",
 			r.unfired, res.Executions, cfg.DBStall)
 	default:
-		res.Verdict = Pass
+		res.Verdict = checks.Pass
 	}
 	res.Unfired = r.unfired
 	return res, nil
@@ -182,72 +168,22 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 		return
 	}
 	r.record(plan, h, vs)
-	fail(t, vs[0])
-}
-
-// fail stops the case from a line of the primary check's own. rapid accepts
-// a smaller plan only when it fails from the same line, so a shrink keeps
-// the check it started with instead of drifting to another one.
-func fail(t *rapid.T, v checks.Violation) {
-	switch v.Check {
-	case checks.DuplicateEffect:
-		t.Fatalf("%s", v.Message)
-	case checks.MissingEffect:
-		t.Fatalf("%s", v.Message)
-	case checks.UnstableResponse:
-		t.Fatalf("%s", v.Message)
-	case checks.ChangedAccepted:
-		t.Fatalf("%s", v.Message)
-	case checks.EqualRejected:
-		t.Fatalf("%s", v.Message)
-	case checks.RejectedEffect:
-		t.Fatalf("%s", v.Message)
-	case checks.TenantLeak:
-		t.Fatalf("%s", v.Message)
-	case checks.WrongStatus:
-		t.Fatalf("%s", v.Message)
-	case checks.StrayWrite:
-		t.Fatalf("%s", v.Message)
-	case checks.FieldsDiffer:
-		t.Fatalf("%s", v.Message)
-	case checks.BrokenReference:
-		t.Fatalf("%s", v.Message)
-	case checks.StuckAction:
-		t.Fatalf("%s", v.Message)
-	case checks.NoAnswer:
-		t.Fatalf("%s", v.Message)
-	default:
-		t.Fatalf("%s", v.Message)
-	}
+	// Each check fails from a line of its own (see checks.Catalogue).
+	vs[0].Fail(t)
 }
 
 // once executes and judges one plan in a namespace of its own.
 func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
 	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
-	h, faults, err := r.exec.Execute(ctx, ns, plan, r.t0)
+	tr, err := r.session.Try(ctx, ns, plan, r.t0)
 	if err != nil {
-		return nil, h, stopped(ctx, err)
+		return nil, tr.History, err
 	}
-	if faults.Fired < faults.Planned {
+	if tr.Faults.Fired < tr.Faults.Planned {
 		r.unfired++
 	}
-	snap, err := r.observer.Observe(ctx, ns)
-	if err != nil {
-		return nil, h, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
-	}
-	return checks.Evaluate(checks.Input{Contract: r.cfg.Contract, Effects: r.cfg.Effects, NS: ns, History: h, Rows: snap}), h, nil
+	return tr.Violations, tr.History, nil
 }
-
-// stopped tells an interruption from an infrastructure failure.
-func stopped(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
-	}
-	return err
-}
-
-// ErrInterrupted says the run's context ended before it finished.
-var ErrInterrupted = errors.New("interrupted")
 
 // record keeps the first failing plan, and the last: rapid's last run of
 // the property is the minimal plan it shrank to.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
@@ -75,12 +76,12 @@ func TestSampleModes(t *testing.T) {
 						t.Fatal(err)
 					}
 					if mode == sample.Correct {
-						if res.Verdict != stress.Pass || res.Plans != 100 {
+						if res.Verdict != checks.Pass || res.Plans != 100 {
 							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failure, res.Outside)
 						}
 						continue
 					}
-					if res.Verdict != stress.Fail || res.Failure == nil {
+					if res.Verdict != checks.Fail || res.Failure == nil {
 						t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
 					}
 					if got := res.Failure.Violations[0].Check; got != sample.Expected[mode] {
@@ -103,7 +104,7 @@ func TestCheckCorrectService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := stress.Check(t, cfg); res.Verdict != stress.Pass {
+	if res := stress.Check(t, cfg); res.Verdict != checks.Pass {
 		t.Fatalf("verdict %s", res.Verdict)
 	}
 }
@@ -120,16 +121,13 @@ func TestRunTargetUnreachable(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	spec := svc.Contract.Target
-	spec.URL = "http://" + closed + "/tickets"
-	if cfg.Target, err = client.NewHTTP(spec, nil); err != nil {
-		t.Fatal(err)
-	}
+	cfg.Target = nil
+	cfg.HTTP.URL = "http://" + closed + "/tickets"
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, client.ErrUnreachable) {
+	if res.Verdict != checks.Inconclusive || !errors.Is(res.Err, client.ErrUnreachable) {
 		t.Fatalf("verdict %s, err %v; want inconclusive, unreachable", res.Verdict, res.Err)
 	}
 }
@@ -158,7 +156,7 @@ func TestRunInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.Verdict != stress.Inconclusive || !errors.Is(res.Err, stress.ErrInterrupted) || res.Plans >= 1000 {
+	if res.Verdict != checks.Inconclusive || !errors.Is(res.Err, stress.ErrInterrupted) || res.Plans >= 1000 {
 		t.Fatalf("verdict %s after %d plans, err %v; want inconclusive, interrupted, early", res.Verdict, res.Plans, res.Err)
 	}
 
@@ -219,7 +217,7 @@ func TestRunTargetPanics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != stress.Inconclusive || res.Err == nil || !strings.Contains(res.Err.Error(), "boom") && !strings.Contains(res.Err.Error(), "panic") {
+		if res.Verdict != checks.Inconclusive || res.Err == nil || !strings.Contains(res.Err.Error(), "boom") && !strings.Contains(res.Err.Error(), "panic") {
 			t.Errorf("bursts %d: verdict %s, err %v; want inconclusive naming the panic", bursts, res.Verdict, res.Err)
 		}
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -54,20 +57,23 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 
-	var cases []report.Case
+	var rows []demoRow
 	code := exitPass
 layouts:
 	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
-			cs, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
+			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
 				return exitFor(err)
 			}
-			cases = append(cases, *cs)
-			if !cs.AsExpected() {
+			if len(layouts) > 1 {
+				row.Target += " (" + string(layout) + ")"
+			}
+			rows = append(rows, row)
+			if !row.AsExpected {
 				code = max(code, exitViolations)
-				if cs.Verdict == "inconclusive" {
+				if row.Verdict == checks.Inconclusive {
 					code = exitInconclusive
 				}
 			}
@@ -77,7 +83,7 @@ layouts:
 			}
 		}
 	}
-	if err := write(stdout, f.json, cases); err != nil {
+	if err := writeDemo(stdout, f.json, rows); err != nil {
 		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
 		return exitInconclusive
 	}
@@ -87,7 +93,7 @@ layouts:
 // demoDatabases returns a function that makes a fresh database per target:
 // on the server at url, or on a throwaway cluster when url is "".
 func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(context.Context, string) (string, error), func(), error) {
-	url = firstNonEmpty(url, os.Getenv("DATABASE_URL"))
+	url = cmp.Or(url, os.Getenv("DATABASE_URL"))
 	if url == "" {
 		fmt.Fprintln(stderr, "idemstress demo: starting a throwaway PostgreSQL cluster")
 		cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
@@ -96,7 +102,7 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 		}
 		return cluster.CreateDatabase, func() { _ = cluster.Close() }, nil
 	}
-	pool, err := connect(ctx, url)
+	pool, err := stress.Connect(ctx, url)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,33 +130,74 @@ type demoNemesis struct {
 	stall string
 }
 
-func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (*report.Case, error) {
+func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
 	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.ReplaceAll(mode, "-", "_"))
 	if err != nil {
-		return nil, err
+		return demoRow{}, err
 	}
 	svc, err := sample.Start(ctx, url, mode, layout)
 	if err != nil {
-		return nil, err
+		return demoRow{}, err
 	}
 	defer svc.Close()
 	cfg, err := svc.Config(f.plans, f.seed)
 	if err != nil {
-		return nil, err
+		return demoRow{}, err
 	}
 	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = f.shrinkTime, n.sync, n.stall
 	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return demoRow{}, err
 	}
-	cs := caseOf(mode, res)
-	cs.Layout = string(layout)
-	cs.Expected = "pass"
+	row := demoRow{Case: res.Case(mode), Layout: string(layout), Expected: "pass"}
 	if id, ok := sample.Expected[mode]; ok {
-		cs.Expected = string(id)
+		row.Expected = string(id)
 	}
-	return &cs, nil
+	row.AsExpected = asExpected(row.Case, row.Expected)
+	return row, nil
+}
+
+// demoRow is one mode of the sample service, tested in one layout, and
+// whether it came out as the demo expects.
+type demoRow struct {
+	report.Case
+	Layout string `json:"layout"`
+	// Expected is "pass" or the check that must come first.
+	Expected   string `json:"expected"`
+	AsExpected bool   `json:"as_expected"`
+}
+
+// asExpected: the correct mode passes, and each bug is caught by its check
+// first (among others).
+func asExpected(c report.Case, expected string) bool {
+	if expected == string(checks.Pass) {
+		return c.Verdict == checks.Pass
+	}
+	return c.Verdict == checks.Fail && len(c.Checks) > 0 && string(c.Checks[0]) == expected
+}
+
+// writeDemo prints the demo's rows: the report's table with the layout and
+// the expectation as columns of their own, or JSON.
+func writeDemo(w io.Writer, asJSON bool, rows []demoRow) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	cases := make([]report.Case, len(rows))
+	layout := report.Column{Header: "LAYOUT"}
+	expected := report.Column{Header: "EXPECTED"}
+	for i, r := range rows {
+		cases[i] = r.Case
+		mark := "ok"
+		if !r.AsExpected {
+			mark = "NOT AS EXPECTED"
+		}
+		layout.Cells = append(layout.Cells, r.Layout)
+		expected.Cells = append(expected.Cells, r.Expected+" ("+mark+")")
+	}
+	return report.WriteTable(w, cases, layout, expected)
 }
 
 func demoLayouts(schema string) ([]ticketsvc.Layout, bool) {

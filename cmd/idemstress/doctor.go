@@ -1,11 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -35,19 +35,19 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
 	}
 
-	c, err := stress.LoadContract(*config)
+	c, err := stress.Load(*config)
 	if err != nil {
 		say("contract", "FAIL %v", err)
 		return exitUsage
 	}
-	say("contract", "ok: %s %s, %d effect table(s)", c.Target.Method, c.Target.URL, len(c.Effects))
+	say("contract", "ok: %s %s, %d effect table(s)", cmp.Or(c.HTTP.Method, "POST"), c.HTTP.URL, len(c.Effects))
 
-	url := firstNonEmpty(*databaseURL, os.Getenv("DATABASE_URL"), c.DatabaseURL)
+	url := cmp.Or(*databaseURL, c.DatabaseURL)
 	if url == "" {
 		say("database", "FAIL no database: pass --database-url, set DATABASE_URL, or set database_url in the contract")
 		return exitUsage
 	}
-	pool, err := connect(ctx, url)
+	pool, err := stress.Connect(ctx, url)
 	if err != nil {
 		say("database", "FAIL %v", err)
 		return exitFor(err)
@@ -68,7 +68,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		say("effects", "ok: %s", describeEffect(e))
 	}
 
-	tgt, err := client.NewHTTP(c.Target, nil)
+	tgt, err := client.NewHTTP(c.HTTP, nil)
 	if err != nil {
 		say("target", "FAIL %v", err)
 		return exitUsage
@@ -80,24 +80,24 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // probe sends the one harmless call: without a key, in a namespace of its
 // own. When the contract does not require keys there is no harmless call,
 // so it only says so.
-func probe(ctx context.Context, c *stress.Contract, tgt *client.HTTP, say func(string, string, ...any)) int {
-	if !c.KeyRequired {
+func probe(ctx context.Context, c stress.Config, tgt *client.HTTP, say func(string, string, ...any)) int {
+	if !c.World.KeyRequired {
 		say("target", "not called: the contract does not require keys, so no call is harmless (run idemstress run)")
 		return exitPass
 	}
 	ns := model.Namespace(fmt.Sprintf("doctor%d-", time.Now().UnixNano()))
 	call := model.Call{Tenant: "A", NoKey: true}
-	tag := ns.Tag(c.Model.KeyScope, call)
+	tag := ns.Tag(c.Contract.KeyScope, call)
 	resp, err := tgt.Do(ctx, client.Request{Tenant: ns.Tenant("A"), NoKey: true, Tag: tag,
-		Body: model.RenderTagged(c.Model.Payload, tag, 0, 0)})
+		Body: model.RenderTagged(c.Contract.Payload, tag, 0, 0)})
 	if err != nil {
 		say("target", "FAIL a call without a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	kind := c.Model.Classify(true, resp.Status, resp.ID != "")
+	kind := c.Contract.Classify(true, resp.Status, resp.ID != "")
 	if kind != model.Invalid {
 		say("target", "FAIL a call without a key got %d (%s); the contract says invalid %v: %s",
-			resp.Status, kind, c.Model.Statuses.Invalid, strings.TrimSpace(string(resp.Body)))
+			resp.Status, kind, c.Contract.Statuses.Invalid, strings.TrimSpace(string(resp.Body)))
 		return exitViolations
 	}
 	say("target", "ok: a call without a key got %d (invalid, as the contract says)", resp.Status)

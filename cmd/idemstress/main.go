@@ -44,7 +44,7 @@ exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 // verdict: what the user can fix in flags, contract, schema or installation
 // is a usage error; anything else (unreachable, interrupted) inconclusive.
 func exitFor(err error) int {
-	for _, usage := range []error{errBadURL, stress.ErrContract, observe.ErrSchema, pgtemp.ErrNoBinaries} {
+	for _, usage := range []error{stress.ErrBadURL, stress.ErrContract, observe.ErrSchema, pgtemp.ErrNoBinaries} {
 		if errors.Is(err, usage) {
 			return exitUsage
 		}

@@ -94,7 +94,7 @@ func TestExitFor(t *testing.T) {
 		err  error
 		want int
 	}{
-		{fmt.Errorf("x: %w", errBadURL), exitUsage},
+		{fmt.Errorf("x: %w", stress.ErrBadURL), exitUsage},
 		{fmt.Errorf("x: %w", stress.ErrContract), exitUsage},
 		{fmt.Errorf("x: %w", observe.ErrSchema), exitUsage},
 		{fmt.Errorf("x: %w", pgtemp.ErrNoBinaries), exitUsage},

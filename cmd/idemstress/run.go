@@ -2,22 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/process"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -55,59 +46,17 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
 		return exitUsage
 	}
-	c, err := stress.LoadContract(*config)
+	cfg, err := stress.Load(*config)
 	if err == nil {
-		err = override(c, *replicas, *syncMode, *dbStall)
+		err = override(&cfg, *replicas, *syncMode, *dbStall)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
 	}
-	url := firstNonEmpty(f.databaseURL, os.Getenv("DATABASE_URL"), c.DatabaseURL)
-	if url == "" && c.Process == nil {
-		fmt.Fprintln(stderr, "idemstress run: no database to read the effect tables from: pass --database-url, set DATABASE_URL, or set database_url in the contract")
-		return exitUsage
-	}
-	if url == "" {
-		// idemstress starts the service, so it can give it a throwaway database.
-		fmt.Fprintln(stderr, "idemstress run: starting a throwaway PostgreSQL cluster for the service")
-		cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
-		if err != nil {
-			fmt.Fprintf(stderr, "idemstress: %v\n", err)
-			return exitFor(err)
-		}
-		defer cluster.Close()
-		if url, err = cluster.CreateDatabase(ctx, "idemstress"); err != nil {
-			fmt.Fprintf(stderr, "idemstress: %v\n", err)
-			return exitInconclusive
-		}
-	}
-	pool, err := connect(ctx, url)
-	if err != nil {
-		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitFor(err)
-	}
-	defer pool.Close()
-	tgt, err := client.NewHTTP(c.Target, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "idemstress: %s: %v\n", *config, err)
-		return exitUsage
-	}
-	if c.Process != nil {
-		procs, err := process.Start(ctx, *c.Process, url)
-		if err != nil {
-			fmt.Fprintf(stderr, "idemstress: starting the service: %v\n", err)
-			return exitInconclusive
-		}
-		defer procs.Stop()
-		tgt = tgt.WithHosts(procs.Addrs())
-		fmt.Fprintf(stderr, "idemstress run: started %d replica(s) at %s\n", len(procs.Addrs()), strings.Join(procs.Addrs(), ", "))
-	}
-	world := gen.DefaultWorld()
-	world.KeyRequired = c.KeyRequired
-	cfg := stress.Config{Contract: c.Model, Effects: c.Effects, Target: tgt, DB: pool, World: world,
-		Plans: f.plans, Seed: f.seed, ShrinkTime: f.shrinkTime, Sync: c.Sync, DBStall: c.DBStall}
-	cs, code := runTarget(ctx, c.Target.URL, cfg, stderr)
+	f.apply(&cfg)
+	cfg.Log = stderr
+	cs, code := runTarget(ctx, cfg, stderr)
 	if cs == nil {
 		return code
 	}
@@ -118,8 +67,17 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// apply sets the run flags on a config; a database URL given by flag wins
+// over DATABASE_URL and the contract's.
+func (f runFlags) apply(cfg *stress.Config) {
+	if f.databaseURL != "" {
+		cfg.DatabaseURL = f.databaseURL
+	}
+	cfg.Plans, cfg.Seed, cfg.ShrinkTime = f.plans, f.seed, f.shrinkTime
+}
+
 // override applies the run flags that change the contract.
-func override(c *stress.Contract, replicas int, syncMode, dbStall string) error {
+func override(c *stress.Config, replicas int, syncMode, dbStall string) error {
 	if replicas > 0 {
 		if c.Process == nil {
 			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", replicas)
@@ -141,44 +99,25 @@ func override(c *stress.Contract, replicas int, syncMode, dbStall string) error 
 
 // runTarget runs one target and turns the result into a report case and an
 // exit code; a nil case means the run could not start (the error is printed).
-func runTarget(ctx context.Context, name string, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "idemstress: %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "idemstress: %s: %v\n", cfg.HTTP.URL, err)
 		return nil, exitFor(err)
 	}
-	cs := caseOf(name, res)
-	switch res.Verdict {
-	case stress.Fail:
-		return &cs, exitViolations
-	case stress.Inconclusive:
-		return &cs, exitInconclusive
-	}
-	return &cs, exitPass
+	cs := res.Case(res.Target)
+	return &cs, exitOf(res.Verdict)
 }
 
-func caseOf(name string, res *stress.Result) report.Case {
-	cs := report.Case{Target: name, Verdict: "pass", Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
-		Seconds: res.Total.Seconds()}
-	if res.Err != nil {
-		cs.Error = res.Err.Error()
+// exitOf is the exit code of a verdict.
+func exitOf(v checks.Verdict) int {
+	switch v {
+	case checks.Fail:
+		return exitViolations
+	case checks.Inconclusive:
+		return exitInconclusive
 	}
-	switch res.Verdict {
-	case stress.Fail:
-		cs.Verdict = "caught"
-		cs.Violations = res.Outside
-		if f := res.Failure; f != nil {
-			cs.MinimalPlan = &f.Plan
-			cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
-			cs.Violations, cs.History = append(slices.Clone(f.Violations), res.Outside...), f.History
-			cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
-		}
-		cs.Checks = checks.Fired(cs.Violations)
-		cs.Flaky = res.Flaky
-	case stress.Inconclusive:
-		cs.Verdict = "inconclusive"
-	}
-	return cs
+	return exitPass
 }
 
 func write(w io.Writer, asJSON bool, cases []report.Case) error {
@@ -186,34 +125,4 @@ func write(w io.Writer, asJSON bool, cases []report.Case) error {
 		return report.WriteJSON(w, cases)
 	}
 	return report.WriteTable(w, cases)
-}
-
-var errBadURL = errors.New("bad database URL")
-
-// connect opens a pool and proves the database answers.
-func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadURL, err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("database: %w", err)
-	}
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := pool.Ping(pingCtx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("database unreachable at %s:%d: %w (is it running? is the URL right?)", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
-	}
-	return pool, nil
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

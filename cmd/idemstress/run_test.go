@@ -53,7 +53,7 @@ func TestRunExitCodes(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
 		t.Fatalf("run --json: %v\n%s", err, stdout)
 	}
-	if len(cases) != 1 || cases[0].Verdict != "caught" || cases[0].Checks[0] != "IDEM-001" || cases[0].MinimalCalls != 2 {
+	if len(cases) != 1 || cases[0].Verdict != "fail" || cases[0].Checks[0] != "IDEM-001" || cases[0].MinimalCalls != 2 {
 		t.Errorf("run --json: %+v", cases)
 	}
 
@@ -138,7 +138,7 @@ func TestRunTaggedContract(t *testing.T) {
 				}
 				return
 			}
-			if code != exitViolations || c.Verdict != "caught" || string(c.Checks[0]) != string(sample.Expected[mode]) || c.MinimalCalls != 2 {
+			if code != exitViolations || c.Verdict != "fail" || string(c.Checks[0]) != string(sample.Expected[mode]) || c.MinimalCalls != 2 {
 				t.Fatalf("%s: exit %d, verdict %s, checks %v, %d calls", mode, code, c.Verdict, c.Checks, c.MinimalCalls)
 			}
 		})
@@ -163,6 +163,9 @@ func TestDemoJSON(t *testing.T) {
 		t.Fatalf("%d cases, want %d (the keys layout)", len(cases), len(sample.Modes()))
 	}
 	for _, c := range cases {
+		if c["as_expected"] != true || c["layout"] != "keys" {
+			t.Errorf("case %v: as_expected %v, layout %v", c["target"], c["as_expected"], c["layout"])
+		}
 		for _, field := range []string{"target", "verdict", "checks", "minimal_steps", "seconds"} {
 			if _, ok := c[field]; !ok {
 				t.Errorf("case %v lacks %q", c["target"], field)
@@ -176,7 +179,7 @@ func TestDemoJSON(t *testing.T) {
 			continue
 		}
 		checks := c["checks"].([]any)
-		if c["verdict"] != "caught" || len(checks) == 0 || checks[0] != string(sample.Expected[mode]) || c["minimal_calls"].(float64) != 2 {
+		if c["verdict"] != "fail" || len(checks) == 0 || checks[0] != string(sample.Expected[mode]) || c["minimal_calls"].(float64) != 2 {
 			t.Errorf("%s: verdict %v checks %v minimal_calls %v", mode, c["verdict"], checks, c["minimal_calls"])
 		}
 	}

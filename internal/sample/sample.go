@@ -16,7 +16,6 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -58,12 +57,15 @@ func Modes() []string { return append([]string{Correct}, ticketsvc.Bugs()...) }
 // Service is a running sample service: one replica, or several serving
 // one database, each a Service of its own (as separate processes would be).
 type Service struct {
-	Mode     string
-	Layout   ticketsvc.Layout
-	URL      string   // the first replica: http://127.0.0.1:PORT/tickets
-	Addrs    []string // every replica's 127.0.0.1:PORT
-	Pool     *pgxpool.Pool
-	Contract *stress.Contract
+	Mode   string
+	Layout ticketsvc.Layout
+	URL    string   // the first replica: http://127.0.0.1:PORT/tickets
+	Addrs  []string // every replica's 127.0.0.1:PORT
+	// Pool is the service's own pool.
+	Pool *pgxpool.Pool
+	// Contract is the layout's contract file, pointed at this service.
+	Contract stress.Config
+	dbURL    string
 	servers  []*http.Server
 	served   chan error
 }
@@ -92,7 +94,7 @@ func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ 
 	if err != nil {
 		return nil, fmt.Errorf("sample: database: %w", err)
 	}
-	s := &Service{Mode: mode, Layout: layout, Pool: pool, Contract: contract, served: make(chan error, Replicas(mode))}
+	s := &Service{Mode: mode, Layout: layout, Pool: pool, Contract: contract, dbURL: dbURL, served: make(chan error, Replicas(mode))}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -116,32 +118,33 @@ func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ 
 		go func() { s.served <- srv.Serve(ln) }()
 	}
 	s.URL = "http://" + s.Addrs[0] + "/tickets"
-	s.Contract.Target.URL = s.URL
+	s.Contract.HTTP.URL = s.URL
+	s.Contract.DatabaseURL = dbURL
 	return s, nil
 }
 
 // Contract is the sample service's contract for a layout.
-func Contract(layout ticketsvc.Layout) (*stress.Contract, error) {
+func Contract(layout ticketsvc.Layout) (stress.Config, error) {
 	if layout == ticketsvc.LayoutTagged {
-		return stress.ParseContract("examples/ticketsvc/contract_tagged.yaml", ticketsvc.ContractTagged)
+		return stress.Parse("examples/ticketsvc/contract_tagged.yaml", ticketsvc.ContractTagged)
 	}
-	return stress.ParseContract("examples/ticketsvc/contract.yaml", ticketsvc.Contract)
+	return stress.Parse("examples/ticketsvc/contract.yaml", ticketsvc.Contract)
 }
 
-// Config is a stress configuration that tests this service with its
-// contract: plans random plans, seed 0 for a random one.
+// Config is a run of this service against its contract: plans random
+// plans, seed 0 for a random one. Its Target is set, spread over the
+// replicas, so that a test may wrap it.
 func (s *Service) Config(plans int, seed uint64) (stress.Config, error) {
-	tgt, err := client.NewHTTP(s.Contract.Target, nil)
+	cfg := s.Contract
+	tgt, err := client.NewHTTP(cfg.HTTP, nil)
 	if err != nil {
 		return stress.Config{}, err
 	}
 	if len(s.Addrs) > 1 {
 		tgt = tgt.WithHosts(s.Addrs)
 	}
-	world := gen.DefaultWorld()
-	world.KeyRequired = s.Contract.KeyRequired
-	return stress.Config{Contract: s.Contract.Model, Effects: s.Contract.Effects, Target: tgt, DB: s.Pool,
-		World: world, Plans: plans, Seed: seed}, nil
+	cfg.Target, cfg.Plans, cfg.Seed = tgt, plans, seed
+	return cfg, nil
 }
 
 // Close stops every replica, waits for them, and closes the pool.

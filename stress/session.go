@@ -1,0 +1,207 @@
+package stress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/observe"
+	"github.com/idemstress/idemstress/process"
+)
+
+// Session is a Config made ready to run plans: the database connected (a
+// throwaway one started when the service is ours to start and none was
+// given), the service's replicas started, the target built, the effect
+// tables checked against the database. Close releases all of it.
+type Session struct {
+	cfg      Config
+	exec     Executor
+	observer *observe.Observer
+	// where says what the calls go to, for reports.
+	where   string
+	closers []func()
+}
+
+// Open checks cfg and starts what it describes. On failure nothing it
+// started is left running. An error wrapping ErrContract (or
+// observe.ErrSchema, pgtemp.ErrNoBinaries) is the caller's to fix; any
+// other means something could not be reached or started.
+func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	pool := cfg.DB
+	if pool == nil {
+		url, err := s.database(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if pool, err = Connect(ctx, url); err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, pool.Close)
+		s.cfg.DatabaseURL = url
+	}
+	// The service first: one that idemstress starts creates its schema.
+	tgt, err := s.target(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.observer = observe.NewObserver(pool, cfg.Effects)
+	if err := s.observer.Validate(ctx); err != nil {
+		return nil, err
+	}
+	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract}
+	if cfg.DBStall != "" {
+		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
+		if err := stall.Check(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrContract, err)
+		}
+		s.exec.Stall = stall
+	}
+	return s, nil
+}
+
+// database is the URL of the effect tables: the one given, or a throwaway
+// cluster's when idemstress starts the service and none was given.
+func (s *Session) database(ctx context.Context) (string, error) {
+	if s.cfg.DatabaseURL != "" {
+		return s.cfg.DatabaseURL, nil
+	}
+	if s.cfg.Process == nil {
+		return "", fmt.Errorf("%w: no database to read the effect tables from: set database_url in the contract, DATABASE_URL, or --database-url", ErrContract)
+	}
+	fmt.Fprintln(s.cfg.Log, "idemstress: starting a throwaway PostgreSQL cluster for the service")
+	cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
+	if err != nil {
+		return "", err
+	}
+	s.closers = append(s.closers, func() { _ = cluster.Close() })
+	return cluster.CreateDatabase(ctx, "idemstress")
+}
+
+// target builds the target calls go to: the caller's, or one from the
+// contract's template, spread over the replicas idemstress started.
+func (s *Session) target(ctx context.Context) (client.Target, error) {
+	tgt := s.cfg.Target
+	s.where = s.cfg.HTTP.URL
+	if idle, ok := tgt.(interface{ CloseIdleConnections() }); ok {
+		s.closers = append(s.closers, idle.CloseIdleConnections)
+	}
+	if tgt == nil {
+		h, err := client.NewHTTP(s.cfg.HTTP, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrContract, err)
+		}
+		s.closers = append(s.closers, h.CloseIdleConnections)
+		if s.cfg.Process != nil {
+			svc, err := process.Start(ctx, *s.cfg.Process, s.cfg.DatabaseURL)
+			if err != nil {
+				return nil, fmt.Errorf("starting the service: %w", err)
+			}
+			s.closers = append(s.closers, func() { _ = svc.Stop() })
+			h = h.WithHosts(svc.Addrs())
+			s.where = strings.Join(svc.Addrs(), ",")
+			fmt.Fprintf(s.cfg.Log, "idemstress: started %d replica(s) at %s\n", len(svc.Addrs()), strings.Join(svc.Addrs(), ", "))
+		}
+		tgt = h
+	} else if s.cfg.Process != nil {
+		return nil, fmt.Errorf("%w: Config.Target and a process section together: calls would not go to the service idemstress starts", ErrContract)
+	}
+	if h, ok := tgt.(*client.HTTP); ok {
+		tgt = h.WithSync(s.cfg.Sync)
+		if s.cfg.Target != nil {
+			s.where = h.Spec().URL
+		}
+	} else if s.cfg.Target != nil {
+		s.where = fmt.Sprintf("%T", s.cfg.Target)
+	}
+	return tgt, nil
+}
+
+// Close stops what Open started, the last started first.
+func (s *Session) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// Where says what the calls go to: the target's URL, or the addresses of
+// the replicas idemstress started.
+func (s *Session) Where() string { return s.where }
+
+// Trial is one plan's execution in a namespace of its own, and its verdict.
+type Trial struct {
+	NS         model.Namespace
+	History    model.History
+	Violations []checks.Violation
+	Faults     Faults
+}
+
+// Try executes one plan in namespace ns, reads the namespace's rows and
+// judges both. The error says the run cannot go on (target or database
+// gone, ctx ended); a violation is not an error.
+func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (Trial, error) {
+	tr := Trial{NS: ns}
+	var err error
+	tr.History, tr.Faults, err = s.exec.Execute(ctx, ns, plan, t0)
+	if err != nil {
+		return tr, stopped(ctx, err)
+	}
+	snap, err := s.observer.Observe(ctx, ns)
+	if err != nil {
+		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
+	}
+	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
+	return tr, nil
+}
+
+// ErrBadURL marks a database URL that does not parse (exit code 2).
+var ErrBadURL = errors.New("bad database URL")
+
+// Connect opens a pool and proves the database answers. A URL that does not
+// parse is an ErrBadURL.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database unreachable at %s:%d: %w (is it running? is the URL right?)", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	return pool, nil
+}
+
+// stopped tells an interruption from an infrastructure failure.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	}
+	return err
+}
+
+// ErrInterrupted says the run's context ended before it finished.
+var ErrInterrupted = errors.New("interrupted")
