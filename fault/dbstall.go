@@ -26,7 +26,8 @@ type Stall struct {
 	// Table is the effect table, as named in the contract: exact case,
 	// possibly schema-qualified ("billing.invoices").
 	Table string
-	// Wait bounds how long the requests are given to block (default 3s).
+	// Wait bounds how long the requests are given to block (0:
+	// DefaultStallWait).
 	// It also bounds the wait for the lock itself, when a write of the
 	// target holds a conflicting one.
 	Wait time.Duration
@@ -41,8 +42,12 @@ type StallReport struct {
 	Blocked int
 }
 
+// DefaultStallWait is how long a burst's requests are given to block on
+// the stall: on loopback they take milliseconds, and a burst that waits it
+// out proves nothing, so a longer wait only slows an inconclusive run.
+const DefaultStallWait = time.Second
+
 const (
-	defaultStallWait = 3 * time.Second
 	// pollEvery is how often pg_locks is read while requests arrive. One
 	// read costs ~0.2 ms of a backend, so this keeps the poller under a
 	// fifth of a core while adding at most a millisecond to the stall.
@@ -104,7 +109,7 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 	}
 	wait := s.Wait
 	if wait <= 0 {
-		wait = defaultStallWait
+		wait = DefaultStallWait
 	}
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
