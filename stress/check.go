@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/report"
 )
 
@@ -14,7 +15,7 @@ func Check(t *testing.T, cfg Config) *Result {
 	t.Helper()
 	res, err := Run(t.Context(), cfg)
 	if err != nil {
-		t.Fatalf("idemstress: %v", err)
+		t.Fatalf("idemstress: %v", redact.Error(err))
 	}
 	switch res.Verdict {
 	case checks.Fail:
@@ -25,7 +26,7 @@ func Check(t *testing.T, cfg Config) *Result {
 			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
 		}
 	case checks.Inconclusive:
-		t.Errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, res.Err)
+		t.Errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, redact.Error(res.Err))
 	}
 	return res
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
@@ -82,7 +83,8 @@ func Parse(name string, data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return none, fail("empty file; see README.md for the contract format")
 		}
-		return none, fail("%s", yamlError(err, data))
+		// A quoted line may hold a database URL.
+		return none, fail("%s", redact.String(yamlError(err, data)))
 	}
 	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
 	if f.Payload != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
@@ -112,6 +115,11 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 		if s.cfg.Process != nil {
 			svc, err := process.Start(ctx, *s.cfg.Process, s.cfg.DatabaseURL)
 			if err != nil {
+				// The argv and the service's output may hold the database URL.
+				err = redact.Error(err)
+				if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+					return nil, fmt.Errorf("%w: process.command: %w", ErrContract, err)
+				}
 				return nil, fmt.Errorf("starting the service: %w", err)
 			}
 			s.closers = append(s.closers, func() { _ = svc.Stop() })

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -60,6 +61,9 @@ func main() {
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Database URLs reach messages (a service's argv, a quoted contract
+	// line, a driver's error); no password may reach the output.
+	stdout, stderr = redact.Writer{W: stdout}, redact.Writer{W: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
