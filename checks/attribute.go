@@ -49,8 +49,12 @@ func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[s
 	switch e.Attribution() {
 	case observe.ByJoin:
 		a, ok := owner[e.Join.Table][r.Join]
-		if !ok {
+		switch {
+		case !ok:
 			return model.Action{}, danglingRow
+		case a.Key == "":
+			// It points at a keyless call's row: one more effect of that call.
+			return a, keylessRow
 		}
 		return a, rowOK
 	case observe.ByTag:

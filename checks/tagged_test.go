@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -65,5 +66,34 @@ func TestEvaluateTagged(t *testing.T) {
 	}
 	if vs := checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: created, Rows: good}); len(vs) != 0 {
 		t.Fatalf("correct rows flagged: %v", vs)
+	}
+}
+
+// A keyless call that the service wrongly accepted, in a layout whose
+// outbox rows are attributed through their ticket: its outbox row points at
+// its own (keyless) ticket, which exists. That is an effect of a rejected
+// call and a wrong answer, not a broken reference.
+func TestEvaluateTaggedKeyless(t *testing.T) {
+	ns := model.Namespace("run9-2-")
+	c := model.DefaultContract()
+	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
+	call := model.Call{Tenant: "A", NoKey: true}
+	body := model.RenderTagged(c.Payload, ns.Tag(c.KeyScope, call), 0, 0)
+	subject, _ := model.Pointer(body, "/subject")
+	h := model.History{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}
+	rows := observe.Snapshot{
+		"tickets":             {{ID: "7", Tenant: "run9-2-A", Tag: subject, Fields: map[string]string{"subject": subject}}},
+		"notification_outbox": {{Join: "7"}},
+	}
+	vs := checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: h, Rows: rows})
+	got := checks.Fired(vs)
+	if want := []checks.ID{checks.RejectedEffect, checks.WrongStatus}; !slices.Equal(got, want) {
+		t.Fatalf("checks %v, want %v:\n%v", got, want, vs)
+	}
+	// A joined row that points at no ticket at all is still a broken reference.
+	rows["notification_outbox"] = []observe.Row{{Join: "7"}, {Join: "99"}}
+	vs = checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: h, Rows: rows})
+	if !slices.Contains(checks.Fired(vs), checks.BrokenReference) {
+		t.Fatalf("a dangling outbox row went unreported: %v", vs)
 	}
 }

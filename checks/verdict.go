@@ -208,6 +208,10 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 			a, problem := attribute(in, e, r, owner)
 			switch problem {
 			case keylessRow:
+				if e.ID != "" {
+					// Joined rows that point at it are the keyless call's too.
+					owner[e.Table][r.ID] = a
+				}
 				if keylessCalls {
 					vs = append(vs, violation(RejectedEffect, a, "a call without a key left rows in "+e.Table,
 						fmt.Sprintf("row of tenant %s with no key in %s", a.Tenant, e.Table)))

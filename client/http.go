@@ -114,15 +114,32 @@ func render(tmpl string, req Request, escape func(string) string) string {
 	})
 }
 
-// usesKey reports whether a template holds {{key}}, however spaced.
-func usesKey(tmpl string) bool {
-	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
-		if m[1] == "key" {
+// Sends reports whether calls carry the placeholder name ("key",
+// "tenant", "tag") anywhere: in the URL or in a header.
+func (s HTTPSpec) Sends(name string) bool {
+	if uses(s.URL, name) {
+		return true
+	}
+	for _, v := range s.Headers {
+		if uses(v, name) {
 			return true
 		}
 	}
 	return false
 }
+
+// uses reports whether a template holds the placeholder, however spaced.
+func uses(tmpl, name string) bool {
+	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {
+		if m[1] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// usesKey reports whether a template holds {{key}}, however spaced.
+func usesKey(tmpl string) bool { return uses(tmpl, "key") }
 
 // WithHosts returns a copy of the target that sends each call to one of
 // addrs ("host:port"): call req.Replica modulo len(addrs). Only the host:port

@@ -54,7 +54,7 @@ var ErrContract = errors.New("contract error")
 // when set, wins over the file's database_url (a flag may win over both:
 // set DatabaseURL after Load).
 func Load(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, maxContract)
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %v", ErrContract, err)
 	}
@@ -66,6 +66,27 @@ func Load(path string) (Config, error) {
 		c.DatabaseURL = url
 	}
 	return c, nil
+}
+
+// maxContract bounds a contract file: a real one is a few KiB, and a path
+// such as /dev/zero must not be read until memory runs out.
+const maxContract = 1 << 20
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d KiB; a contract file is a few KiB of YAML", path, limit>>10)
+	}
+	return data, nil
 }
 
 // Parse checks a contract given as YAML and returns the Config it
@@ -157,6 +178,17 @@ func Parse(name string, data []byte) (Config, error) {
 	if _, err := client.NewHTTP(f.Target, nil); err != nil {
 		return none, fail("%v", err)
 	}
+	// A contract that never sends what names the action would have a
+	// correct service blamed for every answer.
+	if !f.Target.Sends("key") {
+		return none, fail("target: no {{key}} in target.url or target.headers, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers")
+	}
+	if c.Contract.KeyScope == model.KeyScopeTenant && !f.Target.Sends("tenant") {
+		return none, fail("target: no {{tenant}} in target.url or target.headers while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, or a path segment) or set key_scope: global")
+	}
+	if t, set := explicitTimeout(data); set && t <= 0 {
+		return none, fail("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout)
+	}
 	if err := observe.ValidateEffects(f.Effects); err != nil {
 		return none, fail("%v", err)
 	}
@@ -171,6 +203,20 @@ func Parse(name string, data []byte) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// explicitTimeout reads target.timeout as written, to tell "0s" from a
+// timeout left out (both decode to 0).
+func explicitTimeout(data []byte) (time.Duration, bool) {
+	var raw struct {
+		Target struct {
+			Timeout *time.Duration `yaml:"timeout"`
+		} `yaml:"target"`
+	}
+	if err := yaml.Unmarshal(data, &raw); err != nil || raw.Target.Timeout == nil {
+		return 0, false
+	}
+	return *raw.Target.Timeout, true
 }
 
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)

@@ -49,6 +49,10 @@ func TestContractErrors(t *testing.T) {
 		{"one status for two refusals", strings.Replace(valid, "conflict: [422]", "conflict: [409]", 1), []string{"statuses", "409", "conflict", "in_flight"}},
 		{"a 2xx refusal", strings.Replace(valid, "invalid: [400]", "invalid: [200]", 1), []string{"statuses", "200"}},
 		{"a field pointer into nothing", strings.Replace(valid, "subject: /subject", "subject: /title", 1), []string{"fields.subject", "/title", "points at nothing"}},
+		{"key never sent", strings.Replace(valid, `Idempotency-Key: "{{key}}"`, `Idempotency-Key: "fixed"`, 1), []string{"target", "{{key}}", "idempotency key"}},
+		{"tenant never sent", strings.Replace(valid, `X-Tenant: "{{tenant}}"`, `X-Tenant: "acme"`, 1), []string{"{{tenant}}", "key_scope", "global"}},
+		{"negative timeout", strings.Replace(valid, "timeout: 10s", "timeout: -5s", 1), []string{"target.timeout", "-5s", "positive"}},
+		{"zero timeout", strings.Replace(valid, "timeout: 10s", "timeout: 0s", 1), []string{"target.timeout", "0s", "positive"}},
 		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,6 +69,39 @@ func TestContractErrors(t *testing.T) {
 				t.Errorf("error spans several lines: %q", err)
 			}
 		})
+	}
+}
+
+// A tenant left out of the calls is fine when keys are global; a timeout
+// left out is the default.
+func TestContractWithoutTenant(t *testing.T) {
+	yaml := strings.Replace(string(ticketsvc.Contract), `X-Tenant: "{{tenant}}"`, `X-Tenant: "acme"`, 1)
+	yaml = strings.Replace(yaml, "key_scope: tenant", "key_scope: global", 1)
+	yaml = strings.Replace(yaml, "  timeout: 10s\n", "", 1)
+	c, err := stress.Parse("global.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP.Timeout != 0 {
+		t.Errorf("timeout %s, want it left to the target's default", c.HTTP.Timeout)
+	}
+}
+
+// A contract file is bounded: /dev/zero is refused, not read until memory
+// runs out.
+func TestLoadBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("# padding\n", 200_000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		_, err := stress.Load(path)
+		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "larger than 1024 KiB") {
+			t.Errorf("Load(%s): %v; want a contract error about its size", path, err)
+		}
 	}
 }
 
