@@ -461,3 +461,20 @@ func TestHTTPNewRequestParseResponse(t *testing.T) {
 		t.Errorf("ParseResponse of a 409 = %+v, want no ID", r)
 	}
 }
+
+// The same for a single call: an answer that came while the body was still
+// being written is the call's answer.
+func TestHTTPKeepsAnAnswerSentWhileTheBodyWasWritten(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"body too large"}`, http.StatusRequestEntityTooLarge)
+	})
+	h, err := client.NewHTTP(client.HTTPSpec{URL: srv.URL + "/upload", ID: "/id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseIdleConnections()
+	resp, err := h.Do(t.Context(), client.Request{Body: []byte(strings.Repeat("x", 16<<20))})
+	if err != nil || resp.Status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("Do = %d, %v; want the 413 the server sent", resp.Status, err)
+	}
+}

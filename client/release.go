@@ -149,10 +149,10 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 		_ = watch.Wait()
 	}()
 
-	deadline := time.Now().Add(opts.Timeout)
+	b.deadline = time.Now().Add(opts.Timeout)
 	for _, c := range b.conns {
 		if c != nil {
-			_ = c.SetDeadline(deadline)
+			_ = c.SetDeadline(b.deadline)
 		}
 	}
 	if opts.Mode == Naive {
@@ -163,7 +163,7 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 	return b.ex
 }
 
-// burst is the state of one Burst call. Each exchange's fields are written
+// burst is the state of one Release call. Each exchange's fields are written
 // by one goroutine at a time: Sent by the sender, the rest by its reader.
 type burst struct {
 	ctx   context.Context
@@ -174,6 +174,26 @@ type burst struct {
 	hold  []int           // where in wire the held-back part starts
 	conns []net.Conn      // nil where the exchange failed before release
 	ex    []Exchange
+	// deadline ends every exchange (ReleaseOptions.Timeout).
+	deadline time.Time
+}
+
+// answerGrace is how long a request whose sending failed may still be
+// answered: a server may answer (413, say) before it has read the whole
+// body and close the connection, and that answer is the call's outcome.
+const answerGrace = 2 * time.Second
+
+// sendFailed gives the reader of a request whose sending failed a short
+// while to read an answer the server sent anyway.
+func (b *burst) sendFailed(c net.Conn) {
+	grace := time.Now().Add(answerGrace)
+	if b.deadline.Before(grace) {
+		grace = b.deadline
+	}
+	_ = c.SetReadDeadline(grace)
+	if b.ctx.Err() != nil {
+		_ = c.SetDeadline(aLongTimeAgo) // the watcher's past deadline must stay
+	}
 }
 
 // serialise writes request i to bytes and finds the final byte of its
@@ -264,10 +284,12 @@ func (b *burst) releaseNaive() {
 			b.ex[i].Sent = time.Now()
 			_, err := c.Write(b.wire[i])
 			if err != nil {
-				b.fail(i, "send", err)
-				return nil
+				b.sendFailed(c)
 			}
 			b.read(i)
+			if err != nil && b.ex[i].Resp == nil {
+				b.fail(i, "send", err)
+			}
 			return nil
 		})
 	}
@@ -301,7 +323,7 @@ func (b *burst) releaseLastByte() {
 		if _, err := c.Write(b.wire[i][:b.hold[i]]); err != nil {
 			live[i] = false
 			sendErr[i] = err
-			_ = c.SetReadDeadline(aLongTimeAgo)
+			b.sendFailed(c)
 		}
 	}
 	settle()
@@ -316,15 +338,14 @@ func (b *burst) releaseLastByte() {
 		b.ex[i].Sent = time.Now()
 		if _, err := c.Write(b.wire[i][b.hold[i]:]); err != nil {
 			sendErr[i] = err
-			_ = c.SetReadDeadline(aLongTimeAgo) // its reader would otherwise wait for the timeout
+			b.sendFailed(c) // its reader would otherwise wait for the whole timeout
 		}
 	}
 	runtime.UnlockOSThread()
 	_ = g.Wait()
 	for i, err := range sendErr {
-		if err != nil {
-			b.ex[i].Resp, b.ex[i].Body = nil, nil
-			b.ex[i].Err = b.wrap(i, "send", err)
+		if err != nil && b.ex[i].Resp == nil {
+			b.fail(i, "send", err)
 		}
 	}
 }

@@ -230,3 +230,30 @@ func TestBurstSpread(t *testing.T) {
 		})
 	}
 }
+
+// A server that answers before it has read the whole body (413 for a body
+// too large) and closes: the client's write fails, but the server DID
+// answer, and its answer is what is recorded, not "no answer".
+func TestBurstKeepsAnAnswerSentWhileTheBodyWasWritten(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":"body too large"}`, http.StatusRequestEntityTooLarge)
+	})
+	big := strings.Repeat("x", 16<<20)
+	for _, mode := range modes {
+		t.Run(string(mode), func(t *testing.T) {
+			reqs := make([]*http.Request, 2)
+			for i := range reqs {
+				r, err := http.NewRequest(http.MethodPost, srv.URL+"/upload", strings.NewReader(big))
+				if err != nil {
+					t.Fatal(err)
+				}
+				reqs[i] = r
+			}
+			for i, ex := range client.Release(t.Context(), reqs, client.ReleaseOptions{Mode: mode, Timeout: 10 * time.Second}) {
+				if ex.Err != nil || ex.Resp == nil || ex.Resp.StatusCode != http.StatusRequestEntityTooLarge {
+					t.Errorf("exchange %d: resp %v, err %v; want the 413 the server sent", i, ex.Resp, ex.Err)
+				}
+			}
+		})
+	}
+}

@@ -33,7 +33,13 @@ type Outcome struct {
 	ID     string      `json:"id,omitempty"`
 	// Err says why there was no answer (timeout, reset, refused).
 	Err string `json:"error,omitempty"`
+	// Body is the start of the answer's body (at most AnswerKept bytes),
+	// kept so that a report can show why no ID was found in it.
+	Body Body `json:"body,omitempty"`
 }
+
+// AnswerKept bounds how much of an answer's body a history keeps.
+const AnswerKept = 4 << 10
 
 // String renders an outcome the one way idemstress shows answers:
 // "ok 201 id 7", "conflict 422", "no answer (timeout)".
@@ -53,7 +59,7 @@ type Op struct {
 	Step int  `json:"step"`
 	Call Call `json:"call"`
 	// Body is the payload exactly as sent.
-	Body []byte `json:"body"`
+	Body Body `json:"body"`
 	// Start and End are nanoseconds since the run began (monotonic).
 	Start int64   `json:"start"`
 	End   int64   `json:"end"`

@@ -31,7 +31,12 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 
 // Op renders one call of a history on one line, with what it sent.
 func Op(op model.Op) string {
-	return fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out)
+	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out)
+	if op.Out.Kind == model.Other && len(op.Out.Body) > 0 {
+		// An answer outside the contract: show what it said.
+		s += " answer " + op.Out.Body.String()
+	}
+	return s
 }
 
 // IDs joins check IDs with commas; "-" for none.

@@ -87,7 +87,8 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
-		op.Out = model.Outcome{Kind: c.Classify(true, resp.Status, resp.ID != ""), Status: resp.Status, ID: resp.ID}
+		op.Out = model.Outcome{Kind: c.Classify(true, resp.Status, resp.ID != ""), Status: resp.Status, ID: resp.ID,
+			Body: model.Body(resp.Body[:min(len(resp.Body), model.AnswerKept):min(len(resp.Body), model.AnswerKept)])}
 	}
 	return nil
 }
