@@ -79,13 +79,19 @@ func okStates(c model.Contract, ops []model.Op) []model.State {
 // whatever order the calls took: two ok answers with payloads that are not
 // equivalent (one of them was a changed payload accepted), ok answers with
 // different IDs, or a conflict for a payload equivalent to every accepted
-// one. The same mistake made one call after another gets the same check,
-// so a failing burst can shrink to a sequential plan.
+// one, or an answer no state allows. The same mistake made one call after
+// another gets the same check, so a failing burst can shrink to a
+// sequential plan.
 func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) (Violation, bool) {
 	var oks []model.Op
 	for _, op := range ops {
-		if op.Out.Kind == model.OK {
+		switch op.Out.Kind {
+		case model.OK:
 			oks = append(oks, op)
+		case model.Other, model.Invalid:
+			// No state allows it (a 2xx without an ID, a 404, invalid
+			// for a call with a key): wrong in every order.
+			return ruleViolation(model.RuleWrongStatus, op, a), true
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {

@@ -30,8 +30,9 @@ type Executor struct {
 }
 
 // Faults counts the faults a plan's execution planned and the ones that
-// fired; a case whose faults did not all fire is inconclusive.
-type Faults struct{ Planned, Fired int }
+// fired; a case whose faults did not all fire is inconclusive. Held counts
+// the requests the db-stall nemesis saw waiting on its lock.
+type Faults struct{ Planned, Fired, Held int }
 
 // Execute sends a plan's calls to the target, one step after the other, in
 // namespace ns, and returns what each call got back. The calls of a burst
@@ -125,6 +126,7 @@ func (e Executor) stalled(ctx context.Context, ns model.Namespace, calls []model
 	if report.Fired {
 		faults.Fired++
 	}
+	faults.Held += report.Blocked
 	return ops, burstErr
 }
 

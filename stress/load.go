@@ -160,9 +160,6 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
 	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
-	if f.DBStall != "" && !slices.ContainsFunc(f.Effects, func(e observe.Effect) bool { return e.Table == f.DBStall && e.Query == "" }) {
-		return none, fail("db_stall: %q is not a declared effect table", f.DBStall)
-	}
 	if f.Process != nil && len(f.Process.Command) == 0 {
 		return none, fail("process.command: missing; the service's argv, e.g. [./svc, -listen, \"127.0.0.1:{port}\"]")
 	}

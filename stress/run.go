@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 )
@@ -62,14 +63,23 @@ type runner struct {
 	session *Session
 	// unfired counts the cases whose planned faults did not all fire.
 	unfired int
-	t0      time.Time
-	run     string
-	cases   atomic.Int64
-	plans   int
-	detect  time.Duration
-	first   *model.Plan
-	last    *Failure
-	stop    error // sticky: infrastructure failure or interruption
+	// stalls counts the bursts run under the db-stall nemesis, held the
+	// requests it saw waiting on its lock: a nemesis that never held one
+	// back tested nothing.
+	stalls, held int
+	// ids says whether any ok answer of the run carried an ID, and
+	// noID is the first 2xx answer without one: when no answer ever had
+	// an ID, the contract's pointer is wrong, not the service.
+	ids    bool
+	noID   *model.Op
+	t0     time.Time
+	run    string
+	cases  atomic.Int64
+	plans  int
+	detect time.Duration
+	first  *model.Plan
+	last   *Failure
+	stop   error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target. On the first failing
@@ -107,6 +117,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime/3)
 	}
 
+	if !r.ids && r.noID != nil && r.stop == nil {
+		return nil, r.idNowhere()
+	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
 	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
@@ -133,6 +146,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Err = fmt.Errorf("the property failed without a violation: %s", strings.Join(rt.logs, "\n"))
 	case len(res.Outside) > 0:
 		res.Verdict = checks.Fail
+	case r.stalls > 0 && r.held == 0:
+		// Every burst was answered without one request waiting on the
+		// lock: the service never writes that table inside a request.
+		res.Verdict = checks.Inconclusive
+		res.Err = fmt.Errorf("the db-stall nemesis on %s never held back a request in %d burst(s): nothing the service does waits on that table; stall a table it writes while it handles a call (an effect table, or its own idempotency-key table)",
+			cfg.DBStall, r.stalls)
 	case r.unfired > 0:
 		// A case whose nemesis did not fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
@@ -182,7 +201,32 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 	if tr.Faults.Fired < tr.Faults.Planned {
 		r.unfired++
 	}
+	r.stalls += tr.Faults.Planned
+	r.held += tr.Faults.Held
+	for i, op := range tr.History {
+		switch {
+		case op.Out.Kind == model.OK:
+			r.ids = true
+		case r.noID == nil && op.Out.Status >= 200 && op.Out.Status < 300:
+			r.noID = &tr.History[i]
+		}
+	}
 	return tr.Violations, tr.History, nil
+}
+
+// idNowhere is the contract error of a run in which no 2xx answer had an ID
+// where the contract says the ID is.
+func (r *runner) idNowhere() error {
+	op := r.noID
+	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
+	if r.cfg.HTTP.ID == client.IDFromLocation {
+		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
+	}
+	body := op.Out.Body
+	if len(body) > 200 {
+		body = append(body[:200:200], "…"...)
+	}
+	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, body.String(), op.Call)
 }
 
 // record keeps the first failing plan, and the last: rapid's last run of

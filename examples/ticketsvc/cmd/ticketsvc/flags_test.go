@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -133,5 +134,21 @@ func migrate(t *testing.T, dbURL string, layout ticketsvc.Layout) {
 	defer pool.Close()
 	if err := ticketsvc.Migrate(t.Context(), pool, layout); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The service's pool holds every call of the largest burst at once, unless
+// the URL says otherwise.
+func TestPoolHoldsTheLargestBurst(t *testing.T) {
+	cfg, err := poolConfig("postgres://u@127.0.0.1:5432/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if largest := gen.DefaultWorld().MaxBurst; int(cfg.MaxConns) <= largest {
+		t.Errorf("pool of %d connections for bursts of up to %d calls", cfg.MaxConns, largest)
+	}
+	cfg, err = poolConfig("postgres://u@127.0.0.1:5432/db?pool_max_conns=7")
+	if err != nil || cfg.MaxConns != 7 {
+		t.Errorf("pool_max_conns=7 in the URL: %d, %v", cfg.MaxConns, err)
 	}
 }

@@ -93,6 +93,24 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	return c, nil
 }
 
+// poolSize is the service's pool unless the URL sets pool_max_conns: room
+// for every call of the largest burst (16) at once. pgx's default (4 on two
+// cores) queues calls for a connection, where the db-stall nemesis cannot
+// see them, and a correct service then comes out inconclusive.
+const poolSize = 40
+
+// poolConfig is the pool the service runs with.
+func poolConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = poolSize
+	}
+	return cfg, nil
+}
+
 // run serves until ctx is cancelled, then shuts down within shutdownTimeout.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	c, err := parseFlags(args, getenv, stderr)
@@ -101,7 +119,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	pool, err := pgxpool.New(ctx, c.databaseURL)
+	cfg, err := poolConfig(c.databaseURL)
+	if err != nil {
+		return usageError{fmt.Errorf("-database-url: %w", err)}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return usageError{fmt.Errorf("-database-url: %w", err)}
 	}

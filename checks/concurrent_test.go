@@ -1,0 +1,33 @@
+package checks_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// An answer no state allows (a 2xx without an ID), inside a burst, is named
+// as the wrong status it is, not as "not linearizable"; the same burst with
+// the ID in every answer is fine.
+func TestConcurrentAnswerOutsideTheContract(t *testing.T) {
+	w := plain
+	for _, bad := range []bool{true, false} {
+		second := ok(w.id1)
+		second.Status = 200
+		if bad {
+			second = model.Outcome{Kind: model.Other, Status: 200}
+		}
+		s := scenario{
+			history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(0, call(w.a, w.k1, 0), second)),
+			snapshot(w.created(w.a, w.k1, w.id1, 0)),
+		}
+		vs := evaluate(w, s)
+		switch {
+		case bad && (len(vs) == 0 || vs[0].Check != checks.WrongStatus):
+			t.Errorf("2xx without an ID in a burst: want %s first, got:\n%s", checks.WrongStatus, dump(vs))
+		case !bad && len(vs) != 0:
+			t.Errorf("a correct burst flagged:\n%s", dump(vs))
+		}
+	}
+}
