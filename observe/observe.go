@@ -49,6 +49,9 @@ func NewObserver(pool *pgxpool.Pool, effects []Effect) *Observer {
 	return &Observer{pool: pool, effects: effects}
 }
 
+// DB is the pool the observer reads with.
+func (o *Observer) DB() *pgxpool.Pool { return o.pool }
+
 // Validate checks that every declared table and column exists, and says
 // what exists instead when one does not.
 func (o *Observer) Validate(ctx context.Context) error {

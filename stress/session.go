@@ -150,6 +150,9 @@ func (s *Session) Close() {
 	s.closers = nil
 }
 
+// DB is the pool that reads the effect tables.
+func (s *Session) DB() *pgxpool.Pool { return s.observer.DB() }
+
 // Where says what the calls go to: the target's URL, or the addresses of
 // the replicas idemstress started.
 func (s *Session) Where() string { return s.where }
@@ -183,6 +186,9 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 // ErrBadURL marks a database URL that does not parse (exit code 2).
 var ErrBadURL = errors.New("bad database URL")
 
+// ErrDatabaseUnreachable marks a database that did not answer (exit code 3).
+var ErrDatabaseUnreachable = errors.New("database unreachable")
+
 // Connect opens a pool and proves the database answers. A URL that does not
 // parse is an ErrBadURL.
 func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
@@ -192,13 +198,13 @@ func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("database: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrDatabaseUnreachable, err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("database unreachable at %s:%d: %w (is it running? is the URL right?)", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+		return nil, fmt.Errorf("%w at %s:%d: %w (is it running? is the URL right?)", ErrDatabaseUnreachable, cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
 	}
 	return pool, nil
 }

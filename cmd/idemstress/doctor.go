@@ -3,22 +3,24 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
-	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
-// doctorCmd checks a contract file against the database and the target
+// doctorCmd checks a contract file against the database and the service
 // without testing anything: the file, the connection, every declared table
-// and column, and one harmless call (a call without a key, which a correct
-// target refuses and which writes nothing).
+// and column (after starting the service and a throwaway database when the
+// contract says idemstress starts it), then two calls in a namespace of
+// their own: one without a key, which a correct service refuses and which
+// writes nothing, and one with a key, whose answer must carry the ID where
+// the contract says and whose rows must be found where the contract says.
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -35,73 +37,99 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
 	}
 
-	c, err := stress.Load(*config)
+	cfg, err := stress.Load(*config)
 	if err != nil {
 		say("contract", "FAIL %v", err)
 		return exitUsage
 	}
-	say("contract", "ok: %s %s, %d effect table(s)", cmp.Or(c.HTTP.Method, "POST"), c.HTTP.URL, len(c.Effects))
-
-	url := cmp.Or(*databaseURL, c.DatabaseURL)
-	if url == "" {
-		say("database", "FAIL no database: pass --database-url, set DATABASE_URL, or set database_url in the contract")
-		return exitUsage
-	}
-	pool, err := stress.Connect(ctx, url)
+	say("contract", "ok: %s %s, %d effect table(s)", cmp.Or(cfg.HTTP.Method, "POST"), cfg.HTTP.URL, len(cfg.Effects))
+	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
+	cfg.Log = stderr
+	session, err := stress.Open(ctx, cfg)
 	if err != nil {
-		say("database", "FAIL %v", err)
+		say(stage(err), "FAIL %v", err)
 		return exitFor(err)
 	}
-	defer pool.Close()
+	defer session.Close()
 	var version string
-	if err := pool.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
+	if err := session.DB().QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
 		say("database", "FAIL %v", err)
 		return exitInconclusive
 	}
 	say("database", "ok: PostgreSQL %s", version)
-
-	if err := observe.NewObserver(pool, c.Effects).Validate(ctx); err != nil {
-		say("effects", "FAIL %v", err)
-		return exitFor(err)
-	}
-	for _, e := range c.Effects {
+	for _, e := range cfg.Effects {
 		say("effects", "ok: %s", describeEffect(e))
 	}
-
-	tgt, err := client.NewHTTP(c.HTTP, nil)
-	if err != nil {
-		say("target", "FAIL %v", err)
-		return exitUsage
-	}
-	defer tgt.CloseIdleConnections()
-	return probe(ctx, c, tgt, say)
+	return probe(ctx, cfg, session, say)
 }
 
-// probe sends the one harmless call: without a key, in a namespace of its
-// own. When the contract does not require keys there is no harmless call,
-// so it only says so.
-func probe(ctx context.Context, c stress.Config, tgt *client.HTTP, say func(string, string, ...any)) int {
-	if !c.World.KeyRequired {
-		say("target", "not called: the contract does not require keys, so no call is harmless (run idemstress run)")
-		return exitPass
+// stage names what failed to open: the database, the effect tables, the
+// contract, or the service.
+func stage(err error) string {
+	switch {
+	case errors.Is(err, observe.ErrSchema):
+		return "effects"
+	case errors.Is(err, stress.ErrBadURL), errors.Is(err, stress.ErrDatabaseUnreachable):
+		return "database"
+	case errors.Is(err, stress.ErrContract):
+		return "contract"
 	}
-	ns := model.Namespace(fmt.Sprintf("doctor%d-", time.Now().UnixNano()))
-	call := model.Call{Tenant: "A", NoKey: true}
-	tag := ns.Tag(c.Contract.KeyScope, call)
-	resp, err := tgt.Do(ctx, client.Request{Tenant: ns.Tenant("A"), NoKey: true, Tag: tag,
-		Body: model.RenderTagged(c.Contract.Payload, tag, 0, 0)})
+	return "service"
+}
+
+// probe makes doctor's two calls, each in a namespace of its own, and judges
+// them like any plan: a keyless call (when the contract requires keys) and
+// one create with a key.
+func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(string, string, ...any)) int {
+	ns := fmt.Sprintf("doctor%d-", time.Now().UnixNano())
+	one := func(c model.Call) model.Plan {
+		return model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}}
+	}
+	code := exitPass
+	if cfg.World.KeyRequired {
+		tr, err := s.Try(ctx, model.Namespace(ns+"nokey-"), one(model.Call{Tenant: "A", NoKey: true}), time.Now())
+		if err != nil {
+			say("target", "FAIL a call without a key got no answer: %v", err)
+			return exitInconclusive
+		}
+		out := tr.History[0].Out
+		switch {
+		case out.Kind != model.Invalid:
+			say("target", "FAIL a call without a key got %d (%s); the contract says invalid %v: %s",
+				out.Status, out.Kind, cfg.Contract.Statuses.Invalid, out.Body)
+			code = exitViolations
+		case len(tr.Violations) > 0:
+			for _, v := range tr.Violations {
+				say("target", "FAIL a call without a key: %s (%s)", v.Message, v.Detail)
+			}
+			code = exitViolations
+		default:
+			say("target", "ok: a call without a key got %d (invalid, as the contract says) and wrote nothing", out.Status)
+		}
+	} else {
+		say("target", "no call without a key: the contract does not require keys")
+	}
+	tr, err := s.Try(ctx, model.Namespace(ns+"key-"), one(model.Call{Tenant: "A", Key: "k1"}), time.Now())
 	if err != nil {
-		say("target", "FAIL a call without a key got no answer: %v", err)
+		say("target", "FAIL a call with a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	kind := c.Contract.Classify(true, resp.Status, resp.ID != "")
-	if kind != model.Invalid {
-		say("target", "FAIL a call without a key got %d (%s); the contract says invalid %v: %s",
-			resp.Status, kind, c.Contract.Statuses.Invalid, strings.TrimSpace(string(resp.Body)))
-		return exitViolations
+	out := tr.History[0].Out
+	switch {
+	case out.Status >= 200 && out.Status < 300 && out.ID == "":
+		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
+		return exitUsage
+	case out.Kind != model.OK:
+		say("target", "FAIL a call with a key got %s: %s", out, out.Body)
+		return max(code, exitViolations)
+	case len(tr.Violations) > 0:
+		for _, v := range tr.Violations {
+			say("target", "FAIL a call with a key: %s (%s)", v.Message, v.Detail)
+		}
+		return max(code, exitViolations)
 	}
-	say("target", "ok: a call without a key got %d (invalid, as the contract says)", resp.Status)
-	return exitPass
+	say("target", "ok: a call with a key got %d with id %s, and its rows were found in every effect table", out.Status, out.ID)
+	return code
 }
 
 func describeEffect(e observe.Effect) string {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,28 @@ import (
 	"github.com/idemstress/idemstress/internal/sample"
 )
 
+// doctor on a contract whose service idemstress starts: it starts a
+// throwaway database and the service, and makes its two calls.
+func TestDoctorStartsTheService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin := filepath.Join(t.TempDir(), "ticketsvc")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/ticketsvc/cmd/ticketsvc").CombinedOutput(); err != nil {
+		t.Fatalf("building ticketsvc: %v\n%s", err, out)
+	}
+	t.Setenv("DATABASE_URL", "")
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin + "\", -listen, \"127.0.0.1:{port}\", -database-url, \"{database_url}\"]\n"
+	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "doctor", "--config", contract)
+	if code != exitPass || !strings.Contains(stdout, "target    ok: a call with a key got 201 with id") || !strings.Contains(stderr, "throwaway PostgreSQL") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestDoctor(t *testing.T) {
 	contract, dbURL := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	code, stdout, stderr := invoke(t, "doctor", "--config", contract, "--database-url", dbURL)
@@ -19,7 +42,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"contract  ok: POST", "database  ok: PostgreSQL", "effects   ok: tickets: rows by tenant tenant, key request_key, id id",
-		"effects   ok: notification_outbox", "target    ok: a call without a key got 400"} {
+		"effects   ok: notification_outbox", "target    ok: a call without a key got 400", "target    ok: a call with a key got 201 with id"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, stdout)
 		}
@@ -60,6 +83,8 @@ func TestDoctor(t *testing.T) {
 		{"malformed YAML", "target: [", dbURL, exitUsage, "contract  FAIL"},
 		{"unreachable database", string(yaml), "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=3", exitInconclusive, "database  FAIL database unreachable"},
 		{"a target that accepts a call without a key", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call without a key got 201 (ok)"},
+		{"a target that writes nothing", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call with a key: IDEM-002 missing effect"},
+		{"an id pointer into nothing", strings.Replace(string(yaml), "id: /ticket_id", "id: /payment/id", 1), dbURL, exitUsage, `target    FAIL target.id "/payment/id": a call with a key got 201, with no ID there: {"ticket_id":`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := invoke(t, "doctor", "--config", write("c.yaml", tc.yaml), "--database-url", tc.db)
