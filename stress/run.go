@@ -70,16 +70,20 @@ type runner struct {
 	// ids says whether any ok answer of the run carried an ID, and
 	// noID is the first 2xx answer without one: when no answer ever had
 	// an ID, the contract's pointer is wrong, not the service.
-	ids    bool
-	noID   *model.Op
-	t0     time.Time
-	run    string
-	cases  atomic.Int64
-	plans  int
-	detect time.Duration
-	first  *model.Plan
-	last   *Failure
-	stop   error // sticky: infrastructure failure or interruption
+	ids  bool
+	noID *model.Op
+	// shrinkBy ends shrinking, rapid's and ours: ShrinkTime after the
+	// first failure. cut says a run was cut short by it.
+	shrinkBy time.Time
+	cut      bool
+	t0       time.Time
+	run      string
+	cases    atomic.Int64
+	plans    int
+	detect   time.Duration
+	first    *model.Plan
+	last     *Failure
+	stop     error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target. On the first failing
@@ -114,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var rt tb
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
 	if r.last != nil && r.stop == nil {
-		r.last = r.shrink(ctx, r.last, cfg.ShrinkTime/3)
+		r.last = r.shrink(ctx, r.last)
 	}
 
 	if !r.ids && r.noID != nil && r.stop == nil {
@@ -136,7 +140,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Failure.Original = *r.first
 		// rapid ends by running the minimal plan once more; when that run
 		// did not fail the same way, the target is not deterministic here.
-		res.Flaky = slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
+		// (Not when the budget cut that run short.)
+		res.Flaky = !r.cut && slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
 		res.Verdict, res.Err = checks.Inconclusive, r.stop
 	case rt.Failed():
@@ -173,10 +178,24 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	var vs []checks.Violation
 	var h model.History
 	if r.stop == nil {
+		runCtx, cancel := r.budget(ctx)
+		defer cancel()
+		if runCtx.Err() != nil && ctx.Err() == nil {
+			// The shrink budget is spent: rapid's candidates pass at once,
+			// so its shrinking ends, and the last failure found stands.
+			r.cut = true
+			return
+		}
 		if r.first == nil {
 			r.plans++
 		}
-		vs, h, r.stop = r.once(ctx, plan)
+		var err error
+		vs, h, err = r.once(runCtx, plan)
+		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
+			r.cut = true // cut mid-plan by the budget: proves nothing
+			return
+		}
+		r.stop = err
 	}
 	if r.stop != nil {
 		// Once the run cannot go on, every case fails here, quickly, so
@@ -189,6 +208,15 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	r.record(plan, h, vs)
 	// Each check fails from a line of its own (see checks.Catalogue).
 	vs[0].Fail(t)
+}
+
+// budget bounds a plan's execution while shrinking: every run after the
+// first failure ends by shrinkBy, calls in flight included.
+func (r *runner) budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.first == nil {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, r.shrinkBy)
 }
 
 // once executes and judges one plan in a namespace of its own.
@@ -235,6 +263,7 @@ func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation)
 	if r.first == nil {
 		r.first = &plan
 		r.detect = time.Since(r.t0)
+		r.shrinkBy = time.Now().Add(r.cfg.ShrinkTime)
 	}
 	// Candidates that fail with another check are ones rapid rejects.
 	if r.last == nil || vs[0].Check == r.last.Violations[0].Check {

@@ -21,13 +21,13 @@ const shrinkTries = 3
 // stop early and call the test flaky. This pass tries each smaller
 // candidate up to shrinkTries times and keeps it when it fails with the
 // same check: delta debugging over steps and calls, then simpler calls.
-func (r *runner) shrink(ctx context.Context, f *Failure, budget time.Duration) *Failure {
-	deadline := time.Now().Add(budget)
+// It ends by r.shrinkBy, like rapid's shrinking before it.
+func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 	check := f.Violations[0].Check
-	for improved := true; improved && time.Now().Before(deadline) && ctx.Err() == nil && r.stop == nil; {
+	for improved := true; improved && time.Now().Before(r.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
-			if time.Now().After(deadline) || ctx.Err() != nil {
+			if !time.Now().Before(r.shrinkBy) || ctx.Err() != nil {
 				break
 			}
 			if g := r.failsAgain(ctx, cand, check); g != nil {
@@ -42,8 +42,14 @@ func (r *runner) shrink(ctx context.Context, f *Failure, budget time.Duration) *
 // failsAgain runs a plan up to shrinkTries times and returns its failure
 // when it fails with the given check.
 func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
+	runCtx, cancel := r.budget(ctx)
+	defer cancel()
 	for range shrinkTries {
-		vs, h, err := r.once(ctx, plan)
+		vs, h, err := r.once(runCtx, plan)
+		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
+			r.cut = true // the budget ran out with the candidate in flight
+			return nil
+		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
 			return nil
