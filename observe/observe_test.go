@@ -20,13 +20,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 )
 
 // cluster is the one throwaway PostgreSQL of this package's tests; when it
 // could not start, clusterErr says why and every database test fails with it
-// (the verdict tests need no database and still run).
+// (skips, in a -short run without PostgreSQL; the verdict tests need no
+// database and still run).
 var (
 	cluster    *pgtemp.Cluster
 	clusterErr error
@@ -59,9 +61,7 @@ var dbSeq atomic.Int64
 // newDatabase creates an empty database and returns its URL and name.
 func newDatabase(t *testing.T) (url, name string) {
 	t.Helper()
-	if clusterErr != nil {
-		t.Fatalf("no test cluster: %v", clusterErr)
-	}
+	pgtest.Require(t, clusterErr)
 	name = fmt.Sprintf("checks_%d", dbSeq.Add(1))
 	url, err := cluster.CreateDatabase(t.Context(), name)
 	if err != nil {

@@ -148,7 +148,7 @@ func TestRunTaggedContract(t *testing.T) {
 // demo --json: the correct service passes, every bug is caught by its own
 // check with a two-call plan, and the exit code says all is as expected.
 func TestDemoJSON(t *testing.T) {
-	t.Setenv("DATABASE_URL", cluster.URL())
+	t.Setenv("DATABASE_URL", pgtest.Cluster(t, cluster).URL())
 	// A loaded machine shrinks slowly; the demo's brisk default budget
 	// is for people, the assertions below want the minimum.
 	code, stdout, stderr := invoke(t, "demo", "--json", "--plans", "60", "--shrink-time", "40s")

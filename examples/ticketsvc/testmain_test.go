@@ -11,4 +11,6 @@ import (
 // its own database on it.
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+// Example and ExampleForBug use the cluster directly; a -short run without
+// PostgreSQL leaves them out.
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster, "Example", "ExampleForBug") }

@@ -1,9 +1,17 @@
 // Package pgtest gives a test binary one throwaway PostgreSQL cluster and
 // each test a database of its own.
+//
+// A test gets the cluster through Cluster or NewDatabase, never by using the
+// variable Main filled in directly: on a machine without PostgreSQL,
+// `go test -short` runs the tests without a cluster, and those two skip the
+// tests that need one. Without -short a missing PostgreSQL fails the run, so
+// that CI never skips them silently.
 package pgtest
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -17,26 +25,48 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp"
 )
 
+// absent is why Main runs the tests without a cluster; nil while it has
+// one, or when Main is not this binary's TestMain.
+var absent error
+
 // Main is a TestMain body: it starts a cluster and stores it in *cluster,
 // runs the tests, closes the cluster, fails the binary if a goroutine was
 // left behind, and exits.
-func Main(m *testing.M, cluster **pgtemp.Cluster) {
-	os.Exit(run(m, cluster))
+//
+// If PostgreSQL is not installed and the run is -short, it runs the tests
+// with *cluster nil instead, and says so in one line: Cluster and
+// NewDatabase then skip the tests that need it. An example cannot skip, so
+// examples names the package's examples that need the cluster; they are
+// left out of such a run (added to -test.skip).
+func Main(m *testing.M, cluster **pgtemp.Cluster, examples ...string) {
+	os.Exit(run(m, cluster, examples))
 }
 
-func run(m *testing.M, cluster **pgtemp.Cluster) int {
+func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
+	flag.Parse() // for testing.Short; m.Run parses only if nobody did
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	c, err := pgtemp.Start(ctx, pgtemp.Options{})
 	cancel()
-	if err != nil {
+	switch {
+	case err == nil:
+		*cluster = c
+	case skippable(err):
+		absent = err
+		if err := leaveOut(examples); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
+	default:
 		fmt.Fprintln(os.Stderr, "these tests need a local PostgreSQL installation:", err)
 		return 1
 	}
-	*cluster = c
 	code := m.Run()
-	if err := c.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test cluster:", err)
-		code = 1
+	if c != nil {
+		if err := c.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test cluster:", err)
+			code = 1
+		}
 	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -47,14 +77,100 @@ func run(m *testing.M, cluster **pgtemp.Cluster) int {
 	return code
 }
 
+// MainWithoutCluster is a TestMain body for a package whose tests start
+// clusters of their own (with Require on the error): it runs the tests,
+// fails the binary if a goroutine was left behind, and exits. When
+// PostgreSQL is not installed and the run is -short, it says so in one line
+// and leaves out examples, as Main does.
+func MainWithoutCluster(m *testing.M, examples ...string) {
+	flag.Parse()
+	if _, err := pgtemp.FindBinDir(); skippable(err) {
+		if err := leaveOut(examples); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// skippable reports whether err, from starting a cluster or finding
+// PostgreSQL, lets the tests that need it skip: PostgreSQL is not installed
+// and the run is -short. Anything else wrong with PostgreSQL fails them.
+func skippable(err error) bool {
+	return err != nil && testing.Short() && errors.Is(err, pgtemp.ErrNoBinaries)
+}
+
+// withoutLine is the one line a run without PostgreSQL prints.
+func withoutLine(err error, examples []string) string {
+	line := "pgtest: -short without PostgreSQL: tests that need it are skipped"
+	if len(examples) > 0 {
+		line += " and examples " + strings.Join(examples, ", ") + " left out"
+	}
+	return line + " (without -short they fail): " + err.Error()
+}
+
+// leaveOut adds examples to -test.skip, keeping what the command line
+// skips.
+func leaveOut(examples []string) error {
+	if len(examples) == 0 {
+		return nil
+	}
+	names := make([]string, len(examples))
+	for i, e := range examples {
+		names[i] = regexp.QuoteMeta(e)
+	}
+	pattern := "^(" + strings.Join(names, "|") + ")$"
+	f := flag.Lookup("test.skip")
+	if f == nil {
+		return errors.New("no -test.skip flag to leave out examples " + strings.Join(examples, ", "))
+	}
+	if old := f.Value.String(); old != "" {
+		// A top-level | separates alternatives, each split at / on its own.
+		pattern = old + "|" + pattern
+	}
+	return f.Value.Set(pattern)
+}
+
+// Cluster returns c, the cluster Main started, for a test that needs it. In
+// a -short run without PostgreSQL, c is nil and Cluster skips tb; a nil c
+// otherwise means Main is not the TestMain, and fails tb.
+func Cluster(tb testing.TB, c *pgtemp.Cluster) *pgtemp.Cluster {
+	tb.Helper()
+	if c != nil {
+		return c
+	}
+	if absent != nil {
+		tb.Skip("needs PostgreSQL, which is not installed (-short run)")
+	}
+	tb.Fatal("no test cluster: TestMain must call pgtest.Main(m, &cluster)")
+	return nil
+}
+
+// Require ends tb if err, from starting a cluster of the test's own or from
+// pgtemp.FindBinDir, is not nil: it skips tb if PostgreSQL is not installed
+// and the run is -short, and fails it otherwise.
+func Require(tb testing.TB, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	if skippable(err) {
+		tb.Skip("needs PostgreSQL, which is not installed (-short run):", err)
+	}
+	tb.Fatal(err)
+}
+
 var seq atomic.Int64
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
-// NewDatabase creates an empty database named after the test and returns
-// its URL.
+// NewDatabase creates an empty database named after the test on c and
+// returns its URL. Like Cluster, it skips tb in a -short run without
+// PostgreSQL.
 func NewDatabase(tb testing.TB, c *pgtemp.Cluster) string {
 	tb.Helper()
+	c = Cluster(tb, c)
 	name := fmt.Sprintf("t%d_%s", seq.Add(1), unsafeChars.ReplaceAllString(strings.ToLower(tb.Name()), "_"))
 	if len(name) > 63 {
 		name = name[:63]

@@ -25,6 +25,7 @@ import (
 // TestBinary builds the command, serves one call with it in each -schema
 // (and with none) and stops it with SIGTERM, as a process supervisor would.
 func TestBinary(t *testing.T) {
+	pgtest.Cluster(t, cluster) // without PostgreSQL, skip before the build
 	bin := buildBinary(t)
 	for _, tt := range []struct {
 		name   string
@@ -147,6 +148,7 @@ func (p *process) stop(t *testing.T) {
 // the correct mode creates once, while process-mutex, whose lock lives in
 // each process, creates twice.
 func TestBinaryReplicas(t *testing.T) {
+	pgtest.Cluster(t, cluster) // without PostgreSQL, skip before the build
 	bin := buildBinary(t)
 	for _, tt := range []struct {
 		bug     string
