@@ -64,8 +64,8 @@ func setRapidFlags(plans int, seed uint64, shrink time.Duration) error {
 		plans *= 5 // rapid runs a fifth of its checks under -short; a run's plan count is the caller's
 	}
 	for name, v := range map[string]string{
-		"rapid.checks":     strconv.Itoa(plans),
-		"rapid.seed":       strconv.FormatUint(seed, 10),
+		"rapid.checks": strconv.Itoa(plans),
+		"rapid.seed":   strconv.FormatUint(seed, 10),
 		// rapid gets two thirds of the budget; idemstress's own pass what
 		// is left until the shared deadline (runner.shrinkBy).
 		"rapid.shrinktime": (shrink * 2 / 3).String(),
