@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -99,13 +98,9 @@ func (p *Service) launch(r *replica, port int) (*proc, error) {
 	}
 	defer wr.Close() // the process group has its own copies
 	cmd.Stdout, cmd.Stderr = wr, wr
-	// A process group of its own: signals go to everything the command
-	// started, and a terminal's SIGINT to idemstress does not reach it
-	// behind Stop's back. Pdeathsig kills the leader should idemstress die
-	// without stopping it; it fires when the OS thread that started the
-	// child exits, and the Go runtime retires only threads locked with
-	// runtime.LockOSThread, which nothing here does.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A process group of its own, so that signals reach everything the
+	// command started; SysProcAttr says what else it sets up.
+	cmd.SysProcAttr = groupAttr()
 
 	// Under p.mu so that Stop either sees this process or prevents it.
 	p.mu.Lock()
@@ -201,7 +196,7 @@ func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Du
 	return p.waitReady(ctx, r, next)
 }
 
-func (p *Service) signal(i int, sig syscall.Signal) error {
+func (p *Service) signal(i int, sig groupSignal) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -218,10 +213,10 @@ func (p *Service) signal(i int, sig syscall.Signal) error {
 	if ending != "" {
 		return fmt.Errorf("process: replica %d (pid %d) is not running (ended by %s); Restart starts it again", r.index, pr.pid, ending)
 	}
-	if err := syscall.Kill(-pr.pid, sig); err != nil {
+	if err := signalGroup(pr.pid, sig); err != nil {
 		return fmt.Errorf("process: replica %d: %v to process group %d: %w", r.index, sig, pr.pid, err)
 	}
-	if sig != syscall.SIGSTOP {
+	if sig != sigStop {
 		return nil
 	}
 	deadline := time.NewTimer(killWait)
@@ -243,8 +238,8 @@ func (p *Service) signal(i int, sig syscall.Signal) error {
 // It returns once the leader is reaped and no member of the group runs.
 func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	if grace > 0 && !pr.exited() {
-		syscall.Kill(-pr.pid, syscall.SIGTERM)
-		syscall.Kill(-pr.pid, syscall.SIGCONT) // a paused group acts on SIGTERM only once continued
+		signalGroup(pr.pid, sigTerm)
+		signalGroup(pr.pid, sigCont) // a paused group acts on SIGTERM only once continued
 		t := time.NewTimer(grace)
 		select {
 		case <-pr.done:
@@ -255,7 +250,7 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	}
 	// Also after a graceful exit: a wrapper that exited may have left the
 	// real server or its children behind in the group.
-	syscall.Kill(-pr.pid, syscall.SIGKILL)
+	signalGroup(pr.pid, sigKill)
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	select {
@@ -271,7 +266,7 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 			return fmt.Errorf("process group %d still runs %s after SIGKILL", pr.pid, killWait)
 		case <-tick.C:
 		}
-		syscall.Kill(-pr.pid, syscall.SIGKILL)
+		signalGroup(pr.pid, sigKill)
 	}
 	drain := time.NewTimer(outputDrain)
 	defer drain.Stop()
@@ -293,15 +288,4 @@ func (pr *proc) settle() {
 	case <-pr.copied:
 	case <-t.C:
 	}
-}
-
-// groupRunning reports whether a process of group pgid runs. Zombies do not
-// count: they hold no port and no file, and orphans may stay zombies for
-// good where PID 1 is not an init that reaps them (containers).
-func groupRunning(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	members, ok := groupMembers(pgid)
-	return !ok || len(members) > 0
 }

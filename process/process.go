@@ -1,3 +1,9 @@
+// Package process runs the service under test as replicas that idemstress
+// starts, restarts, crashes, pauses and stops. It needs process groups and
+// POSIX signals, so it runs on Linux and other Unix systems; elsewhere Start
+// fails with ErrUnsupported. Linux does more than the others can: replicas
+// die with idemstress, a port taken by another process is not mistaken for
+// a ready replica, and Pause returns once every thread has stopped.
 package process
 
 import (
@@ -7,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -89,6 +94,9 @@ type Service struct {
 // until Stop. On failure it stops what it started and returns an error with
 // the tail of the failing replica's output.
 func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error) {
+	if err := checkSupported(); err != nil {
+		return nil, err
+	}
 	spec, err := spec.withDefaults()
 	if err != nil {
 		return nil, err
@@ -252,13 +260,14 @@ func (p *Service) Kill(i int) error {
 }
 
 // Pause stops replica i's process group with SIGSTOP: connections are still
-// accepted by the kernel, nothing is answered. It returns once every thread
-// of the group has stopped: SIGSTOP wakes one thread to stop the others, and
-// until it runs, the rest go on answering.
-func (p *Service) Pause(i int) error { return p.signal(i, syscall.SIGSTOP) }
+// accepted by the kernel, nothing is answered. On Linux it returns once
+// every thread of the group has stopped: SIGSTOP wakes one thread to stop
+// the others, and until it runs, the rest go on answering. Other systems
+// cannot tell, and it returns once SIGSTOP is sent.
+func (p *Service) Pause(i int) error { return p.signal(i, sigStop) }
 
 // Resume continues a paused replica with SIGCONT.
-func (p *Service) Resume(i int) error { return p.signal(i, syscall.SIGCONT) }
+func (p *Service) Resume(i int) error { return p.signal(i, sigCont) }
 
 // Stop ends every replica: SIGTERM to its process group, up to StopTimeout
 // for it to exit, then SIGKILL to the group. It returns once no process of

@@ -99,6 +99,16 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 	}
 }
 
+// listener is who listens on a replica's port, as far as the OS tells.
+type listener int
+
+const (
+	listenerUnknown listener = iota // the OS cannot tell
+	listenerNone
+	listenerOurs
+	listenerForeign
+)
+
 type readiness int
 
 const (

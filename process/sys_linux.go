@@ -5,16 +5,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
-type listener int
+// On Linux a replica dies with idemstress (Pdeathsig), and /proc tells who
+// listens on a port and when a paused process group has stopped.
 
-const (
-	listenerUnknown listener = iota // /proc cannot tell
-	listenerNone
-	listenerOurs
-	listenerForeign
-)
+// setDeathSignal has the kernel SIGKILL the child should the OS thread that
+// started it exit: should idemstress die without stopping it, the replica or
+// server goes too. The Go runtime retires only threads locked with
+// runtime.LockOSThread, which nothing here does, so it fires only then.
+func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
 // whoListens finds the sockets listening on port in /proc/net/tcp{,6} and
 // tells whether a process of group pgid holds one of them.
