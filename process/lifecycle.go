@@ -17,7 +17,7 @@ import (
 type replica struct {
 	index int
 	op    sync.Mutex // one Restart, Crash, Kill, Pause or Resume at a time
-	out   *outputTail
+	out   *Tail
 	port  int
 	cur   *proc // the latest process started for this replica
 }
@@ -31,7 +31,7 @@ type proc struct {
 	done chan struct{} // closed once Wait has returned
 	err  error         // Wait's result; read only after done
 	// output is the read end of the pipe the process group writes to;
-	// copied is closed once all of it is in the replica's outputTail.
+	// copied is closed once all of it is in the replica's Tail.
 	output *os.File
 	copied chan struct{}
 	// ending says why idemstress ended it; "" while it has not. Guarded by
@@ -109,7 +109,7 @@ func (p *Service) launch(r *replica, port int) (*proc, error) {
 		rd.Close()
 		return nil, fmt.Errorf("process: replica %d: %w", r.index, ErrStopped)
 	}
-	mark := r.out.total()
+	mark := r.out.Mark()
 	if err := cmd.Start(); err != nil {
 		rd.Close()
 		hint := ""

@@ -56,8 +56,8 @@ const (
 	// picking and binding it is started again on another port.
 	portRetries = 3
 	readyPoll   = 20 * time.Millisecond
+	// outputLines is how many lines of a replica's output an error quotes.
 	outputLines = 30
-	outputKeep  = 64 << 10
 )
 
 var (
@@ -103,7 +103,7 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	}
 	p := &Service{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
 	for i := range spec.Replicas {
-		p.reps = append(p.reps, &replica{index: i, out: &outputTail{}})
+		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, nil)})
 	}
 	err = p.startReplica(ctx, p.reps[0])
 	if err == nil && len(p.reps) > 1 {
@@ -222,7 +222,7 @@ func (p *Service) Output(i int) string {
 	if err != nil {
 		return ""
 	}
-	return r.out.since(0)
+	return r.out.Since(0)
 }
 
 // Restart stops replica i gracefully (SIGTERM, then SIGKILL after

@@ -32,11 +32,11 @@ func (p *Service) pickPort() (int, error) {
 
 // exitedForPort reports whether pr exited because its port was in use: it
 // says so, or the port is taken now.
-func exitedForPort(pr *proc, out *outputTail) bool {
+func exitedForPort(pr *proc, out *Tail) bool {
 	if !pr.exited() {
 		return false
 	}
-	said := strings.ToLower(out.since(pr.mark))
+	said := strings.ToLower(out.Since(pr.mark))
 	if strings.Contains(said, "address already in use") || strings.Contains(said, "eaddrinuse") {
 		return true
 	}
