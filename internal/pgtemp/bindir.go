@@ -12,7 +12,8 @@ import (
 )
 
 // ErrNoBinaries is returned (wrapped, with the places searched) when the
-// PostgreSQL server binaries initdb and postgres cannot be found.
+// PostgreSQL server binaries initdb and postgres cannot be found, and
+// (wrapped) by Start on a system where pgtemp cannot run them.
 var ErrNoBinaries = errors.New("pgtemp: PostgreSQL server binaries (initdb, postgres) not found: " +
 	"install the `postgresql` package (Debian: apt-get install -y postgresql) " +
 	"or pass --database-url / set DATABASE_URL to use an existing server")

@@ -1,65 +1,15 @@
 package pgtemp
 
 import (
-	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
+
+	"github.com/idemstress/idemstress/process"
 )
 
-// TestStartRetriesTakenPort has the port probe hand out a port another
-// listener holds, as happens when someone grabs it between probe and bind.
-func TestStartRetriesTakenPort(t *testing.T) {
-	// pgtest.Require's rule; pgtest imports this package, so no test of
-	// its own can use it.
-	if _, err := FindBinDir(); err != nil && testing.Short() && errors.Is(err, ErrNoBinaries) {
-		t.Skip("needs PostgreSQL, which is not installed (-short run):", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	taken := l.Addr().(*net.TCPAddr).Port
-
-	t.Run("recovers", func(t *testing.T) {
-		probes := 0
-		c, err := start(context.Background(), Options{}, func() (int, error) {
-			probes++
-			if probes == 1 {
-				return taken, nil
-			}
-			return freePort()
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if probes != 2 || c.Port() == taken {
-			t.Errorf("probes = %d, port = %d (taken %d); want 2 probes and another port", probes, c.Port(), taken)
-		}
-	})
-
-	t.Run("gives up", func(t *testing.T) {
-		probes := 0
-		c, err := start(context.Background(), Options{}, func() (int, error) {
-			probes++
-			return taken, nil
-		})
-		if err == nil {
-			c.Close()
-			t.Fatal("Start succeeded on a taken port")
-		}
-		if !errors.Is(err, errPortTaken) || !strings.Contains(err.Error(), "Address already in use") {
-			t.Errorf("err = %v, want errPortTaken with the server's bind error", err)
-		}
-		if probes != portRetries+1 {
-			t.Errorf("probes = %d, want %d", probes, portRetries+1)
-		}
-	})
-}
-
+// TestLogTail checks the cluster's log as Start uses it: forwarded to
+// Options.Log, and its last lines quoted in an error.
 func TestLogTail(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -73,14 +23,14 @@ func TestLogTail(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var forwarded strings.Builder
-			tail := newLogTail(&forwarded)
+			tail := process.NewTail(tailLines, &forwarded)
 			for _, w := range tc.writes {
 				if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
 				}
 			}
-			if got := tail.String(); got != tc.want {
-				t.Errorf("String() = %q, want %q", got, tc.want)
+			if got := quoteLog(tail.Since(0)); got != tc.want {
+				t.Errorf("quoteLog(Since(0)) = %q, want %q", got, tc.want)
 			}
 			all := strings.Join(tc.writes, "")
 			if got, want := forwarded.String(), all[:strings.LastIndex(all, "\n")+1]; got != want {
@@ -98,6 +48,23 @@ func TestNewerVersionDirFirst(t *testing.T) {
 			if got, wantLess := newerVersionDir(want[i], want[j]), i < j; got != wantLess {
 				t.Errorf("newerVersionDir(%s, %s) = %v, want %v", want[i], want[j], got, wantLess)
 			}
+		}
+	}
+}
+
+// TestUnsupportedOS checks, on every OS, the error Start returns where it
+// cannot run PostgreSQL: callers that offer --database-url on ErrNoBinaries
+// must do so here too.
+func TestUnsupportedOS(t *testing.T) {
+	err := error(unsupportedOS{goos: "windows"})
+	for _, target := range []error{ErrNoBinaries, process.ErrUnsupported} {
+		if !errors.Is(err, target) {
+			t.Errorf("errors.Is(%v, %v) = false, want true", err, target)
+		}
+	}
+	for _, want := range []string{"not supported on windows", "Linux and other Unix systems only", "--database-url", "DATABASE_URL"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
 }

@@ -16,12 +16,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemstress/idemstress/process"
 )
 
 const (
@@ -34,6 +36,8 @@ const (
 	portRetries = 3
 	// maxSocketPath is the usable length of sockaddr_un.sun_path on Linux.
 	maxSocketPath = 107
+	// tailLines is how many server log lines an error message carries.
+	tailLines = 50
 )
 
 // Options configures Start.
@@ -50,7 +54,7 @@ type Options struct {
 type Cluster struct {
 	dir  string
 	port int
-	log  *logTail
+	log  *process.Tail
 	srv  *server // nil until a postmaster is running
 
 	closed    atomic.Bool
@@ -71,6 +75,9 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("pgtemp: start: %w", err)
 	}
+	if err := checkOS(); err != nil {
+		return nil, err
+	}
 	binDir := opts.BinDir
 	if binDir == "" {
 		if binDir, err = FindBinDir(); err != nil {
@@ -88,7 +95,7 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	if err != nil {
 		return nil, fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)
 	}
-	c := &Cluster{dir: dir, log: newLogTail(opts.Log)}
+	c := &Cluster{dir: dir, log: process.NewTail(tailLines, opts.Log)}
 	defer func() {
 		if err != nil {
 			if cerr := c.Close(); cerr != nil {
@@ -121,7 +128,6 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 		if err != nil {
 			return nil, err
 		}
-		c.log.Reset()
 		args := []string{
 			"-D", dataDir,
 			"-p", strconv.Itoa(port),
@@ -156,7 +162,7 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 var errPortTaken = errors.New("port already in use")
 
 // initdb creates the cluster; as a short-lived child it may be bound to ctx.
-func initdb(ctx context.Context, binDir, dataDir string, cred *syscall.Credential, log *logTail) error {
+func initdb(ctx context.Context, binDir, dataDir string, cred *osUser, log *process.Tail) error {
 	path := filepath.Join(binDir, "initdb")
 	cmd := exec.CommandContext(ctx, path,
 		"-D", dataDir,
@@ -170,21 +176,22 @@ func initdb(ctx context.Context, binDir, dataDir string, cred *syscall.Credentia
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.WaitDelay = pipeDrainDelay
-	cmd.SysProcAttr = sysProcAttr(cred)
+	cmd.SysProcAttr = procAttr(cred)
 	// initdb runs postgres in bootstrap mode as its own child; kill the
 	// whole process group so a cancelled Start leaves neither behind. Wait
 	// then returns only when every holder of the output pipe has exited.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	mark := log.Mark()
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return fmt.Errorf("pgtemp: start cancelled during initdb: %w", ctx.Err())
 	}
 	if err != nil {
 		hint := ""
-		if cred != nil && (errors.Is(err, fs.ErrPermission) || log.Contains("Permission denied")) {
+		if cred != nil && (errors.Is(err, fs.ErrPermission) || strings.Contains(log.Since(mark), "Permission denied")) {
 			hint = fmt.Sprintf(" (running as root, initdb runs as the postgres OS user, which must be able to enter %s: check TMPDIR's permissions)", filepath.Dir(dataDir))
 		}
-		return fmt.Errorf("pgtemp: %s -D %s failed: %w%s; output:\n%s", path, dataDir, err, hint, log)
+		return fmt.Errorf("pgtemp: %s -D %s failed: %w%s; output:\n%s", path, dataDir, err, hint, quoteLog(log.Since(mark)))
 	}
 	return nil
 }
@@ -198,6 +205,7 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	}
 	deadline := time.NewTimer(readyTimeout)
 	defer deadline.Stop()
+	serverLog := func() string { return c.log.Since(c.srv.logMark) }
 	var lastErr error
 	for {
 		// Something other than postgres may hold the port and accept
@@ -214,20 +222,29 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 
 		select {
 		case <-c.srv.exited.Done():
-			if c.log.Contains("Address already in use") {
+			if strings.Contains(serverLog(), "Address already in use") {
 				return fmt.Errorf("pgtemp: postgres could not bind 127.0.0.1:%d, taken by another process since we probed it: %w; server log:\n%s",
-					c.port, errPortTaken, c.log)
+					c.port, errPortTaken, quoteLog(serverLog()))
 			}
 			return fmt.Errorf("pgtemp: postgres (port %d, data dir %s) exited during startup: %v; server log:\n%s",
-				c.port, filepath.Join(c.dir, "data"), c.srv.waitErr, c.log)
+				c.port, filepath.Join(c.dir, "data"), c.srv.waitErr, quoteLog(serverLog()))
 		case <-ctx.Done():
 			return fmt.Errorf("pgtemp: start cancelled while waiting for postgres on 127.0.0.1:%d: %w", c.port, ctx.Err())
 		case <-deadline.C:
 			return fmt.Errorf("pgtemp: postgres on 127.0.0.1:%d not accepting connections after %s (last attempt: %v); server log:\n%s",
-				c.port, readyTimeout, lastErr, c.log)
+				c.port, readyTimeout, lastErr, quoteLog(serverLog()))
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// quoteLog indents log lines for quoting in an error message, or says
+// there were none.
+func quoteLog(lines string) string {
+	if lines == "" {
+		return "\t(no output)"
+	}
+	return "\t" + strings.ReplaceAll(lines, "\n", "\n\t")
 }
 
 // freePort asks the kernel for a free port. Another process may take it

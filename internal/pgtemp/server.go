@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
-	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/idemstress/idemstress/process"
 )
 
 const (
@@ -20,53 +19,6 @@ const (
 	pipeDrainDelay = 5 * time.Second
 )
 
-// serverUser is the OS user initdb and postgres run as: nil means the
-// current user; as root it is "postgres", because PostgreSQL refuses to run
-// as root.
-func serverUser() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("pgtemp: running as root, which PostgreSQL refuses, and the OS user %q to run it as is unavailable (%v): "+
-			"install the `postgresql` package (it creates the user) or run as a non-root user", "postgres", err)
-	}
-	uid, errU := strconv.ParseUint(u.Uid, 10, 32)
-	gid, errG := strconv.ParseUint(u.Gid, 10, 32)
-	if errU != nil || errG != nil {
-		return nil, fmt.Errorf("pgtemp: OS user %q has a non-numeric uid %q or gid %q", "postgres", u.Uid, u.Gid)
-	}
-	// Groups left empty: the child keeps no supplementary group of ours.
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-// chownTo hands path to the server user, when there is one.
-func chownTo(path string, cred *syscall.Credential) error {
-	if cred == nil {
-		return nil
-	}
-	if err := os.Chown(path, int(cred.Uid), int(cred.Gid)); err != nil {
-		return fmt.Errorf("pgtemp: give %s to the postgres OS user: %w", path, err)
-	}
-	return nil
-}
-
-// sysProcAttr makes a child its own process group leader, so that a
-// terminal's SIGINT to our group does not stop it behind the back of the
-// code that owns it, and kills it if our thread dies without cleaning up.
-//
-// Pdeathsig fires when the OS thread that started the child exits, not the
-// process; the Go runtime only retires threads locked with
-// runtime.LockOSThread, which nothing here does.
-func sysProcAttr(cred *syscall.Credential) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{
-		Setpgid:    true,
-		Pdeathsig:  syscall.SIGKILL,
-		Credential: cred,
-	}
-}
-
 // server is a running postmaster.
 type server struct {
 	cmd *exec.Cmd
@@ -74,22 +26,26 @@ type server struct {
 	// channel so that connection attempts can be abandoned when it is.
 	exited  context.Context
 	waitErr error // Wait's result; read only after exited is done
+	// logMark is where this postmaster's output starts in the cluster's
+	// log, so that a failed start quotes it without an earlier attempt's.
+	logMark int64
 }
 
 // startServer starts postgres in the background. Its lifetime is governed
 // by stop, not by any context: a Start context must not outlive Start.
-func startServer(path string, args []string, cred *syscall.Credential, dir string, log *logTail) (*server, error) {
+func startServer(path string, args []string, cred *osUser, dir string, log *process.Tail) (*server, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.WaitDelay = pipeDrainDelay
-	cmd.SysProcAttr = sysProcAttr(cred)
+	cmd.SysProcAttr = procAttr(cred)
+	mark := log.Mark()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("pgtemp: start %s: %w", path, err)
 	}
 	exited, markExited := context.WithCancel(context.Background())
-	s := &server{cmd: cmd, exited: exited}
+	s := &server{cmd: cmd, exited: exited, logMark: mark}
 	go func() {
 		s.waitErr = cmd.Wait()
 		markExited()
@@ -109,7 +65,7 @@ func (s *server) stop(timeout time.Duration) error {
 	if s.exited.Err() != nil {
 		return s.exitedEarly()
 	}
-	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("pgtemp: signal postgres (pid %d) to shut down: %w", s.pid(), err)
 	}
 	timer := time.NewTimer(timeout)

@@ -1,0 +1,49 @@
+//go:build unix
+
+package process
+
+import (
+	"errors"
+	"syscall"
+)
+
+// groupSignal is a signal sent to a whole process group.
+type groupSignal = syscall.Signal
+
+const (
+	sigTerm = syscall.SIGTERM
+	sigKill = syscall.SIGKILL
+	sigStop = syscall.SIGSTOP
+	sigCont = syscall.SIGCONT
+)
+
+// SysProcAttr starts a child as the leader of a process group of its own, so
+// that a signal to the group reaches everything the child starts, and a
+// terminal's SIGINT to our group does not stop it behind the back of the
+// code that owns it. On Linux the child is also SIGKILLed should the caller
+// die without ending it; other systems have no such signal. A non-nil cred
+// runs the child as that user.
+func SysProcAttr(cred *syscall.Credential) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	setDeathSignal(a)
+	return a
+}
+
+// checkSupported tells Start whether this OS can run replicas: every Unix
+// system has process groups and the signals used here.
+func checkSupported() error { return nil }
+
+func groupAttr() *syscall.SysProcAttr { return SysProcAttr(nil) }
+
+func signalGroup(pgid int, sig groupSignal) error { return syscall.Kill(-pgid, sig) }
+
+// groupRunning reports whether a process of group pgid runs. Zombies do not
+// count: they hold no port and no file, and orphans may stay zombies for
+// good where PID 1 is not an init that reaps them (containers).
+func groupRunning(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	members, ok := groupMembers(pgid)
+	return !ok || len(members) > 0
+}
