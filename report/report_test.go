@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -30,6 +31,9 @@ func cases() []report.Case {
 		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,
 			MinimalPlan: &plan, Seconds: 0.02, Plans: 3, Seed: 1, Violations: vs, History: h},
 		{Target: "no-payload-check", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.4, Plans: 100, Seed: 1},
+		{Target: "check-then-insert", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 1, MinimalCalls: 2,
+			MinimalPlan: &model.Plan{Steps: []model.Step{{Kind: model.StepBurst, Calls: []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1"}}}}},
+			Seconds:     0.1, Plans: 2, Seed: 1, Violations: vs, History: h},
 		{Target: "dead", Verdict: checks.Inconclusive, Checks: []checks.ID{}, Seconds: 0.1, Plans: 1, Seed: 1, Error: "infrastructure failure: target unreachable"},
 	}
 }
@@ -57,6 +61,9 @@ func TestWriteTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table.txt", b.Bytes())
+	if !strings.Contains(b.String(), "1 step: burst A/k1 v0 | A/k1 v0") || strings.Contains(b.String(), "1 steps") {
+		t.Errorf("a one-step plan is not said as such:\n%s", b.String())
+	}
 }
 
 func TestWriteJSON(t *testing.T) {

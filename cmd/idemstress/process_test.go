@@ -70,6 +70,10 @@ func TestRunProcessReplicas(t *testing.T) {
 			if !strings.Contains(stderr, fmt.Sprintf("started %d replica(s)", tc.replicas)) {
 				t.Errorf("stderr does not say the replicas started:\n%s", stderr)
 			}
+			// The target is what was started, not the template's placeholder.
+			if target := cases[0].Target; strings.Contains(target, "8080") || strings.Count(target, "127.0.0.1:") != tc.replicas || !strings.Contains(stderr, strings.Split(target, ",")[0]) {
+				t.Errorf("target %q, want the %d replica address(es) started:\n%s", target, tc.replicas, stderr)
+			}
 		})
 	}
 }
