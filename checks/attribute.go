@@ -65,26 +65,22 @@ func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[s
 		if key == "" {
 			return model.Action{Tenant: tenant}, keylessRow
 		}
-		a := model.Action{Tenant: tenant, Key: key}
-		if global {
-			a.Tenant = ""
-		}
+		a := in.Contract.ActionOf(model.Call{Tenant: tenant, Key: key})
 		if e.Tenant != "" && !global && r.Tenant != in.NS.Tenant(tenant) {
 			return a, foreignTenantRow
 		}
 		return a, rowOK
 	default:
 		tenant, okT := in.NS.Logical(r.Tenant)
-		key, okK := in.NS.Logical(r.Key)
+		key, okK := in.Contract.LogicalKey(in.NS, r.Key)
 		switch {
 		case okT && (r.KeyNull || r.Key == ""):
 			return model.Action{Tenant: tenant}, keylessRow
 		case !okK || (!okT && !global):
 			return model.Action{Tenant: tenant, Key: key}, strayRow
-		case global:
-			return model.Action{Key: key}, rowOK
 		default:
-			return model.Action{Tenant: tenant, Key: key}, rowOK
+			// The key as the service compares it (trim, case).
+			return in.Contract.ActionOf(model.Call{Tenant: tenant, Key: key}), rowOK
 		}
 	}
 }

@@ -30,6 +30,7 @@ const (
 	StuckAction      ID = "IDEM-012"
 	NotLinearizable  ID = "IDEM-013"
 	NoAnswer         ID = "IDEM-014"
+	KeysFolded       ID = "IDEM-015"
 )
 
 // Fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -59,6 +60,8 @@ type Check struct {
 // came with it the symptom.
 var catalogue = []Check{
 	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action",
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action",
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table",
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},

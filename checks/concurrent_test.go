@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -26,6 +27,25 @@ func TestConcurrentAnswerOutsideTheContract(t *testing.T) {
 		switch {
 		case bad && (len(vs) == 0 || vs[0].Check != checks.WrongStatus):
 			t.Errorf("2xx without an ID in a burst: want %s first, got:\n%s", checks.WrongStatus, dump(vs))
+		case !bad && len(vs) != 0:
+			t.Errorf("a correct burst flagged:\n%s", dump(vs))
+		}
+	}
+}
+
+// invalid for a call that carried a key is wrong in every order too.
+func TestConcurrentInvalidWithAKey(t *testing.T) {
+	w := plain
+	for _, bad := range []bool{true, false} {
+		second := either(bad, status(400), model.Outcome{Kind: model.OK, Status: 200, ID: w.id1})
+		s := scenario{
+			history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(0, call(w.a, w.k1, 0), second)),
+			snapshot(w.created(w.a, w.k1, w.id1, 0)),
+		}
+		vs := evaluate(w, s)
+		switch {
+		case bad && (len(vs) == 0 || vs[0].Check != checks.WrongStatus || !strings.Contains(vs[0].Message, "invalid for a call that carried a key")):
+			t.Errorf("invalid with a key in a burst: want %s first, got:\n%s", checks.WrongStatus, dump(vs))
 		case !bad && len(vs) != 0:
 			t.Errorf("a correct burst flagged:\n%s", dump(vs))
 		}

@@ -25,7 +25,7 @@ func TestEvaluateTagged(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	a := model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderTagged(c.Payload, ns.Tag(c.KeyScope, a), 0, 0)
+	body := model.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
 	created := model.History{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
@@ -78,7 +78,7 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	call := model.Call{Tenant: "A", NoKey: true}
-	body := model.RenderTagged(c.Payload, ns.Tag(c.KeyScope, call), 0, 0)
+	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
 	h := model.History{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}
 	rows := observe.Snapshot{

@@ -112,27 +112,62 @@ func Evaluate(in Input) []Violation {
 	return vs
 }
 
-// leakedConflict explains a refusal the action itself cannot explain, when
-// keys are scoped per tenant: a conflict after another tenant created an
-// action with the same key, or an in_flight while another tenant's call
-// with the same key was running. The target looked the key up, or locked
-// it, without its tenant. more is added to the detail.
+// leakedConflict explains a refusal the action itself cannot explain by
+// another action the target took the call for: a conflict after that
+// action was created, or an in_flight while one of its calls ran. The
+// other action is another tenant's with the same key (the target looked
+// the key up, or locked it, without its tenant) or one whose key the
+// contract tells apart from this one's only by white space, case or form
+// (the target folded keys). more is added to the detail.
 func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violation, bool) {
-	if in.Contract.KeyScope == model.KeyScopeGlobal {
-		return Violation{}, false
+	if op.Out.Kind == model.InFlight && ownCallRan(in, a, op) {
+		return Violation{}, false // its own action explains it
 	}
-	for _, other := range in.History {
-		if other.Call.NoKey || other.Call.Key != op.Call.Key || other.Call.Tenant == op.Call.Tenant {
+	// The latest such action: of several that could explain the refusal,
+	// the one the target saw last is the one it most likely matched.
+	for i := len(in.History) - 1; i >= 0; i-- {
+		other := in.History[i]
+		check, what := confusion(in.Contract, op.Call, other.Call)
+		if check == "" {
 			continue
 		}
 		created := other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown)
 		running := model.Concurrent(op, other)
 		if op.Out.Kind == model.Conflict && created || op.Out.Kind == model.InFlight && running {
-			return violation(TenantLeak, a, "a call was judged against another tenant's action with the same key",
-				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, op.Out, other.Call.Action(), more)), true
+			return violation(check, a, "a call was judged against "+what,
+				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, op.Out, in.Contract.ActionOf(other.Call), more)), true
 		}
 	}
 	return Violation{}, false
+}
+
+// ownCallRan reports whether another call of op's own action may have been
+// at work at the same time, which is all an in_flight answer needs.
+func ownCallRan(in Input, a model.Action, op model.Op) bool {
+	for _, own := range in.History {
+		self := own.Start == op.Start && own.End == op.End && own.Call == op.Call
+		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Concurrent(op, own) {
+			return true
+		}
+	}
+	return false
+}
+
+// confusion says which check it is when a target takes a call for other's
+// action, and what that action is to the call: another tenant's with the
+// same key, or the same tenant's with a key that differs only by white
+// space, case or form. It is "" for the same action, or an unrelated one.
+func confusion(c model.Contract, call, other model.Call) (ID, string) {
+	if call.NoKey || other.NoKey || c.ActionOf(call) == c.ActionOf(other) {
+		return "", ""
+	}
+	switch {
+	case c.KeyScope != model.KeyScopeGlobal && call.Key == other.Key && call.Tenant != other.Tenant:
+		return TenantLeak, "another tenant's action with the same key"
+	case model.PlainKey(call.Key) == model.PlainKey(other.Key) && c.ActionOf(call).Tenant == c.ActionOf(other).Tenant:
+		return KeysFolded, "the action of a key that differs only by white space, case or form"
+	}
+	return "", ""
 }
 
 // answerChecks are the checks one answer fails by itself.
@@ -298,6 +333,12 @@ func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe
 		if other, found := owner[id]; found && other.Tenant != a.Tenant {
 			vs = append(vs, violation(TenantLeak, a, "an ok answer carries the ID of another tenant's row in "+e.Table,
 				fmt.Sprintf("action %s was answered id %s, the row of action %s", a, id, other)))
+			continue
+		}
+		if other, found := owner[id]; found && other != a && model.PlainKey(other.Key) == model.PlainKey(a.Key) {
+			vs = append(vs, violation(KeysFolded, a, "an ok answer carries the ID of the row of a key that differs only by white space, case or form in "+e.Table,
+				fmt.Sprintf("action %s was answered id %s, the row of action %s", model.Action{Tenant: a.Tenant, Key: model.KeyLabel(a.Key)}, id,
+					model.Action{Tenant: other.Tenant, Key: model.KeyLabel(other.Key)})))
 			continue
 		}
 		if len(rows) > 0 {

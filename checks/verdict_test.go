@@ -255,6 +255,22 @@ func verdictCases() []verdictCase {
 					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.b, w.k1, w.id2, 1))),
 				}
 			}},
+		{name: "a key with trailing white space gets the plain key's ticket", check: checks.KeysFolded, primary: true,
+			build: func(w world, bad bool) scenario {
+				spaced := model.Shaped(w.k1, model.ShapeSpace)
+				return scenario{
+					history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.a, spaced, 0), ok(either(bad, w.id1, w.id2)))),
+					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.a, spaced, w.id2, 0))),
+				}
+			}},
+		{name: "a key in another case is judged against the plain key's payload", check: checks.KeysFolded, message: "judged against the action of a key", primary: true,
+			build: func(w world, bad bool) scenario {
+				upper := model.Shaped(w.k1, model.ShapeCase)
+				return scenario{
+					history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.a, upper, 1), either(bad, status(422), ok(w.id2)))),
+					snapshot(w.created(w.a, w.k1, w.id1, 0), either(bad, nil, w.created(w.a, upper, w.id2, 1))),
+				}
+			}},
 		{name: "a retry still in_flight long after the lost call", check: checks.StuckAction, primary: true,
 			build: func(w world, bad bool) scenario {
 				lost := op(0, faulty(call(w.a, w.k1, 0)), noAnswer("connection reset"))

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,7 +52,7 @@ type HTTP struct {
 	// urls are spec.URL with the host:port of each replica (WithHosts);
 	// empty: spec.URL for every call.
 	urls []string
-	// sync is how Burst releases calls ("": LastByte).
+	// sync is how bursts are released ("": LastByte).
 	sync SyncMode
 }
 
@@ -179,7 +180,7 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 	}
 	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(tmpl, req, url.PathEscape), bytes.NewReader(req.Body))
 	if err != nil {
-		return nil, fmt.Errorf("target: building request: %w", err)
+		return nil, fmt.Errorf("client: building request: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	for name, v := range h.spec.Headers {
@@ -188,7 +189,30 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 		}
 		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
 	}
+	addNoise(hr, req.Noise)
 	return hr, nil
+}
+
+// addNoise adds what a real client's retry adds without meaning another
+// action: a query parameter, tracing headers, header names in another
+// case. A service must not fold any of it into the action's identity.
+func addNoise(hr *http.Request, noise model.Noise) {
+	switch noise {
+	case model.NoiseQuery:
+		q := hr.URL.Query()
+		q.Set("trace", strconv.FormatInt(time.Now().UnixNano()%1e6, 36))
+		hr.URL.RawQuery = q.Encode()
+	case model.NoiseTrace:
+		id := fmt.Sprintf("%032x", time.Now().UnixNano())
+		hr.Header.Set("Traceparent", "00-"+id+"-"+id[16:]+"-01")
+		hr.Header.Set("X-Request-Id", id[20:])
+	case model.NoiseHeaderCase:
+		// net/http writes header names as the map holds them.
+		for name, vals := range hr.Header {
+			delete(hr.Header, name)
+			hr.Header[strings.ToLower(name)] = vals
+		}
+	}
 }
 
 // ParseResponse is the Response for an answer whose body starts with body
@@ -222,7 +246,7 @@ func (h *HTTP) Do(ctx context.Context, req Request) (Response, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return Response{}, fmt.Errorf("target: reading answer: %w", err)
+		return Response{}, fmt.Errorf("client: reading answer: %w", err)
 	}
 	return h.ParseResponse(resp, body), nil
 }

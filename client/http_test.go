@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/model"
 )
 
 // seen is what a test server received.
@@ -476,5 +477,45 @@ func TestHTTPKeepsAnAnswerSentWhileTheBodyWasWritten(t *testing.T) {
 	resp, err := h.Do(t.Context(), client.Request{Body: []byte(strings.Repeat("x", 16<<20))})
 	if err != nil || resp.Status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("Do = %d, %v; want the 413 the server sent", resp.Status, err)
+	}
+}
+
+// Request noise: what a retry adds without meaning another action, as it
+// goes on the wire.
+func TestHTTPNoise(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/t/{{tenant}}?v=1", ID: "/id",
+		Headers: map[string]string{"Idempotency-Key": "{{key}}"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := func(noise model.Noise) string {
+		hr, err := h.NewRequest(t.Context(), client.Request{Tenant: "A", Key: "k1", Body: []byte(`{}`), Noise: noise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := hr.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	plain := wire(model.NoiseNone)
+	if !strings.HasPrefix(plain, "POST /t/A?v=1 HTTP/1.1") || !strings.Contains(plain, "Idempotency-Key: k1") {
+		t.Fatalf("plain request:\n%s", plain)
+	}
+	for noise, want := range map[model.Noise][]string{
+		model.NoiseQuery:      {"POST /t/A?", "trace=", "v=1", "Idempotency-Key: k1"},
+		model.NoiseTrace:      {"Traceparent: 00-", "X-Request-Id: ", "Idempotency-Key: k1"},
+		model.NoiseHeaderCase: {"idempotency-key: k1", "content-type: application/json"},
+	} {
+		got := wire(noise)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the request lacks %q:\n%s", noise, w, got)
+			}
+		}
+		if got == plain {
+			t.Errorf("%s added nothing", noise)
+		}
 	}
 }

@@ -64,7 +64,7 @@ type Exchange struct {
 	Done time.Time
 }
 
-// ReleaseOptions configures Burst.
+// ReleaseOptions configures Release.
 type ReleaseOptions struct {
 	// Mode is how the requests are released; empty means LastByte.
 	Mode SyncMode
@@ -92,13 +92,13 @@ const (
 // read and write on a connection return at once.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// Burst releases reqs at the same instant and returns their exchanges in
+// Release releases reqs at the same instant and returns their exchanges in
 // the order of reqs. Every request goes over a new TCP connection of its
 // own to req.URL.Host, with "Connection: close", dialled before the
-// release; only http:// URLs are supported. Burst consumes the requests'
+// release; only http:// URLs are supported. Release consumes the requests'
 // bodies. A request that cannot be sent or answered gets an Err; the others
 // go on. When ctx ends, every exchange still open fails at once. All
-// connections are closed and all goroutines ended when Burst returns.
+// connections are closed and all goroutines ended when Release returns.
 func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []Exchange {
 	if opts.Mode == "" {
 		opts.Mode = LastByte

@@ -1,10 +1,13 @@
-// Package target is how a call reaches the system under test: over HTTP from
-// a request template, or through a Go function for in-process use.
+// Package client is how a call reaches the system under test (Jepsen's
+// client): over HTTP from a request template, with bursts released by
+// last-byte synchronisation, or through a Go function for in-process use.
 package client
 
 import (
 	"context"
 	"errors"
+
+	"github.com/idemstress/idemstress/model"
 )
 
 // Request is one call as the target sees it: tenant and key already carry
@@ -21,6 +24,9 @@ type Request struct {
 	// Replica picks the replica the call goes to when the target spreads
 	// calls over several (HTTP.WithHosts); it is taken modulo their number.
 	Replica int
+	// Noise is request noise to add (an HTTP target adds it to the URL and
+	// headers); it must not change the call's identity.
+	Noise model.Noise
 }
 
 // Response is what the target answered.

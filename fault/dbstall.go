@@ -65,6 +65,18 @@ const blockedSQL = `SELECT count(DISTINCT pid) FROM pg_locks
 WHERE relation = $1 AND NOT granted AND pid <> pg_backend_pid()
 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 
+// ErrCannotStall marks a stall that can never work as configured: the
+// table does not exist, or the role may not lock it. Anything else a stall
+// returns is the database not answering.
+var ErrCannotStall = errors.New("cannot stall this table")
+
+// cannotStall is an error that is an ErrCannotStall, worded as it is.
+type cannotStall struct{ err error }
+
+func (c cannotStall) Error() string        { return c.err.Error() }
+func (c cannotStall) Unwrap() error        { return c.err }
+func (c cannotStall) Is(target error) bool { return target == ErrCannotStall }
+
 // Check verifies up front that the stall can take its lock: the table
 // exists and the pool's role may lock it in EXCLUSIVE mode, which needs
 // UPDATE, DELETE or TRUNCATE on it. It takes the lock with NOWAIT and
@@ -154,7 +166,7 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 func (s Stall) valid() error {
 	switch {
 	case s.Table == "":
-		return errors.New("fault: db-stall: no table named (Stall.Table)")
+		return cannotStall{errors.New("fault: db-stall: no table named (Stall.Table)")}
 	case s.Pool == nil:
 		return fmt.Errorf("fault: db-stall on table %s: no database pool (Stall.Pool)", s.Table)
 	}
@@ -226,7 +238,7 @@ func (s Stall) lock(ctx context.Context, tx pgx.Tx, how string) (uint32, error) 
 		return 0, fmt.Errorf("fault: db-stall on table %s: %w", s.Table, err)
 	}
 	if relid == nil {
-		return 0, fmt.Errorf("fault: db-stall on table %s: no such table (unqualified names follow the role's search_path)", s.Table)
+		return 0, cannotStall{fmt.Errorf("fault: db-stall on table %s: no such table (unqualified names follow the role's search_path)", s.Table)}
 	}
 	sql := "LOCK TABLE " + ident + " IN EXCLUSIVE MODE"
 	if how == "NOWAIT" {
@@ -239,8 +251,8 @@ func (s Stall) lock(ctx context.Context, tx pgx.Tx, how string) (uint32, error) 
 		if errors.As(err, &pgErr) {
 			switch pgErr.Code {
 			case "42501": // insufficient_privilege
-				return 0, fmt.Errorf("fault: db-stall on table %s: role %s may not lock it IN EXCLUSIVE MODE, which needs UPDATE, DELETE or TRUNCATE on the table (the stall writes nothing, it rolls back): GRANT UPDATE ON %s TO %s: %w",
-					s.Table, role, quoted, role, err)
+				return 0, cannotStall{fmt.Errorf("fault: db-stall on table %s: role %s may not lock it IN EXCLUSIVE MODE, which needs UPDATE, DELETE or TRUNCATE on the table (the stall writes nothing, it rolls back): GRANT UPDATE ON %s TO %s: %w",
+					s.Table, role, quoted, role, err)}
 			case "55P03": // lock_not_available
 				return 0, fmt.Errorf("fault: db-stall on table %s: could not take the lock: another session holds a conflicting one (a write in progress?): %w", s.Table, err)
 			}

@@ -197,7 +197,7 @@ func TestStallPrivilege(t *testing.T) {
 	want := "GRANT UPDATE ON items TO reader"
 
 	err := stall.Check(t.Context())
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `role reader may not lock it`) {
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `role reader may not lock it`) || !errors.Is(err, fault.ErrCannotStall) {
 		t.Errorf("Check: %v, want an error naming the role and %q", err, want)
 	}
 	called := false
@@ -226,6 +226,9 @@ func TestStallCheck(t *testing.T) {
 		{"nope", `fault: db-stall on table nope: no such table (unqualified names follow the role's search_path)`},
 	} {
 		err := fault.Stall{Pool: db.tester, Table: tc.table}.Check(t.Context())
+		if tc.err != "" && !errors.Is(err, fault.ErrCannotStall) {
+			t.Errorf("%s: %v is not an ErrCannotStall", tc.table, err)
+		}
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)) {
 			t.Errorf("Check(%s) = %v, want %q", tc.table, err, tc.err)
 		}

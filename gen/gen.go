@@ -12,7 +12,8 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// World bounds what plans are drawn from.
+// World bounds what plans are drawn from. It holds a slice, so compare
+// worlds with IsZero.
 type World struct {
 	MaxTenants  int // 1–3 by default
 	MaxKeys     int // 1–4 by default
@@ -23,11 +24,24 @@ type World struct {
 	// MaxBurst is the most calls a burst releases at once (2–16); 0 draws
 	// no bursts, only calls one after another.
 	MaxBurst int
+	// KeyShapes draws some keys long, non-ASCII, or differing from another
+	// call's only by trailing whitespace or case (model.Shapes).
+	KeyShapes bool
+	// Noise lists the request noise a call may carry (model.NoiseQuery …);
+	// the contract leaves out what is part of an action's identity.
+	Noise []model.Noise
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
 func DefaultWorld() World {
-	return World{MaxTenants: 3, MaxKeys: 4, MaxVariants: 3, MaxSteps: 8, KeyRequired: true, MaxBurst: 16}
+	return World{MaxTenants: 3, MaxKeys: 4, MaxVariants: 3, MaxSteps: 8, KeyRequired: true, MaxBurst: 16,
+		KeyShapes: true, Noise: []model.Noise{model.NoiseQuery, model.NoiseTrace, model.NoiseHeaderCase}}
+}
+
+// IsZero reports a world nobody set.
+func (w World) IsZero() bool {
+	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired &&
+		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil
 }
 
 // Validate reports a world that cannot draw plans.
@@ -57,6 +71,16 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			tenants:  rapid.IntRange(1, w.MaxTenants).Draw(t, "tenants"),
 			keys:     rapid.IntRange(1, w.MaxKeys).Draw(t, "keys"),
 			variants: rapid.IntRange(1, w.MaxVariants).Draw(t, "variants"),
+			w:        w,
+		}
+		// A key's shape is drawn once a plan, so that every call of the
+		// key has it and shrinking makes them all plain at once.
+		for range d.keys {
+			var shape byte
+			if w.KeyShapes && rapid.IntRange(0, 4).Draw(t, "key shape") == 4 {
+				shape = rapid.SampledFrom(model.Shapes).Draw(t, "shape")
+			}
+			d.shapes = append(d.shapes, shape)
 		}
 		step := rapid.Custom(func(t *rapid.T) model.Step {
 			base := d.call(t, w.KeyRequired)
@@ -76,14 +100,20 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 }
 
 // dims is the size of one plan's world.
-type dims struct{ tenants, keys, variants int }
+type dims struct {
+	tenants, keys, variants int
+	w                       World
+	// shapes is each key's shape in this plan (0: plain).
+	shapes []byte
+}
 
 func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
 	c := model.Call{
 		Tenant:   TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant")),
-		Key:      KeyName(rapid.IntRange(0, d.keys-1).Draw(t, "key")),
+		Key:      d.key(t),
 		Variant:  rapid.IntRange(0, d.variants-1).Draw(t, "variant"),
 		Encoding: rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"),
+		Noise:    d.noise(t),
 	}
 	// One call in ten omits its key; the draw shrinks to 0, a keyed call.
 	if keyRequired && rapid.IntRange(0, 9).Draw(t, "omit key") == 9 {
@@ -97,7 +127,7 @@ func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
 // tenant, or for another key. It shrinks to an exact duplicate.
 func (d dims) vary(t *rapid.T, base model.Call) model.Call {
 	c := base
-	switch rapid.IntRange(0, 5).Draw(t, "vary") {
+	switch rapid.IntRange(0, 7).Draw(t, "vary") {
 	case 1:
 		c.Encoding = rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
 	case 2:
@@ -105,7 +135,32 @@ func (d dims) vary(t *rapid.T, base model.Call) model.Call {
 	case 3:
 		c.Tenant = TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant"))
 	case 4:
-		c.Key = KeyName(rapid.IntRange(0, d.keys-1).Draw(t, "key"))
+		c.Key = d.key(t)
+	case 5:
+		c.Noise = d.noise(t)
+	case 6:
+		// The same key in another shape: whitespace or case apart.
+		if d.w.KeyShapes && !c.NoKey {
+			c.Key = model.Shaped(model.PlainKey(c.Key), rapid.SampledFrom(model.Shapes).Draw(t, "shape"))
+		}
 	}
 	return c
+}
+
+// key draws a logical key, in the shape the plan gave it (mostly plain,
+// one key in five in another shape).
+func (d dims) key(t *rapid.T) string {
+	i := rapid.IntRange(0, d.keys-1).Draw(t, "key")
+	if d.shapes[i] != 0 {
+		return model.Shaped(KeyName(i), d.shapes[i])
+	}
+	return KeyName(i)
+}
+
+// noise draws request noise for one call in four; it shrinks to none.
+func (d dims) noise(t *rapid.T) model.Noise {
+	if len(d.w.Noise) == 0 || rapid.IntRange(0, 3).Draw(t, "noisy") != 3 {
+		return model.NoiseNone
+	}
+	return rapid.SampledFrom(d.w.Noise).Draw(t, "noise")
 }

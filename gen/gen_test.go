@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,8 +43,12 @@ func checkCall(t *rapid.T, w gen.World, i int, c model.Call, tenants, keys map[s
 	switch {
 	case !tenants[c.Tenant]:
 		t.Fatalf("step %d: tenant %q outside the world's %d tenants", i+1, c.Tenant, w.MaxTenants)
-	case !keys[c.Key]:
+	case !keys[model.PlainKey(c.Key)]:
 		t.Fatalf("step %d: key %q outside the world's %d keys", i+1, c.Key, w.MaxKeys)
+	case model.PlainKey(c.Key) != c.Key && !w.KeyShapes:
+		t.Fatalf("step %d: key %q shaped in a world without key shapes", i+1, c.Key)
+	case c.Noise != model.NoiseNone && !slices.Contains(w.Noise, c.Noise):
+		t.Fatalf("step %d: noise %s outside the world's %v", i+1, c.Noise, w.Noise)
 	case c.Variant < 0 || c.Variant >= w.MaxVariants:
 		t.Fatalf("step %d: variant %d, want 0..%d", i+1, c.Variant, w.MaxVariants-1)
 	case c.Encoding < 0 || c.Encoding >= model.NumEncodings:
@@ -235,5 +240,43 @@ func TestPlanBursts(t *testing.T) {
 				t.Fatalf("a world without bursts drew a %s", s.Kind)
 			}
 		}
+	}
+}
+
+// The default world draws every key shape and every kind of request
+// noise now and then; a world without them draws none.
+func TestPlanDrawsKeyShapesAndNoise(t *testing.T) {
+	count := func(w gen.World) (map[string]int, map[model.Noise]int) {
+		shapes, noise := map[string]int{}, map[model.Noise]int{}
+		for seed := range 300 {
+			p := gen.Plan(w).Example(seed)
+			for _, s := range p.Steps {
+				for _, c := range s.Calls {
+					if plain := model.PlainKey(c.Key); plain != c.Key {
+						shapes[c.Key[len(plain):]]++
+					}
+					if c.Noise != model.NoiseNone {
+						noise[c.Noise]++
+					}
+				}
+			}
+		}
+		return shapes, noise
+	}
+	shapes, noise := count(gen.DefaultWorld())
+	for _, s := range model.Shapes {
+		if shapes[string(s)] == 0 {
+			t.Errorf("no key of shape %q in 300 plans: %v", s, shapes)
+		}
+	}
+	for _, n := range gen.DefaultWorld().Noise {
+		if noise[n] == 0 {
+			t.Errorf("no call with %s noise in 300 plans: %v", n, noise)
+		}
+	}
+	plain := gen.DefaultWorld()
+	plain.KeyShapes, plain.Noise = false, nil
+	if shapes, noise := count(plain); len(shapes)+len(noise) != 0 {
+		t.Errorf("a world without shapes or noise drew %v and %v", shapes, noise)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,20 @@ const ShownBody = 1 << 10
 // shown bounded: as text when it is UTF-8, cut to ShownBody bytes with its
 // length and digest when it is longer.
 type Body []byte
+
+// Excerpt is the start of b, at most n bytes cut at a character boundary,
+// marked with the whole body's length when it was cut: what a history keeps
+// of an answer, readable as text whatever n is.
+func Excerpt(b []byte, n int) Body {
+	if len(b) <= n {
+		return Body(b)
+	}
+	cut := n
+	for cut > 0 && cut < len(b) && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return Body(fmt.Appendf(slices.Clip(b[:cut:cut]), "… (%d bytes)", len(b)))
+}
 
 // String is the body as a report shows it.
 func (b Body) String() string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/idemstress/idemstress/model"
 )
@@ -49,4 +50,22 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An excerpt is cut at a character boundary, so it stays text, and says
+// how long the whole was.
+func TestExcerpt(t *testing.T) {
+	whole := []byte(`{"note":"` + strings.Repeat("é", 3000) + `"}`)
+	for _, n := range []int{4096, 4097, 200, 201} {
+		ex := model.Excerpt(whole, n)
+		if !utf8.Valid(ex) || strings.Contains(ex.String(), "not UTF-8") {
+			t.Errorf("Excerpt(%d) is not text: %.60q", n, ex)
+		}
+		if len(ex) > n+30 || !strings.HasSuffix(string(ex), fmt.Sprintf("… (%d bytes)", len(whole))) {
+			t.Errorf("Excerpt(%d) = %d bytes ending %q", n, len(ex), ex[max(0, len(ex)-20):])
+		}
+	}
+	if got := model.Excerpt([]byte("short"), 10); string(got) != "short" {
+		t.Errorf("a short body is kept whole: %q", got)
+	}
 }

@@ -39,6 +39,13 @@ type Contract struct {
 	KeyScope    KeyScope
 	// Payload is the base payload; variants and encodings derive from it.
 	Payload map[string]any
+	// Fields says, by JSON pointer, how variants change a field of the
+	// payload (none: strings get a suffix, numbers a step).
+	Fields map[string]FieldRule
+	// KeyCompare is how the service compares keys (default exact).
+	KeyCompare KeyCompare
+	// KeyMaxLen is the longest key the service takes (default 255).
+	KeyMaxLen int
 	// ServerErrorsLeaveNoEffects: the target promises a 5xx never leaves
 	// effects, so such a call is judged as certainly without effect rather
 	// than unknown (stricter, and cheaper to check).
@@ -58,6 +65,7 @@ func DefaultContract() Contract {
 		KeyScope:    KeyScopeTenant,
 		Payload:     map[string]any{"subject": "Printer offline"},
 		Recovery:    5 * time.Second,
+		KeyCompare:  KeyCompareExact,
 	}
 }
 
@@ -88,15 +96,19 @@ func (c Contract) WithDefaults() Contract {
 	if c.Recovery == 0 {
 		c.Recovery = d.Recovery
 	}
+	if c.KeyCompare == "" {
+		c.KeyCompare = KeyCompareExact
+	}
 	return c
 }
 
 // ActionOf is the action a call belongs to under the contract's key scope.
 func (c Contract) ActionOf(call Call) Action {
+	a := Action{Tenant: call.Tenant, Key: c.FoldKey(call.Key)}
 	if c.KeyScope == KeyScopeGlobal {
-		return Action{Key: call.Key}
+		a.Tenant = ""
 	}
-	return call.Action()
+	return a
 }
 
 // Classify turns an answer into an outcome kind. answered is false when no

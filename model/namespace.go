@@ -26,21 +26,22 @@ func (ns Namespace) Logical(s string) (string, bool) {
 	return s[len(ns):], true
 }
 
-// Tag is the action tag of a call: namespace, tenant, key and payload
-// variant in one string ("ns-3-A.k1.v0"). Targets whose tables keep no
-// key column carry it in the payload ({{tag}}), and rows are attributed to
-// their action by it. Under a global key scope the tenant is left out, so
-// equal payloads from two tenants stay equal.
-func (ns Namespace) Tag(scope KeyScope, c Call) string {
-	tenant := c.Tenant
-	if scope == KeyScopeGlobal {
-		tenant = ""
+// Tag is the action tag of a call: the namespace and the call's action, as
+// the contract folds it ("i4kx9a1c-Ak1."), at most 16 characters in a
+// run of up to 36^4 cases. Targets whose tables keep no key column carry it
+// in the payload ({{tag}}), and rows are attributed to their action by it.
+// Under a global key scope the tenant is left out, so equal payloads from
+// two tenants stay equal; a keyless call's tag has no key. The payload
+// variant is not in it: a variant must differ from the base in its own
+// field only.
+func (ns Namespace) Tag(c Contract, call Call) string {
+	a := c.ActionOf(call)
+	if call.NoKey {
+		a.Key = ""
 	}
-	key := c.Key
-	if c.NoKey {
-		key = ""
-	}
-	return fmt.Sprintf("%s%s.%s.v%d", ns, tenant, key, c.Variant)
+	// Tenants are upper case and logical keys start lower case ("k1"), so
+	// they need no separator; the dot ends the tag.
+	return fmt.Sprintf("%s%s%s.", ns, a.Tenant, a.Key)
 }
 
 // ParseTag finds this namespace's action tag in s (a column value that
@@ -57,4 +58,4 @@ func (ns Namespace) ParseTag(s string) (tenant, key string, ok bool) {
 	return m[1], m[2], true
 }
 
-var tagBody = regexp.MustCompile(`^([A-Z]*)\.([A-Za-z0-9_-]*)\.v[0-9]+`)
+var tagBody = regexp.MustCompile(`^([A-Z]*)([a-z][^.\s]*)?\.`)

@@ -48,21 +48,34 @@ func ExampleNamespace() {
 }
 
 func TestTagRoundTrip(t *testing.T) {
-	ns := model.Namespace("is1234-7-")
+	ns := model.Namespace("i4kx9azzzz-")
+	tenant := model.DefaultContract()
+	global := model.DefaultContract()
+	global.KeyScope = model.KeyScopeGlobal
+	trim := model.DefaultContract()
+	trim.KeyCompare = model.KeyCompareTrim
 	for _, tc := range []struct {
 		call        model.Call
-		scope       model.KeyScope
+		c           model.Contract
 		tag         string
 		tenant, key string
 	}{
-		{model.Call{Tenant: "A", Key: "k1"}, model.KeyScopeTenant, "is1234-7-A.k1.v0", "A", "k1"},
-		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, model.KeyScopeTenant, "is1234-7-B.k4.v2", "B", "k4"},
-		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, model.KeyScopeGlobal, "is1234-7-.k4.v2", "", "k4"},
-		{model.Call{Tenant: "C", NoKey: true}, model.KeyScopeTenant, "is1234-7-C..v0", "C", ""},
+		{model.Call{Tenant: "A", Key: "k1"}, tenant, "i4kx9azzzz-Ak1.", "A", "k1"},
+		// The variant is not part of the action.
+		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, tenant, "i4kx9azzzz-Bk4.", "B", "k4"},
+		{model.Call{Tenant: "B", Key: "k4", Variant: 2}, global, "i4kx9azzzz-k4.", "", "k4"},
+		{model.Call{Tenant: "C", NoKey: true}, tenant, "i4kx9azzzz-C.", "C", ""},
+		{model.Call{Tenant: "A", Key: "k2l"}, tenant, "i4kx9azzzz-Ak2l.", "A", "k2l"},
+		// Under trim, a key with trailing space is the plain key's action.
+		{model.Call{Tenant: "A", Key: "k2s"}, trim, "i4kx9azzzz-Ak2.", "A", "k2"},
+		{model.Call{Tenant: "A", Key: "k2s"}, tenant, "i4kx9azzzz-Ak2s.", "A", "k2s"},
 	} {
-		tag := ns.Tag(tc.scope, tc.call)
+		tag := ns.Tag(tc.c, tc.call)
 		if tag != tc.tag {
 			t.Errorf("Tag(%v) = %q, want %q", tc.call, tag, tc.tag)
+		}
+		if len(tag) > 16 {
+			t.Errorf("Tag(%v) = %q: %d characters, over 16", tc.call, tag, len(tag))
 		}
 		// The tag is found inside a longer value, as in a ticket subject.
 		tenant, key, ok := ns.ParseTag("Printer offline [" + tag + "] #2")
@@ -70,7 +83,7 @@ func TestTagRoundTrip(t *testing.T) {
 			t.Errorf("ParseTag(%q) = %q, %q, %v", tag, tenant, key, ok)
 		}
 	}
-	for _, s := range []string{"", "Printer offline", "is1234-8-A.k1.v0", "is1234-7-", "is1234-7-A.k1"} {
+	for _, s := range []string{"", "Printer offline", "i4kx9azzzy-Ak1.", "i4kx9azzzz-", "i4kx9azzzz-Ak1"} {
 		if _, _, ok := ns.ParseTag(s); ok {
 			t.Errorf("ParseTag(%q) found a tag", s)
 		}
@@ -79,8 +92,8 @@ func TestTagRoundTrip(t *testing.T) {
 
 func TestRenderTagged(t *testing.T) {
 	base := map[string]any{"subject": "Printer offline [{{tag}}]", "n": 1}
-	got := string(model.RenderTagged(base, "ns-A.k1.v1", 1, 0))
-	if want := `{"n":1,"subject":"Printer offline [ns-A.k1.v1] #1"}`; got != want {
+	got := string(model.RenderTagged(base, "ns-A.k1.", 1, 0))
+	if want := `{"n":2,"subject":"Printer offline [ns-A.k1.]"}`; got != want {
 		t.Errorf("RenderTagged = %s, want %s", got, want)
 	}
 	if got := string(model.RenderPayload(base, 0, 0)); got != `{"n":1,"subject":"Printer offline []"}` {

@@ -4,56 +4,39 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// NumEncodings is how many canonical-equal byte encodings RenderPayload knows.
-const NumEncodings = 4
+// NumEncodings is how many canonical-equal byte encodings Render knows.
+const NumEncodings = 5
 
-// RenderPayload encodes variant v of the base payload with encoding e.
-// Variant 0 is the base itself; variant v > 0 appends " #v" to every string
-// field, so different variants are never equivalent. Encodings differ only in
-// bytes: 0 compact with sorted keys, 1 spaced, 2 reversed key order,
-// 3 the first character of every string \u-escaped.
+// RenderPayload encodes variant v of the base payload with encoding e,
+// under the default field rules (see Contract.Render).
 func RenderPayload(base map[string]any, variant, encoding int) []byte {
-	return RenderTagged(base, "", variant, encoding)
+	return Contract{Payload: base}.Render("", variant, encoding)
 }
 
 // RenderTagged is RenderPayload with every {{tag}} in the base payload's
 // strings replaced by the call's action tag.
 func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte {
-	v := withVariant(base, tag, variant)
-	var b bytes.Buffer
-	encode(&b, v, encoding%NumEncodings)
-	return b.Bytes()
+	return Contract{Payload: base}.Render(tag, variant, encoding)
 }
 
-func withVariant(v any, tag string, variant int) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = withVariant(e, tag, variant)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withVariant(e, tag, variant)
-		}
-		return out
-	case string:
-		x = strings.ReplaceAll(x, "{{tag}}", tag)
-		if variant == 0 {
-			return x
-		}
-		return fmt.Sprintf("%s #%d", x, variant)
-	default:
-		return v
-	}
+// Render encodes variant v of the contract's payload with encoding e, every
+// {{tag}} in its strings replaced by tag. Variant 0 is the payload itself;
+// variant v ≥ 1 changes one field as the contract's field rules say (see
+// varied), so different variants are never equivalent. Encodings differ
+// only in bytes: 0 compact with sorted keys, 1 spaced, 2 reversed key order,
+// 3 the first character of every string \u-escaped, 4 numbers written
+// otherwise (2 as 2.0, 0.5 as 5e-1).
+func (c Contract) Render(tag string, variant, encoding int) []byte {
+	var b bytes.Buffer
+	encode(&b, c.varied(tag, variant), encoding%NumEncodings)
+	return b.Bytes()
 }
 
 func encode(b *bytes.Buffer, v any, enc int) {
@@ -108,13 +91,40 @@ func encode(b *bytes.Buffer, v any, enc int) {
 			// Payloads come from decoded JSON, so every value re-encodes.
 			panic(fmt.Sprintf("model: payload value %v cannot be encoded: %v", x, err))
 		}
+		if enc == 4 {
+			raw = otherNumber(raw)
+		}
 		b.Write(raw)
 	}
 }
 
+// otherNumber writes a JSON number another way with the same value: an
+// integer with a fraction (2.0), anything else in exponent form (5e-1).
+// Other JSON values come back as they are.
+func otherNumber(raw []byte) []byte {
+	r, ok := new(big.Rat).SetString(string(raw))
+	if !ok {
+		return raw
+	}
+	if r.IsInt() {
+		return append(raw, ".0"...)
+	}
+	// digits·10^-exp, exact: a JSON number's denominator is 2^a·5^b.
+	num := new(big.Int).Set(r.Num())
+	den := r.Denom()
+	for exp := 1; exp <= 400; exp++ {
+		num.Mul(num, big.NewInt(10))
+		if q, m := new(big.Int).QuoRem(num, den, new(big.Int)); m.Sign() == 0 {
+			return fmt.Appendf(nil, "%se-%d", q, exp)
+		}
+	}
+	return raw
+}
+
 // Canonical returns the canonical JSON form of a document: object keys
-// sorted, no insignificant whitespace, strings in one escaping, numbers as
-// written. Two documents are canonical-equal when their forms are equal.
+// sorted, no insignificant whitespace, strings in one escaping, numbers by
+// value (100, 100.0 and 1e2 are one number). Two documents are
+// canonical-equal when their forms are equal.
 func Canonical(doc []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
@@ -125,7 +135,32 @@ func Canonical(doc []byte) ([]byte, error) {
 	if d.More() {
 		return nil, fmt.Errorf("payload has data after the JSON value")
 	}
-	return json.Marshal(v)
+	return json.Marshal(canonicalNumbers(v))
+}
+
+// canonicalNumbers writes every number by its exact value: an integer as
+// digits, anything else as the shortest exact decimal.
+func canonicalNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonicalNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonicalNumbers(e)
+		}
+	case json.Number:
+		r, ok := new(big.Rat).SetString(x.String())
+		if !ok {
+			return x
+		}
+		if r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+		return json.Number(strings.TrimRight(r.FloatString(400), "0"))
+	}
+	return v
 }
 
 // Equivalent reports whether two payloads count as the same under the

@@ -172,13 +172,14 @@ func TestRenderPayloadEncodings(t *testing.T) {
 		`{ "n" : 2, "subject" : "Hi", "tags" : ["x", true] }`,
 		`{ "tags" : ["x", true], "subject" : "Hi", "n" : 2 }`,
 		`{"\u006e":2,"\u0073ubject":"\u0048i","\u0074ags":["\u0078",true]}`,
+		`{"n":2.0,"subject":"Hi","tags":["x",true]}`,
 	}
 	for e, w := range want {
 		if got := string(model.RenderPayload(base, 0, e)); got != w {
 			t.Errorf("encoding %d = %s, want %s", e, got, w)
 		}
 	}
-	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x #2",true]}`; got != w {
+	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x",true]}`; got != w {
 		t.Errorf("variant 2 = %s, want %s", got, w)
 	}
 	if got, w := string(model.RenderPayload(base, 0, model.NumEncodings)), want[0]; got != w {
@@ -191,9 +192,10 @@ func TestCanonical(t *testing.T) {
 		doc, want string
 		err       string
 	}{
-		{doc: `{ "b" : 1 , "a" : [ 1.0, "x" ] }`, want: `{"a":[1.0,"x"],"b":1}`},
+		{doc: `{ "b" : 1 , "a" : [ 1.0, "x" ] }`, want: `{"a":[1,"x"],"b":1}`},
+		{doc: `[0.50, 5e-1, -2.5E+1, 12345678901234567890123]`, want: `[0.5,0.5,-25,12345678901234567890123]`},
 		{doc: `"\u0041"`, want: `"A"`},
-		{doc: `{"n": 1e3}`, want: `{"n":1e3}`},
+		{doc: `{"n": 1e3}`, want: `{"n":1000}`},
 		{doc: `{"a":`, err: "payload is not JSON"},
 		{doc: `{} {}`, err: "data after the JSON value"},
 		{doc: ``, err: "payload is not JSON"},
@@ -227,7 +229,9 @@ func TestEquivalent(t *testing.T) {
 		{"key order and whitespace", `{"a":1,"b":2}`, ` {"b": 2, "a": 1}`, true, false},
 		{"escapes", `{"a":"\u0078"}`, `{"a":"x"}`, true, false},
 		{"changed value", `{"a":"x"}`, `{"a":"y"}`, false, false},
-		{"numbers as written", `{"a":1}`, `{"a":1.0}`, false, false},
+		{"numbers written otherwise", `{"a":1}`, `{"a":1.0}`, true, false},
+		{"numbers in exponent form", `{"a":0.5,"b":100}`, `{"a":5e-1,"b":1E2}`, true, false},
+		{"other numbers", `{"a":0.5}`, `{"a":0.50001}`, false, false},
 		{"not JSON, equal bytes", `{oops`, `{oops`, true, true},
 		{"not JSON, different bytes", `{oops`, `{oops `, false, false},
 	}
@@ -302,13 +306,18 @@ func ExampleRenderPayload() {
 	for e := 0; e < model.NumEncodings; e++ {
 		fmt.Printf("%s\n", model.RenderPayload(base, 0, e))
 	}
+	// Each variant changes one field: the first the priority, the second
+	// the subject.
 	fmt.Printf("%s\n", model.RenderPayload(base, 1, 0))
+	fmt.Printf("%s\n", model.RenderPayload(base, 2, 0))
 	// Output:
 	// {"priority":2,"subject":"Printer offline"}
 	// { "priority" : 2, "subject" : "Printer offline" }
 	// { "subject" : "Printer offline", "priority" : 2 }
 	// {"\u0070riority":2,"\u0073ubject":"\u0050rinter offline"}
-	// {"priority":2,"subject":"Printer offline #1"}
+	// {"priority":2.0,"subject":"Printer offline"}
+	// {"priority":3,"subject":"Printer offline"}
+	// {"priority":2,"subject":"Printer offline #2"}
 }
 
 func ExampleCanonical() {

@@ -37,8 +37,48 @@ type Call struct {
 	Variant int `json:"variant"`
 	// Encoding selects one of several byte encodings of the same payload
 	// (key order, whitespace, string escapes), all canonical-JSON equal.
-	Encoding int   `json:"encoding,omitempty"`
-	Fault    Fault `json:"fault,omitempty"`
+	Encoding int `json:"encoding,omitempty"`
+	// Noise is what a real client's retry adds that must not change the
+	// call's identity: NoiseQuery, NoiseTrace or NoiseHeaderCase (0: none).
+	Noise Noise `json:"noise,omitempty"`
+	Fault Fault `json:"fault,omitempty"`
+}
+
+// Noise is request noise: what a client adds to a retry that is not part
+// of the action (unless the contract says it is).
+type Noise int
+
+const (
+	// NoiseNone: the request as the template makes it.
+	NoiseNone Noise = iota
+	// NoiseQuery: an extra query parameter (?trace=…).
+	NoiseQuery
+	// NoiseTrace: tracing headers (traceparent, X-Request-Id).
+	NoiseTrace
+	// NoiseHeaderCase: header names in another letter case.
+	NoiseHeaderCase
+	// NumNoise counts the kinds of noise, none included.
+	NumNoise
+)
+
+// noiseNames are the contract's names of the noise kinds.
+var noiseNames = [...]string{"", "query", "trace", "header-case"}
+
+func (n Noise) String() string {
+	if n < 0 || int(n) >= len(noiseNames) {
+		return fmt.Sprintf("noise%d", int(n))
+	}
+	return noiseNames[n]
+}
+
+// ParseNoise reads a noise kind by its contract name.
+func ParseNoise(name string) (Noise, bool) {
+	for i, n := range noiseNames {
+		if n == name && i > 0 {
+			return Noise(i), true
+		}
+	}
+	return NoiseNone, false
 }
 
 // Action is the action this call attempts.
@@ -47,15 +87,20 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // String renders a call the one way idemstress shows a call everywhere:
 // "A/k1 v0" is tenant A, key k1, payload variant 0; "e2" after the variant
 // marks a re-encoding of the same payload; "A/(no key) v0" a call sent
-// without its key; a planned fault follows in brackets: "A/k1 v0 [lose-reply]".
+// without its key; a key in another shape is shown as sent ("k1␠", "K1");
+// request noise follows with a plus ("A/k1 v0 +query"), a planned fault in
+// brackets ("A/k1 v0 [lose-reply]").
 func (c Call) String() string {
-	key := c.Key
+	key := KeyLabel(c.Key)
 	if c.NoKey {
 		key = "(no key)"
 	}
 	s := fmt.Sprintf("%s/%s v%d", c.Tenant, key, c.Variant)
 	if c.Encoding != 0 {
 		s += fmt.Sprintf("e%d", c.Encoding)
+	}
+	if c.Noise != NoiseNone {
+		s += " +" + c.Noise.String()
 	}
 	if c.Fault != FaultNone {
 		s += " [" + string(c.Fault) + "]"

@@ -3,6 +3,7 @@ package model_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -104,4 +105,37 @@ func ExamplePlan_String() {
 	// Output:
 	// 1. call A/k1 v0
 	// 2. call A/k1 v1
+}
+
+// Overlap is what the client saw; Concurrent adds the calls whose effect is
+// unknown, which may still be at work after their client gave up.
+func TestOverlapAndConcurrent(t *testing.T) {
+	at := func(start, end int64, kind model.OutcomeKind) model.Op {
+		return model.Op{Start: start, End: end, Out: model.Outcome{Kind: kind}}
+	}
+	for _, tc := range []struct {
+		name                string
+		a, b                model.Op
+		overlap, concurrent bool
+	}{
+		{"one after another", at(0, 5, model.OK), at(10, 15, model.OK), false, false},
+		{"overlapping", at(0, 10, model.OK), at(5, 15, model.OK), true, true},
+		{"touching (closed intervals)", at(0, 10, model.OK), at(10, 15, model.OK), true, true},
+		{"after a call with no answer", at(0, 5, model.Unknown), at(10, 15, model.OK), false, true},
+		{"after an answer outside the contract", at(0, 5, model.Other), at(10, 15, model.InFlight), false, true},
+		{"before a call with no answer", at(0, 5, model.OK), at(10, 15, model.Unknown), false, false},
+	} {
+		if got := model.Overlap(tc.a, tc.b); got != tc.overlap || model.Overlap(tc.b, tc.a) != got {
+			t.Errorf("%s: Overlap = %v, want %v (both ways)", tc.name, got, tc.overlap)
+		}
+		if got := model.Concurrent(tc.a, tc.b); got != tc.concurrent || model.Concurrent(tc.b, tc.a) != got {
+			t.Errorf("%s: Concurrent = %v, want %v (both ways)", tc.name, got, tc.concurrent)
+		}
+	}
+	if got := at(0, 5, model.Unknown).Until(); got != math.MaxInt64 {
+		t.Errorf("Until of a call with no answer = %d, want never", got)
+	}
+	if got := at(9, 5, model.OK).Until(); got != 9 {
+		t.Errorf("Until of a call whose clock ran backwards = %d, want its start", got)
+	}
 }

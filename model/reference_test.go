@@ -3,6 +3,7 @@ package model_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/model"
@@ -199,10 +200,23 @@ func TestWalk(t *testing.T) {
 		{"keyless calls", []model.Op{
 			keylessOp(t, p, answer(model.Invalid)), keylessOp(t, p, ok("1")),
 		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+		// One after another, an answered call leaves nothing in flight.
+		{"ok then in flight", []model.Op{
+			op(t, p, ok("1")), op(t, p, answer(model.InFlight)),
+		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "1")}},
+		// An answer outside the contract may leave the call at work.
+		{"an answer outside the contract then in flight", []model.Op{
+			op(t, p, answer(model.Other)), op(t, p, answer(model.InFlight)),
+		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			findings, final := c.Walk(tt.ops)
+			// One after another, as Walk's calls are: 10 apart, 5 long.
+			ops := slices.Clone(tt.ops)
+			for i := range ops {
+				ops[i].Start, ops[i].End = int64(i*10), int64(i*10+5)
+			}
+			findings, final := c.Walk(ops)
 			if !reflect.DeepEqual(findings, tt.findings) {
 				t.Errorf("findings = %+v, want %+v", findings, tt.findings)
 			}

@@ -122,6 +122,14 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	return p, nil
 }
 
+// Check reports a spec that cannot start a service whatever happens: no
+// command, a bad replica count, ready_path, env entry or directory. It is
+// the contract's mistake, found before anything is started.
+func (s Spec) Check() error {
+	_, err := s.withDefaults()
+	return err
+}
+
 func (s Spec) withDefaults() (Spec, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return s, errors.New(`process.command: empty; want the service's argv, e.g. ["./ticketsvc", "-listen", "127.0.0.1:{port}"]`)

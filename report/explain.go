@@ -32,8 +32,8 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 // Op renders one call of a history on one line, with what it sent.
 func Op(op model.Op) string {
 	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out)
-	if op.Out.Kind == model.Other && len(op.Out.Body) > 0 {
-		// An answer outside the contract: show what it said.
+	if len(op.Out.Body) > 0 && (op.Out.Kind == model.Other || op.Out.Status >= 500) {
+		// An answer outside the contract, or a server error: show what it said.
 		s += " answer " + op.Out.Body.String()
 	}
 	return s

@@ -75,9 +75,12 @@ func (c *Config) defaults() error {
 	if err := observe.ValidateEffects(c.Effects); err != nil {
 		return fmt.Errorf("%w: %w", ErrContract, err)
 	}
-	if c.World == (gen.World{}) {
+	if c.World.IsZero() {
 		c.World = gen.DefaultWorld()
 	}
+	// Variants that would be the same payload are one variant: a payload
+	// whose only variable field is a two-member enum has two.
+	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
 	if err := c.World.Validate(); err != nil {
 		return err
 	}

@@ -52,6 +52,10 @@ func TestIDSometimesMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Verdict != checks.Fail || res.Failure.Checks()[0] != checks.WrongStatus {
+		t.Logf("%s", res.Failure.Plan)
+		for _, v := range res.Failure.Violations {
+			t.Logf("%s: %s", v.Message, v.Detail)
+		}
 		t.Fatalf("verdict %s, checks %v; want IDEM-008", res.Verdict, res.Failure.Checks())
 	}
 }

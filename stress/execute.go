@@ -67,13 +67,13 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 
 // request is what the target is sent for a call, and the op that records it.
 func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
-	tag := ns.Tag(c.KeyScope, call)
-	body := model.RenderTagged(c.Payload, tag, call.Variant, call.Encoding)
-	req := client.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica}
+	tag := ns.Tag(c, call)
+	body := c.Render(tag, call.Variant, call.Encoding)
+	req := client.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
-		req.Key = ns.Key(call.Key)
+		req.Key = c.SentKey(ns, call.Key)
 	}
 	return req, model.Op{Call: call, Body: body}
 }

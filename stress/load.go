@@ -44,6 +44,46 @@ type contractFile struct {
 	Sync string `yaml:"sync"`
 	// DBStall: an effect table to hold write-locked while bursts are released.
 	DBStall string `yaml:"db_stall"`
+	// PayloadRules: how variants change payload fields, by JSON pointer.
+	PayloadRules map[string]payloadRule `yaml:"payload_rules"`
+	// KeyCompare: how the service compares keys; KeyMaxLen the longest.
+	KeyCompare string `yaml:"key_compare"`
+	KeyMaxLen  *int   `yaml:"key_max_len"`
+	// IdentityNoise: request noise that IS part of an action's identity.
+	IdentityNoise []string `yaml:"identity_noise"`
+}
+
+// payloadRule is a payload_rules entry: the word fixed, or a mapping of
+// enum, int, number and max_len.
+type payloadRule struct{ model.FieldRule }
+
+func (r *payloadRule) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value != "fixed" {
+			return fmt.Errorf("line %d: payload rule %q: want fixed, or a mapping of enum, int, number or max_len", n.Line, n.Value)
+		}
+		r.Fixed = true
+		return nil
+	}
+	var f struct {
+		Fixed  bool         `yaml:"fixed"`
+		Enum   []any        `yaml:"enum"`
+		Int    *model.Range `yaml:"int"`
+		Number *model.Range `yaml:"number"`
+		MaxLen int          `yaml:"max_len"`
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "fixed", "enum", "int", "number", "max_len":
+		default:
+			return fmt.Errorf("line %d: payload rule: unknown field %q (want fixed, enum, int, number or max_len)", n.Content[i].Line, k)
+		}
+	}
+	if err := n.Decode(&f); err != nil {
+		return err
+	}
+	r.FieldRule = model.FieldRule{Fixed: f.Fixed, Enum: f.Enum, Int: f.Int, Number: f.Number, MaxLen: f.MaxLen}
+	return nil
 }
 
 // ErrContract marks a mistake in the description of a run: the contract
@@ -141,6 +181,35 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	if f.KeyRequired != nil {
 		c.World.KeyRequired = *f.KeyRequired
+	}
+	switch model.KeyCompare(f.KeyCompare) {
+	case "":
+	case model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive:
+		c.Contract.KeyCompare = model.KeyCompare(f.KeyCompare)
+	default:
+		return none, fail("key_compare: %q; want %q (the default), %q or %q", f.KeyCompare, model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive)
+	}
+	if f.KeyMaxLen != nil {
+		if *f.KeyMaxLen < 16 {
+			return none, fail("key_max_len: %d; want 16 or more (a namespaced key needs room)", *f.KeyMaxLen)
+		}
+		c.Contract.KeyMaxLen = *f.KeyMaxLen
+	}
+	for _, name := range f.IdentityNoise {
+		n, ok := model.ParseNoise(name)
+		if !ok {
+			return none, fail("identity_noise: %q; want query, trace or header-case", name)
+		}
+		c.World.Noise = slices.DeleteFunc(c.World.Noise, func(m model.Noise) bool { return m == n })
+	}
+	if len(f.PayloadRules) > 0 {
+		c.Contract.Fields = map[string]model.FieldRule{}
+		for ptr, r := range f.PayloadRules {
+			c.Contract.Fields[ptr] = r.FieldRule
+		}
+		if err := c.Contract.CheckFields(); err != nil {
+			return none, fail("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
+		}
 	}
 	switch f.ServerErrors {
 	case "", "may-have-effects":

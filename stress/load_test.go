@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,55 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := stress.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, stress.ErrContract) || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.yaml") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// payload_rules, key_compare, key_max_len and identity_noise reach the
+// contract and the world; mistakes in them are contract errors naming the
+// field.
+func TestPayloadRulesAndKeys(t *testing.T) {
+	sample := string(ticketsvc.Contract)
+	start := strings.Index(sample, "payload_rules:")
+	end := start + strings.Index(sample[start:], "\nstatuses:")
+	yaml := sample[:start] + `  currency: EUR
+payload_rules:
+  /currency: fixed
+  /channel: {enum: [email, sms]}
+  /priority: {int: {min: 1, max: 5}}
+  /subject: {max_len: 40}` + sample[end:] + `
+key_compare: trim
+key_max_len: 64
+identity_noise: [query]
+`
+	c, err := stress.Parse("rules.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Contract.Fields["/currency"].Fixed || len(c.Contract.Fields["/channel"].Enum) != 2 ||
+		c.Contract.Fields["/priority"].Int.Max != 5 || c.Contract.Fields["/subject"].MaxLen != 40 {
+		t.Errorf("rules %+v", c.Contract.Fields)
+	}
+	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
+		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)
+	}
+	if slices.Contains(c.World.Noise, model.NoiseQuery) || !slices.Contains(c.World.Noise, model.NoiseTrace) {
+		t.Errorf("noise %v: query is part of identity, trace is not", c.World.Noise)
+	}
+	for _, tc := range []struct{ edit, want string }{
+		{"/channel: {enum: [email, sms]}", "/channel: {enum: [email]}"},
+		{"/priority: {int: {min: 1, max: 5}}", "/priority: {int: {min: 4, max: 5}}"},
+		{"/currency: fixed", "/currency: frozen"},
+		{"/currency: fixed", "/currency: {fixd: true}"},
+		{"key_compare: trim", "key_compare: fuzzy"},
+		{"identity_noise: [query]", "identity_noise: [cookies]"},
+	} {
+		_, err := stress.Parse("rules.yaml", []byte(strings.Replace(yaml, tc.edit, tc.want, 1)))
+		if !errors.Is(err, stress.ErrContract) {
+			t.Errorf("%s: %v; want a contract error", tc.want, err)
+		}
+	}
+	_, err = stress.Parse("rules.yaml", []byte(strings.Replace(yaml, "/channel: {enum: [email, sms]}", "/channel: {enum: [email]}", 1)))
+	if err == nil || !strings.Contains(err.Error(), "payload_rules./channel") || !strings.Contains(err.Error(), "two members") {
+		t.Errorf("enum of one: %v; want it to name payload_rules./channel", err)
 	}
 }

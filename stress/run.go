@@ -72,18 +72,23 @@ type runner struct {
 	// an ID, the contract's pointer is wrong, not the service.
 	ids  bool
 	noID *model.Op
-	// shrinkBy ends shrinking, rapid's and ours: ShrinkTime after the
-	// first failure. cut says a run was cut short by it.
-	shrinkBy time.Time
-	cut      bool
-	t0       time.Time
-	run      string
-	cases    atomic.Int64
-	plans    int
-	detect   time.Duration
-	first    *model.Plan
-	last     *Failure
-	stop     error // sticky: infrastructure failure or interruption
+	// baseOK says a call with the base payload was answered ok, and refused
+	// is the first call with another variant that got a 4xx anyway: then
+	// the variant, not the service, is what is wrong (payload_rules).
+	baseOK  bool
+	refused *model.Op
+	// shrinkBy ends shrinking: ShrinkTime after the first failure; rapid's
+	// part ends by rapidBy, half way. cut says a run was cut short.
+	shrinkBy, rapidBy time.Time
+	cut               bool
+	t0                time.Time
+	run               string
+	cases             atomic.Int64
+	plans             int
+	detect            time.Duration
+	first             *model.Plan
+	last              *Failure
+	stop              error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target. On the first failing
@@ -123,6 +128,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
+	}
+	if r.last != nil && r.last.Violations[0].Check == checks.WrongStatus && r.refused != nil && r.baseOK {
+		return nil, r.variantRefused()
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
 	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -210,13 +218,14 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	vs[0].Fail(t)
 }
 
-// budget bounds a plan's execution while shrinking: every run after the
-// first failure ends by shrinkBy, calls in flight included.
+// budget bounds a plan's execution while rapid shrinks: every run after
+// the first failure ends by rapidBy, calls in flight included, so that
+// idemstress's own pass keeps its half of the budget.
 func (r *runner) budget(ctx context.Context) (context.Context, context.CancelFunc) {
 	if r.first == nil {
 		return ctx, func() {}
 	}
-	return context.WithDeadline(ctx, r.shrinkBy)
+	return context.WithDeadline(ctx, r.rapidBy)
 }
 
 // once executes and judges one plan in a namespace of its own.
@@ -235,8 +244,12 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true
+			r.baseOK = r.baseOK || op.Call.Variant == 0
 		case r.noID == nil && op.Out.Status >= 200 && op.Out.Status < 300:
 			r.noID = &tr.History[i]
+		case r.refused == nil && op.Call.Variant > 0 && !op.Call.NoKey && op.Out.Status >= 400 && op.Out.Status < 500 &&
+			op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight:
+			r.refused = &tr.History[i]
 		}
 	}
 	return tr.Violations, tr.History, nil
@@ -257,6 +270,20 @@ func (r *runner) idNowhere() error {
 	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, body.String(), op.Call)
 }
 
+// variantRefused is the contract error of a run whose failure comes from
+// the service refusing a payload variant that the base payload's answers
+// show it would accept but for one field: the field's rule is missing.
+func (r *runner) variantRefused() error {
+	op := r.refused
+	c := r.cfg.Contract
+	ptr := c.ChangedField(op.Call.Variant)
+	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
+	to, _ := model.Pointer(c.Render("", op.Call.Variant, 0), ptr)
+	return fmt.Errorf("%w: payload_rules: the service refused variant %d of field %s (%q instead of %q): it answered %d %s; "+
+		"give the field its rule under payload_rules (fixed, enum: [...], int: {min, max}, number: {min, max} or max_len) so that variants stay valid",
+		ErrContract, op.Call.Variant, ptr, to, from, op.Out.Status, op.Out.Body)
+}
+
 // record keeps the first failing plan, and the last: rapid's last run of
 // the property is the minimal plan it shrank to.
 func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation) {
@@ -264,6 +291,7 @@ func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation)
 		r.first = &plan
 		r.detect = time.Since(r.t0)
 		r.shrinkBy = time.Now().Add(r.cfg.ShrinkTime)
+		r.rapidBy = time.Now().Add(r.cfg.ShrinkTime / 2)
 	}
 	// Candidates that fail with another check are ones rapid rejects.
 	if r.last == nil || vs[0].Check == r.last.Violations[0].Check {

@@ -42,7 +42,7 @@ func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 // failsAgain runs a plan up to shrinkTries times and returns its failure
 // when it fails with the given check.
 func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
-	runCtx, cancel := r.budget(ctx)
+	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
 		vs, h, err := r.once(runCtx, plan)
@@ -64,13 +64,31 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 // candidates lists plans one step simpler than p, most reducing first.
 func candidates(p model.Plan) []model.Plan {
 	var out []model.Plan
-	// Big jumps first (delta debugging): a burst cut to its first two
-	// calls, or to its first half.
+	// The biggest jumps first (delta debugging): each step alone, so that
+	// a long plan whose failure needs one step (a call that never gets an
+	// answer) is cut at once, instead of one step at a time.
+	if len(p.Steps) > 2 {
+		for _, s := range p.Steps {
+			out = append(out, model.Plan{Steps: []model.Step{s}})
+		}
+	}
+	// Then a burst cut to its first two calls, or to its first half.
 	for i, s := range p.Steps {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
 			if len(s.Calls) > 4 {
 				out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:len(s.Calls)/2]))))
+			}
+		}
+	}
+	// A shaped key made plain in every call at once: calls of one action
+	// keep sharing a key, which changing one call at a time cannot do.
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		for _, c := range s.Calls {
+			if plain := model.PlainKey(c.Key); plain != c.Key && !c.NoKey && !seen[c.Key] {
+				seen[c.Key] = true
+				out = append(out, withKey(p, c.Key, plain))
 			}
 		}
 	}
@@ -110,6 +128,20 @@ func candidates(p model.Plan) []model.Plan {
 	return out
 }
 
+// withKey is p with every call of key from sent with key to instead.
+func withKey(p model.Plan, from, to string) model.Plan {
+	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
+	for i, s := range p.Steps {
+		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		for j, c := range q.Steps[i].Calls {
+			if c.Key == from && !c.NoKey {
+				q.Steps[i].Calls[j].Key = to
+			}
+		}
+	}
+	return q
+}
+
 func withStep(p model.Plan, i int, s model.Step) model.Plan {
 	steps := slices.Clone(p.Steps)
 	steps[i] = s
@@ -141,6 +173,16 @@ func simplerCalls(c model.Call) []model.Call {
 		d.NoKey = false
 		out = append(out, d)
 	}
+	if c.Noise != model.NoiseNone {
+		d := c
+		d.Noise = model.NoiseNone
+		out = append(out, d)
+	}
+	if plain := model.PlainKey(c.Key); plain != c.Key {
+		d := c
+		d.Key = plain
+		out = append(out, d)
+	}
 	return out
 }
 
@@ -156,12 +198,14 @@ func renamed(p model.Plan) model.Plan {
 			if _, ok := tenants[c.Tenant]; !ok {
 				tenants[c.Tenant] = gen.TenantName(len(tenants))
 			}
-			if _, ok := keys[c.Key]; !ok && !c.NoKey {
-				keys[c.Key] = gen.KeyName(len(keys))
+			// Plain names are renamed; a key's shape stays (k2s → k1s).
+			plain := model.PlainKey(c.Key)
+			if _, ok := keys[plain]; !ok && !c.NoKey {
+				keys[plain] = gen.KeyName(len(keys))
 			}
 			c.Tenant = tenants[c.Tenant]
 			if !c.NoKey {
-				c.Key = keys[c.Key]
+				c.Key = keys[plain] + c.Key[len(plain):]
 			}
 			a := c.Action()
 			if variants[a] == nil {

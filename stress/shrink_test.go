@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -42,7 +43,12 @@ func size(t *rapid.T, p model.Plan) []int {
 			if c.NoKey {
 				noKey = 1
 			}
-			out = append(out, nameIndex(t, c.Tenant, gen.TenantName), nameIndex(t, c.Key, gen.KeyName), c.Variant, c.Encoding, noKey)
+			shape := 0
+			if plain := model.PlainKey(c.Key); plain != c.Key {
+				shape = 1 + strings.IndexByte(string(model.Shapes), c.Key[len(plain)])
+			}
+			out = append(out, nameIndex(t, c.Tenant, gen.TenantName), nameIndex(t, model.PlainKey(c.Key), gen.KeyName), shape,
+				c.Variant, c.Encoding, int(c.Noise), noKey)
 		}
 	}
 	return out
@@ -211,11 +217,15 @@ func TestRenamedInOrderOfAppearance(t *testing.T) {
 			if c.NoKey && c.Key != pc[i].Key {
 				fail("call %d without a key: key %q became %q", i+1, pc[i].Key, c.Key)
 			}
-			if !c.NoKey && !keys[c.Key] {
-				if want := gen.KeyName(len(keys)); c.Key != want {
-					fail("call %d: new key %q, want %q", i+1, c.Key, want)
+			// Plain names in order of appearance; a key's shape stays.
+			if plain := model.PlainKey(c.Key); !c.NoKey && !keys[plain] {
+				if want := gen.KeyName(len(keys)); plain != want {
+					fail("call %d: new key %q, want %q", i+1, plain, want)
 				}
-				keys[c.Key] = true
+				keys[plain] = true
+			}
+			if !c.NoKey && c.Key[len(model.PlainKey(c.Key)):] != pc[i].Key[len(model.PlainKey(pc[i].Key)):] {
+				fail("call %d: key %q lost or changed its shape as %q", i+1, pc[i].Key, c.Key)
 			}
 			a := c.Action()
 			if variants[a] == nil {

@@ -66,9 +66,9 @@ func setRapidFlags(plans int, seed uint64, shrink time.Duration) error {
 	for name, v := range map[string]string{
 		"rapid.checks": strconv.Itoa(plans),
 		"rapid.seed":   strconv.FormatUint(seed, 10),
-		// rapid gets two thirds of the budget; idemstress's own pass what
-		// is left until the shared deadline (runner.shrinkBy).
-		"rapid.shrinktime": (shrink * 2 / 3).String(),
+		// rapid gets half of the budget (runner.rapidBy also cuts its
+		// runs); idemstress's own pass what is left (runner.shrinkBy).
+		"rapid.shrinktime": (shrink / 2).String(),
 		"rapid.nofailfile": "true",
 	} {
 		if err := flag.Set(name, v); err != nil {

@@ -33,8 +33,8 @@ commands:
   demo   run the tester against the sample service and its bug zoo,
          on a throwaway PostgreSQL it starts itself
   run    run the tester against your service: run --config FILE
-  doctor check a contract file against the database and the target,
-         with one harmless call: doctor --config FILE
+  doctor check a contract file against the database and the service,
+         with a keyless call and one create: doctor --config FILE
   help   show this help
 
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,

@@ -68,6 +68,10 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"check-then-insert", nil},
 		{"unique-violation-500", nil},
 		{"process-mutex", nil},
+		// Same payload, same key, no query string.
+		{"partial-fingerprint", nil},
+		{"query-in-key", nil},
+		{"trimmed-keys", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -27,6 +27,15 @@ type behavior struct {
 	// processMutex serialises the calls of one action by a mutex in this
 	// process, where the database's lock would serialise them everywhere.
 	processMutex bool
+	// subjectFingerprint fingerprints the subject alone: a payload that
+	// differs in another field is replayed as if it were the same.
+	subjectFingerprint bool
+	// queryInKey makes the request's query string part of the key, so a
+	// retry with a tracing parameter is another action.
+	queryInKey bool
+	// trimKeys trims the key before using it, though the contract says
+	// keys are exact: "k1" and "k1 " become one action.
+	trimKeys bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -48,6 +57,9 @@ var bugModes = []bugMode{
 	{name: "check-then-insert", b: behavior{noActionLock: true, unconstrained: true}},
 	{name: "unique-violation-500", b: behavior{noActionLock: true, uniqueViolationIs500: true}},
 	{name: "process-mutex", b: behavior{noActionLock: true, processMutex: true, unconstrained: true}},
+	{name: "partial-fingerprint", b: behavior{subjectFingerprint: true}},
+	{name: "query-in-key", b: behavior{queryInKey: true, unconstrained: true}},
+	{name: "trimmed-keys", b: behavior{trimKeys: true}},
 }
 
 // Bugs returns the names accepted by Options.Bug, in documented order.

@@ -90,6 +90,36 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 			len(ef.Tickets) == 2 && len(ef.Outbox) == 2
 		return shown, fmt.Sprintf("answers %v, effects %+v", answers, ef)
 	},
+	// The fingerprint covers the subject only: a changed priority is
+	// replayed as if it were the same payload.
+	"partial-fingerprint": func(e *env) (bool, string) {
+		first := e.mustPost("A", "k", `{"subject":"x","priority":2}`)
+		changed := e.mustPost("A", "k", `{"subject":"x","priority":3}`)
+		ef := e.effectsOf("A", "k")
+		shown := changed.status == http.StatusOK && changed.id == first.id && len(ef.Tickets) == 1
+		return shown, fmt.Sprintf("answers %v %v, effects %+v", first, changed, ef)
+	},
+	// A retry that carries a tracing query parameter is another action: a
+	// second ticket.
+	"query-in-key": func(e *env) (bool, string) {
+		first := e.mustPost("A", "k", `{"subject":"x"}`)
+		traced := e.mustPostQuery("A", "k", "trace=7", `{"subject":"x"}`)
+		ef := e.effectsOf("A", "k")
+		// (The tagged layout finds an action's rows through its key row,
+		// which only the first call wrote under "k".)
+		shown := traced.status == http.StatusCreated && traced.id != first.id &&
+			(len(ef.Tickets) == 2 || e.layout == ticketsvc.LayoutTagged)
+		return shown, fmt.Sprintf("answers %v %v, effects %+v", first, traced, ef)
+	},
+	// Keys are trimmed though they are exact: "k" followed by a no-break
+	// space gets the ticket of "k". (HTTP itself strips spaces and tabs
+	// around a header value, so only other white space reaches a service.)
+	"trimmed-keys": func(e *env) (bool, string) {
+		first := e.mustPost("A", "k", `{"subject":"x"}`)
+		spaced := e.mustPost("A", "k\u00a0", `{"subject":"x"}`)
+		shown := spaced.status == http.StatusOK && spaced.id == first.id
+		return shown, fmt.Sprintf("answers %v %v", first, spaced)
+	},
 }
 
 func TestBugModesShowTheirBug(t *testing.T) { forEachLayout(t, testBugModesShowTheirBug) }

@@ -34,7 +34,7 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 	if s.mutex != nil {
 		// Held until the transaction has ended, so that the next call of
 		// the action sees its writes.
-		unlock, err := s.mutex.lock(ctx, action{req.tenant, req.key})
+		unlock, err := s.mutex.lock(ctx, action{req.tenant, req.lookup})
 		if err != nil {
 			return outcome{}, err
 		}
@@ -64,7 +64,7 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 		// The lock must come before the lookup, in its own statement: under
 		// READ COMMITTED the lookup then sees whatever the previous holder
 		// committed.
-		locked, err := tryLockAction(ctx, tx, req.tenant, req.key, s.b.globalKeys)
+		locked, err := tryLockAction(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -72,7 +72,7 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 			return inFlight, nil
 		}
 	}
-	prior, found, err := findKey(ctx, tx, req.tenant, req.key, s.b.globalKeys)
+	prior, found, err := findKey(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
 	if err != nil {
 		return outcome{}, err
 	}

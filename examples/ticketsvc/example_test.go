@@ -103,6 +103,9 @@ func ExampleBugs() {
 	// check-then-insert
 	// unique-violation-500
 	// process-mutex
+	// partial-fingerprint
+	// query-in-key
+	// trimmed-keys
 }
 
 func ExampleLayouts() {

@@ -114,7 +114,26 @@ type answer struct {
 
 // post sends POST /tickets; an empty tenant or key leaves its header out.
 func (e *env) post(ctx context.Context, tenant, key, body string) (answer, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/tickets", strings.NewReader(body))
+	return e.postQuery(ctx, tenant, key, "", body)
+}
+
+// mustPostQuery is mustPost with a query string on the URL.
+func (e *env) mustPostQuery(tenant, key, query, body string) answer {
+	e.t.Helper()
+	a, err := e.postQuery(e.t.Context(), tenant, key, query, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a
+}
+
+// postQuery is post with a query string on the URL ("" for none).
+func (e *env) postQuery(ctx context.Context, tenant, key, query, body string) (answer, error) {
+	url := e.url + "/tickets"
+	if query != "" {
+		url += "?" + query
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		return answer{}, err
 	}

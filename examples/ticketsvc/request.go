@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -23,9 +24,11 @@ const (
 
 // createRequest is a validated POST /tickets call.
 type createRequest struct {
-	tenant  string
-	key     string
-	subject string
+	tenant string
+	// key is stored with the ticket; lookup finds the action (the key,
+	// but for query-in-key).
+	key, lookup string
+	subject     string
 	// fingerprint identifies the payload up to canonical-JSON equality
 	// (byte equality under raw-body-fingerprint).
 	fingerprint string
@@ -37,12 +40,22 @@ type httpError struct {
 	msg    string
 }
 
-// parseCreate validates the headers and body of a create call. With
-// rawFingerprint set it fingerprints the body as sent, not its canonical form.
-func parseCreate(w http.ResponseWriter, r *http.Request, rawFingerprint bool) (createRequest, *httpError) {
+// parseCreate validates the headers and body of a create call, as the mode
+// says: its fingerprint is of the canonical body (the raw bytes under
+// raw-body-fingerprint, the subject alone under partial-fingerprint), and
+// its key the header as sent (trimmed under trimmed-keys, with the query
+// string under query-in-key).
+func parseCreate(w http.ResponseWriter, r *http.Request, b behavior) (createRequest, *httpError) {
 	key, herr := singleHeader(r, "Idempotency-Key")
 	if herr != nil {
 		return createRequest{}, herr
+	}
+	if b.trimKeys {
+		key = strings.TrimSpace(key)
+	}
+	lookup := key
+	if b.queryInKey && r.URL.RawQuery != "" {
+		lookup = key + "?" + r.URL.RawQuery
 	}
 	tenant, herr := singleHeader(r, "X-Tenant")
 	if herr != nil {
@@ -60,11 +73,14 @@ func parseCreate(w http.ResponseWriter, r *http.Request, rawFingerprint bool) (c
 	if herr != nil {
 		return createRequest{}, herr
 	}
-	if rawFingerprint {
+	switch {
+	case b.rawBodyFingerprint:
 		canonical = body
+	case b.subjectFingerprint:
+		canonical = []byte(subject)
 	}
 	sum := sha256.Sum256(canonical)
-	return createRequest{tenant: tenant, key: key, subject: subject, fingerprint: hex.EncodeToString(sum[:])}, nil
+	return createRequest{tenant: tenant, key: key, lookup: lookup, subject: subject, fingerprint: hex.EncodeToString(sum[:])}, nil
 }
 
 // singleHeader returns the one non-empty value of header name, byte for
@@ -85,10 +101,11 @@ func singleHeader(r *http.Request, name string) (string, *httpError) {
 	return vals[0], nil
 }
 
-// parsePayload checks that body is a JSON object with a string "subject" and
-// returns its canonical form: decoding and re-encoding drops whitespace,
-// resolves string escapes and sorts object keys. Numbers stay as written
-// (1.0 is not 1), as in idemstress's model.Canonical.
+// parsePayload checks that body is a JSON object with a string "subject"
+// (and, when given, a "priority" from 1 to 5 and a "channel" of email or
+// sms) and returns its canonical form: decoding and re-encoding drops
+// whitespace, resolves string escapes and sorts object keys, and numbers
+// are written by value (2, 2.0 and 20e-1 are one number).
 func parsePayload(body []byte) (subject string, canonical []byte, herr *httpError) {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.UseNumber()
@@ -110,10 +127,46 @@ func parsePayload(body []byte) (subject string, canonical []byte, herr *httpErro
 	if strings.ContainsRune(subject, 0) {
 		return "", nil, &httpError{http.StatusBadRequest, `"subject" must not contain NUL characters`}
 	}
-	canonical, err := json.Marshal(v)
+	if p, ok := obj["priority"]; ok {
+		n, isNum := p.(json.Number)
+		r, valid := new(big.Rat), false
+		if isNum {
+			_, valid = r.SetString(n.String())
+		}
+		if !valid || !r.IsInt() || r.Num().Int64() < 1 || r.Num().Int64() > 5 {
+			return "", nil, &httpError{http.StatusBadRequest, `"priority" must be a whole number from 1 to 5`}
+		}
+	}
+	if c, ok := obj["channel"]; ok && c != "email" && c != "sms" {
+		return "", nil, &httpError{http.StatusBadRequest, `"channel" must be "email" or "sms"`}
+	}
+	canonical, err := json.Marshal(byValue(v))
 	if err != nil {
 		// Unreachable: a value decoded from JSON always re-encodes.
 		return "", nil, &httpError{http.StatusBadRequest, "body cannot be re-encoded: " + err.Error()}
 	}
 	return subject, canonical, nil
+}
+
+// byValue writes every number by its exact value, so that re-encodings of
+// one number fingerprint alike.
+func byValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = byValue(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = byValue(e)
+		}
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(x.String()); ok {
+			if r.IsInt() {
+				return json.Number(r.Num().String())
+			}
+			return json.Number(strings.TrimRight(r.FloatString(400), "0"))
+		}
+	}
+	return v
 }

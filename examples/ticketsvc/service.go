@@ -131,7 +131,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed on /tickets; use POST"})
 		return
 	}
-	req, herr := parseCreate(w, r, s.b.rawBodyFingerprint)
+	req, herr := parseCreate(w, r, s.b)
 	if herr != nil {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return

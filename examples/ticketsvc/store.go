@@ -97,7 +97,7 @@ func insertOutbox(ctx context.Context, tx pgx.Tx, l *layoutSpec, req createReque
 
 func insertKey(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
 	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint, ticket_id)
-		VALUES ($1, $2, $3, $4)`, req.tenant, req.key, req.fingerprint, ticketID)
+		VALUES ($1, $2, $3, $4)`, req.tenant, req.lookup, req.fingerprint, ticketID)
 	if err != nil {
 		return fmt.Errorf("insert key: %w", err)
 	}

@@ -35,6 +35,12 @@ var Expected = map[string]checks.ID{
 	"unique-violation-500": checks.WrongStatus,
 	// An in-process mutex: duplicates once two replicas serve a burst.
 	"process-mutex": checks.DuplicateEffect,
+	// The fingerprint covers the subject only: a changed channel is replayed.
+	"partial-fingerprint": checks.ChangedAccepted,
+	// A retry with a tracing query parameter is another action to it.
+	"query-in-key": checks.DuplicateEffect,
+	// Keys are trimmed under an exact contract: "k1" and "k1\u00a0" are one.
+	"trimmed-keys": checks.KeysFolded,
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the

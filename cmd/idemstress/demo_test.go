@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/report"
+)
+
+// A demo row is as expected when the correct mode passes and a bug is
+// caught by its own check FIRST; caught by another check, or passing, or
+// inconclusive, it is not, and the table says so.
+func TestDemoExpectations(t *testing.T) {
+	caught := func(ids ...checks.ID) report.Case {
+		return report.Case{Target: "bug", Verdict: checks.Fail, Checks: ids}
+	}
+	for _, tc := range []struct {
+		name     string
+		c        report.Case
+		expected string
+		want     bool
+	}{
+		{"correct passes", report.Case{Verdict: checks.Pass}, "pass", true},
+		{"correct flagged", caught(checks.DuplicateEffect), "pass", false},
+		{"bug caught by its check", caught(checks.DuplicateEffect, checks.UnstableResponse), "IDEM-001", true},
+		{"bug caught by another check first", caught(checks.UnstableResponse, checks.DuplicateEffect), "IDEM-001", false},
+		{"bug not caught", report.Case{Verdict: checks.Pass}, "IDEM-001", false},
+		{"bug inconclusive", report.Case{Verdict: checks.Inconclusive}, "IDEM-001", false},
+	} {
+		if got := asExpected(tc.c, tc.expected); got != tc.want {
+			t.Errorf("%s: asExpected = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	var b bytes.Buffer
+	rows := []demoRow{
+		{Case: caught(checks.DuplicateEffect), Layout: "keys", Expected: "IDEM-001", AsExpected: true},
+		{Case: caught(checks.UnstableResponse), Layout: "tagged", Expected: "IDEM-001", AsExpected: false},
+	}
+	if err := writeDemo(&b, false, rows); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[1], "keys") || !strings.Contains(lines[1], "IDEM-001 (ok)") ||
+		!strings.Contains(lines[2], "tagged") || !strings.Contains(lines[2], "IDEM-001 (NOT AS EXPECTED)") {
+		t.Errorf("demo table:\n%s", b.String())
+	}
+}
