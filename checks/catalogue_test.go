@@ -98,8 +98,8 @@ func TestREADMEListsTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range checks.Catalogue() {
-		row := fmt.Sprintf("| %s | %s | %s |", c.ID, c.Name, c.Finds)
+	for i, c := range checks.Catalogue() {
+		row := fmt.Sprintf("| %s | %s | %s | %d |", c.ID, c.Name, c.Finds, i+1)
 		if !strings.Contains(string(readme), row) {
 			t.Errorf("README.md lacks the row\n%s", row)
 		}

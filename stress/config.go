@@ -5,6 +5,9 @@ package stress
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -72,18 +75,18 @@ func (c *Config) defaults() error {
 	if c.Target == nil && c.HTTP.URL == "" {
 		return fmt.Errorf("%w: no target: set target.url in the contract (Config.HTTP.URL) or Config.Target", ErrContract)
 	}
-	if err := observe.ValidateEffects(c.Effects); err != nil {
+	if err := c.check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrContract, err)
 	}
 	if c.World.IsZero() {
 		c.World = gen.DefaultWorld()
 	}
-	// Variants that would be the same payload are one variant: a payload
-	// whose only variable field is a two-member enum has two.
-	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
 	if err := c.World.Validate(); err != nil {
 		return err
 	}
+	// Variants that would be the same payload are one variant: a payload
+	// whose only variable field is a two-member enum has two.
+	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
 	if c.Plans <= 0 {
 		c.Plans = 100
 	}
@@ -99,5 +102,52 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("%w: %w", ErrContract, err)
 	}
 	c.Sync = sync
+	return nil
+}
+
+// check refuses a description that would get a correct service blamed or
+// could never run, whether it came from a file (Parse) or was set in Go:
+// the same rules for both. Errors name the contract's field.
+func (c *Config) check() error {
+	if err := disjoint(c.Contract.WithDefaults().Statuses); err != nil {
+		return fmt.Errorf("statuses: %w", err)
+	}
+	if c.Process != nil {
+		if err := c.Process.Check(); err != nil {
+			return err
+		}
+	}
+	if c.Target == nil {
+		if _, err := client.NewHTTP(c.HTTP, nil); err != nil {
+			return err
+		}
+		if c.HTTP.Timeout < 0 {
+			return fmt.Errorf("target.timeout: %s; want a positive duration such as 10s", c.HTTP.Timeout)
+		}
+		// A template that never sends what names the action would have a
+		// correct service blamed for every answer.
+		if !c.HTTP.Sends("key") {
+			return fmt.Errorf("target: no {{key}} in target.url or target.headers, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers")
+		}
+		if c.Contract.WithDefaults().KeyScope == model.KeyScopeTenant && !c.HTTP.Sends("tenant") {
+			return fmt.Errorf("target: no {{tenant}} in target.url or target.headers while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, or a path segment) or set key_scope: global")
+		}
+	}
+	if err := observe.ValidateEffects(c.Effects); err != nil {
+		return err
+	}
+	if err := c.Contract.CheckFields(); err != nil {
+		return fmt.Errorf("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
+	}
+	// A field pointer that names nothing in the payload would compare every
+	// stored value with "" and cry wolf (IDEM-010).
+	base := c.Contract.WithDefaults().Render("", 0, 0)
+	for i, e := range c.Effects {
+		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
+			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
+				return fmt.Errorf("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
+			}
+		}
+	}
 	return nil
 }

@@ -89,7 +89,7 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
 		op.Out = model.Outcome{Kind: c.Classify(true, resp.Status, resp.ID != ""), Status: resp.Status, ID: resp.ID,
-			Body: model.Body(resp.Body[:min(len(resp.Body), model.AnswerKept):min(len(resp.Body), model.AnswerKept)])}
+			Body: model.Excerpt(resp.Body, model.AnswerKept)}
 	}
 	return nil
 }

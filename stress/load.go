@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -162,9 +161,6 @@ func Parse(name string, data []byte) (Config, error) {
 			c.Contract.Statuses.Invalid = f.Statuses.Invalid
 		}
 	}
-	if err := disjoint(c.Contract.Statuses); err != nil {
-		return none, fail("statuses: %v", err)
-	}
 	switch model.Equivalence(f.Equivalence) {
 	case "":
 	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
@@ -207,9 +203,6 @@ func Parse(name string, data []byte) (Config, error) {
 		for ptr, r := range f.PayloadRules {
 			c.Contract.Fields[ptr] = r.FieldRule
 		}
-		if err := c.Contract.CheckFields(); err != nil {
-			return none, fail("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
-		}
 	}
 	switch f.ServerErrors {
 	case "", "may-have-effects":
@@ -229,44 +222,17 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
 	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
-	if f.Process != nil && len(f.Process.Command) == 0 {
-		return none, fail("process.command: missing; the service's argv, e.g. [./svc, -listen, \"127.0.0.1:{port}\"]")
-	}
-	if f.Process != nil && f.Process.Replicas < 0 {
-		return none, fail("process.replicas: %d; want 1 or more", f.Process.Replicas)
-	}
 	if f.Target.URL == "" {
 		return none, fail("target.url: missing")
 	}
 	if f.Target.ID == "" {
 		return none, fail("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
 	}
-	if _, err := client.NewHTTP(f.Target, nil); err != nil {
-		return none, fail("%v", err)
-	}
-	// A contract that never sends what names the action would have a
-	// correct service blamed for every answer.
-	if !f.Target.Sends("key") {
-		return none, fail("target: no {{key}} in target.url or target.headers, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers")
-	}
-	if c.Contract.KeyScope == model.KeyScopeTenant && !f.Target.Sends("tenant") {
-		return none, fail("target: no {{tenant}} in target.url or target.headers while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, or a path segment) or set key_scope: global")
-	}
 	if t, set := explicitTimeout(data); set && t <= 0 {
 		return none, fail("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout)
 	}
-	if err := observe.ValidateEffects(f.Effects); err != nil {
+	if err := c.check(); err != nil {
 		return none, fail("%v", err)
-	}
-	// A field pointer that names nothing in the payload would compare every
-	// stored value with "" and cry wolf (IDEM-010).
-	base := model.RenderPayload(c.Contract.Payload, 0, 0)
-	for i, e := range f.Effects {
-		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
-			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
-				return none, fail("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
-			}
-		}
 	}
 	return c, nil
 }

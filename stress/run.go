@@ -263,11 +263,7 @@ func (r *runner) idNowhere() error {
 	if r.cfg.HTTP.ID == client.IDFromLocation {
 		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
 	}
-	body := op.Out.Body
-	if len(body) > 200 {
-		body = append(body[:200:200], "…"...)
-	}
-	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, body.String(), op.Call)
+	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
 }
 
 // variantRefused is the contract error of a run whose failure comes from
@@ -293,8 +289,9 @@ func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation)
 		r.shrinkBy = time.Now().Add(r.cfg.ShrinkTime)
 		r.rapidBy = time.Now().Add(r.cfg.ShrinkTime / 2)
 	}
-	// Candidates that fail with another check are ones rapid rejects.
-	if r.last == nil || vs[0].Check == r.last.Violations[0].Check {
+	// Candidates that fail another way are ones rapid rejects: it keeps a
+	// smaller plan only when it fails with the same message.
+	if r.last == nil || vs[0].Message == r.last.Violations[0].Message {
 		r.last = &Failure{Plan: plan, History: h, Violations: vs}
 	}
 }

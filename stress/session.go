@@ -49,6 +49,9 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		}
 	}()
 	pool := cfg.DB
+	if pool != nil && cfg.Process != nil && cfg.DatabaseURL == "" {
+		return nil, fmt.Errorf("%w: Config.DB and a process section need Config.DatabaseURL too: the service must be told where its database is", ErrContract)
+	}
 	if pool == nil {
 		url, err := s.database(ctx)
 		if err != nil {
@@ -72,8 +75,10 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract}
 	if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
-		if err := stall.Check(ctx); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrContract, err)
+		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
+			return nil, fmt.Errorf("%w: db_stall: %w", ErrContract, err)
+		} else if err != nil {
+			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 		s.exec.Stall = stall
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 )
@@ -23,14 +22,14 @@ const shrinkTries = 3
 // same check: delta debugging over steps and calls, then simpler calls.
 // It ends by r.shrinkBy, like rapid's shrinking before it.
 func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
-	check := f.Violations[0].Check
+	message := f.Violations[0].Message
 	for improved := true; improved && time.Now().Before(r.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
 			if !time.Now().Before(r.shrinkBy) || ctx.Err() != nil {
 				break
 			}
-			if g := r.failsAgain(ctx, cand, check); g != nil {
+			if g := r.failsAgain(ctx, cand, message); g != nil {
 				f, improved = g, true
 				break
 			}
@@ -40,8 +39,8 @@ func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it fails with the given check.
-func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
+// when it fails the same way: the same primary message, as rapid wants.
+func (r *runner) failsAgain(ctx context.Context, plan model.Plan, message string) *Failure {
 	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
@@ -54,7 +53,7 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
-		if len(vs) > 0 && vs[0].Check == check {
+		if len(vs) > 0 && vs[0].Message == message {
 			return &Failure{Plan: plan, History: h, Violations: vs}
 		}
 	}

@@ -38,7 +38,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
-	dbStall := fs.String("db-stall", "", "effect table to write-lock while each burst is released (overrides db_stall)")
+	dbStall := fs.String("db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -48,7 +48,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := stress.Load(*config)
 	if err == nil {
-		err = override(&cfg, *replicas, *syncMode, *dbStall)
+		err = override(&cfg, *replicas, *syncMode)
+	}
+	if isSet(fs, "db-stall") {
+		cfg.DBStall = *dbStall // "" turns the contract's stall off
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
@@ -77,7 +80,7 @@ func (f runFlags) apply(cfg *stress.Config) {
 }
 
 // override applies the run flags that change the contract.
-func override(c *stress.Config, replicas int, syncMode, dbStall string) error {
+func override(c *stress.Config, replicas int, syncMode string) error {
 	if replicas > 0 {
 		if c.Process == nil {
 			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", replicas)
@@ -91,9 +94,6 @@ func override(c *stress.Config, replicas int, syncMode, dbStall string) error {
 		}
 		c.Sync = mode
 	}
-	if dbStall != "" {
-		c.DBStall = dbStall
-	}
 	return nil
 }
 
@@ -102,7 +102,7 @@ func override(c *stress.Config, replicas int, syncMode, dbStall string) error {
 func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "idemstress: %s: %v\n", cfg.HTTP.URL, err)
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return nil, exitFor(err)
 	}
 	cs := res.Case(res.Target)
