@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 )
@@ -22,14 +23,14 @@ const shrinkTries = 3
 // same check: delta debugging over steps and calls, then simpler calls.
 // It ends by r.shrinkBy, like rapid's shrinking before it.
 func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
-	message := f.Violations[0].Message
+	check := f.Violations[0].Check
 	for improved := true; improved && time.Now().Before(r.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
 			if !time.Now().Before(r.shrinkBy) || ctx.Err() != nil {
 				break
 			}
-			if g := r.failsAgain(ctx, cand, message); g != nil {
+			if g := r.failsAgain(ctx, cand, check); g != nil {
 				f, improved = g, true
 				break
 			}
@@ -39,8 +40,10 @@ func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it fails the same way: the same primary message, as rapid wants.
-func (r *runner) failsAgain(ctx context.Context, plan model.Plan, message string) *Failure {
+// when it fails with the same primary check. Unlike rapid, this pass takes a
+// smaller plan whose message differs (the same tenant leak seen through a
+// conflict, then through a replayed ID): the check is what names the bug.
+func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
 	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
@@ -53,7 +56,7 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, message string
 			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
-		if len(vs) > 0 && vs[0].Message == message {
+		if len(vs) > 0 && vs[0].Check == check {
 			return &Failure{Plan: plan, History: h, Violations: vs}
 		}
 	}
