@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
 )
@@ -120,6 +121,12 @@ func TestShrinkChainEnds(t *testing.T) {
 // half.
 func bigJumps(p model.Plan) []model.Plan {
 	var out []model.Plan
+	// Each step alone first, for plans of three steps or more.
+	if len(p.Steps) > 2 {
+		for _, s := range p.Steps {
+			out = append(out, model.Plan{Steps: []model.Step{s}})
+		}
+	}
 	cut := func(i, n int) model.Plan {
 		q := model.Plan{Steps: slices.Clone(p.Steps)}
 		q.Steps[i] = model.Step{Kind: model.StepBurst, Calls: slices.Clone(p.Steps[i].Calls[:n])}
@@ -142,7 +149,7 @@ func TestBigJumpsFirst(t *testing.T) {
 		want := bigJumps(p)
 		got := candidates(p)
 		if len(got) < len(want) || !samePlans(got[:len(want)], want) {
-			t.Fatalf("plan:\n%sfirst candidates:\n%swant the bursts cut first:\n%s", p, plans(got[:min(len(got), len(want)+1)]), plans(want))
+			t.Fatalf("plan:\n%sfirst candidates:\n%swant each step alone, then the bursts cut, first:\n%s", p, plans(got[:min(len(got), len(want)+1)]), plans(want))
 		}
 	})
 }
@@ -408,5 +415,16 @@ func TestRenamedTable(t *testing.T) {
 				t.Errorf("renamed\n%s= \n%swant\n%s", tc.plan, got, tc.want)
 			}
 		})
+	}
+}
+
+// A tenant leak and a folded key are one bug to the shrinker; every other
+// pair of checks is two.
+func TestSameBug(t *testing.T) {
+	if !sameBug(checks.TenantLeak, checks.KeysFolded) || !sameBug(checks.KeysFolded, checks.TenantLeak) || !sameBug(checks.DuplicateEffect, checks.DuplicateEffect) {
+		t.Error("a confusion between actions is one bug")
+	}
+	if sameBug(checks.TenantLeak, checks.DuplicateEffect) || sameBug(checks.ChangedAccepted, checks.EqualRejected) {
+		t.Error("different checks are different bugs")
 	}
 }
