@@ -57,13 +57,23 @@ const (
 	releaseTimeout = 5 * time.Second
 )
 
-// blockedSQL counts the backends, other than ours, waiting for a lock on
-// the table. relation OIDs are per database, hence the database filter.
-// pg_locks is read live at each call, unlike pg_stat_activity, which a
-// transaction sees as a snapshot taken at its first read.
-const blockedSQL = `SELECT count(DISTINCT pid) FROM pg_locks
-WHERE relation = $1 AND NOT granted AND pid <> pg_backend_pid()
-AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+// blockedSQL counts the backends, other than ours, that wait because of
+// our lock: on the stalled table itself, or on any lock held by a
+// transaction that itself (transitively) waits on it. A correct key-first
+// service (INSERT its key row ... ON CONFLICT DO NOTHING, then the effect
+// rows) makes a duplicate wait on the first request's row lock, not on the
+// table; that request has arrived just the same. pg_locks and
+// pg_blocking_pids read the lock manager live at each call, unlike
+// pg_stat_activity, which a transaction sees as a snapshot taken at its
+// first read.
+const blockedSQL = `WITH RECURSIVE waiting AS (
+	SELECT DISTINCT pid FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()
+), behind(pid) AS (
+	SELECT pid FROM waiting WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
+	UNION
+	SELECT w.pid FROM waiting w JOIN behind b ON b.pid = ANY(pg_blocking_pids(w.pid))
+)
+SELECT count(*) FROM behind`
 
 // ErrCannotStall marks a stall that can never work as configured: the
 // table does not exist, or the role may not lock it. Anything else a stall
@@ -113,8 +123,8 @@ func (s Stall) Check(ctx context.Context) error {
 // panics with the same value once the lock is gone.
 //
 // A request that waits on another request (say, on its row of an
-// idempotency-key table) rather than on this table's lock is not counted
-// as blocked: stall the table the requests reach first.
+// idempotency-key table) which itself waits on this table's lock counts as
+// blocked: it has arrived, and will go on once the lock is released.
 func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64)) (StallReport, error) {
 	if err := s.valid(); err != nil {
 		return StallReport{}, err
@@ -133,7 +143,7 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 		return StallReport{}, fmt.Errorf("fault: db-stall on table %s: begin: %w", s.Table, err)
 	}
 	// lock_timeout 0 would mean no timeout at all.
-	relid, err := s.lock(ctx, tx, fmt.Sprintf("SET LOCAL lock_timeout = %d;", max(wait.Milliseconds(), 1)))
+	_, err = s.lock(ctx, tx, fmt.Sprintf("SET LOCAL lock_timeout = %d;", max(wait.Milliseconds(), 1)))
 	if err != nil {
 		return StallReport{}, errors.Join(err, s.release(ctx, conn, tx))
 	}
@@ -151,7 +161,7 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 		burst(ctx, &answered)
 	}()
 
-	rep, burstOver, pollErr := s.poll(ctx, tx, relid, int64(n), wait, &answered, done)
+	rep, burstOver, pollErr := s.poll(ctx, tx, int64(n), wait, &answered, done)
 	relErr := s.release(ctx, conn, tx)
 	p := burstOver
 	if p == nil {
@@ -182,7 +192,7 @@ type panicked struct{ value any }
 // close the connection, and the lock's release would then be up to the
 // server noticing, after Run returned; instead ctx is checked between polls
 // and the lock released by ROLLBACK.
-func (s Stall) poll(ctx context.Context, tx pgx.Tx, relid uint32, n int64, wait time.Duration, answered *atomic.Int64, done <-chan *panicked) (StallReport, *panicked, error) {
+func (s Stall) poll(ctx context.Context, tx pgx.Tx, n int64, wait time.Duration, answered *atomic.Int64, done <-chan *panicked) (StallReport, *panicked, error) {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+releaseTimeout)
 	defer cancel()
 	deadline := time.Now().Add(wait)
@@ -197,7 +207,7 @@ func (s Stall) poll(ctx context.Context, tx pgx.Tx, relid uint32, n int64, wait 
 		// answered first: a request answered before the pg_locks read is
 		// no longer waiting on the lock, so none is counted twice.
 		a := answered.Load()
-		if err := tx.QueryRow(qctx, blockedSQL, relid).Scan(&rep.Blocked); err != nil {
+		if err := tx.QueryRow(qctx, blockedSQL).Scan(&rep.Blocked); err != nil {
 			return rep, over, fmt.Errorf("fault: db-stall on table %s: reading pg_locks: %w", s.Table, err)
 		}
 		if int64(rep.Blocked)+a >= n {

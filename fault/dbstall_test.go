@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
@@ -79,6 +80,32 @@ func insertOnConflict(pool *pgxpool.Pool) http.HandlerFunc {
 			return
 		}
 		w.WriteHeader(http.StatusCreated)
+	}
+}
+
+// keyFirst is the usual correct design: claim the key first (INSERT ... ON
+// CONFLICT DO NOTHING into uitems), then write the effect row (items), in
+// one transaction. A duplicate waits on the first request's key row, not
+// on the effect table.
+func keyFirst(pool *pgxpool.Pool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		readAll(r.Body)
+		key := r.URL.Query().Get("key")
+		status := http.StatusOK
+		err := pgx.BeginFunc(r.Context(), pool, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(r.Context(), `INSERT INTO uitems (key) VALUES ($1) ON CONFLICT DO NOTHING`, key)
+			if err != nil || tag.RowsAffected() == 0 {
+				return err
+			}
+			status = http.StatusCreated
+			_, err = tx.Exec(r.Context(), `INSERT INTO items (key) VALUES ($1)`, key)
+			return err
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(status)
 	}
 }
 
@@ -163,6 +190,30 @@ func TestStallKeepsCorrectHandlerCorrect(t *testing.T) {
 		}
 		if a, b := ex[0].Resp.StatusCode, ex[1].Resp.StatusCode; a+b != 201+200 {
 			t.Errorf("try %d: statuses %d and %d, want one 201 and one 200", i, a, b)
+		}
+	}
+}
+
+// A key-first service under a stall of its effect table: the first request
+// waits on the table, its duplicates on the first request's key row. Every
+// one has arrived, so the stall fires; one item row per key.
+func TestStallSeesRequestsWaitingBehindAnother(t *testing.T) {
+	db := newStallDB(t)
+	srv := serve(t, keyFirst(db.service))
+	stall := fault.Stall{Pool: db.tester, Table: "items"}
+	for i := range 5 {
+		key := fmt.Sprintf("kf%d", i)
+		var ex []client.Exchange
+		rep, err := stall.Run(t.Context(), 3, burstOf(t, 3, srv.URL, key, &ex))
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireAnswered(t, ex)
+		if !rep.Fired || rep.Blocked != 3 {
+			t.Errorf("try %d: %+v, want fired with all 3 blocked (1 on the table, 2 behind it)", i, rep)
+		}
+		if got := db.count(t, "items", key); got != 1 {
+			t.Errorf("try %d: %d item rows, want 1", i, got)
 		}
 	}
 }

@@ -2,12 +2,12 @@ package stress_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -21,9 +21,9 @@ func TestGoTestExampleStartsTheService(t *testing.T) {
 	if cluster == nil {
 		t.Skip("needs PostgreSQL")
 	}
-	bin := filepath.Join(t.TempDir(), "ticketsvc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../examples/ticketsvc/cmd/ticketsvc").CombinedOutput(); err != nil {
-		t.Fatalf("building ticketsvc: %v\n%s", err, out)
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("DATABASE_URL", "")
 	contract := func(bug string) string {

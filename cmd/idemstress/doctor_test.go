@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,9 +18,9 @@ func TestDoctorStartsTheService(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the sample service and starts processes")
 	}
-	bin := filepath.Join(t.TempDir(), "ticketsvc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/ticketsvc/cmd/ticketsvc").CombinedOutput(); err != nil {
-		t.Fatalf("building ticketsvc: %v\n%s", err, out)
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("DATABASE_URL", "")
 	contract := filepath.Join(t.TempDir(), "contract.yaml")

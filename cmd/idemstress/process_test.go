@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
 )
 
@@ -22,9 +22,9 @@ func TestRunProcessReplicas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the sample service and starts processes")
 	}
-	bin := filepath.Join(t.TempDir(), "ticketsvc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/ticketsvc/cmd/ticketsvc").CombinedOutput(); err != nil {
-		t.Fatalf("building ticketsvc: %v\n%s", err, out)
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("DATABASE_URL", "")
 	for _, tc := range []struct {

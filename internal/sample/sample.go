@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -162,4 +164,16 @@ func (s *Service) Close() {
 		<-s.served
 	}
 	s.Pool.Close()
+}
+
+// BuildBinary builds the sample service's binary into dir and returns its
+// path, for tests and demos that have idemstress start it as a process.
+// It needs the go command, as `go test` does.
+func BuildBinary(dir string) (string, error) {
+	bin := filepath.Join(dir, "ticketsvc")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/idemstress/idemstress/examples/ticketsvc/cmd/ticketsvc").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("sample: building ticketsvc: %w\n%s", err, out)
+	}
+	return bin, nil
 }
