@@ -63,10 +63,12 @@ func BenchmarkP4(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
+					b.Logf("%s, %d foreign rows per effect table: %d plans in %.2fs, %s", layout, rows, res.Plans, d.Seconds(), res.Verdict)
 					if res.Verdict != checks.Pass || res.Plans != plans {
-						b.Fatalf("%d foreign rows: verdict %s after %d plans: %v %v", rows, res.Verdict, res.Plans, res.Err, res.Outside)
+						// The figures still stand: a run that cannot finish
+						// its baseline in time is what this measures.
+						b.Errorf("%d foreign rows: verdict %s after %d plans: %v %v", rows, res.Verdict, res.Plans, res.Err, res.Outside)
 					}
-					b.Logf("%s, %d foreign rows per effect table: %d plans in %.2fs", layout, rows, plans, d.Seconds())
 					return d, peakRSSMiB()
 				}
 				empty1, rssEmpty := run(0)
