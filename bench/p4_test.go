@@ -168,7 +168,7 @@ func BenchmarkBaseline(b *testing.B) {
 // filledSample starts the correct sample service over a new database whose
 // effect tables hold rows foreign rows each (every outbox row points at a
 // foreign ticket), vacuumed and analysed as a live database would be.
-func filledSample(b *testing.B, layout ticketsvc.Layout, rows int) *sample.Service {
+func filledSample(b testing.TB, layout ticketsvc.Layout, rows int) *sample.Service {
 	b.Helper()
 	ctx := context.Background()
 	svc, err := sample.Start(ctx, pgtest.NewDatabase(b, cluster), sample.Correct, layout)
@@ -208,7 +208,7 @@ func filledSample(b *testing.B, layout ticketsvc.Layout, rows int) *sample.Servi
 // writeInside writes n actions' rows in the namespace prefix, as a run
 // would: through the service's own tables, not through its HTTP API (the
 // baseline does not care who wrote them).
-func writeInside(b *testing.B, svc *sample.Service, layout ticketsvc.Layout, prefix model.Namespace, n int) {
+func writeInside(b testing.TB, svc *sample.Service, layout ticketsvc.Layout, prefix model.Namespace, n int) {
 	b.Helper()
 	q := `WITH t AS (INSERT INTO tickets (tenant, request_key, subject)
 			SELECT $1 || g || '-A', $1 || g || '-k1', 'Printer offline' FROM generate_series(1, $2::int) g RETURNING id, tenant, request_key)
