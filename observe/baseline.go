@@ -89,17 +89,22 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 	b := Baseline{}
 	budget := o.BaselineBudget
 	if budget <= 0 {
-		budget = 60 * time.Second
+		budget = 30 * time.Second
 	}
 	deadline := time.Now().Add(budget)
+	if d, ok := ctx.Deadline(); ok && d.Add(-time.Second).Before(deadline) {
+		// Leave the caller a second: a table cut short by its share is a
+		// note, a context that ends is an error.
+		deadline = d.Add(-time.Second)
+	}
 	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
-		var age int64 // of xmax: row versions at most this old are recent
-		if first {
-			if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&st.xmax); err != nil {
-				return err
-			}
-		} else if err := tx.QueryRow(ctx, `SELECT age($1::text::xid)`, xid32(st.xmax)).Scan(&age); err != nil {
+		var xmax uint64
+		var age int64 // of st.xmax: row versions at most this old are recent
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, age($1::text::xid)`, xid32(st.xmax)).Scan(&xmax, &age); err != nil {
 			return err
+		}
+		if first {
+			st.xmax = xmax
 		}
 		var todo []Effect
 		for _, e := range joinedLast(o.effects) {
@@ -110,7 +115,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 				todo = append(todo, e) // (not measured before the run: nothing to compare)
 			}
 		}
-		c := &counting{o: o, tx: tx, info: info, byTable: byTable, prefix: prefix, st: st, age: age, missed: map[string]bool{}}
+		c := &counting{o: o, tx: tx, info: info, byTable: byTable, prefix: prefix, st: st, age: age, xmax: xmax, missed: map[string]bool{}}
 		for i, e := range todo {
 			// Each table gets an equal share of what is left, so that one
 			// slow table does not leave the others out.
@@ -164,6 +169,9 @@ type counting struct {
 	prefix  model.Namespace
 	st      *runState
 	age     int64
+	// xmax is this call's horizon: the run's transactions are those from
+	// st.xmax up to it.
+	xmax uint64
 	// missed are the tables where the marks missed rows of the run.
 	missed map[string]bool
 }
@@ -227,12 +235,7 @@ func (c *counting) before(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (
 // after counts the rows outside the prefix, and the row versions outside
 // it committed since the baseline before the run.
 func (c *counting) after(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (string, error) {
-	// recent: committed since the baseline before the run. age() counts
-	// back from the next transaction ID, the same for every row of this
-	// transaction, so xmin >= xmax exactly when 0 <= age(xmin) <= c.age;
-	// the mask makes a negative age (an xmin "ahead", frozen long ago)
-	// large, so one call of age() per row decides.
-	recent := fmt.Sprintf("(age(xmin)::bigint & 4294967295) <= %s", f.a.add("age", c.age))
+	recent := c.recent(f)
 	exact := f.inNamespace(e)
 	if e.Join != nil && c.missed[e.Join.Table] {
 		// Rows of the run that the marks missed in the joined table: the
@@ -269,6 +272,33 @@ func (c *counting) after(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (s
 		fp += fmt.Sprintf(", %d row version(s) written during the run", recentOutside)
 	}
 	return fp, nil
+}
+
+// maxListed bounds the transactions of a run listed by recent (a variable
+// for the tests of the other way).
+var maxListed uint64 = 1 << 16
+
+// recent is the condition that a row version was committed since the
+// baseline before the run: its xmin is one of the transaction IDs from
+// st.xmax to c.xmax, modulo 2^32. Listed, when there are at most maxListed
+// of them: xid equality runs in parallel workers, as age() does not.
+// Otherwise age() decides: it counts back from the next transaction ID, the
+// same for every row of this transaction, so xmin >= st.xmax exactly when
+// 0 <= age(xmin) <= c.age; the mask makes a negative age (an xmin "ahead",
+// frozen long ago) large, so that one call of age() per row decides.
+func (c *counting) recent(f *finder) string {
+	if n := c.xmax - c.st.xmax; c.xmax >= c.st.xmax && n <= maxListed {
+		xids := make([]uint32, 0, n)
+		for x := c.st.xmax; x < c.xmax; x++ {
+			if uint32(x) >= 3 { // 0-2 are never assigned
+				xids = append(xids, uint32(x))
+			}
+		}
+		// A typed array parameter becomes a constant of the (custom) plan,
+		// which PostgreSQL then looks rows up in by hash.
+		return fmt.Sprintf("xmin = ANY(%s::xid[])", f.a.add("xids", xids))
+	}
+	return fmt.Sprintf("(age(xmin)::bigint & 4294967295) <= %s", f.a.add("age", c.age))
 }
 
 // byContent fingerprints the rows outside the prefix by their content: a

@@ -29,3 +29,13 @@ func ObserveQueries(ctx context.Context, o *Observer, ns model.Namespace) map[st
 
 // Successor is successor, for its test.
 var Successor = successor
+
+// ListRunTransactions sets whether Baseline lists a run's transactions
+// (or compares age()), for the test of each way; it returns the undo.
+func ListRunTransactions(list bool) func() {
+	old := maxListed
+	if !list {
+		maxListed = 0
+	}
+	return func() { maxListed = old }
+}
