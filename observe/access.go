@@ -203,7 +203,7 @@ func bytewiseSQL(expr string) string {
 // markColumn picks the column whose values mark where a plan's rows begin:
 // an integer column whose values a sequence assigns (serial, bigserial, or
 // an identity column), with a btree index that finds id > mark without a
-// scan. The effect's own id column is preferred, then the primary key.
+// scan. The effect's own id column is preferred, then the others by name.
 //
 // Why id > mark finds every row a plan writes: mark is max(id) read before
 // the plan's first call. A sequence hands out each value once, in
@@ -223,9 +223,9 @@ func markColumn(t *tableInfo, e Effect) (*colInfo, string) {
 	if c := t.cols[e.ID]; c != nil {
 		candidates = append(candidates, c)
 	}
-	for _, c := range t.cols {
-		if c.name != e.ID {
-			candidates = append(candidates, c)
+	for _, name := range sortedKeys(t.cols) {
+		if name != e.ID {
+			candidates = append(candidates, t.cols[name])
 		}
 	}
 	var why []string

@@ -93,8 +93,8 @@ func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) Ind
 		what := fmt.Sprintf("(%s), holding the tag,", sqlName(e.Tag))
 		if !bySince(what) {
 			a.OK = false
-			for _, c := range t.cols {
-				if c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
+			for _, name := range sortedKeys(t.cols) {
+				if c := t.cols[name]; c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
 					a.Create = append(a.Create, createIndex(e.Table, c))
 					break
 				}
@@ -131,17 +131,15 @@ func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) Ind
 			}
 		}
 	}
-	detail := sqlName(e.Table) + " " + strings.Join(served, "; ")
-	if len(served) == 0 {
-		detail = sqlName(e.Table)
+	name := sqlName(e.Table)
+	if len(missing) == 0 {
+		a.Detail = name + " " + strings.Join(served, "; ")
+		return a
 	}
-	if len(missing) > 0 {
-		detail = strings.TrimSpace(detail + ": " + strings.Join(missing, "; ") + "; until then each plan scans it")
-		if len(served) > 0 {
-			detail = sqlName(e.Table) + ": " + strings.Join(missing, "; ") + "; until then each plan scans it (" + strings.Join(served, "; ") + ")"
-		}
+	a.Detail = name + ": " + strings.Join(missing, "; ") + "; until then each plan scans it"
+	if len(served) > 0 {
+		a.Detail += " (" + strings.Join(served, "; ") + ")"
 	}
-	a.Detail = detail
 	return a
 }
 
