@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -39,14 +41,38 @@ type Snapshot map[string][]Row
 // Observer reads effect tables. It only ever reads: every observation is
 // one READ ONLY REPEATABLE READ transaction, so it sees one consistent
 // moment and could not write if it tried.
+//
+// Its methods may be called from several goroutines.
 type Observer struct {
 	pool    *pgxpool.Pool
 	effects []Effect
+	// BaselineBudget bounds one Baseline call (default 30s; less when the
+	// context ends sooner): a table not
+	// fingerprinted by then is left out, and Notes says so.
+	BaselineBudget time.Duration
+
+	mu sync.Mutex
+	// info is what the catalog says about each table, read once (nil
+	// until then).
+	info map[string]*tableInfo
+	// planMarks are the marks read by Begin, for the last maxPlanMarks
+	// namespaces, oldest first in planOrder.
+	planMarks map[model.Namespace]marks
+	planOrder []model.Namespace
+	// runs are the runs whose baseline was taken, by prefix.
+	runs  map[model.Namespace]*runState
+	notes []string
 }
+
+// maxPlanMarks bounds the marks kept: a namespace is observed right after
+// its plan ran, so only the last few are ever asked for. An older one is
+// observed with its run's marks, or by a scan: more reading, the same rows.
+const maxPlanMarks = 64
 
 // NewObserver returns an observer of the declared effects.
 func NewObserver(pool *pgxpool.Pool, effects []Effect) *Observer {
-	return &Observer{pool: pool, effects: effects}
+	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second,
+		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
 }
 
 // DB is the pool the observer reads with.
@@ -132,12 +158,24 @@ func (o *Observer) tables(ctx context.Context, schema *string) string {
 
 // Observe reads every row of every effect table that belongs to the
 // namespace: by a tenant or key with its prefix, by a tag inside it, or by
-// pointing at such a row.
+// pointing at such a row. What it reads follows what the plan wrote when
+// the tables have the indexes Indexes names, and Begin was called before
+// the plan's first call (see access.go).
 func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (Snapshot, error) {
+	info := o.prepare(ctx)
+	m := o.marksFor(ns)
 	snap := Snapshot{}
 	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
+		// The statements are the same for every plan, and what they read
+		// is a plan's worth of rows: plan them once. A custom plan (what
+		// PostgreSQL otherwise picks, its estimates for the namespace being
+		// far lower than for any) costs more to make than to run.
+		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+			return fmt.Errorf("observer: %w", err)
+		}
 		for _, e := range o.effects {
-			rows, err := readRows(ctx, tx, e, byTable, ns)
+			f := &finder{info: info, byTable: byTable, marks: m, a: newArgs(ns), ns: string(ns)}
+			rows, err := readRows(ctx, tx, e, f)
 			if err != nil {
 				return fmt.Errorf("observer: reading %s: %w", e.Table, err)
 			}
@@ -146,6 +184,157 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (Snapshot, e
 		return nil
 	})
 	return snap, err
+}
+
+// Begin marks where a plan's rows will begin: it reads, for every table
+// whose rows are found by a mark (see markColumn), the greatest id there
+// before the plan in namespace ns makes its first call. Observe(ns) then
+// reads only the rows written since. Without Begin, Observe uses the marks
+// of the run ns belongs to (taken by Baseline), or searches whole tables:
+// more reading, the same rows. Begin never fails: when the marks cannot be
+// read, there are none.
+func (o *Observer) Begin(ctx context.Context, ns model.Namespace) {
+	info := o.prepare(ctx)
+	m, err := o.readMarks(ctx, info, true)
+	if err != nil || m == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.planMarks[ns]; !ok {
+		o.planOrder = append(o.planOrder, ns)
+	}
+	o.planMarks[ns] = m
+	for len(o.planOrder) > maxPlanMarks {
+		delete(o.planMarks, o.planOrder[0])
+		o.planOrder = o.planOrder[1:]
+	}
+}
+
+// readMarks reads max(mark column) of the tables that have one (only of
+// those whose rows are found by it, when needed is set), in one read-only
+// transaction; nil when there are none.
+func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, needed bool) (marks, error) {
+	var tables []string
+	var cols []string
+	byTable := o.byTable()
+	for _, e := range o.effects {
+		t := info[e.Table]
+		// Any ASCII namespace gives the same answer.
+		f := &finder{info: info, byTable: byTable, a: newArgs("x-"), ns: "x-"}
+		if t == nil || t.mark == nil || e.Query != "" || needed && !f.needsMark(e) {
+			continue
+		}
+		tables = append(tables, e.Table)
+		cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)::bigint", ident(t.mark.name), ident(e.Table)))
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	vals := make([]*int64, len(tables))
+	dest := make([]any, len(tables))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]Effect) error {
+		return tx.QueryRow(ctx, "SELECT "+strings.Join(cols, ", ")).Scan(dest...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := marks{}
+	for i, t := range tables {
+		m[t] = vals[i]
+	}
+	return m, nil
+}
+
+// marksFor returns the marks to observe ns with: its plan's, else its
+// run's, else none.
+func (o *Observer) marksFor(ns model.Namespace) marks {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if m, ok := o.planMarks[ns]; ok {
+		return m
+	}
+	for prefix, r := range o.runs {
+		if strings.HasPrefix(string(ns), string(prefix)) {
+			return r.marks
+		}
+	}
+	return nil
+}
+
+// prepare reads the catalog once, for every effect table. A table it
+// cannot read is searched by scans, and Notes says why.
+func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
+	o.mu.Lock()
+	if o.info != nil {
+		defer o.mu.Unlock()
+		return o.info
+	}
+	o.mu.Unlock()
+	info := map[string]*tableInfo{}
+	var notes []string
+	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]Effect) error {
+		for _, e := range o.effects {
+			if e.Query != "" {
+				continue
+			}
+			t, err := inspect(ctx, tx, e)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.Table, err)
+			}
+			info[e.Table] = t
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return map[string]*tableInfo{} // try again next time
+		}
+		notes = append(notes, fmt.Sprintf("observer: reading the catalog failed (%v): every plan scans every effect table", err))
+		info = map[string]*tableInfo{}
+	}
+	byTable := o.byTable()
+	for _, e := range o.effects {
+		if n := scanNote(e, info, byTable); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.info == nil {
+		o.info = info
+		o.notes = append(o.notes, notes...)
+	}
+	return o.info
+}
+
+// Notes says where the observer had to do more than a plan's worth of
+// reading (a table scanned for every plan, and why), and what the baseline
+// left out or could not compare. Each note once, in the order they came.
+func (o *Observer) Notes() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.notes)
+}
+
+func (o *Observer) note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !slices.Contains(o.notes, n) {
+		o.notes = append(o.notes, n)
+	}
+}
+
+func (o *Observer) byTable() map[string]Effect {
+	byTable := map[string]Effect{}
+	for _, e := range o.effects {
+		byTable[e.Table] = e
+	}
+	return byTable
 }
 
 // readOnly runs read in one READ ONLY REPEATABLE READ transaction, so it
@@ -157,11 +346,7 @@ func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable ma
 		return fmt.Errorf("observer: starting a read-only transaction: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to lose
-	byTable := map[string]Effect{}
-	for _, e := range o.effects {
-		byTable[e.Table] = e
-	}
-	return read(tx, byTable)
+	return read(tx, o.byTable())
 }
 
 func text(col string) string {
@@ -179,23 +364,21 @@ func source(e Effect) string {
 	return ident(e.Table)
 }
 
-// inNamespace is the condition that keeps an effect's own rows.
-func inNamespace(e Effect, byTable map[string]Effect) string {
-	switch e.Attribution() {
-	case ByTag:
-		return fmt.Sprintf("strpos(%s, $1) > 0", text(e.Tag))
-	case ByJoin:
-		ref := byTable[e.Join.Table]
-		return fmt.Sprintf("%s IN (SELECT %s FROM %s WHERE %s)", text(e.Join.Column), text(ref.ID), source(ref), inNamespace(ref, byTable))
-	default:
-		return fmt.Sprintf("starts_with(%s, $1) OR starts_with(%s, $1)", text(e.Tenant), text(e.Key))
+// rowsQuery selects cols from the effect's rows in the namespace: one
+// SELECT per branch, under UNION ALL.
+func rowsQuery(e Effect, f *finder, cols string) string {
+	var parts []string
+	for _, b := range f.branches(e) {
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))
 	}
+	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-func readRows(ctx context.Context, tx pgx.Tx, e Effect, byTable map[string]Effect, ns model.Namespace) ([]Row, error) {
-	const fixed = 6
-	fields := sortedKeys(e.Fields)
-	cols := []string{text(e.Tenant), text(e.Key), text(e.ID), "NULL", text(e.Tag), "NULL"}
+// rowCols is what readRows selects: tenant, key, id, reference, tag and
+// join, each as text or NULL, then the fields in sorted order.
+func rowCols(e Effect) (cols, fields []string) {
+	fields = sortedKeys(e.Fields)
+	cols = []string{text(e.Tenant), text(e.Key), text(e.ID), "NULL", text(e.Tag), "NULL"}
 	if e.References != nil {
 		cols[3] = text(e.References.Column)
 	}
@@ -205,8 +388,13 @@ func readRows(ctx context.Context, tx pgx.Tx, e Effect, byTable map[string]Effec
 	for _, f := range fields {
 		cols = append(cols, text(f))
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(cols, ", "), source(e), inNamespace(e, byTable))
-	rows, err := tx.Query(ctx, q, string(ns))
+	return cols, fields
+}
+
+func readRows(ctx context.Context, tx pgx.Tx, e Effect, f *finder) ([]Row, error) {
+	const fixed = 6
+	cols, fields := rowCols(e)
+	rows, err := tx.Query(ctx, rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,10 @@ type Result struct {
 	Unfired int `json:"unfired,omitempty"`
 	// Flaky says the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// Notes say where reading the effect tables cost more than the plans
+	// wrote (a table scanned for every plan, and why), and what the check
+	// for changes outside the namespace left out (observe.Observer.Notes).
+	Notes []string `json:"notes,omitempty"`
 	// Err says why a run is inconclusive, or why a failure may not be minimal.
 	Err error `json:"-"`
 }
@@ -139,6 +143,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 	} else {
 		res.Outside = checks.Outside(before, after)
+	}
+	res.Notes = session.observer.Notes()
+	for _, n := range res.Notes {
+		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
 	}
 	switch {
 	case r.last != nil:

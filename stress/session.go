@@ -175,6 +175,7 @@ type Trial struct {
 // gone, ctx ended); a violation is not an error.
 func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (Trial, error) {
 	tr := Trial{NS: ns}
+	s.observer.Begin(ctx, ns) // where ns's rows will begin, so that Observe reads only those
 	var err error
 	tr.History, tr.Faults, err = s.exec.Execute(ctx, ns, plan, t0)
 	if err != nil {

@@ -60,6 +60,10 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for _, e := range cfg.Effects {
 		say("effects", "ok: %s", describeEffect(e))
 	}
+	// Advice only: a missing index makes runs slower, not wrong.
+	for _, a := range observe.NewObserver(session.DB(), cfg.Effects).Indexes(ctx) {
+		say("index", "%s", a)
+	}
 	return probe(ctx, cfg, session, say)
 }
 

@@ -1,0 +1,41 @@
+package observe
+
+import (
+	"context"
+	"strings"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// Query is one statement Observe runs, with its arguments.
+type Query struct {
+	SQL  string
+	Args []any
+}
+
+// ObserveQueries returns the statement Observe(ns) runs for each table,
+// with the marks it would use, so that a test can EXPLAIN them.
+func ObserveQueries(ctx context.Context, o *Observer, ns model.Namespace) map[string]Query {
+	info := o.prepare(ctx)
+	m := o.marksFor(ns)
+	out := map[string]Query{}
+	for _, e := range o.effects {
+		f := &finder{info: info, byTable: o.byTable(), marks: m, a: newArgs(ns), ns: string(ns)}
+		cols, _ := rowCols(e)
+		out[e.Table] = Query{SQL: rowsQuery(e, f, strings.Join(cols, ", ")), Args: f.a.vals}
+	}
+	return out
+}
+
+// Successor is successor, for its test.
+var Successor = successor
+
+// ListRunTransactions sets whether Baseline lists a run's transactions
+// (or compares age()), for the test of each way; it returns the undo.
+func ListRunTransactions(list bool) func() {
+	old := maxListed
+	if !list {
+		maxListed = 0
+	}
+	return func() { maxListed = old }
+}

@@ -1,0 +1,179 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// IndexAdvice says how a plan's rows are found in one effect table, and
+// which index it lacks for that to cost what the plan wrote rather than
+// what the table holds.
+type IndexAdvice struct {
+	Table string
+	// OK: every search the table needs is served by an index, or by a
+	// mark (rows written since the plan began, see markColumn).
+	OK bool
+	// Create holds the statements that would add what is missing.
+	Create []string
+	// Detail says what serves each search, and what is missing.
+	Detail string
+}
+
+// String is one line: "ok: ..." or "MISSING: CREATE INDEX ...; ...".
+func (a IndexAdvice) String() string {
+	if a.OK {
+		return "ok: " + a.Detail
+	}
+	if len(a.Create) == 0 {
+		return "MISSING: " + a.Detail
+	}
+	return "MISSING: " + strings.Join(a.Create, "; ") + " (" + a.Detail + ")"
+}
+
+// Indexes says, for each effect table, which index observation uses and
+// which one it would need. It reads the catalog only.
+func (o *Observer) Indexes(ctx context.Context) []IndexAdvice {
+	info := o.prepare(ctx)
+	byTable := o.byTable()
+	out := make([]IndexAdvice, 0, len(o.effects))
+	for _, e := range o.effects {
+		out = append(out, advise(e, info, byTable))
+	}
+	return out
+}
+
+// scanNote is the note for a table whose rows are searched by a scan for
+// every plan, "" for a table that needs none.
+func scanNote(e Effect, info map[string]*tableInfo, byTable map[string]Effect) string {
+	a := advise(e, info, byTable)
+	if a.OK || e.Query != "" {
+		return ""
+	}
+	return fmt.Sprintf("observer: %s is scanned whole for every plan; to read only each plan's rows: %s", e.Table, strings.TrimPrefix(a.String(), "MISSING: "))
+}
+
+func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) IndexAdvice {
+	a := IndexAdvice{Table: e.Table, OK: true}
+	if e.Query != "" {
+		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
+		return a
+	}
+	t := info[e.Table]
+	if t == nil || !t.found {
+		a.OK = false
+		a.Detail = e.Table + ": its indexes could not be read from the catalog; each plan scans it"
+		return a
+	}
+	if t.kind != "r" && t.kind != "p" && t.kind != "m" {
+		a.OK = false
+		a.Detail = sqlName(e.Table) + " is not a table (a view?): each plan searches the whole of it; name the tables it reads in the contract, or give it a query: that uses their indexes"
+		return a
+	}
+	f := &finder{info: info, byTable: byTable, a: newArgs("x-"), ns: "x-"}
+	var served, missing []string
+	bySince := func(what string) bool {
+		if t.mark == nil {
+			return false
+		}
+		served = append(served, fmt.Sprintf("%s is searched among the rows written since the plan began, by %s > its value then (%s)",
+			what, sqlName(t.mark.name), t.mark.index))
+		return true
+	}
+	need := func(col, what string) {
+		a.OK = false
+		a.Create = append(a.Create, createIndex(e.Table, t.cols[col]))
+		missing = append(missing, fmt.Sprintf("%s has no index that serves a prefix%s", what, collationWhy(t.cols[col])))
+	}
+	switch e.Attribution() {
+	case ByTag:
+		what := fmt.Sprintf("(%s), holding the tag,", sqlName(e.Tag))
+		if !bySince(what) {
+			a.OK = false
+			for _, name := range sortedKeys(t.cols) {
+				if c := t.cols[name]; c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
+					a.Create = append(a.Create, createIndex(e.Table, c))
+					break
+				}
+			}
+			missing = append(missing, fmt.Sprintf("a tag inside %s is a substring no btree index finds, and %s has no column to search only the rows written since the plan began (%s); give it a sequence-assigned id with an index, e.g. id bigserial PRIMARY KEY",
+				sqlName(e.Tag), sqlName(e.Table), t.markWhy))
+		}
+	case ByJoin:
+		ref := byTable[e.Join.Table]
+		col := t.cols[e.Join.Column]
+		what := "(" + sqlName(e.Join.Column) + ")"
+		switch {
+		case f.joinIndexed(e, ref):
+			served = append(served, fmt.Sprintf("%s has %s", what, col.index))
+		case !f.comparable(e, ref):
+			if !bySince(what) {
+				a.OK = false
+				missing = append(missing, fmt.Sprintf("%s and %s.%s differ in type, so they are compared as text, which no index serves, and %s has no sequence-assigned id with an index (%s)",
+					what, sqlName(ref.Table), sqlName(ref.ID), sqlName(e.Table), t.markWhy))
+			}
+		case !bySince(what):
+			a.OK = false
+			a.Create = append(a.Create, createIndex(e.Table, col))
+			missing = append(missing, fmt.Sprintf("%s has no index, and %s no sequence-assigned id with one (%s)", what, sqlName(e.Table), t.markWhy))
+		}
+	default:
+		for _, col := range []string{e.Tenant, e.Key} {
+			what := "(" + sqlName(col) + ")"
+			switch c := t.cols[col]; {
+			case c != nil && c.prefix != nil:
+				served = append(served, fmt.Sprintf("%s has %s", what, c.prefix.name))
+			case !bySince(what):
+				need(col, what)
+			}
+		}
+	}
+	name := sqlName(e.Table)
+	if len(missing) == 0 {
+		a.Detail = name + " " + strings.Join(served, "; ")
+		return a
+	}
+	a.Detail = name + ": " + strings.Join(missing, "; ") + "; until then each plan scans it"
+	if len(served) > 0 {
+		a.Detail += " (" + strings.Join(served, "; ") + ")"
+	}
+	return a
+}
+
+// createIndex is the statement that gives col an index a prefix or a join
+// can use: a text column in a collation that does not order bytes gets an
+// index in "C", which does.
+func createIndex(table string, c *colInfo) string {
+	if c == nil {
+		return ""
+	}
+	col := sqlName(c.name)
+	if c.textLike && !c.bytewise {
+		col += ` COLLATE "C"`
+	}
+	return fmt.Sprintf("CREATE INDEX ON %s (%s)", sqlName(table), col)
+}
+
+func collationWhy(c *colInfo) string {
+	if c != nil && c.textLike && !c.bytewise && c.index != "" {
+		return fmt.Sprintf(" (%s orders by a collation, not by bytes)", c.index)
+	}
+	return ""
+}
+
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// sqlName shows a possibly schema-qualified name as SQL, quoted only where
+// it has to be.
+func sqlName(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		if !plainName.MatchString(p) {
+			parts[i] = pgx.Identifier{p}.Sanitize()
+		}
+	}
+	return strings.Join(parts, ".")
+}
