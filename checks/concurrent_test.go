@@ -51,3 +51,19 @@ func TestConcurrentInvalidWithAKey(t *testing.T) {
 		}
 	}
 }
+
+// A violation of one answer names the action as the contract does: under a
+// global key scope, the key alone.
+func TestAnswerViolationNamesTheContractsAction(t *testing.T) {
+	w := plain
+	c := model.DefaultContract()
+	c.KeyScope = model.KeyScopeGlobal
+	h := history(op(0, call(w.a, w.k1, 0), status(500)))
+	vs := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot()})
+	if len(vs) == 0 || vs[0].Check != checks.WrongStatus {
+		t.Fatalf("a 5xx: want %s, got:\n%s", checks.WrongStatus, dump(vs))
+	}
+	if want := (model.Action{Key: w.k1}); vs[0].Action != want {
+		t.Errorf("action %v, want %v (global scope)", vs[0].Action, want)
+	}
+}

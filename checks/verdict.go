@@ -53,7 +53,7 @@ func Evaluate(in Input) []Violation {
 	actions := map[model.Action]*actionInfo{}
 	var keyless []model.Op
 	for _, op := range in.History {
-		vs = append(vs, answerChecks(op)...)
+		vs = append(vs, answerChecks(in.Contract, op)...)
 		if op.Call.NoKey {
 			keyless = append(keyless, op)
 			continue
@@ -170,9 +170,14 @@ func confusion(c model.Contract, call, other model.Call) (ID, string) {
 	return "", ""
 }
 
-// answerChecks are the checks one answer fails by itself.
-func answerChecks(op model.Op) []Violation {
-	a := op.Call.Action()
+// answerChecks are the checks one answer fails by itself. Their action is
+// the call's as the contract names it (key scope, folded keys), like every
+// other violation's.
+func answerChecks(c model.Contract, op model.Op) []Violation {
+	a := c.ActionOf(op.Call)
+	if op.Call.NoKey {
+		a = model.Action{Tenant: op.Call.Tenant}
+	}
 	switch {
 	case op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
