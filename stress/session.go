@@ -155,6 +155,10 @@ func (s *Session) Close() {
 	s.closers = nil
 }
 
+// Indexes says, one line per effect table, which index its observation
+// uses or which one it would need (doctor prints them).
+func (s *Session) Indexes(ctx context.Context) []observe.IndexAdvice { return s.observer.Indexes(ctx) }
+
 // DB is the pool that reads the effect tables.
 func (s *Session) DB() *pgxpool.Pool { return s.observer.DB() }
 

@@ -61,7 +61,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		say("effects", "ok: %s", describeEffect(e))
 	}
 	// Advice only: a missing index makes runs slower, not wrong.
-	for _, a := range observe.NewObserver(session.DB(), cfg.Effects).Indexes(ctx) {
+	for _, a := range session.Indexes(ctx) {
 		say("index", "%s", a)
 	}
 	return probe(ctx, cfg, session, say)
