@@ -15,14 +15,7 @@ import (
 // doctor on a contract whose service idemstress starts: it starts a
 // throwaway database and the service, and makes its two calls.
 func TestDoctorStartsTheService(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("DATABASE_URL", "")
+	bin := sampleBinary(t)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
 	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin + "\", -listen, \"127.0.0.1:{port}\", -database-url, \"{database_url}\"]\n"
 	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -105,4 +106,20 @@ func TestExitFor(t *testing.T) {
 			t.Errorf("exitFor(%v) = %d, want %d", tc.err, got, tc.want)
 		}
 	}
+}
+
+// sampleBinary builds the sample service's binary for a test in which
+// idemstress starts it, with no database in the environment so that it
+// starts a throwaway one; it skips under -short.
+func sampleBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATABASE_URL", "")
+	return bin
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/report"
 )
 
@@ -19,14 +18,7 @@ import (
 // across them under the db-stall nemesis, and stops everything it started.
 // The in-process mutex holds with one replica and breaks with two.
 func TestRunProcessReplicas(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("DATABASE_URL", "")
+	bin := sampleBinary(t)
 	for _, tc := range []struct {
 		bug      string
 		replicas int
