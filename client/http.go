@@ -155,19 +155,41 @@ func (h *HTTP) WithHosts(addrs []string) *HTTP {
 	return &c
 }
 
+// Hosts is the host:port each call goes to, one per replica (WithHosts),
+// or the template's own when calls are not spread.
+func (h *HTTP) Hosts() []string {
+	urls := h.urls
+	if len(urls) == 0 {
+		urls = []string{h.spec.URL}
+	}
+	hosts := make([]string, len(urls))
+	for i, u := range urls {
+		start, end := hostSpan(u)
+		hosts[i] = u[start:end]
+	}
+	return hosts
+}
+
 // withHost replaces the host:port of an absolute URL template, keeping any
 // userinfo. It works on the template's text, not a parsed URL, so that
 // placeholders and escapes in the path stay exactly as written.
 func withHost(tmpl, addr string) string {
-	start := strings.Index(tmpl, "://") + len("://")
-	end := len(tmpl)
+	start, end := hostSpan(tmpl)
+	return tmpl[:start] + addr + tmpl[end:]
+}
+
+// hostSpan is where the host:port of an absolute URL template is, after
+// any userinfo.
+func hostSpan(tmpl string) (start, end int) {
+	start = strings.Index(tmpl, "://") + len("://")
+	end = len(tmpl)
 	if i := strings.IndexAny(tmpl[start:], "/?#"); i >= 0 {
 		end = start + i
 	}
 	if at := strings.LastIndex(tmpl[start:end], "@"); at >= 0 {
 		start += at + 1
 	}
-	return tmpl[:start] + addr + tmpl[end:]
+	return start, end
 }
 
 // NewRequest builds the HTTP request that Do sends for req, headers and body
@@ -188,6 +210,9 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 			continue
 		}
 		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
+	}
+	for name, v := range req.Extra {
+		hr.Header.Set(name, v)
 	}
 	addNoise(hr, req.Noise)
 	return hr, nil

@@ -27,6 +27,10 @@ type Request struct {
 	// Noise is request noise to add (an HTTP target adds it to the URL and
 	// headers); it must not change the call's identity.
 	Noise model.Noise
+	// Extra are headers idemstress adds for its own machinery (the fault
+	// proxy's selector), never the contract's; an HTTP target sends them
+	// as they are.
+	Extra map[string]string
 }
 
 // Response is what the target answered.

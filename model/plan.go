@@ -18,13 +18,6 @@ type Action struct {
 
 func (a Action) String() string { return a.Tenant + "/" + a.Key }
 
-// Fault is what goes wrong with one call on purpose. The walking skeleton
-// plans no faults; the field exists so plans keep their shape as faults come.
-type Fault string
-
-// FaultNone is a call that is simply sent and answered.
-const FaultNone Fault = ""
-
 // Call is one attempt at an action.
 type Call struct {
 	Tenant string `json:"tenant"`
@@ -117,6 +110,9 @@ const (
 	// StepBurst releases its calls at the same instant and waits for all
 	// their answers.
 	StepBurst StepKind = "burst"
+	// StepRestart restarts every replica gracefully (stop, start, ready),
+	// or starts again one that a crash left down; it has no calls.
+	StepRestart StepKind = "restart"
 )
 
 // Step is one unit of a plan.
@@ -139,8 +135,12 @@ func (p Plan) NumCalls() int {
 	return n
 }
 
-// String renders the step: "call A/k1 v0", "burst A/k1 v0 | A/k1 v0e1".
+// String renders the step: "call A/k1 v0", "burst A/k1 v0 | A/k1 v0e1",
+// "restart".
 func (s Step) String() string {
+	if len(s.Calls) == 0 {
+		return string(s.Kind)
+	}
 	calls := make([]string, len(s.Calls))
 	for j, c := range s.Calls {
 		calls[j] = c.String()

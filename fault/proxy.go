@@ -1,0 +1,231 @@
+package fault
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Header selects the fault a proxied call gets: "<kind> <token>", kind one
+// of the Proxy kinds, token what Proxy.Report is asked with. The proxy
+// removes it before the target sees the request.
+const Header = "X-Idemstress-Fault"
+
+// The kinds of fault a Proxy does to one call.
+const (
+	// LoseReply forwards the request, reads the target's complete answer,
+	// then closes the client's connection without it.
+	LoseReply = "lose-reply"
+	// DropRequest closes the client's connection before anything is
+	// forwarded.
+	DropRequest = "drop-request"
+	// DoubleDelivery forwards the request twice, one after the other, and
+	// gives the client the first answer.
+	DoubleDelivery = "double-delivery"
+	// Delay reads the target's answer and holds it until the client has
+	// closed its connection (it gave up), or Proxy.Hold passes.
+	Delay = "delay"
+)
+
+// Proxy is a loopback HTTP/1.1 proxy in front of one replica. Calls without
+// the Header pass through unchanged; a call with it gets that fault, and
+// the proxy records whether the fault fired. Each client connection
+// carries one request (the answer says Connection: close), so a fault
+// never reaches another call.
+type Proxy struct {
+	// Hold bounds how long a delayed answer is held for a client that
+	// does not give up; 0 is DefaultHold.
+	Hold time.Duration
+
+	ln     net.Listener
+	target string
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	reports map[string]ProxyReport
+}
+
+// ProxyReport says what a fault did to one call.
+type ProxyReport struct {
+	Fired bool
+	// Note says why it did not fire.
+	Note string
+}
+
+// DefaultHold is how long a delayed answer waits for its client to give up.
+const DefaultHold = time.Minute
+
+// exchangeTimeout bounds reading a request from the client and one
+// exchange with the target, so that no connection is held forever.
+const exchangeTimeout = 2 * time.Minute
+
+// StartProxy listens on a free 127.0.0.1 port and forwards to target
+// ("host:port") until Close.
+func StartProxy(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fault: proxy for %s: %w", target, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{ln: ln, target: target, ctx: ctx, cancel: cancel, reports: map[string]ProxyReport{}}
+	p.wg.Go(p.accept)
+	return p, nil
+}
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Close stops accepting, ends every exchange under way and waits for them.
+func (p *Proxy) Close() error {
+	p.cancel()
+	err := p.ln.Close()
+	p.wg.Wait()
+	return err
+}
+
+// Report returns, and forgets, what the fault of the call with token did;
+// false when no call with that token came through.
+func (p *Proxy) Report(token string) (ProxyReport, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.reports[token]
+	delete(p.reports, token)
+	return r, ok
+}
+
+func (p *Proxy) accept() {
+	for {
+		conn, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.wg.Go(func() { p.serve(conn) })
+	}
+}
+
+// serve handles the one request of a client connection.
+func (p *Proxy) serve(client net.Conn) {
+	defer client.Close()
+	stop := context.AfterFunc(p.ctx, func() { client.Close() })
+	defer stop()
+	_ = client.SetReadDeadline(time.Now().Add(exchangeTimeout))
+	req, err := http.ReadRequest(bufio.NewReader(client))
+	if err != nil {
+		return
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return
+	}
+	kind, token, _ := strings.Cut(req.Header.Get(Header), " ")
+	req.Header.Del(Header)
+	rep := p.apply(client, kind, req, body)
+	if token != "" {
+		p.mu.Lock()
+		p.reports[token] = rep
+		p.mu.Unlock()
+	}
+}
+
+// apply does the fault of kind to one exchange and says whether it fired.
+func (p *Proxy) apply(client net.Conn, kind string, req *http.Request, body []byte) ProxyReport {
+	switch kind {
+	case DropRequest:
+		return ProxyReport{Fired: true}
+	case "", LoseReply, DoubleDelivery, Delay:
+	default:
+		answer(client, badGateway("unknown fault "+kind))
+		return ProxyReport{Note: "the proxy knows no fault " + kind}
+	}
+	resp, err := p.forward(req, body)
+	if err != nil {
+		answer(client, badGateway(err.Error()))
+		return ProxyReport{Note: "the target did not answer"}
+	}
+	switch kind {
+	case LoseReply:
+		return ProxyReport{Fired: true}
+	case DoubleDelivery:
+		if _, err := p.forward(req, body); err != nil {
+			answer(client, resp)
+			return ProxyReport{Note: "the target did not answer the second delivery"}
+		}
+	case Delay:
+		if gaveUp(client, p.hold()) {
+			return ProxyReport{Fired: true}
+		}
+		answer(client, resp)
+		return ProxyReport{Note: "the client did not give up while the answer was held"}
+	}
+	answer(client, resp)
+	return ProxyReport{Fired: kind != ""}
+}
+
+func (p *Proxy) hold() time.Duration {
+	if p.Hold > 0 {
+		return p.Hold
+	}
+	return DefaultHold
+}
+
+// forward sends the request to the target on a connection of its own and
+// reads its complete answer.
+func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, error) {
+	d := net.Dialer{}
+	up, err := d.DialContext(p.ctx, "tcp", p.target)
+	if err != nil {
+		return nil, err
+	}
+	defer up.Close()
+	stop := context.AfterFunc(p.ctx, func() { up.Close() })
+	defer stop()
+	_ = up.SetDeadline(time.Now().Add(exchangeTimeout))
+	out := req.Clone(p.ctx)
+	out.Body, out.ContentLength, out.TransferEncoding = io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
+	out.Close = true
+	if err := out.Write(up); err != nil {
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(up), out)
+	if err != nil {
+		return nil, err
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength, resp.TransferEncoding = io.NopCloser(bytes.NewReader(got)), int64(len(got)), nil
+	return resp, nil
+}
+
+// answer writes resp to the client and ends the connection.
+func answer(client net.Conn, resp *http.Response) {
+	resp.Close = true
+	_ = client.SetWriteDeadline(time.Now().Add(exchangeTimeout))
+	_ = resp.Write(client)
+}
+
+func badGateway(why string) *http.Response {
+	return &http.Response{StatusCode: http.StatusBadGateway, ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{},
+		Body: io.NopCloser(strings.NewReader("idemstress fault proxy: " + why)), ContentLength: -1}
+}
+
+// gaveUp waits up to d for the client to close its connection, which it
+// does when its timeout ends the call.
+func gaveUp(client net.Conn, d time.Duration) bool {
+	_ = client.SetReadDeadline(time.Now().Add(d))
+	_, err := client.Read(make([]byte, 1))
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}

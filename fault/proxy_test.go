@@ -1,0 +1,117 @@
+package fault_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/fault"
+)
+
+// TestProxyFaults sends one call through the proxy for each kind and
+// checks what the target saw, what the client got, and the report.
+func TestProxyFaults(t *testing.T) {
+	cases := []struct {
+		kind       string
+		delivered  int64 // requests the target saw
+		answered   bool  // the client got an answer
+		clientWait time.Duration
+	}{
+		{kind: "", delivered: 1, answered: true},
+		{kind: fault.LoseReply, delivered: 1},
+		{kind: fault.DropRequest, delivered: 0},
+		{kind: fault.DoubleDelivery, delivered: 2, answered: true},
+		{kind: fault.Delay, delivered: 1, clientWait: 200 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run("kind="+tc.kind, func(t *testing.T) {
+			var seen atomic.Int64
+			var header atomic.Value
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				seen.Add(1)
+				header.Store(r.Header.Get(fault.Header))
+				if got := readAll(r.Body); got != "payload" {
+					t.Errorf("target got body %q", got)
+				}
+				w.WriteHeader(http.StatusCreated)
+				io.WriteString(w, `{"id":"7"}`)
+			})
+			p, err := fault.StartProxy(strings.TrimPrefix(srv.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			p.Hold = 30 * time.Second
+			req, _ := http.NewRequest(http.MethodPost, "http://"+p.Addr()+"/tickets", strings.NewReader("payload"))
+			req.GetBody = nil
+			if tc.kind != "" {
+				req.Header.Set(fault.Header, tc.kind+" t1")
+			}
+			cl := &http.Client{Timeout: 10 * time.Second}
+			if tc.clientWait > 0 {
+				cl.Timeout = tc.clientWait
+			}
+			resp, err := cl.Do(req)
+			if tc.answered {
+				if err != nil {
+					t.Fatalf("no answer: %v", err)
+				}
+				body := readAll(resp.Body)
+				if resp.StatusCode != http.StatusCreated || body != `{"id":"7"}` {
+					t.Errorf("answer %d %q, want the target's", resp.StatusCode, body)
+				}
+			} else if err == nil {
+				resp.Body.Close()
+				t.Fatalf("the client got an answer (%d) through %q", resp.StatusCode, tc.kind)
+			}
+			// The proxy records the report once the exchange is over.
+			var rep fault.ProxyReport
+			var ok bool
+			for range 500 {
+				if rep, ok = p.Report("t1"); ok || tc.kind == "" {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if tc.kind != "" && (!ok || !rep.Fired) {
+				t.Errorf("report %+v (found %v), want fired", rep, ok)
+			}
+			if got := seen.Load(); got != tc.delivered {
+				t.Errorf("target saw %d request(s), want %d", got, tc.delivered)
+			}
+			if h, _ := header.Load().(string); h != "" {
+				t.Errorf("the target saw the fault header %q", h)
+			}
+		})
+	}
+}
+
+// TestProxyNotFired: a lost reply whose target does not answer did not
+// fire, and says why.
+func TestProxyNotFired(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	srv.Close() // nothing listens there now
+	p, err := fault.StartProxy(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+p.Addr()+"/", strings.NewReader("x"))
+	req.Header.Set(fault.Header, fault.LoseReply+" t2")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	rep, ok := p.Report("t2")
+	if !ok || rep.Fired || rep.Note == "" {
+		t.Errorf("report %+v (found %v), want not fired with a note", rep, ok)
+	}
+}

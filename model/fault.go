@@ -1,0 +1,86 @@
+package model
+
+import "slices"
+
+// Fault is what goes wrong on purpose: with one call (a lost reply, a crash
+// while it is in flight), or around a burst (the db-stall nemesis).
+type Fault string
+
+const (
+	// FaultNone is a call that is simply sent and answered.
+	FaultNone Fault = ""
+	// FaultLoseReply: the request reaches the target and its answer is
+	// read, then the client's connection is closed without it.
+	FaultLoseReply Fault = "lose-reply"
+	// FaultDropRequest: the client's connection is closed before anything
+	// reaches the target.
+	FaultDropRequest Fault = "drop-request"
+	// FaultDoubleDelivery: the target gets the request twice, one after
+	// the other; the client gets the first answer.
+	FaultDoubleDelivery Fault = "double-delivery"
+	// FaultDelay: the answer is held until the client has given up on it.
+	FaultDelay Fault = "delay"
+	// FaultCrash: the replica serving the call is SIGKILLed while the call
+	// is in flight, stopped between the action's first and second write.
+	FaultCrash Fault = "crash"
+	// FaultPause: the replica serving the call is SIGSTOPped until the
+	// client has given up; a retry goes to another replica.
+	FaultPause Fault = "pause"
+	// FaultRestart is a plan step (StepRestart), not a fault of a call.
+	FaultRestart Fault = "restart"
+	// FaultDBStall is the db-stall nemesis around one burst.
+	FaultDBStall Fault = "db-stall"
+)
+
+// ProxyFaults are the faults the fault proxy in front of a replica does.
+var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery, FaultDelay}
+
+// ProcessFaults are the faults that need the service's processes, so only
+// a service that idemstress starts can have them.
+var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultPause}
+
+// PlannedFaults are the faults a contract may enable (`faults:`).
+var PlannedFaults = append(slices.Clone(ProxyFaults), ProcessFaults...)
+
+// FaultEvent is a fault as it happened, in the history of one plan's
+// execution beside its calls, like a Jepsen nemesis operation: what was
+// planned, when it started and ended (on the clock of Op.Start), whether it
+// fired, and which calls it touched. A fault that did not fire proved
+// nothing: the case is inconclusive.
+type FaultEvent struct {
+	Kind Fault `json:"kind"`
+	// Step is the index of the plan step the fault belongs to.
+	Step  int   `json:"step"`
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+	Fired bool  `json:"fired"`
+	// Ops are the indexes, in the history, of the calls the fault touched.
+	Ops []int `json:"ops,omitempty"`
+	// Held counts the requests the fault saw held back (db-stall).
+	Held int `json:"held,omitempty"`
+	// Note says why the fault did not fire. It holds no times or PIDs.
+	Note string `json:"note,omitempty"`
+}
+
+// FaultCount is how many faults of one kind were planned and fired.
+type FaultCount struct {
+	Planned int `json:"planned"`
+	Fired   int `json:"fired"`
+}
+
+// Tally adds events to counts by kind.
+func Tally(counts map[Fault]FaultCount, events []FaultEvent) {
+	for _, e := range events {
+		c := counts[e.Kind]
+		c.Planned++
+		if e.Fired {
+			c.Fired++
+		}
+		counts[e.Kind] = c
+	}
+}
+
+// AllFired reports whether every fault of events fired.
+func AllFired(events []FaultEvent) bool {
+	return !slices.ContainsFunc(events, func(e FaultEvent) bool { return !e.Fired })
+}
