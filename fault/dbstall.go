@@ -126,6 +126,19 @@ func (s Stall) Check(ctx context.Context) error {
 // idempotency-key table) which itself waits on this table's lock counts as
 // blocked: it has arrived, and will go on once the lock is released.
 func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64)) (StallReport, error) {
+	return s.hold(ctx, n, burst, nil)
+}
+
+// Hold is Run that calls whileHeld once every request of the burst is seen
+// blocked (none answered), before the lock is released: a crash there
+// lands between the write the requests made before the stalled table and
+// their write to it. whileHeld is not called when the stall did not fire
+// that way; Hold's report then says so.
+func (s Stall) Hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
+	return s.hold(ctx, n, burst, whileHeld)
+}
+
+func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
 	if err := s.valid(); err != nil {
 		return StallReport{}, err
 	}
@@ -162,6 +175,13 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 	}()
 
 	rep, burstOver, pollErr := s.poll(ctx, tx, int64(n), wait, &answered, done)
+	if whileHeld != nil {
+		if rep.Fired && rep.Blocked >= n && pollErr == nil {
+			whileHeld()
+		} else {
+			rep.Fired = false
+		}
+	}
 	relErr := s.release(ctx, conn, tx)
 	p := burstOver
 	if p == nil {

@@ -149,7 +149,8 @@ func (p *Proxy) apply(client net.Conn, kind string, req *http.Request, body []by
 	}
 	resp, err := p.forward(req, body)
 	if err != nil {
-		answer(client, badGateway(err.Error()))
+		// The client sees what it would see without the proxy: a
+		// connection that ended without an answer.
 		return ProxyReport{Note: "the target did not answer"}
 	}
 	switch kind {

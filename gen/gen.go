@@ -30,6 +30,11 @@ type World struct {
 	// Noise lists the request noise a call may carry (model.NoiseQuery …);
 	// the contract leaves out what is part of an action's identity.
 	Noise []model.Noise
+	// Faults lists the faults a single call may carry (model.ProxyFaults,
+	// model.FaultCrash); Restart adds restart steps. A crash call is always
+	// followed by a restart step: the replica stays down until one.
+	Faults  []model.Fault
+	Restart bool
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -41,7 +46,7 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil
+		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart
 }
 
 // Validate reports a world that cannot draw plans.
@@ -83,9 +88,18 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			d.shapes = append(d.shapes, shape)
 		}
 		step := rapid.Custom(func(t *rapid.T) model.Step {
+			// One step in eight is a restart when the world has them; the
+			// draw shrinks to 0, a call.
+			if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
+				return model.Step{Kind: model.StepRestart}
+			}
 			base := d.call(t, w.KeyRequired)
 			// One step in four is a burst; the draw shrinks to 0, a single call.
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
+				// One single call in three carries a fault; it shrinks to none.
+				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
+					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
+				}
 				return model.Step{Kind: model.StepCall, Calls: []model.Call{base}}
 			}
 			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
@@ -95,8 +109,37 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			}
 			return model.Step{Kind: model.StepBurst, Calls: calls}
 		})
-		return model.Plan{Steps: rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps")}
+		return crashes(model.Plan{Steps: rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps")})
 	})
+}
+
+// crashes makes every crash in a plan one that can fire and that the plan
+// recovers from: a crash interrupts an action's first writes, so it is kept
+// only on the first call of an action with a key (a replay writes nothing
+// to interrupt), and a restart step follows it. Shrinking cannot remove
+// that restart, so a crash's minimal plan shows it.
+func crashes(p model.Plan) model.Plan {
+	seen := map[model.Action]bool{}
+	var out []model.Step
+	for i, s := range p.Steps {
+		crashed := false
+		if s.Kind == model.StepCall && s.Calls[0].Fault == model.FaultCrash {
+			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
+				s.Calls = []model.Call{c}
+				s.Calls[0].Fault = model.FaultNone
+			} else {
+				crashed = true
+			}
+		}
+		for _, c := range s.Calls {
+			seen[c.Action()] = true
+		}
+		out = append(out, s)
+		if crashed && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
+			out = append(out, model.Step{Kind: model.StepRestart})
+		}
+	}
+	return model.Plan{Steps: out}
 }
 
 // dims is the size of one plan's world.

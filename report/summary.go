@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -30,6 +32,10 @@ type Case struct {
 	Error         string             `json:"error,omitempty"`
 	// Flaky: the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// Faults counts the run's faults by kind: planned and fired.
+	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	// FaultEvents are the minimal plan's faults as they happened.
+	FaultEvents []model.FaultEvent `json:"fault_events,omitempty"`
 }
 
 // Column is a column of the table that a command adds for itself (the
@@ -81,7 +87,28 @@ func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
 		}
 	}
+	if line := FaultLines(cases); line != "" {
+		fmt.Fprint(w, "\n"+line)
+	}
 	return nil
+}
+
+// FaultLines says, one line per case that planned faults, how many of
+// each kind were planned and how many fired:
+// "correct: faults fired: crash 12/12, lose-reply 30/30".
+func FaultLines(cases []Case) string {
+	var b strings.Builder
+	for _, c := range cases {
+		if len(c.Faults) == 0 {
+			continue
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(c.Faults)) {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.Faults[k].Fired, c.Faults[k].Planned))
+		}
+		fmt.Fprintf(&b, "%s: faults fired: %s\n", c.Target, strings.Join(parts, ", "))
+	}
+	return b.String()
 }
 
 // WriteJSON prints the cases as a JSON array.

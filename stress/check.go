@@ -34,14 +34,14 @@ func Check(t *testing.T, cfg Config) *Result {
 // Case is the result as one row of a report, under the given target name.
 func (res *Result) Case(target string) report.Case {
 	cs := report.Case{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
-		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky}
+		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
 	if res.Err != nil {
 		cs.Error = res.Err.Error()
 	}
 	if f := res.Failure; f != nil {
 		cs.MinimalPlan = &f.Plan
 		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
-		cs.Violations, cs.History = append(slices.Clone(f.Violations), res.Outside...), f.History
+		cs.Violations, cs.History, cs.FaultEvents = append(slices.Clone(f.Violations), res.Outside...), f.History, f.Faults
 		cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
 	}
 	if cs.Violations != nil {

@@ -46,6 +46,11 @@ type Config struct {
 	// block or be answered (0: fault.DefaultStallWait). A burst that does
 	// not get there is inconclusive.
 	StallWait time.Duration
+	// Faults are the faults plans may carry (contract: `faults:`):
+	// model.ProxyFaults need an HTTP target, model.ProcessFaults a service
+	// that idemstress starts (Process). Every planned fault must fire, or
+	// the case is inconclusive.
+	Faults []model.Fault
 
 	// World bounds what plans are drawn from (zero: gen.DefaultWorld). The
 	// contract's key_required is World.KeyRequired.
@@ -84,6 +89,14 @@ func (c *Config) defaults() error {
 	if err := c.World.Validate(); err != nil {
 		return err
 	}
+	c.World.Faults, c.World.Restart = nil, false
+	for _, f := range c.Faults {
+		if f == model.FaultRestart {
+			c.World.Restart = true
+		} else {
+			c.World.Faults = append(c.World.Faults, f)
+		}
+	}
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
 	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
@@ -103,6 +116,51 @@ func (c *Config) defaults() error {
 	}
 	c.Sync = sync
 	return nil
+}
+
+// checkFaults refuses faults idemstress cannot make happen: a fault that
+// can never fire would leave every case inconclusive.
+func (c *Config) checkFaults() error {
+	for _, f := range c.Faults {
+		switch {
+		case !slices.Contains(model.PlannedFaults, f):
+			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
+		case f == model.FaultPause:
+			return fmt.Errorf("faults: pause is not supported yet")
+		case slices.Contains(model.ProcessFaults, f) && c.Process == nil:
+			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
+		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
+			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
+		case f == model.FaultCrash && crashTable(c.Effects) == "":
+			return fmt.Errorf("faults: crash needs an effect table (not a query) whose write the crash interrupts")
+		}
+	}
+	return nil
+}
+
+func isHTTP(t client.Target) bool {
+	_, ok := t.(*client.HTTP)
+	return ok
+}
+
+// crashTable is the table a crash's call waits on when the replica is
+// killed: the last effect table the contract lists (the outbox after the
+// ticket), so that the kill lands between the action's writes.
+func crashTable(effects []observe.Effect) string {
+	for i := len(effects) - 1; i >= 0; i-- {
+		if effects[i].Query == "" {
+			return effects[i].Table
+		}
+	}
+	return ""
+}
+
+func faultNames(fs []model.Fault) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }
 
 // check refuses a description that would get a correct service blamed or
@@ -134,6 +192,9 @@ func (c *Config) check() error {
 		}
 	}
 	if err := observe.ValidateEffects(c.Effects); err != nil {
+		return err
+	}
+	if err := c.checkFaults(); err != nil {
 		return err
 	}
 	if err := c.Contract.CheckFields(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/process"
 )
 
 // errInfrastructure marks a failure of the run itself (target or database
@@ -27,42 +28,96 @@ type Executor struct {
 	// Stall, when set, holds a write lock on an effect table while each
 	// burst is released (the db-stall nemesis).
 	Stall *fault.Stall
+	// Proxies are the fault proxies in front of the replicas, one each,
+	// when the contract plans proxy faults.
+	Proxies []*fault.Proxy
+	// Service is the service's replicas when idemstress started them: for
+	// restart and crash steps.
+	Service *process.Service
+	// CrashStall locks the table whose write a crash interrupts.
+	CrashStall *fault.Stall
 }
 
-// Faults counts the faults a plan's execution planned and the ones that
-// fired; a case whose faults did not all fire is inconclusive. Held counts
-// the requests the db-stall nemesis saw waiting on its lock.
-type Faults struct{ Planned, Fired, Held int }
-
 // Execute sends a plan's calls to the target, one step after the other, in
-// namespace ns, and returns what each call got back. The calls of a burst
-// are released together; every other call waits for the one before. Times
-// are measured from t0 on the monotonic clock. It fails only when the run
-// itself cannot go on: the context ended or the target or database is not
-// there.
-func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, Faults, error) {
-	var h model.History
-	var faults Faults
+// namespace ns, and returns what each call got back and every fault the
+// plan planned, as events on the same clock. The calls of a burst are
+// released together; every other call waits for the one before. Times are
+// measured from t0 on the monotonic clock. It fails only when the run itself
+// cannot go on: the context ended or the target or database is not there.
+func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, []model.FaultEvent, error) {
+	x := execution{Executor: e, ns: ns, t0: t0}
 	for i, step := range plan.Steps {
-		var ops []model.Op
+		x.step = i
 		var err error
+		if x.down && step.Kind != model.StepRestart {
+			x.unserved(step.Calls)
+			continue
+		}
 		switch step.Kind {
 		case model.StepCall:
-			ops, err = e.sequential(ctx, ns, step.Calls, t0)
+			err = x.sequential(ctx, step.Calls)
 		case model.StepBurst:
-			ops, err = e.stalled(ctx, ns, step.Calls, t0, &faults)
+			err = x.stalled(ctx, step.Calls)
+		case model.StepRestart:
+			err = x.restart(ctx)
 		default:
-			return h, faults, fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
+			err = fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
 		}
-		for j := range ops {
-			ops[j].Step = i
-		}
-		h = append(h, ops...)
 		if err != nil {
-			return h, faults, err
+			return x.h, x.faults, err
 		}
 	}
-	return h, faults, nil
+	if x.down {
+		// A crash the plan did not follow by a restart: the next plan
+		// starts with every replica up.
+		if err := x.Service.Restart(ctx, 0); err != nil {
+			return x.h, x.faults, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", errInfrastructure, err))
+		}
+		x.closeIdle()
+	}
+	return x.h, x.faults, nil
+}
+
+// execution is one plan's execution under way: the history and the fault
+// events so far.
+type execution struct {
+	Executor
+	ns     model.Namespace
+	t0     time.Time
+	step   int
+	h      model.History
+	faults []model.FaultEvent
+	// down says a crash left replica 0 down.
+	down bool
+}
+
+// unserved records calls made while a crash left the replica down and no
+// restart step has started it again (a plan shrunk without its restart):
+// they are answered by nobody, and carry the crash as their fault, so that
+// no check blames the service for the missing answer.
+func (x *execution) unserved(calls []model.Call) {
+	ops := make([]model.Op, len(calls))
+	for j, call := range calls {
+		call.Fault = model.FaultCrash
+		_, ops[j] = request(x.Contract, x.ns, call, j)
+		ops[j].Start, ops[j].End = x.now(), x.now()
+		ops[j].Out = model.Outcome{Kind: model.Unknown, Err: "replica down after a crash, with no restart since"}
+	}
+	x.add(ops)
+}
+
+// now is the time since the run began, the clock of the history.
+func (x *execution) now() int64 { return int64(time.Since(x.t0)) }
+
+// add appends the ops of the current step and returns their indexes.
+func (x *execution) add(ops []model.Op) []int {
+	idx := make([]int, len(ops))
+	for j := range ops {
+		ops[j].Step = x.step
+		idx[j] = len(x.h)
+		x.h = append(x.h, ops[j])
+	}
+	return idx
 }
 
 // request is what the target is sent for a call, and the op that records it.
@@ -94,40 +149,58 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	return nil
 }
 
-func (e Executor) sequential(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time) ([]model.Op, error) {
-	ops := make([]model.Op, 0, len(calls))
+func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
 	for _, call := range calls {
-		req, op := request(e.Contract, ns, call, 0)
-		op.Start = int64(time.Since(t0))
-		resp, err := e.Target.Do(ctx, req)
-		op.End = int64(time.Since(t0))
-		if err := outcome(ctx, e.Contract, &op, resp, err); err != nil {
-			return ops, err
+		if call.Fault != model.FaultNone {
+			if err := x.faulty(ctx, call); err != nil {
+				return err
+			}
+			continue
 		}
-		ops = append(ops, op)
+		op, err := x.call(ctx, call, 0, nil)
+		x.add([]model.Op{op})
+		if err != nil {
+			return err
+		}
 	}
-	return ops, nil
+	return nil
+}
+
+// call sends one call to a replica, with extra headers for the tester's
+// own machinery, and records what it got back.
+func (x *execution) call(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {
+	req, op := request(x.Contract, x.ns, call, replica)
+	req.Extra = extra
+	op.Start = x.now()
+	resp, err := x.Target.Do(ctx, req)
+	op.End = x.now()
+	return op, outcome(ctx, x.Contract, &op, resp, err)
 }
 
 // stalled runs a burst, under the db-stall nemesis when there is one.
-func (e Executor) stalled(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, faults *Faults) ([]model.Op, error) {
-	if e.Stall == nil {
-		return e.burst(ctx, ns, calls, t0, nil)
+func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
+	if x.Stall == nil {
+		ops, err := x.burst(ctx, x.ns, calls, x.t0, nil)
+		x.add(ops)
+		return err
 	}
 	var ops []model.Op
 	var burstErr error
-	faults.Planned++
-	report, err := e.Stall.Run(ctx, len(calls), func(ctx context.Context, answered *atomic.Int64) {
-		ops, burstErr = e.burst(ctx, ns, calls, t0, answered)
+	ev := model.FaultEvent{Kind: model.FaultDBStall, Step: x.step, Start: x.now()}
+	report, err := x.Stall.Run(ctx, len(calls), func(ctx context.Context, answered *atomic.Int64) {
+		ops, burstErr = x.burst(ctx, x.ns, calls, x.t0, answered)
 	})
+	ev.End = x.now()
+	ev.Ops = x.add(ops)
 	if err != nil {
-		return ops, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", errInfrastructure, err))
+		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", errInfrastructure, err))
 	}
-	if report.Fired {
-		faults.Fired++
+	ev.Fired, ev.Held = report.Fired, report.Blocked
+	if !report.Fired {
+		ev.Note = fmt.Sprintf("requests neither blocked on %s nor answered within the nemesis's wait", x.Stall.Table)
 	}
-	faults.Held += report.Blocked
-	return ops, burstErr
+	x.faults = append(x.faults, ev)
+	return burstErr
 }
 
 // burst releases every call at once, call i to replica i: through the

@@ -50,6 +50,8 @@ type contractFile struct {
 	KeyMaxLen  *int   `yaml:"key_max_len"`
 	// IdentityNoise: request noise that IS part of an action's identity.
 	IdentityNoise []string `yaml:"identity_noise"`
+	// Faults: what plans may do to calls and processes on purpose.
+	Faults []model.Fault `yaml:"faults"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -221,7 +223,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
-	c.Sync, c.DBStall, c.Process = sync, f.DBStall, f.Process
+	c.Sync, c.DBStall, c.Process, c.Faults = sync, f.DBStall, f.Process, f.Faults
 	if f.Target.URL == "" {
 		return none, fail("target.url: missing")
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,6 +25,8 @@ type Failure struct {
 	Plan       model.Plan         `json:"plan"`
 	History    model.History      `json:"history"`
 	Violations []checks.Violation `json:"violations"`
+	// Faults are the minimal plan's faults as they happened.
+	Faults []model.FaultEvent `json:"faults,omitempty"`
 	// Original is the first failing plan found, before shrinking.
 	Original model.Plan `json:"original"`
 }
@@ -51,6 +54,8 @@ type Result struct {
 	Outside []checks.Violation `json:"outside,omitempty"`
 	// Unfired counts the cases whose planned faults did not all fire.
 	Unfired int `json:"unfired,omitempty"`
+	// Faults counts the faults of every case, by kind: planned and fired.
+	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
 	// Flaky says the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Notes say where reading the effect tables cost more than the plans
@@ -65,12 +70,13 @@ type Result struct {
 type runner struct {
 	cfg     Config
 	session *Session
-	// unfired counts the cases whose planned faults did not all fire.
-	unfired int
-	// stalls counts the bursts run under the db-stall nemesis, held the
-	// requests it saw waiting on its lock: a nemesis that never held one
-	// back tested nothing.
-	stalls, held int
+	// faults counts the fault events of every case by kind, and
+	// unfiredCases the cases where one of them did not fire.
+	faults       map[model.Fault]model.FaultCount
+	unfiredCases int
+	// held counts the requests the db-stall nemesis saw waiting on its
+	// lock: a nemesis that never held one back tested nothing.
+	held int
 	// ids says whether any ok answer of the run carried an ID, and
 	// noID is the first 2xx answer without one: when no answer ever had
 	// an ID, the contract's pointer is wrong, not the service.
@@ -118,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, session: session, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(r.run + "-")
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -167,21 +173,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Err = fmt.Errorf("the property failed without a violation: %s", strings.Join(rt.logs, "\n"))
 	case len(res.Outside) > 0:
 		res.Verdict = checks.Fail
-	case r.stalls > 0 && r.held == 0:
+	case r.faults[model.FaultDBStall].Planned > 0 && r.held == 0:
 		// Every burst was answered without one request waiting on the
 		// lock: the service never writes that table inside a request.
 		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("the db-stall nemesis on %s never held back a request in %d burst(s): nothing the service does waits on that table; stall a table it writes while it handles a call (an effect table, or its own idempotency-key table)",
-			cfg.DBStall, r.stalls)
-	case r.unfired > 0:
-		// A case whose nemesis did not fire proved nothing: never a pass.
+			cfg.DBStall, r.faults[model.FaultDBStall].Planned)
+	case r.unfiredCases > 0:
+		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d cases: the db-stall nemesis did not fire (requests neither blocked on %s nor answered within its wait)",
-			r.unfired, res.Executions, cfg.DBStall)
+		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, cfg.DBStall))
 	default:
 		res.Verdict = checks.Pass
 	}
-	res.Unfired = r.unfired
+	res.Unfired, res.Faults = r.unfiredCases, r.faults
 	return res, nil
 }
 
@@ -193,6 +198,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var h model.History
+	var faults []model.FaultEvent
 	if r.stop == nil {
 		runCtx, cancel := r.budget(ctx)
 		defer cancel()
@@ -206,7 +212,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 			r.plans++
 		}
 		var err error
-		vs, h, err = r.once(runCtx, plan)
+		vs, h, faults, err = r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			r.cut = true // cut mid-plan by the budget: proves nothing
 			return
@@ -221,7 +227,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	if len(vs) == 0 {
 		return
 	}
-	r.record(plan, h, vs)
+	r.record(plan, h, faults, vs)
 	// Each check fails from a line of its own (see checks.Catalogue).
 	vs[0].Fail(t)
 }
@@ -237,17 +243,21 @@ func (r *runner) budget(ctx context.Context) (context.Context, context.CancelFun
 }
 
 // once executes and judges one plan in a namespace of its own.
-func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
+func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, []model.FaultEvent, error) {
 	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
 	tr, err := r.session.Try(ctx, ns, plan, r.t0)
 	if err != nil {
-		return nil, tr.History, err
+		return nil, tr.History, tr.Faults, err
 	}
-	if tr.Faults.Fired < tr.Faults.Planned {
-		r.unfired++
+	model.Tally(r.faults, tr.Faults)
+	if !model.AllFired(tr.Faults) {
+		r.unfiredCases++
 	}
-	r.stalls += tr.Faults.Planned
-	r.held += tr.Faults.Held
+	for _, ev := range tr.Faults {
+		if ev.Kind == model.FaultDBStall {
+			r.held += ev.Held
+		}
+	}
 	for i, op := range tr.History {
 		switch {
 		case op.Out.Kind == model.OK:
@@ -260,7 +270,25 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 			r.refused = &tr.History[i]
 		}
 	}
-	return tr.Violations, tr.History, nil
+	return tr.Violations, tr.History, tr.Faults, nil
+}
+
+// unfiredKinds says which kinds of fault did not always fire, and why the
+// db-stall nemesis may not have.
+func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		c := counts[k]
+		if c.Fired == c.Planned {
+			continue
+		}
+		part := fmt.Sprintf("%s fired %d of %d", k, c.Fired, c.Planned)
+		if k == model.FaultDBStall {
+			part += fmt.Sprintf(": requests neither blocked on %s nor answered within its wait", stall)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID
@@ -290,7 +318,7 @@ func (r *runner) variantRefused() error {
 
 // record keeps the first failing plan, and the last: rapid's last run of
 // the property is the minimal plan it shrank to.
-func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation) {
+func (r *runner) record(plan model.Plan, h model.History, faults []model.FaultEvent, vs []checks.Violation) {
 	if r.first == nil {
 		r.first = &plan
 		r.detect = time.Since(r.t0)
@@ -300,7 +328,7 @@ func (r *runner) record(plan model.Plan, h model.History, vs []checks.Violation)
 	// Candidates that fail another way are ones rapid rejects: it keeps a
 	// smaller plan only when it fails with the same message.
 	if r.last == nil || vs[0].Message == r.last.Violations[0].Message {
-		r.last = &Failure{Plan: plan, History: h, Violations: vs}
+		r.last = &Failure{Plan: plan, History: h, Faults: faults, Violations: vs}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,9 @@ type Session struct {
 	exec     Executor
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
-	where   string
+	where string
+	// svc is the service's replicas when idemstress started them.
+	svc     *process.Service
 	closers []func()
 }
 
@@ -72,7 +75,10 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract}
+	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc}
+	if err := s.faults(pool); err != nil {
+		return nil, err
+	}
 	if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
@@ -83,6 +89,34 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		s.exec.Stall = stall
 	}
 	return s, nil
+}
+
+// faults readies what the contract's faults need: a fault proxy in front
+// of each replica, and the stall a crash waits on.
+func (s *Session) faults(pool *pgxpool.Pool) error {
+	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { return slices.Contains(model.ProxyFaults, f) }) {
+		h, ok := s.exec.Target.(*client.HTTP)
+		if !ok {
+			return fmt.Errorf("%w: faults: the fault proxy needs an HTTP target", ErrContract)
+		}
+		var addrs []string
+		for _, host := range h.Hosts() {
+			p, err := fault.StartProxy(host)
+			if err != nil {
+				return err
+			}
+			// Held past the call's timeout: the client gives up first.
+			p.Hold = h.Spec().Timeout + 5*time.Second
+			s.closers = append(s.closers, func() { _ = p.Close() })
+			s.exec.Proxies = append(s.exec.Proxies, p)
+			addrs = append(addrs, p.Addr())
+		}
+		s.exec.Target = h.WithHosts(addrs)
+	}
+	if slices.Contains(s.cfg.Faults, model.FaultCrash) {
+		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+	}
+	return nil
 }
 
 // database is the URL of the effect tables: the one given, or a throwaway
@@ -128,6 +162,7 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 				return nil, fmt.Errorf("starting the service: %w", err)
 			}
 			s.closers = append(s.closers, func() { _ = svc.Stop() })
+			s.svc = svc
 			h = h.WithHosts(svc.Addrs())
 			s.where = strings.Join(svc.Addrs(), ",")
 			fmt.Fprintf(s.cfg.Log, "idemstress: started %d replica(s) at %s\n", len(svc.Addrs()), strings.Join(svc.Addrs(), ", "))
@@ -170,8 +205,10 @@ func (s *Session) Where() string { return s.where }
 type Trial struct {
 	NS         model.Namespace
 	History    model.History
+	// Faults are the plan's faults as they happened, on the clock of
+	// History: what fired, and which calls each touched.
+	Faults     []model.FaultEvent
 	Violations []checks.Violation
-	Faults     Faults
 }
 
 // Try executes one plan in namespace ns, reads the namespace's rows and

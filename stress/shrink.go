@@ -47,7 +47,7 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
-		vs, h, err := r.once(runCtx, plan)
+		vs, h, faults, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			r.cut = true // the budget ran out with the candidate in flight
 			return nil
@@ -57,7 +57,7 @@ func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.I
 			return nil
 		}
 		if len(vs) > 0 && sameBug(vs[0].Check, check) {
-			return &Failure{Plan: plan, History: h, Violations: vs}
+			return &Failure{Plan: plan, History: h, Faults: faults, Violations: vs}
 		}
 	}
 	return nil
