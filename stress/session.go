@@ -203,8 +203,8 @@ func (s *Session) Where() string { return s.where }
 
 // Trial is one plan's execution in a namespace of its own, and its verdict.
 type Trial struct {
-	NS         model.Namespace
-	History    model.History
+	NS      model.Namespace
+	History model.History
 	// Faults are the plan's faults as they happened, on the clock of
 	// History: what fired, and which calls each touched.
 	Faults     []model.FaultEvent
