@@ -72,6 +72,9 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"partial-fingerprint", nil},
 		{"query-in-key", nil},
 		{"trimmed-keys", nil},
+		// Without a restart or a crash, these modes are correct.
+		{"memory-keys", nil},
+		{"non-atomic", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

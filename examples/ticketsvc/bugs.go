@@ -36,6 +36,13 @@ type behavior struct {
 	// trimKeys trims the key before using it, though the contract says
 	// keys are exact: "k1" and "k1 " become one action.
 	trimKeys bool
+	// memoryKeys keeps the key → ticket map in process memory instead of
+	// the database: a restarted process has forgotten every key.
+	memoryKeys bool
+	// nonAtomic writes the ticket (and its key) in one transaction and
+	// the outbox row in a second: a crash between them leaves a ticket
+	// that a retry replays without its notification.
+	nonAtomic bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -60,6 +67,8 @@ var bugModes = []bugMode{
 	{name: "partial-fingerprint", b: behavior{subjectFingerprint: true}},
 	{name: "query-in-key", b: behavior{queryInKey: true, unconstrained: true}},
 	{name: "trimmed-keys", b: behavior{trimKeys: true}},
+	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
+	{name: "non-atomic", b: behavior{nonAtomic: true}},
 }
 
 // Bugs returns the names accepted by Options.Bug, in documented order.

@@ -13,6 +13,9 @@ import (
 // and what was seen. Each must show its bug in its mode and stay silent in
 // the correct mode, or it could not fail.
 var bugScenarios = map[string]func(e *env) (shown bool, seen string){
+	// Shown only across a restart or a crash (crash_test.go).
+	"memory-keys": memoryKeysScenario,
+	"non-atomic":  nonAtomicScenario,
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

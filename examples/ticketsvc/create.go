@@ -56,6 +56,21 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 	if err != nil {
 		return outcome{}, err
 	}
+	if out.status == http.StatusCreated {
+		if s.memory != nil {
+			s.memory.store(action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: out.ticketID})
+		}
+		if s.b.nonAtomic {
+			// The mistake: the notification in a transaction of its own,
+			// after the ticket and its key have committed.
+			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+				return insertOutbox(ctx, tx, s.schema.spec, req, out.ticketID)
+			})
+			if err != nil {
+				return outcome{}, err
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -72,7 +87,7 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 			return inFlight, nil
 		}
 	}
-	prior, found, err := findKey(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
+	prior, found, err := s.findKey(ctx, tx, req)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -83,13 +98,25 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
-		return outcome{}, err
+	if !s.b.nonAtomic {
+		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
+			return outcome{}, err
+		}
 	}
 	if err := insertKey(ctx, tx, req, id); err != nil {
 		return outcome{}, err
 	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
+}
+
+// findKey looks the call's key up: in the database, or in the process's
+// memory in the memory-keys mode.
+func (s *Service) findKey(ctx context.Context, tx pgx.Tx, req createRequest) (storedKey, bool, error) {
+	if s.memory != nil {
+		k, ok := s.memory.find(action{req.tenant, req.lookup})
+		return k, ok, nil
+	}
+	return findKey(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
 }
 
 // replay answers a call whose key is already stored.

@@ -106,6 +106,8 @@ func ExampleBugs() {
 	// partial-fingerprint
 	// query-in-key
 	// trimmed-keys
+	// memory-keys
+	// non-atomic
 }
 
 func ExampleLayouts() {

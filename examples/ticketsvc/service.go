@@ -47,6 +47,8 @@ type Service struct {
 	// mutex serialises the calls of an action in the process-mutex mode;
 	// nil in every other.
 	mutex *actionMutex
+	// memory holds the keys in the memory-keys mode; nil in every other.
+	memory *keyMemory
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -77,6 +79,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()
+	}
+	if b.memoryKeys {
+		s.memory = &keyMemory{keys: map[action]storedKey{}}
 	}
 	return s, nil
 }

@@ -43,6 +43,11 @@ var Expected = map[string]checks.ID{
 	"query-in-key": checks.DuplicateEffect,
 	// Keys are trimmed under an exact contract: "k1" and "k1\u00a0" are one.
 	"trimmed-keys": checks.KeysFolded,
+	// Keys in process memory: after a restart the same call creates again.
+	"memory-keys": checks.DuplicateEffect,
+	// A crash between the ticket's and the outbox's transactions: the
+	// retry is replayed with no notification.
+	"non-atomic": checks.MissingEffect,
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the

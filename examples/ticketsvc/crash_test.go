@@ -1,0 +1,71 @@
+package ticketsvc_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// memoryKeysScenario: a restarted process (a new Service over the same
+// database) has forgotten the key, and the same call creates a second
+// ticket.
+func memoryKeysScenario(e *env) (bool, string) {
+	first := e.mustPost("A", "k", `{"subject":"x"}`)
+	again := e.replica().mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := again.status == http.StatusCreated && again.id != first.id && len(ef.Tickets) == 2
+	return shown, fmt.Sprintf("answers %v %v, effects %+v", first, again, ef)
+}
+
+// nonAtomicScenario: a call cut off while it waits to write its
+// notification leaves a ticket whose retry is replayed without one.
+func nonAtomicScenario(e *env) (bool, string) {
+	e.interruptAtOutbox("A", "k", `{"subject":"x"}`)
+	retry := e.mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := retry.status == http.StatusOK && len(ef.Tickets) == 1 && len(ef.Outbox) == 0
+	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
+}
+
+// interruptAtOutbox sends a call while notification_outbox is write-locked
+// and gives up on it once it waits on that lock; the lock is released only
+// after the service's transaction has ended, so its write never happens.
+func (e *env) interruptAtOutbox(tenant, key, body string) {
+	e.t.Helper()
+	ctx := e.t.Context()
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `LOCK TABLE notification_outbox IN EXCLUSIVE MODE`); err != nil {
+		e.t.Fatal(err)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = e.post(callCtx, tenant, key, body)
+	}()
+	waitWaiting(e, 1)
+	cancel()
+	<-done
+	waitWaiting(e, 0)
+}
+
+// waitWaiting waits until n backends wait on a lock, bounded.
+func waitWaiting(e *env, n int) {
+	e.t.Helper()
+	for range 1000 {
+		var got int
+		if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&got); err != nil {
+			e.t.Fatal(err)
+		}
+		if got == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.t.Fatalf("never saw %d backend(s) waiting on a lock", n)
+}

@@ -1,0 +1,50 @@
+package sample
+
+import (
+	"slices"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// processFaults are the faults each mode is tested with when idemstress
+// runs it as processes: the bugs that show only across a restart or a
+// crash get those, the correct mode every fault kind. Modes not listed
+// run in-process, without planned faults.
+var processFaults = map[string][]model.Fault{
+	Correct:       {model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultRestart, model.FaultCrash},
+	"memory-keys": {model.FaultRestart},
+	"non-atomic":  {model.FaultCrash},
+}
+
+// Processes reports whether the demo runs a mode as processes of the
+// ticketsvc binary with planned faults (see ProcessConfig).
+func Processes(mode string) bool { _, ok := processFaults[mode]; return ok }
+
+// FaultsOnly reports whether a mode is correct but for faults: only a run
+// as processes with planned faults can catch it.
+func FaultsOnly(mode string) bool { return Processes(mode) && mode != Correct }
+
+// ProcessConfig is a run of the ticketsvc binary at bin in one mode and
+// layout, started by idemstress over the database at dbURL (it migrates its
+// schema itself), with the mode's faults planned.
+func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Config, error) {
+	cfg, err := Contract(layout)
+	if err != nil {
+		return stress.Config{}, err
+	}
+	bug := mode
+	if mode == Correct {
+		bug = ""
+	}
+	if layout == "" {
+		layout = ticketsvc.LayoutKeys
+	}
+	cfg.Process = &process.Spec{Command: []string{bin, "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}",
+		"-bug", bug, "-schema", string(layout)}}
+	cfg.DatabaseURL = dbURL
+	cfg.Faults = slices.Clone(processFaults[mode])
+	return cfg, nil
+}

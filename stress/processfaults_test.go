@@ -1,0 +1,65 @@
+package stress_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// The ticketsvc binary, run as processes that plans restart and crash:
+// keys kept in memory are caught by IDEM-001 with a call, a restart and
+// the same call; a ticket and its notification in two transactions by
+// IDEM-002 with a crashed call, a restart and a retry; and the correct
+// mode passes with every fault kind, each planned fault fired.
+func TestProcessFaultModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := model.Step{Kind: model.StepRestart}
+	for _, tc := range []struct {
+		mode    string
+		check   checks.ID
+		minimal []model.Step
+	}{
+		{mode: sample.Correct},
+		{mode: "memory-keys", check: checks.DuplicateEffect, minimal: []model.Step{call("A", "k1", 0), restart, call("A", "k1", 0)}},
+		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			cfg, err := sample.ProcessConfig(bin, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, 20*time.Second, "tickets"
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.check == "" {
+				if res.Verdict != checks.Pass {
+					t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failure)
+				}
+				t.Logf("faults: %v", res.Faults)
+				assertAllFired(t, res, append(cfg.Faults, model.FaultDBStall))
+				return
+			}
+			if res.Verdict != checks.Fail || res.Failure.Checks()[0] != tc.check {
+				t.Fatalf("verdict %s (%v), want %s", res.Verdict, res.Err, tc.check)
+			}
+			got := res.Failure.Plan
+			if got.String() != (model.Plan{Steps: tc.minimal}).String() {
+				t.Errorf("minimal plan:\n%swant:\n%s", got, model.Plan{Steps: tc.minimal})
+			}
+		})
+	}
+}
