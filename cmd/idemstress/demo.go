@@ -32,8 +32,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
+	processShrink := f.shrinkTime
 	if !isSet(fs, "shrink-time") {
 		f.shrinkTime = 10 * time.Second // the demo's bugs shrink fast; keep it brisk
+		// Plans that restart the service take a restart's time (~0.2 s) to
+		// run: shrinking them to their three steps takes longer.
+		processShrink = 30 * time.Second
 	}
 	layouts, ok := demoLayouts(*schema)
 	if !ok {
@@ -45,7 +49,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress demo: --sync: %v\n", err)
 		return exitUsage
 	}
-	nemesis := demoNemesis{sync: sync, stall: *dbStall}
+	nemesis := demoNemesis{sync: sync, stall: *dbStall, processShrink: processShrink}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "idemstress demo: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
@@ -59,10 +63,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var rows []demoRow
 	code := exitPass
+	bin := &demoBinary{}
+	defer bin.remove()
 layouts:
 	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
-			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
+			row, err := demoMode(ctx, servers, bin, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
 				return exitFor(err)
@@ -128,24 +134,43 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 type demoNemesis struct {
 	sync  client.SyncMode
 	stall string
+	// processShrink is the shrink budget of the modes run as processes.
+	processShrink time.Duration
 }
 
-func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
+func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), bin *demoBinary, mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
 	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.ReplaceAll(mode, "-", "_"))
 	if err != nil {
 		return demoRow{}, err
 	}
-	svc, err := sample.Start(ctx, url, mode, layout)
-	if err != nil {
-		return demoRow{}, err
-	}
-	defer svc.Close()
-	cfg, err := svc.Config(f.plans, f.seed)
-	if err != nil {
-		return demoRow{}, err
+	var cfg stress.Config
+	if sample.Processes(mode) {
+		// Restarts and crashes need processes: the real binary, started
+		// and faulted by idemstress.
+		path, err := bin.path()
+		if err != nil {
+			return demoRow{}, err
+		}
+		if cfg, err = sample.ProcessConfig(path, url, mode, layout); err != nil {
+			return demoRow{}, err
+		}
+		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
+		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) as processes, faults %v\n", mode, layout, cfg.Faults)
+	} else {
+		svc, err := sample.Start(ctx, url, mode, layout)
+		if err != nil {
+			return demoRow{}, err
+		}
+		defer svc.Close()
+		if cfg, err = svc.Config(f.plans, f.seed); err != nil {
+			return demoRow{}, err
+		}
+		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
 	}
 	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = f.shrinkTime, n.sync, n.stall
-	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
+	if cfg.Process != nil {
+		cfg.ShrinkTime = n.processShrink
+	}
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		return demoRow{}, err
@@ -156,6 +181,33 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	}
 	row.AsExpected = asExpected(row.Case, row.Expected)
 	return row, nil
+}
+
+// demoBinary is the sample service's binary, built once for the modes
+// the demo runs as processes.
+type demoBinary struct {
+	dir, bin string
+	err      error
+}
+
+func (b *demoBinary) path() (string, error) {
+	if b.bin != "" || b.err != nil {
+		return b.bin, b.err
+	}
+	if b.dir, b.err = os.MkdirTemp("", "idemstress-demo-"); b.err != nil {
+		return "", b.err
+	}
+	b.bin, b.err = sample.BuildBinary(b.dir)
+	if b.err != nil {
+		b.err = fmt.Errorf("the demo runs some modes as processes of the sample binary, built from this module's source: %w", b.err)
+	}
+	return b.bin, b.err
+}
+
+func (b *demoBinary) remove() {
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
 }
 
 // demoRow is one mode of the sample service, tested in one layout, and

@@ -120,8 +120,8 @@ func TestRunExitCodes(t *testing.T) {
 // every bug is caught by its check and the correct service passes.
 func TestRunTaggedContract(t *testing.T) {
 	for _, mode := range sample.Modes() {
-		if sample.Replicas(mode) > 1 {
-			continue // needs replicas: TestRunProcessReplicas
+		if sample.Replicas(mode) > 1 || sample.FaultsOnly(mode) {
+			continue // needs replicas, or restarts and crashes: TestRunProcessReplicas, TestDemoJSON
 		}
 		t.Run(mode, func(t *testing.T) {
 			contract, dbURL := serveSample(t, mode, ticketsvc.LayoutTagged)
@@ -179,12 +179,18 @@ func TestDemoJSON(t *testing.T) {
 			continue
 		}
 		checks := c["checks"].([]any)
-		calls := 2.0
-		if mode == "trimmed-keys" {
-			calls = 1 // the keys layout stores the trimmed key: one call shows it
+		calls, steps := 2.0, 2.0
+		switch {
+		case mode == "trimmed-keys":
+			calls, steps = 1, 1 // the keys layout stores the trimmed key: one call shows it
+		case sample.FaultsOnly(mode):
+			steps = 3 // a call, a restart, a call
+		case c["minimal_steps"].(float64) == 1:
+			steps = 1 // a burst of two
 		}
-		if c["verdict"] != "fail" || len(checks) == 0 || checks[0] != string(sample.Expected[mode]) || c["minimal_calls"].(float64) != calls {
-			t.Errorf("%s: verdict %v checks %v minimal_calls %v", mode, c["verdict"], checks, c["minimal_calls"])
+		if c["verdict"] != "fail" || len(checks) == 0 || checks[0] != string(sample.Expected[mode]) || c["minimal_calls"].(float64) != calls ||
+			c["minimal_steps"].(float64) != steps {
+			t.Errorf("%s: verdict %v checks %v minimal_calls %v minimal_steps %v", mode, c["verdict"], checks, c["minimal_calls"], c["minimal_steps"])
 		}
 	}
 }
