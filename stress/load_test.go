@@ -58,6 +58,9 @@ func TestContractErrors(t *testing.T) {
 		{"negative timeout", strings.Replace(valid, "timeout: 10s", "timeout: -5s", 1), []string{"target.timeout", "-5s", "positive"}},
 		{"zero timeout", strings.Replace(valid, "timeout: 10s", "timeout: 0s", 1), []string{"target.timeout", "0s", "positive"}},
 		{"dangling reference", strings.Replace(valid, "table: tickets\n", "table: ticket\n", 1), []string{"references.table", "ticket"}},
+		{"unknown fault", valid + "\nfaults: [lose-reply, meteor]\n", []string{"faults", "meteor", "lose-reply, drop-request"}},
+		{"restart of a service not ours", valid + "\nfaults: [restart]\n", []string{"faults", "restart", "process section"}},
+		{"crash of a service not ours", valid + "\nfaults: [crash]\n", []string{"faults", "crash", "process section"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := stress.Parse("bad.yaml", []byte(tc.yaml))
@@ -73,6 +76,20 @@ func TestContractErrors(t *testing.T) {
 				t.Errorf("error spans several lines: %q", err)
 			}
 		})
+	}
+}
+
+// faults: the proxy kinds need only an HTTP target; the process kinds a
+// process section.
+func TestContractFaults(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	cfg, err := stress.Parse("c.yaml", []byte(valid+"\nfaults: [lose-reply, drop-request, double-delivery, delay]\n"))
+	if err != nil || len(cfg.Faults) != 4 {
+		t.Fatalf("proxy faults: %v, %v", cfg.Faults, err)
+	}
+	withProcess := valid + "\nprocess:\n  command: [./ticketsvc]\nfaults: [restart, crash, lose-reply]\n"
+	if cfg, err = stress.Parse("c.yaml", []byte(withProcess)); err != nil || len(cfg.Faults) != 3 {
+		t.Fatalf("process faults: %v, %v", cfg.Faults, err)
 	}
 }
 
