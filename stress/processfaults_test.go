@@ -32,6 +32,7 @@ func TestProcessFaultModes(t *testing.T) {
 		minimal []model.Step
 	}{
 		{mode: sample.Correct},
+		{mode: "key-first"},
 		{mode: "memory-keys", check: checks.DuplicateEffect, minimal: []model.Step{call("A", "k1", 0), restart, call("A", "k1", 0)}},
 		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
 	} {

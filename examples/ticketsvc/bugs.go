@@ -2,6 +2,7 @@ package ticketsvc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,11 @@ type behavior struct {
 	// the outbox row in a second: a crash between them leaves a ticket
 	// that a retry replays without its notification.
 	nonAtomic bool
+	// keyFirst claims the key first (INSERT … ON CONFLICT DO NOTHING) and
+	// writes the ticket after: a concurrent duplicate waits on the key
+	// row's lock instead of answering in_flight, then replays. Correct,
+	// over a schema whose key reference is checked at commit.
+	keyFirst bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -71,6 +77,22 @@ var bugModes = []bugMode{
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
 }
 
+// correctModes are other correct designs of the service, accepted by
+// Options.Bug like the bugs.
+var correctModes = []bugMode{
+	{name: "key-first", b: behavior{keyFirst: true, noActionLock: true}},
+}
+
+// CorrectModes returns the names of the correct designs besides the
+// default one, accepted by Options.Bug and ForBug.
+func CorrectModes() []string {
+	names := make([]string, len(correctModes))
+	for i, m := range correctModes {
+		names[i] = m.name
+	}
+	return names
+}
+
 // Bugs returns the names accepted by Options.Bug, in documented order.
 func Bugs() []string {
 	names := make([]string, len(bugModes))
@@ -85,19 +107,22 @@ func behaviorFor(bug string) (behavior, error) {
 	if bug == "" {
 		return behavior{}, nil
 	}
-	for _, m := range bugModes {
+	for _, m := range append(slices.Clone(bugModes), correctModes...) {
 		if m.name == bug {
 			return m.b, nil
 		}
 	}
-	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; empty for the correct mode)",
-		bug, strings.Join(Bugs(), ", "))
+	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; correct designs: %s, or empty for the default)",
+		bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "))
 }
 
 // modeName names a mode in messages.
 func modeName(bug string) string {
-	if bug == "" {
+	switch {
+	case bug == "":
 		return "the correct mode"
+	case slices.Contains(CorrectModes(), bug):
+		return fmt.Sprintf("the correct mode %q", bug)
 	}
 	return fmt.Sprintf("bug mode %q", bug)
 }

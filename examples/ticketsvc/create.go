@@ -75,6 +75,9 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 }
 
 func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
+	if s.b.keyFirst {
+		return s.createKeyFirst(ctx, tx, req)
+	}
 	if !s.b.noActionLock {
 		// The lock must come before the lookup, in its own statement: under
 		// READ COMMITTED the lookup then sees whatever the previous holder
@@ -104,6 +107,38 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 		}
 	}
 	if err := insertKey(ctx, tx, req, id); err != nil {
+		return outcome{}, err
+	}
+	return outcome{status: http.StatusCreated, ticketID: id}, nil
+}
+
+// createKeyFirst claims the key before anything else: the INSERT of the
+// key row waits on a concurrent duplicate's uncommitted row, and once that
+// one commits the call replays it. The key row names no ticket yet (0,
+// allowed by the reference checked at commit) until the ticket is written.
+func (s *Service) createKeyFirst(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
+	claimed, err := claimKey(ctx, tx, req)
+	if err != nil {
+		return outcome{}, err
+	}
+	if !claimed {
+		prior, found, err := s.findKey(ctx, tx, req)
+		if err != nil {
+			return outcome{}, err
+		}
+		if !found {
+			return inFlight, nil // claimed and released between our statements
+		}
+		return s.replay(ctx, tx, req, prior)
+	}
+	id, err := insertTicket(ctx, tx, s.schema.spec, req)
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
+		return outcome{}, err
+	}
+	if err := setKeyTicket(ctx, tx, req, id); err != nil {
 		return outcome{}, err
 	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil

@@ -16,6 +16,9 @@ import (
 type schema struct {
 	spec          *layoutSpec
 	unconstrained bool
+	// deferredKeyRef makes idempotency_keys.ticket_id's reference checked
+	// at commit: the key-first mode writes its key row before the ticket.
+	deferredKeyRef bool
 }
 
 // schemaFor returns the schema a mode needs in a layout.
@@ -28,20 +31,30 @@ func schemaFor(layout Layout, bug string) (schema, error) {
 	if err != nil {
 		return schema{}, err
 	}
-	return schema{spec: spec, unconstrained: b.unconstrained}, nil
+	return schema{spec: spec, unconstrained: b.unconstrained, deferredKeyRef: b.keyFirst}, nil
 }
 
-// constraints says whether the schema has its unique constraints.
+// constraints says whether the schema has its unique constraints, and
+// when its key reference is checked.
 func (s schema) constraints() string {
+	c := "with unique constraints"
 	if s.unconstrained {
-		return "without unique constraints"
+		c = "without unique constraints"
 	}
-	return "with unique constraints"
+	if s.deferredKeyRef {
+		c += " and the key's ticket reference checked at commit"
+	}
+	return c
 }
 
-// other is the schema of the same layout with the constraints the other way.
-func (s schema) other() schema {
-	return schema{spec: s.spec, unconstrained: !s.unconstrained}
+// presentLike describes what the database holds of a schema's layout.
+func (s schema) presentLike(present []schema) string {
+	for _, p := range present {
+		if p.spec.layout == s.spec.layout {
+			return p.constraints()
+		}
+	}
+	return "otherwise"
 }
 
 // presentTable is what the database holds under one of the service's table
@@ -51,6 +64,8 @@ type presentTable struct {
 	// unique are the column lists of its unique indexes (primary key and
 	// unique constraints included), each sorted and comma-joined.
 	unique []string
+	// deferred: one of its foreign keys is checked at commit.
+	deferred bool
 }
 
 // presentSchemas returns the schemas that the service's tables in the
@@ -71,7 +86,8 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 				FROM pg_index i
 				JOIN pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = ANY (i.indkey)
 				WHERE i.indrelid = to_regclass(n.name) AND i.indisunique
-				GROUP BY i.indexrelid)
+				GROUP BY i.indexrelid),
+			EXISTS (SELECT FROM pg_constraint c WHERE c.conrelid = to_regclass(n.name) AND c.contype = 'f' AND c.condeferred)
 		FROM unnest($1::text[]) AS n(name)
 		JOIN pg_attribute a ON a.attrelid = to_regclass(n.name) AND a.attnum > 0 AND NOT a.attisdropped
 		GROUP BY n.name`, names)
@@ -83,7 +99,7 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 		name string
 		pt   presentTable
 	)
-	_, err = pgx.ForEachRow(rows, []any{&name, &pt.columns, &pt.unique}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&name, &pt.columns, &pt.unique, &pt.deferred}, func() error {
 		present[name] = pt
 		return nil
 	})
@@ -104,11 +120,12 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 			continue
 		}
 		with, without := spec.backstops(present)
+		deferred := present[idempotencyKeys.name].deferred
 		if len(with) == 0 {
-			found = append(found, schema{spec: spec, unconstrained: true})
+			found = append(found, schema{spec: spec, unconstrained: true, deferredKeyRef: deferred})
 		}
 		if len(without) == 0 {
-			found = append(found, schema{spec: spec})
+			found = append(found, schema{spec: spec, deferredKeyRef: deferred})
 		}
 		if len(with) > 0 && len(without) > 0 {
 			why = append(why, fmt.Sprintf("the unique constraints on an action are in %s but not in %s (the %s layout has them in all, or in none)",

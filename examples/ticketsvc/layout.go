@@ -44,6 +44,8 @@ var idempotencyKeys = table{
 		{"fingerprint", "text NOT NULL"},
 		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
 	},
+	// key-first writes the key row before its ticket exists.
+	deferrable: "ticket_id",
 	unique:     []string{"tenant", "request_key"},
 	primaryKey: true,
 	// global-keys looks a key up without its tenant.
@@ -151,22 +153,31 @@ type table struct {
 	primaryKey bool
 	// indexes are "name ON table (columns)" clauses.
 	indexes []string
+	// deferrable names the column whose reference the schema may check
+	// at commit instead of at once (schema.deferredKeyRef).
+	deferrable string
 }
 
 type column struct{ name, def string }
 
 // ddl returns the statements that create the table and its indexes if they
-// do not exist; unconstrained leaves out the backstop's uniqueness.
-func (t table) ddl(unconstrained bool) []string {
+// do not exist in schema s: without the backstop's uniqueness when s is
+// unconstrained, with the deferrable reference checked at commit when s
+// says so.
+func (t table) ddl(s schema) []string {
 	defs := make([]string, 0, len(t.columns)+1)
 	for _, c := range t.columns {
-		defs = append(defs, c.name+" "+c.def)
+		def := c.name + " " + c.def
+		if s.deferredKeyRef && c.name == t.deferrable {
+			def += " DEFERRABLE INITIALLY DEFERRED"
+		}
+		defs = append(defs, def)
 	}
 	indexes := t.indexes
 	if t.unique != nil {
 		cols := strings.Join(t.unique, ", ")
 		switch {
-		case unconstrained:
+		case s.unconstrained:
 			indexes = append(slices.Clip(indexes),
 				fmt.Sprintf("%s_%s_idx ON %s (%s)", t.name, strings.Join(t.unique, "_"), t.name, cols))
 		case t.primaryKey:

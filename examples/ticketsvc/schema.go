@@ -63,11 +63,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, layout Layout, opts ...Mig
 					"migrate a fresh database for %q", layoutList(layouts), want.spec.layout, want.spec.layout)
 			}
 			return fmt.Errorf("the database holds the %q layout %s, but %s needs it %s: one database holds one schema; "+
-				"migrate a fresh database for %s", want.spec.layout, want.other().constraints(),
+				"migrate a fresh database for %s", want.spec.layout, want.presentLike(present),
 				modeName(m.bug), want.constraints(), modeName(m.bug))
 		}
 		for _, t := range want.spec.tables {
-			for _, stmt := range t.ddl(want.unconstrained) {
+			for _, stmt := range t.ddl(want) {
 				if _, err := tx.Exec(ctx, stmt); err != nil {
 					return fmt.Errorf("%s: %w", firstLine(stmt), err)
 				}

@@ -75,7 +75,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained},
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, deferredKeyRef: b.keyFirst},
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()
@@ -107,7 +107,7 @@ func (s *Service) checkSchema(ctx context.Context) error {
 	case !slices.Contains(present, want):
 		return fmt.Errorf("the service runs %s, which needs the %q layout %s, but the database holds it %s: "+
 			"start the service in a mode for this database, or migrate a fresh database: %s",
-			modeName(s.bug), want.spec.layout, want.constraints(), want.other().constraints(), s.migrateCall())
+			modeName(s.bug), want.spec.layout, want.constraints(), want.presentLike(present), s.migrateCall())
 	}
 	s.schemaChecked.Store(true)
 	return nil

@@ -95,6 +95,27 @@ func insertOutbox(ctx context.Context, tx pgx.Tx, l *layoutSpec, req createReque
 	return nil
 }
 
+// claimKey inserts the key row with no ticket yet, unless the key is
+// stored already; it waits for a concurrent claim of the key to end.
+func claimKey(ctx context.Context, tx pgx.Tx, req createRequest) (bool, error) {
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint, ticket_id)
+		VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING`, req.tenant, req.lookup, req.fingerprint)
+	if err != nil {
+		return false, fmt.Errorf("claim key: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// setKeyTicket names the claimed key's ticket.
+func setKeyTicket(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
+	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET ticket_id = $3 WHERE tenant = $1 AND request_key = $2`,
+		req.tenant, req.lookup, ticketID)
+	if err != nil {
+		return fmt.Errorf("set key ticket: %w", err)
+	}
+	return nil
+}
+
 func insertKey(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
 	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint, ticket_id)
 		VALUES ($1, $2, $3, $4)`, req.tenant, req.lookup, req.fingerprint, ticketID)

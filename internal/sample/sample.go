@@ -64,8 +64,17 @@ func Replicas(mode string) int {
 // attributed by the action tag.
 func Layouts() []ticketsvc.Layout { return ticketsvc.Layouts() }
 
-// Modes lists the correct mode, then every bug mode.
-func Modes() []string { return append([]string{Correct}, ticketsvc.Bugs()...) }
+// Modes lists the correct mode, the other correct designs (key-first),
+// then every bug mode.
+func Modes() []string {
+	return append(append([]string{Correct}, ticketsvc.CorrectModes()...), ticketsvc.Bugs()...)
+}
+
+// Passes reports whether a mode is correct: idemstress must pass it.
+func Passes(mode string) bool {
+	_, bug := Expected[mode]
+	return !bug
+}
 
 // Service is a running sample service: one replica, or several serving
 // one database, each a Service of its own (as separate processes would be).
