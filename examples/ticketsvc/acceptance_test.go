@@ -75,6 +75,7 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		// Without a restart or a crash, these modes are correct.
 		{"memory-keys", nil},
 		{"non-atomic", nil},
+		{"stuck-in-flight", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -49,6 +49,10 @@ type behavior struct {
 	// row's lock instead of answering in_flight, then replays. Correct,
 	// over a schema whose key reference is checked at commit.
 	keyFirst bool
+	// stuckInFlight commits its key row as in progress (no ticket yet)
+	// before the work, and never clears it when the work does not finish:
+	// after a crash every retry answers in_flight, forever.
+	stuckInFlight bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -75,6 +79,7 @@ var bugModes = []bugMode{
 	{name: "trimmed-keys", b: behavior{trimKeys: true}},
 	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
+	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by

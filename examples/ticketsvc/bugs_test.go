@@ -14,8 +14,9 @@ import (
 // the correct mode, or it could not fail.
 var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	// Shown only across a restart or a crash (crash_test.go).
-	"memory-keys": memoryKeysScenario,
-	"non-atomic":  nonAtomicScenario,
+	"memory-keys":     memoryKeysScenario,
+	"non-atomic":      nonAtomicScenario,
+	"stuck-in-flight": stuckInFlightScenario,
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

@@ -28,6 +28,17 @@ func nonAtomicScenario(e *env) (bool, string) {
 	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
 }
 
+// stuckInFlightScenario: a call cut off while it waits to write its
+// notification leaves its key in progress: the retry, with nothing in
+// flight any more, answers in_flight.
+func stuckInFlightScenario(e *env) (bool, string) {
+	e.interruptAtOutbox("A", "k", `{"subject":"x"}`)
+	retry := e.mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := retry.status == http.StatusConflict && len(ef.Tickets) == 0
+	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
+}
+
 // interruptAtOutbox sends a call while notification_outbox is write-locked
 // and gives up on it once it waits on that lock; the lock is released only
 // after the service's transaction has ended, so its write never happens.

@@ -40,6 +40,9 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		}
 		defer unlock()
 	}
+	if s.b.stuckInFlight {
+		return s.createMarked(ctx, req)
+	}
 	var out outcome
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
@@ -114,8 +117,8 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 
 // createKeyFirst claims the key before anything else: the INSERT of the
 // key row waits on a concurrent duplicate's uncommitted row, and once that
-// one commits the call replays it. The key row names no ticket yet (0,
-// allowed by the reference checked at commit) until the ticket is written.
+// one commits the call replays it. The key row names no ticket until the
+// ticket is written, in the same transaction.
 func (s *Service) createKeyFirst(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
 	claimed, err := claimKey(ctx, tx, req)
 	if err != nil {
@@ -142,6 +145,47 @@ func (s *Service) createKeyFirst(ctx context.Context, tx pgx.Tx, req createReque
 		return outcome{}, err
 	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
+}
+
+// createMarked is the stuck-in-flight mode: it commits the key as in
+// progress, then does the work in a second transaction. A call that finds
+// the key in progress answers in_flight. The mistake: nothing ever clears
+// a key whose work was cut off (a crash, an error), so its retries answer
+// in_flight forever.
+func (s *Service) createMarked(ctx context.Context, req createRequest) (outcome, error) {
+	var claimed, found bool
+	var prior storedKey
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if claimed, err = claimKey(ctx, tx, req); err != nil || claimed {
+			return err
+		}
+		prior, found, err = s.findKey(ctx, tx, req)
+		return err
+	})
+	switch {
+	case err != nil:
+		return outcome{}, err
+	case !claimed && (!found || prior.ticketID == 0):
+		return inFlight, nil
+	}
+	var out outcome
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if !claimed {
+			out, err = s.replay(ctx, tx, req, prior)
+			return err
+		}
+		id, err := insertTicket(ctx, tx, s.schema.spec, req)
+		if err != nil {
+			return err
+		}
+		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
+			return err
+		}
+		out = outcome{status: http.StatusCreated, ticketID: id}
+		return setKeyTicket(ctx, tx, req, id)
+	})
+	return out, err
 }
 
 // findKey looks the call's key up: in the database, or in the process's

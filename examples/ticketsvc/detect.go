@@ -16,9 +16,9 @@ import (
 type schema struct {
 	spec          *layoutSpec
 	unconstrained bool
-	// deferredKeyRef makes idempotency_keys.ticket_id's reference checked
-	// at commit: the key-first mode writes its key row before the ticket.
-	deferredKeyRef bool
+	// pendingKeys lets a key row name no ticket yet (idempotency_keys.
+	// ticket_id is nullable): the modes that write the key row first.
+	pendingKeys bool
 }
 
 // schemaFor returns the schema a mode needs in a layout.
@@ -31,7 +31,7 @@ func schemaFor(layout Layout, bug string) (schema, error) {
 	if err != nil {
 		return schema{}, err
 	}
-	return schema{spec: spec, unconstrained: b.unconstrained, deferredKeyRef: b.keyFirst}, nil
+	return schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.keyFirst || b.stuckInFlight}, nil
 }
 
 // constraints says whether the schema has its unique constraints, and
@@ -41,8 +41,8 @@ func (s schema) constraints() string {
 	if s.unconstrained {
 		c = "without unique constraints"
 	}
-	if s.deferredKeyRef {
-		c += " and the key's ticket reference checked at commit"
+	if s.pendingKeys {
+		c += " and key rows that may name no ticket yet"
 	}
 	return c
 }
@@ -64,8 +64,8 @@ type presentTable struct {
 	// unique are the column lists of its unique indexes (primary key and
 	// unique constraints included), each sorted and comma-joined.
 	unique []string
-	// deferred: one of its foreign keys is checked at commit.
-	deferred bool
+	// nullable are its columns that may be NULL.
+	nullable []string
 }
 
 // presentSchemas returns the schemas that the service's tables in the
@@ -87,7 +87,7 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 				JOIN pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = ANY (i.indkey)
 				WHERE i.indrelid = to_regclass(n.name) AND i.indisunique
 				GROUP BY i.indexrelid),
-			EXISTS (SELECT FROM pg_constraint c WHERE c.conrelid = to_regclass(n.name) AND c.contype = 'f' AND c.condeferred)
+			coalesce(array_agg(a.attname::text) FILTER (WHERE NOT a.attnotnull), '{}')
 		FROM unnest($1::text[]) AS n(name)
 		JOIN pg_attribute a ON a.attrelid = to_regclass(n.name) AND a.attnum > 0 AND NOT a.attisdropped
 		GROUP BY n.name`, names)
@@ -99,7 +99,7 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 		name string
 		pt   presentTable
 	)
-	_, err = pgx.ForEachRow(rows, []any{&name, &pt.columns, &pt.unique, &pt.deferred}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&name, &pt.columns, &pt.unique, &pt.nullable}, func() error {
 		present[name] = pt
 		return nil
 	})
@@ -120,12 +120,12 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 			continue
 		}
 		with, without := spec.backstops(present)
-		deferred := present[idempotencyKeys.name].deferred
+		pending := slices.Contains(present[idempotencyKeys.name].nullable, idempotencyKeys.pending)
 		if len(with) == 0 {
-			found = append(found, schema{spec: spec, unconstrained: true, deferredKeyRef: deferred})
+			found = append(found, schema{spec: spec, unconstrained: true, pendingKeys: pending})
 		}
 		if len(without) == 0 {
-			found = append(found, schema{spec: spec, deferredKeyRef: deferred})
+			found = append(found, schema{spec: spec, pendingKeys: pending})
 		}
 		if len(with) > 0 && len(without) > 0 {
 			why = append(why, fmt.Sprintf("the unique constraints on an action are in %s but not in %s (the %s layout has them in all, or in none)",

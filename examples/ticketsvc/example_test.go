@@ -108,6 +108,7 @@ func ExampleBugs() {
 	// trimmed-keys
 	// memory-keys
 	// non-atomic
+	// stuck-in-flight
 }
 
 func ExampleLayouts() {

@@ -44,8 +44,8 @@ var idempotencyKeys = table{
 		{"fingerprint", "text NOT NULL"},
 		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
 	},
-	// key-first writes the key row before its ticket exists.
-	deferrable: "ticket_id",
+	// key-first and stuck-in-flight write the key row before its ticket.
+	pending: "ticket_id",
 	unique:     []string{"tenant", "request_key"},
 	primaryKey: true,
 	// global-keys looks a key up without its tenant.
@@ -153,23 +153,22 @@ type table struct {
 	primaryKey bool
 	// indexes are "name ON table (columns)" clauses.
 	indexes []string
-	// deferrable names the column whose reference the schema may check
-	// at commit instead of at once (schema.deferredKeyRef).
-	deferrable string
+	// pending names the column that may be NULL until the row is complete,
+	// in a schema with pendingKeys.
+	pending string
 }
 
 type column struct{ name, def string }
 
 // ddl returns the statements that create the table and its indexes if they
 // do not exist in schema s: without the backstop's uniqueness when s is
-// unconstrained, with the deferrable reference checked at commit when s
-// says so.
+// unconstrained, with the pending column nullable when s has pendingKeys.
 func (t table) ddl(s schema) []string {
 	defs := make([]string, 0, len(t.columns)+1)
 	for _, c := range t.columns {
 		def := c.name + " " + c.def
-		if s.deferredKeyRef && c.name == t.deferrable {
-			def += " DEFERRABLE INITIALLY DEFERRED"
+		if s.pendingKeys && c.name == t.pending {
+			def = strings.Replace(def, " NOT NULL", "", 1)
 		}
 		defs = append(defs, def)
 	}

@@ -44,7 +44,8 @@ func actionLockID(tenant, key string, global bool) int64 {
 	return int64(binary.BigEndian.Uint64(h.Sum(nil)))
 }
 
-// storedKey is a row of idempotency_keys.
+// storedKey is a row of idempotency_keys. A ticketID of 0 is a key
+// claimed whose ticket is not written yet (the modes with pending keys).
 type storedKey struct {
 	fingerprint string
 	ticketID    int64
@@ -59,10 +60,10 @@ func findKey(ctx context.Context, tx pgx.Tx, tenant, key string, global bool) (s
 		err error
 	)
 	if global {
-		err = tx.QueryRow(ctx, `SELECT fingerprint, ticket_id FROM idempotency_keys
+		err = tx.QueryRow(ctx, `SELECT fingerprint, coalesce(ticket_id, 0) FROM idempotency_keys
 			WHERE request_key = $1 ORDER BY ticket_id LIMIT 1`, key).Scan(&k.fingerprint, &k.ticketID)
 	} else {
-		err = tx.QueryRow(ctx, `SELECT fingerprint, ticket_id FROM idempotency_keys
+		err = tx.QueryRow(ctx, `SELECT fingerprint, coalesce(ticket_id, 0) FROM idempotency_keys
 			WHERE tenant = $1 AND request_key = $2 ORDER BY ticket_id LIMIT 1`, tenant, key).Scan(&k.fingerprint, &k.ticketID)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -98,8 +99,8 @@ func insertOutbox(ctx context.Context, tx pgx.Tx, l *layoutSpec, req createReque
 // claimKey inserts the key row with no ticket yet, unless the key is
 // stored already; it waits for a concurrent claim of the key to end.
 func claimKey(ctx context.Context, tx pgx.Tx, req createRequest) (bool, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint, ticket_id)
-		VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING`, req.tenant, req.lookup, req.fingerprint)
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint)
+		VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, req.tenant, req.lookup, req.fingerprint)
 	if err != nil {
 		return false, fmt.Errorf("claim key: %w", err)
 	}
