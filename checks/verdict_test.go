@@ -279,6 +279,24 @@ func verdictCases() []verdictCase {
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
 			}},
+		{name: "retries polled in_flight past the recovery time after a crash", check: checks.StuckAction, primary: true,
+			build: func(w world, bad bool) scenario {
+				crashed := op(0, faulty(call(w.a, w.k1, 0)), noAnswer("EOF"))
+				h := history(crashed)
+				// Polled every half second: each poll ends well within the
+				// recovery time of the one before, but not of the crash.
+				n := either(bad, 12, 10)
+				for i := 1; i <= n; i++ {
+					poll := op(2, call(w.a, w.k1, 0), status(409))
+					if !bad && i == n {
+						poll = op(2, call(w.a, w.k1, 0), ok(w.id1))
+					}
+					poll.Start = crashed.End + int64(i)*int64(time.Second/2)
+					poll.End = poll.Start + 50
+					h = append(h, poll)
+				}
+				return scenario{h, snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
+			}},
 		{name: "two concurrent calls with different payloads both answered ok", check: checks.ChangedAccepted, primary: true,
 			build: func(w world, bad bool) scenario {
 				// Both calls run in step 0; the one that started second won.

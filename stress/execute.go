@@ -89,6 +89,8 @@ type execution struct {
 	faults []model.FaultEvent
 	// down says a crash left replica 0 down.
 	down bool
+	// cutOff is when each action a crash interrupted was cut off.
+	cutOff map[model.Action]int64
 }
 
 // unserved records calls made while a crash left the replica down and no
@@ -160,6 +162,9 @@ func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
 		op, err := x.call(ctx, call, 0, nil)
 		x.add([]model.Op{op})
 		if err != nil {
+			return err
+		}
+		if err := x.poll(ctx, call, op); err != nil {
 			return err
 		}
 	}

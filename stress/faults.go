@@ -89,6 +89,12 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 	}
 	x.down = true
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
+	if rep.Fired {
+		if x.cutOff == nil {
+			x.cutOff = map[model.Action]int64{}
+		}
+		x.cutOff[x.Contract.ActionOf(call)] = op.End
+	}
 	if !rep.Fired {
 		ev.Note = "the call never waited on its write to " + x.CrashStall.Table + ", so the replica was not killed"
 		x.down = false
@@ -99,6 +105,40 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 		callErr = nil
 	}
 	return op, callErr
+}
+
+// Liveness polling: how often a retry stuck in_flight after a crash is
+// sent again, from first to last.
+const (
+	pollFirst = 20 * time.Millisecond
+	pollMax   = 500 * time.Millisecond
+)
+
+// poll sends a retry answered in_flight again, with backoff, while the
+// action it retries was cut off by a crash within the contract's recovery
+// time: a correct service releases the key by then. Each answer joins the
+// history; a last in_flight past the recovery time is what IDEM-012
+// reports, with every answer seen.
+func (x *execution) poll(ctx context.Context, call model.Call, op model.Op) error {
+	since, ok := x.cutOff[x.Contract.ActionOf(call)]
+	recovery := int64(x.Contract.Recovery)
+	if !ok || recovery <= 0 || call.NoKey {
+		return nil
+	}
+	for wait := pollFirst; op.Out.Kind == model.InFlight && op.Start-since <= recovery; wait = min(2*wait, pollMax) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		var err error
+		op, err = x.call(ctx, call, 0, nil)
+		x.add([]model.Op{op})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restart restarts every replica gracefully (or starts one a crash left

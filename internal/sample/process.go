@@ -2,6 +2,7 @@ package sample
 
 import (
 	"slices"
+	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/model"
@@ -14,11 +15,17 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct:       everyFault,
-	"key-first":   everyFault,
-	"memory-keys": {model.FaultRestart},
-	"non-atomic":  {model.FaultCrash},
+	Correct:           everyFault,
+	"key-first":       everyFault,
+	"memory-keys":     {model.FaultRestart},
+	"non-atomic":      {model.FaultCrash},
+	"stuck-in-flight": {model.FaultCrash},
 }
+
+// recovery is the contract's recovery time for the modes run as
+// processes: the sample releases a key as soon as a crashed call's
+// transaction is gone, and a stuck key is polled this long.
+const recovery = 2 * time.Second
 
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
@@ -51,5 +58,6 @@ func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Con
 		"-bug", bug, "-schema", string(layout)}}
 	cfg.DatabaseURL = dbURL
 	cfg.Faults = slices.Clone(processFaults[mode])
+	cfg.Contract.Recovery = recovery
 	return cfg, nil
 }

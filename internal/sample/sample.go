@@ -48,6 +48,9 @@ var Expected = map[string]checks.ID{
 	// A crash between the ticket's and the outbox's transactions: the
 	// retry is replayed with no notification.
 	"non-atomic": checks.MissingEffect,
+	// A key left in progress by a crash: its retries answer in_flight
+	// past the recovery time.
+	"stuck-in-flight": checks.StuckAction,
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the
