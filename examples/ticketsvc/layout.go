@@ -45,7 +45,7 @@ var idempotencyKeys = table{
 		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
 	},
 	// key-first and stuck-in-flight write the key row before its ticket.
-	pending: "ticket_id",
+	pending:    "ticket_id",
 	unique:     []string{"tenant", "request_key"},
 	primaryKey: true,
 	// global-keys looks a key up without its tenant.
