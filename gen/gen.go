@@ -113,22 +113,23 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 	})
 }
 
-// crashes makes every crash in a plan one that can fire and that the plan
-// recovers from: a crash interrupts an action's first writes, so it is kept
-// only on the first call of an action with a key (a replay writes nothing
-// to interrupt), and a restart step follows it. Shrinking cannot remove
-// that restart, so a crash's minimal plan shows it.
+// crashes makes every crash or pause in a plan one that can fire, and
+// every crash one the plan recovers from: both interrupt an action's first
+// writes, so they are kept only on the first call of an action with a key
+// (a replay writes nothing to interrupt), and a restart step follows a
+// crash. Shrinking cannot remove that restart, so a crash's minimal plan
+// shows it.
 func crashes(p model.Plan) model.Plan {
 	seen := map[model.Action]bool{}
 	var out []model.Step
 	for i, s := range p.Steps {
 		crashed := false
-		if s.Kind == model.StepCall && s.Calls[0].Fault == model.FaultCrash {
+		if f := s.Calls; s.Kind == model.StepCall && (f[0].Fault == model.FaultCrash || f[0].Fault == model.FaultPause) {
 			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault = model.FaultNone
 			} else {
-				crashed = true
+				crashed = c.Fault == model.FaultCrash
 			}
 		}
 		for _, c := range s.Calls {

@@ -125,14 +125,14 @@ func (c *Config) checkFaults() error {
 		switch {
 		case !slices.Contains(model.PlannedFaults, f):
 			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
-		case f == model.FaultPause:
-			return fmt.Errorf("faults: pause is not supported yet")
 		case slices.Contains(model.ProcessFaults, f) && c.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
+		case f == model.FaultPause && c.Process.Replicas < 2:
+			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
 			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
-		case f == model.FaultCrash && crashTable(c.Effects) == "":
-			return fmt.Errorf("faults: crash needs an effect table (not a query) whose write the crash interrupts")
+		case (f == model.FaultCrash || f == model.FaultPause) && crashTable(c.Effects) == "":
+			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
 		}
 	}
 	return nil

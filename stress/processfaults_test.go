@@ -83,3 +83,35 @@ func skeleton(p model.Plan) model.Plan {
 	}
 	return out
 }
+
+// A replica paused with its transaction open while the retry goes to the
+// other replica: the pause fires every time, and both correct designs
+// pass (the retry answers in_flight, or waits and replays).
+func TestPauseRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{sample.Correct, "key-first"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg, err := sample.ProcessConfig(bin, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Process.Replicas, cfg.Faults = 2, []model.Fault{model.FaultPause}
+			cfg.Plans, cfg.Seed = 30, 8
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checks.Pass {
+				t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failure)
+			}
+			t.Logf("faults: %v", res.Faults)
+			assertAllFired(t, res, cfg.Faults)
+		})
+	}
+}

@@ -29,7 +29,8 @@ const recovery = 2 * time.Second
 
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
-var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultRestart, model.FaultCrash}
+var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
+	model.FaultRestart, model.FaultCrash, model.FaultPause}
 
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).
@@ -58,6 +59,9 @@ func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Con
 		"-bug", bug, "-schema", string(layout)}}
 	cfg.DatabaseURL = dbURL
 	cfg.Faults = slices.Clone(processFaults[mode])
+	if slices.Contains(cfg.Faults, model.FaultPause) {
+		cfg.Process.Replicas = 2 // the retry goes to the replica not paused
+	}
 	cfg.Contract.Recovery = recovery
 	return cfg, nil
 }
