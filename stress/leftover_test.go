@@ -1,0 +1,132 @@
+package stress_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// After a run whose plans restart, crash and pause the service, over a
+// throwaway PostgreSQL of its own, no process of the service or of
+// PostgreSQL is left: neither when the run ends, nor when it is cancelled
+// in the middle (as on SIGINT).
+func TestNoProcessLeftAfterFaults(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("builds the sample service, starts processes and a cluster, reads /proc")
+	}
+	for _, tc := range []struct {
+		name   string
+		cancel time.Duration // 0: run to the end
+	}{
+		{name: "run to the end"},
+		{name: "cancelled", cancel: 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Everything the run starts lives under dir: the binary, the
+			// cluster's data directory (TMPDIR), and so their processes.
+			dir, err := os.MkdirTemp("", "idemstress-leftover-*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			if err := os.Chmod(dir, 0o755); err != nil { // the cluster may run as postgres
+				t.Fatal(err)
+			}
+			t.Setenv("TMPDIR", dir)
+			bin, err := sample.BuildBinary(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := sample.ProcessConfig(bin, "", sample.Correct, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Plans, cfg.Seed, cfg.DBStall = 40, 5, "tickets"
+			ctx := t.Context()
+			if tc.cancel > 0 {
+				// Cancelled a while after the replicas started: in the
+				// middle of the plans, restarts and crashes.
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				cfg.Log = onLine("started", func() { time.AfterFunc(tc.cancel, cancel) })
+			}
+			res, err := stress.Run(ctx, cfg)
+			if err != nil {
+				t.Logf("run: %v", err)
+			} else {
+				t.Logf("verdict %s after %d plans, faults %v", res.Verdict, res.Plans, res.Faults)
+			}
+			if tc.cancel == 0 && (err != nil || res.Verdict != "pass" || res.Faults[model.FaultCrash].Fired == 0 || res.Faults[model.FaultPause].Fired == 0) {
+				t.Errorf("the run did not pass with crashes and pauses: %v %+v", err, res)
+			}
+			if left := waitNoProcessesUsing(dir, 10*time.Second); len(left) > 0 {
+				t.Errorf("left running:\n%s", strings.Join(left, "\n"))
+			}
+		})
+	}
+}
+
+// processesUsing lists processes whose working directory, command line or
+// environment mentions dir: PostgreSQL chdirs into its data directory, the
+// service's command line names the binary, and both inherit TMPDIR.
+func processesUsing(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var found []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		proc := filepath.Join("/proc", e.Name())
+		cwd, _ := os.Readlink(filepath.Join(proc, "cwd"))
+		cmdline, _ := os.ReadFile(filepath.Join(proc, "cmdline"))
+		environ, _ := os.ReadFile(filepath.Join(proc, "environ"))
+		if strings.HasPrefix(cwd, dir) || bytes.Contains(cmdline, []byte(dir)) || bytes.Contains(environ, []byte(dir)) {
+			found = append(found, fmt.Sprintf("pid %d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		}
+	}
+	return found
+}
+
+// waitNoProcessesUsing allows a killed process the moment between being
+// reaped by its group's end and releasing its working directory.
+func waitNoProcessesUsing(dir string, bound time.Duration) []string {
+	deadline := time.Now().Add(bound)
+	for {
+		procs := processesUsing(dir)
+		if len(procs) == 0 || time.Now().After(deadline) {
+			return procs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// onLine is a log writer that calls f once, at the first write holding word.
+func onLine(word string, f func()) io.Writer {
+	var once sync.Once
+	return writerFunc(func(p []byte) (int, error) {
+		if bytes.Contains(p, []byte(word)) {
+			once.Do(f)
+		}
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
