@@ -35,6 +35,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	var a artefacts
+	a.register(fs)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
@@ -59,7 +61,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	cs, code := runTarget(ctx, cfg, stderr)
+	a.config = *config
+	cs, code := runTarget(ctx, cfg, stderr, a)
 	if cs == nil {
 		return code
 	}
@@ -97,16 +100,28 @@ func override(c *stress.Config, replicas int, syncMode string) error {
 	return nil
 }
 
-// runTarget runs one target and turns the result into a report case and an
-// exit code; a nil case means the run could not start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
+// runTarget runs one target, writes its artefacts, and turns the result
+// into a report case and an exit code; a nil case means the run could not
+// start (the error is printed).
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) (*report.Case, int) {
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return nil, exitFor(err)
 	}
+	code := exitOf(res.Verdict)
+	for _, f := range failuresOf(res) {
+		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+			code = max(code, exitInconclusive)
+		}
+	}
+	if err := writeJUnit(res, failuresOf(res), a); err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		code = max(code, exitInconclusive)
+	}
 	cs := res.Case(res.Target)
-	return &cs, exitOf(res.Verdict)
+	return &cs, code
 }
 
 // exitOf is the exit code of a verdict.
