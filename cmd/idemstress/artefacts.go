@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/report"
@@ -13,7 +14,7 @@ import (
 )
 
 // artefacts are what a run leaves behind for later: each failure's
-// regression case file, and a JUnit report of the run.
+// regression case file and timeline HTML, and a JUnit report of the run.
 type artefacts struct {
 	cases  string // directory of case files; "" for none
 	junit  string // JUnit XML file; "" for none
@@ -21,12 +22,13 @@ type artefacts struct {
 }
 
 func (a *artefacts) register(fs *flag.FlagSet) {
-	fs.StringVar(&a.cases, "cases", "idemstress-cases", "directory to write each failure's regression case file into (\"\" for none)")
+	fs.StringVar(&a.cases, "cases", "idemstress-cases", "directory to write each failure's regression case file and timeline HTML into (\"\" for none)")
 	fs.StringVar(&a.junit, "junit", "", "write a JUnit XML report, one test case per check, to this file")
 }
 
-// writeArtefacts writes one failure's case file into the cases directory,
-// and tells on stderr how to replay it: the command and a Go test.
+// writeArtefacts writes one failure's case file and its timeline (NAME.json
+// and NAME.html) into the cases directory, and tells on stderr how to
+// replay it: the command and a Go test.
 func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *stress.Failure, a artefacts) error {
 	if a.cases == "" {
 		return nil
@@ -36,9 +38,26 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemstress: %s: wrote %s; replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, path, a.config)
+	html := strings.TrimSuffix(path, ".json") + ".html"
+	if err := writeTimeline(html, res.Target, f); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, html, path, a.config)
 	fmt.Fprintf(stderr, "idemstress: or in go test (paths as seen from your test's package directory):\n%s", regress.Snippet(c, a.config, filepath.ToSlash(path)))
 	return nil
+}
+
+// writeTimeline writes the timeline HTML of a failure to path.
+func writeTimeline(path, target string, f *stress.Failure) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	if err := report.WriteTimelineHTML(out, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // writeJUnit writes the JUnit report of a run with the given failures.

@@ -11,7 +11,8 @@ import (
 	"github.com/idemstress/idemstress/internal/sample"
 )
 
-// run --cases writes the failure's case file and prints how to replay it;
+// run --cases writes the failure's case file and timeline, and prints how
+// to replay it;
 // replay of that file fails on the buggy service and passes on the correct
 // one; --junit writes a report CI can read.
 func TestRunWritesCasesAndReplayReplaysThem(t *testing.T) {
@@ -28,6 +29,10 @@ func TestRunWritesCasesAndReplayReplaysThem(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "IDEM-004-*.json"))
 	if len(files) != 1 {
 		t.Fatalf("case files %v in %s\n%s", files, dir, stderr)
+	}
+	page, err := os.ReadFile(strings.TrimSuffix(files[0], ".json") + ".html")
+	if err != nil || !strings.Contains(string(page), `<g class="call`) || !strings.Contains(string(page), "IDEM-004") {
+		t.Errorf("timeline beside the case file: %v\n%.300s", err, page)
 	}
 	for _, want := range []string{"wrote " + files[0], "idemstress replay " + files[0] + " --config " + buggy, "func TestRegression_IDEM_004_", "regress.Replay(t, cfg, "} {
 		if !strings.Contains(stderr, want) {
