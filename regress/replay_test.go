@@ -2,6 +2,7 @@ package regress_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -84,5 +86,30 @@ func TestEveryZooBugReplays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A case written by hand replays like one found by a run; under a contract
+// whose digest differs it still replays, with a warning.
+func TestReplayHandWrittenCaseAndDigestWarning(t *testing.T) {
+	twice := model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}
+	f := &stress.Failure{Plan: model.Plan{Steps: []model.Step{twice, twice}},
+		Violations: []checks.Violation{{Check: checks.DuplicateEffect, Message: "IDEM-001 duplicate effect: x"}}}
+	cfg := startSample(t, "outbox-on-retry", 1, 1)
+	c := regress.FromFailure(cfg, 1, f)
+	outs, err := regress.Run(t.Context(), cfg, []regress.Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Verdict != checks.Fail || outs[0].Attempts != 1 || len(outs[0].Warnings) != 0 {
+		t.Errorf("outbox-on-retry: %s after %d attempt(s), warnings %v", outs[0].Verdict, outs[0].Attempts, outs[0].Warnings)
+	}
+	cfg.Contract.Recovery = 7 * time.Second
+	outs, err = regress.Run(t.Context(), cfg, []regress.Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Verdict != checks.Fail || len(outs[0].Warnings) != 1 || !strings.Contains(outs[0].Warnings[0], "digest") {
+		t.Errorf("changed contract: %s, warnings %v", outs[0].Verdict, outs[0].Warnings)
 	}
 }
