@@ -49,9 +49,14 @@ type Finding struct {
 }
 
 // FromFailure makes the case of one failure of a run of cfg with the given
-// seed (stress.Result.Seed).
+// seed (stress.Result.Seed). Its check is the failure's primary violation;
+// a failure without one (none comes from stress.Run) gives a case that
+// Read refuses.
 func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
-	v := f.Violations[0]
+	var v checks.Violation
+	if len(f.Violations) > 0 {
+		v = f.Violations[0]
+	}
 	name := string(v.Check)
 	for _, c := range checks.Catalogue() {
 		if c.ID == v.Check {

@@ -7,8 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/regress"
+	"github.com/idemstress/idemstress/stress"
 )
 
 // run --cases writes the failure's case file and timeline, and prints how
@@ -62,4 +66,27 @@ func TestRunWritesCasesAndReplayReplaysThem(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("replay of a missing file: exit %d %s", code, stderr)
 	}
+}
+
+// What replay prints for a case that passes, pinned: one line per case.
+func TestReplayGolden(t *testing.T) {
+	correct, correctDB := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	cfg, err := stress.Load(correct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(v int) model.Step {
+		return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: v}}}
+	}
+	f := &stress.Failure{Plan: model.Plan{Steps: []model.Step{call(0), call(1)}},
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 changed payload accepted: x"}}}
+	dir := t.TempDir()
+	if _, err := regress.Write(dir, regress.FromFailure(cfg, 1, f)); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "replay", dir, "--config", correct, "--database-url", correctDB)
+	if code != exitPass || stderr != "" {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	golden(t, "replay/pass/stdout", stdout)
 }
