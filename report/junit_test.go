@@ -104,3 +104,27 @@ func TestWriteJUnit(t *testing.T) {
 		}
 	}
 }
+
+// No password reaches the report file: not from an inconclusive run's
+// reason (a service's argv with its database URL), a violation or the
+// target.
+func TestWriteJUnitMasksPasswords(t *testing.T) {
+	cs := cases()[1]
+	vs := append(cs.Violations, checks.Violation{Check: checks.MissingEffect,
+		Message: "IDEM-002 missing effect: postgres://app:s3cret@db/x", Detail: "password=s3cret"})
+	for _, run := range []report.JUnitRun{
+		{Target: "http://u:s3cret@127.0.0.1:1/tickets", Findings: []report.Finding{{Plan: *cs.MinimalPlan, History: cs.History, Violations: vs}}},
+		{Target: "t", Inconclusive: `process: replica 1: starting ["./svc" "-database-url" "postgres://app:s3cret@db/x"]: exec failed`},
+	} {
+		var b bytes.Buffer
+		if err := report.WriteJUnit(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "s3cret") {
+			t.Errorf("the password is in the JUnit report:\n%s", b.String())
+		}
+		if !strings.Contains(b.String(), "xxxxx") {
+			t.Errorf("no masked password in the JUnit report, so this test shows nothing:\n%s", b.String())
+		}
+	}
+}
