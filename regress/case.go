@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -57,6 +58,11 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	if len(f.Violations) > 0 {
 		v = f.Violations[0]
 	}
+	// A case file is committed and shared: no password in it, as on stdout.
+	violations := slices.Clone(f.Violations)
+	for i := range violations {
+		violations[i].Message, violations[i].Detail = redact.String(violations[i].Message), redact.String(violations[i].Detail)
+	}
 	name := string(v.Check)
 	for _, c := range checks.Catalogue() {
 		if c.ID == v.Check {
@@ -65,9 +71,9 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	}
 	c := Case{
 		Version: Version,
-		Check: Finding{ID: v.Check, Name: name, Message: v.Message, Expected: expected(v.Check),
-			Observed: v.Detail, Action: v.Action},
-		Violations:     slices.Clone(f.Violations),
+		Check: Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check),
+			Observed: redact.String(v.Detail), Action: v.Action},
+		Violations:     violations,
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: ContractDigest(cfg),

@@ -149,3 +149,24 @@ func TestSnippet(t *testing.T) {
 		}
 	}
 }
+
+// A case file holds no password: not the contract's database URL, nor one a
+// violation quotes (from an answer body or a service's error).
+func TestCaseFileMasksPasswords(t *testing.T) {
+	cfg := contract(t)
+	cfg.DatabaseURL = "postgres://app:s3cret@db/x"
+	f := failure()
+	f.Violations[0].Message += " (postgres://app:s3cret@db/x)"
+	f.Violations[0].Detail += ": password=s3cret"
+	path, err := regress.Write(t.TempDir(), regress.FromFailure(cfg, 1, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), "s3cret") {
+		t.Errorf("the password is in the case file:\n%s", raw)
+	}
+	if strings.Count(string(raw), "xxxxx") < 4 {
+		t.Errorf("the quoted URLs are not in the case file, so this test shows nothing:\n%s", raw)
+	}
+}
