@@ -19,6 +19,7 @@ type artefacts struct {
 	cases  string // directory of case files; "" for none
 	junit  string // JUnit XML file; "" for none
 	config string // the contract file, named in the Go test snippet
+	hunt   string // the hunt flags of the run (" --replicas 2"), for the replay command
 }
 
 func (a *artefacts) register(fs *flag.FlagSet) {
@@ -42,7 +43,7 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 	if err := writeTimeline(html, res.Target, f); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, html, path, a.config)
+	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s%s\n", c.Check.ID, path, html, path, a.config, a.hunt)
 	fmt.Fprintf(stderr, "idemstress: or in go test (paths as seen from your test's package directory):\n%s", regress.Snippet(c, a.config, filepath.ToSlash(path)))
 	return nil
 }

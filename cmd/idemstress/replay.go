@@ -23,6 +23,8 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	var h hunt
+	h.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -37,6 +39,9 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	cfg, err := stress.Load(*config)
+	if err == nil {
+		err = h.apply(fs, &cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage

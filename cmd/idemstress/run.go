@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
@@ -40,9 +41,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a artefacts
 	a.register(fs)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
-	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
-	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
-	dbStall := fs.String("db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+	var h hunt
+	h.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -52,10 +52,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := stress.Load(*config)
 	if err == nil {
-		err = override(&cfg, *replicas, *syncMode)
-	}
-	if isSet(fs, "db-stall") {
-		cfg.DBStall = *dbStall // "" turns the contract's stall off
+		err = h.apply(fs, &cfg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
@@ -63,7 +60,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	a.config = *config
+	a.config, a.hunt = *config, h.args(fs)
 	cs, code := runTarget(ctx, cfg, stderr, a)
 	if cs == nil {
 		return code
@@ -84,22 +81,65 @@ func (f runFlags) apply(cfg *stress.Config) {
 	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers = f.plans, f.seed, f.shrinkTime, f.workers
 }
 
-// override applies the run flags that change the contract.
-func override(c *stress.Config, replicas int, syncMode string) error {
-	if replicas > 0 {
+// hunt are the flags of run and replay that override the contract's
+// process.replicas, sync and db_stall: how hard a run hunts. A case found
+// with them may show its bug only with them (an in-process mutex needs two
+// replicas), so replay takes them too, and run prints them in its replay
+// command.
+type hunt struct {
+	replicas int
+	sync     string
+	dbStall  string
+}
+
+func (h *hunt) register(fs *flag.FlagSet) {
+	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
+	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
+	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+}
+
+// apply sets the hunt flags given on fs on a config.
+func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
+	if h.replicas > 0 {
 		if c.Process == nil {
-			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", replicas)
+			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", h.replicas)
 		}
-		c.Process.Replicas = replicas
+		c.Process.Replicas = h.replicas
 	}
-	if syncMode != "" {
-		mode, err := client.ParseSyncMode(syncMode)
+	if h.sync != "" {
+		mode, err := client.ParseSyncMode(h.sync)
 		if err != nil {
 			return fmt.Errorf("--sync: %w", err)
 		}
 		c.Sync = mode
 	}
+	if isSet(fs, "db-stall") {
+		c.DBStall = h.dbStall // "" turns the contract's stall off
+	}
 	return nil
+}
+
+// args are the hunt flags given on fs, as a command line repeats them.
+func (h hunt) args(fs *flag.FlagSet) string {
+	var b strings.Builder
+	if h.replicas > 0 {
+		fmt.Fprintf(&b, " --replicas %d", h.replicas)
+	}
+	if h.sync != "" {
+		fmt.Fprintf(&b, " --sync %s", shellWord(h.sync))
+	}
+	if isSet(fs, "db-stall") {
+		fmt.Fprintf(&b, " --db-stall %s", shellWord(h.dbStall))
+	}
+	return b.String()
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // runTarget runs one target, writes its artefacts, and turns the result
