@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/xml"
 	"flag"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +143,38 @@ func TestHuntArgs(t *testing.T) {
 		if got := h.args(fs); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// A run that cannot start still writes its --junit file, every check
+// skipped with the reason, so CI never shows a stale or missing report.
+func TestRunThatCannotStartWritesJUnit(t *testing.T) {
+	correct, _ := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(junit, []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := invoke(t, "run", "--config", correct, "--junit", junit,
+		"--database-url", "postgres://app:s3cret@"+closed+"/postgres?connect_timeout=5")
+	if code != exitInconclusive {
+		t.Errorf("unreachable database: exit %d, %q", code, stderr)
+	}
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Tests   int `xml:"tests,attr"`
+		Skipped int `xml:"skipped,attr"`
+	}
+	if err := xml.Unmarshal(raw, &suites); err != nil || suites.Tests == 0 || suites.Skipped != suites.Tests ||
+		!strings.Contains(string(raw), "unreachable") || strings.Contains(string(raw), "s3cret") {
+		t.Errorf("--junit of a run that could not start: %v, %+v\n%s", err, suites, raw)
 	}
 }

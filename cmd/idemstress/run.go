@@ -149,6 +149,12 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artef
 	res, err := stress.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		// CI reads the JUnit file whatever happened: a run that could not
+		// start is reported (every check skipped, with the reason), never
+		// left absent or stale from an earlier night.
+		if err := writeJUnit(&stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		}
 		return nil, exitFor(err)
 	}
 	code := exitOf(res.Verdict)
