@@ -178,3 +178,25 @@ func TestRunThatCannotStartWritesJUnit(t *testing.T) {
 		t.Errorf("--junit of a run that could not start: %v, %+v\n%s", err, suites, raw)
 	}
 }
+
+// A run that found a bug exits 1 even when its case file cannot be
+// written (the error is printed); a passing run whose JUnit file cannot be
+// written exits 3.
+func TestRunArtefactErrorsKeepTheVerdict(t *testing.T) {
+	buggy, buggyDB := serveSample(t, "no-payload-check", ticketsvc.LayoutKeys)
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := invoke(t, "run", "--config", buggy, "--database-url", buggyDB, "--seed", "3", "--shrink-time", "5s",
+		"--cases", notDir)
+	if code != exitViolations || !strings.Contains(stderr, "regression case") {
+		t.Errorf("bug found, case file not written: exit %d\n%s", code, stderr)
+	}
+	correct, correctDB := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	code, _, stderr = invoke(t, "run", "--config", correct, "--database-url", correctDB, "--plans", "2",
+		"--junit", filepath.Join(notDir, "junit.xml"))
+	if code != exitInconclusive || !strings.Contains(stderr, "--junit") {
+		t.Errorf("pass, JUnit not written: exit %d\n%s", code, stderr)
+	}
+}

@@ -161,15 +161,26 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artef
 	for _, f := range failuresOf(res) {
 		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
-			code = max(code, exitInconclusive)
+			code = artefactFailed(code)
 		}
 	}
 	if err := writeJUnit(res, failuresOf(res), a); err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		code = max(code, exitInconclusive)
+		code = artefactFailed(code)
 	}
 	cs := res.Case(res.Target)
 	return &cs, code
+}
+
+// artefactFailed is the exit code of a run whose case file, timeline or
+// JUnit report could not be written: a run that found bugs still exits 1
+// (the error is printed beside them), one that did not cannot be trusted
+// to have reported everything and exits 3.
+func artefactFailed(code int) int {
+	if code == exitViolations {
+		return code
+	}
+	return exitInconclusive
 }
 
 // exitOf is the exit code of a verdict.
