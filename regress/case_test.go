@@ -170,3 +170,26 @@ func TestCaseFileMasksPasswords(t *testing.T) {
 		t.Errorf("the quoted URLs are not in the case file, so this test shows nothing:\n%s", raw)
 	}
 }
+
+// A hand-edited plan is what replay shows, not the stale plan_text beside it.
+func TestReadShowsThePlanThatRuns(t *testing.T) {
+	path, err := regress.Write(t.TempDir(), regress.FromFailure(contract(t), 1, failure()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	edited := strings.Replace(string(raw), `"variant": 1`, `"variant": 2`, 1)
+	if edited == string(raw) {
+		t.Fatalf("no variant 1 in the case file:\n%s", raw)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := regress.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PlanText != "A/k1 v0; A/k1 v2" {
+		t.Errorf("plan text %q of an edited plan %s", c.PlanText, c.Plan.Compact())
+	}
+}

@@ -30,7 +30,8 @@ func Write(dir string, c Case) (string, error) {
 }
 
 // Read reads one case file, refusing one of a newer format or without a
-// plan and check.
+// plan and check. Its PlanText is the plan's, whatever the file's
+// plan_text says.
 func Read(path string) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -49,6 +50,9 @@ func Read(path string) (Case, error) {
 	case len(c.Plan.Steps) == 0 || c.Check.ID == "":
 		return Case{}, fmt.Errorf("regression case %s: no plan or no check", path)
 	}
+	// The plan is what replays; plan_text is for people, and a hand-edited
+	// file may not have kept it in step: show what will run.
+	c.PlanText = c.Plan.Compact()
 	c.Path = path
 	return c, nil
 }
