@@ -89,6 +89,7 @@ func TestReadRefuses(t *testing.T) {
 		"noversion.json": `{"name": "x"}`,
 		"noplan.json":    `{"version": 1, "check": {"id": "IDEM-001"}, "plan": {"steps": []}}`,
 		"garbage.json":   `not json`,
+		"nocall.json":    `{"version": 1, "check": {"id": "IDEM-001"}, "plan": {"steps": [{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}, {"kind": "call", "calls": []}]}}`,
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {

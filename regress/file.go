@@ -29,8 +29,8 @@ func Write(dir string, c Case) (string, error) {
 	return path, nil
 }
 
-// Read reads one case file, refusing one of a newer format or without a
-// plan and check. Its PlanText is the plan's, whatever the file's
+// Read reads one case file, refusing one of a newer format, without a
+// plan and check, or with a step that has no call. Its PlanText is the plan's, whatever the file's
 // plan_text says.
 func Read(path string) (Case, error) {
 	b, err := os.ReadFile(path)
@@ -49,6 +49,12 @@ func Read(path string) (Case, error) {
 		return Case{}, fmt.Errorf("regression case %s: no version field: not a case file", path)
 	case len(c.Plan.Steps) == 0 || c.Check.ID == "":
 		return Case{}, fmt.Errorf("regression case %s: no plan or no check", path)
+	}
+	// A step without a call sends nothing: its case would pass unheard.
+	for i, st := range c.Plan.Steps {
+		if len(st.Calls) == 0 {
+			return Case{}, fmt.Errorf("regression case %s: step %d of the plan has no call", path, i+1)
+		}
 	}
 	// The plan is what replays; plan_text is for people, and a hand-edited
 	// file may not have kept it in step: show what will run.
