@@ -88,6 +88,9 @@ var correctModes = []bugMode{
 	{name: "key-first", b: behavior{keyFirst: true, noActionLock: true}},
 }
 
+// allModes are the bug modes and the other correct designs.
+func allModes() []bugMode { return append(slices.Clone(bugModes), correctModes...) }
+
 // CorrectModes returns the names of the correct designs besides the
 // default one, accepted by Options.Bug and ForBug.
 func CorrectModes() []string {
@@ -107,18 +110,50 @@ func Bugs() []string {
 	return names
 }
 
-// behaviorFor returns the behavior of the named mode; "" is the correct mode.
+// behaviorFor returns the behavior of the named mode: "" is the correct
+// mode, and a comma-separated list ("no-payload-check,global-keys")
+// switches in every mistake it names at once (see or). An unknown or empty
+// name is refused with the list of valid ones.
 func behaviorFor(bug string) (behavior, error) {
 	if bug == "" {
 		return behavior{}, nil
 	}
-	for _, m := range append(slices.Clone(bugModes), correctModes...) {
-		if m.name == bug {
-			return m.b, nil
+	modes := allModes()
+	var all behavior
+	for _, name := range strings.Split(bug, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(modes, func(m bugMode) bool { return m.name == name })
+		if i < 0 {
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; correct designs: %s; empty for the correct mode)",
+				name, bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "))
 		}
+		all = all.or(modes[i].b)
 	}
-	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; correct designs: %s, or empty for the default)",
-		bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "))
+	return all, nil
+}
+
+// or switches in both behaviors' mistakes. Where two change the same step
+// the request flow decides which shows: raw-body-fingerprint's fingerprint
+// wins over partial-fingerprint's. The schema is unconstrained when either
+// mode needs it. (A test checks every field is here.)
+func (b behavior) or(o behavior) behavior {
+	return behavior{
+		globalKeys:           b.globalKeys || o.globalKeys,
+		skipPayloadCheck:     b.skipPayloadCheck || o.skipPayloadCheck,
+		outboxOnReplay:       b.outboxOnReplay || o.outboxOnReplay,
+		rawBodyFingerprint:   b.rawBodyFingerprint || o.rawBodyFingerprint,
+		noActionLock:         b.noActionLock || o.noActionLock,
+		uniqueViolationIs500: b.uniqueViolationIs500 || o.uniqueViolationIs500,
+		processMutex:         b.processMutex || o.processMutex,
+		subjectFingerprint:   b.subjectFingerprint || o.subjectFingerprint,
+		queryInKey:           b.queryInKey || o.queryInKey,
+		trimKeys:             b.trimKeys || o.trimKeys,
+		memoryKeys:           b.memoryKeys || o.memoryKeys,
+		nonAtomic:            b.nonAtomic || o.nonAtomic,
+		keyFirst:             b.keyFirst || o.keyFirst,
+		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
+		unconstrained:        b.unconstrained || o.unconstrained,
+	}
 }
 
 // modeName names a mode in messages.
