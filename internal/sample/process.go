@@ -27,6 +27,10 @@ var processFaults = map[string][]model.Fault{
 // transaction is gone, and a stuck key is polled this long.
 const recovery = 2 * time.Second
 
+// stallWait bounds how long the db-stall nemesis waits for a burst's
+// requests to arrive, in the runs as processes.
+const stallWait = 3 * time.Second
+
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
 var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
@@ -63,5 +67,10 @@ func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Con
 		cfg.Process.Replicas = 2 // the retry goes to the replica not paused
 	}
 	cfg.Contract.Recovery = recovery
+	// Through the fault proxy and across restarts, a burst's requests take
+	// longer to reach the stalled table on a loaded machine than
+	// in-process: a key-first duplicate queues behind the first request's
+	// key row only once that request is under way.
+	cfg.StallWait = stallWait
 	return cfg, nil
 }
