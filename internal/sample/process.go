@@ -25,7 +25,7 @@ var processFaults = map[string][]model.Fault{
 // recovery is the contract's recovery time for the modes run as
 // processes: the sample releases a key as soon as a crashed call's
 // transaction is gone, and a stuck key is polled this long.
-const recovery = 2 * time.Second
+const recovery = time.Second
 
 // stallWait bounds how long the db-stall nemesis waits for a burst's
 // requests to arrive, in the runs as processes.
