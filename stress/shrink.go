@@ -19,19 +19,20 @@ const shrinkTries = 3
 // smaller plan only when it fails again at once, the same way; a plan whose
 // failure needs a race to go one way (which of two calls wins) makes it
 // stop early and call the test flaky. This pass tries each smaller
-// candidate up to shrinkTries times and keeps it when it fails with the
-// same check: delta debugging over steps and calls, then simpler calls.
-// It ends by r.shrinkBy, like rapid's shrinking before it.
-func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
-	check := f.Violations[0].Check
-	for improved := true; improved && time.Now().Before(r.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
+// candidate up to shrinkTries times and keeps it when it shows the same
+// bug, or a more severe one no other bug stands for: delta debugging over
+// steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
+// shrinking before it.
+func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) *Failure {
+	for improved := true; improved && time.Now().Before(h.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
-			if !time.Now().Before(r.shrinkBy) || ctx.Err() != nil {
+			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil {
 				break
 			}
-			if g := r.failsAgain(ctx, cand, check); g != nil {
+			if g := r.failsAgain(ctx, h, cand, f.Check); g != nil {
 				f, improved = g, true
+				h.best = f
 				break
 			}
 		}
@@ -40,24 +41,28 @@ func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it fails with the same primary check. Unlike rapid, this pass takes a
-// smaller plan whose message differs (the same tenant leak seen through a
-// conflict, then through a replayed ID): the check is what names the bug.
-func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
-	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
+// when it shows bug again. Unlike rapid, this pass takes a smaller plan
+// whose message differs (the same tenant leak seen through a conflict,
+// then through a replayed ID): the check is what names the bug. It also
+// takes one that counts for a more severe new bug: the same mistake seen
+// closer, as when a changed payload refused as equivalent (005) turns out,
+// with one call fewer, to be another tenant's action (007). A candidate
+// that shows only a bug already reported is no use here.
+func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug checks.ID) *Failure {
+	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
-		vs, h, err := r.once(runCtx, plan)
+		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
-			r.cut = true // the budget ran out with the candidate in flight
+			h.cut = true // the budget ran out with the candidate in flight
 			return nil
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
-		if len(vs) > 0 && sameBug(vs[0].Check, check) {
-			return &Failure{Plan: plan, History: h, Violations: vs}
+		if got := r.newBug(vs); got != "" && (sameBug(got, bug) || rank(got) < rank(bug)) {
+			return &Failure{Check: got, Plan: plan, History: hist, Violations: vs}
 		}
 	}
 	return nil

@@ -146,7 +146,10 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	}
 	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = f.shrinkTime, n.sync, n.stall
 	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
+	progress := newProgress(stderr, mode+": ")
+	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
+	progress.Done()
 	if err != nil {
 		return demoRow{}, err
 	}

@@ -33,12 +33,15 @@ commands:
   demo   run the tester against the sample service and its bug zoo,
          on a throwaway PostgreSQL it starts itself
   run    run the tester against your service: run --config FILE
+  stress run until --duration or --plans is spent, every bug found shrunk
+         and reported; --shard i/n splits a job: stress --config FILE
+  merge  combine the JSON reports of a job's shards: merge FILE...
   doctor check a contract file against the database and the service,
          with a keyless call and one create: doctor --config FILE
   help   show this help
 
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
-3 inconclusive or infrastructure failure
+3 inconclusive or infrastructure failure (interrupted with no bug found)
 `
 
 // exitFor is the exit code of an error that ends a command before any
@@ -73,6 +76,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "run":
 		return runCmd(ctx, args[1:], stdout, stderr)
+	case "stress":
+		return stressCmd(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

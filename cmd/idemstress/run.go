@@ -61,11 +61,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	cs, code := runTarget(ctx, cfg, stderr)
-	if cs == nil {
+	cases, code := runTarget(ctx, cfg, stderr)
+	if cases == nil {
 		return code
 	}
-	if err := write(stdout, f.json, []report.Case{*cs}); err != nil {
+	if err := write(stdout, f.json, cases); err != nil {
 		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
 		return exitInconclusive
 	}
@@ -99,16 +99,19 @@ func override(c *stress.Config, replicas int, syncMode string) error {
 	return nil
 }
 
-// runTarget runs one target and turns the result into a report case and an
-// exit code; a nil case means the run could not start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) (*report.Case, int) {
+// runTarget runs one target and turns the result into report cases, one
+// for each bug found, and an exit code; no cases means the run could not
+// start (the error is printed).
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) ([]report.Case, int) {
+	progress := newProgress(stderr, "")
+	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
+	progress.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return nil, exitFor(err)
 	}
-	cs := res.Case(res.Target)
-	return &cs, exitOf(res.Verdict)
+	return res.Cases(res.Target), exitOf(res.Verdict)
 }
 
 // exitOf is the exit code of a verdict.

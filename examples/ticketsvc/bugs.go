@@ -2,6 +2,7 @@ package ticketsvc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -71,18 +72,40 @@ func Bugs() []string {
 	return names
 }
 
-// behaviorFor returns the behavior of the named mode; "" is the correct mode.
+// behaviorFor returns the behavior of the named mode; "" is the correct
+// mode. A comma list ("no-payload-check,global-keys") switches in every
+// mode it names at once: their switches OR-ed.
 func behaviorFor(bug string) (behavior, error) {
+	var b behavior
 	if bug == "" {
-		return behavior{}, nil
+		return b, nil
 	}
-	for _, m := range bugModes {
-		if m.name == bug {
-			return m.b, nil
+	for name := range strings.SplitSeq(bug, ",") {
+		i := slices.IndexFunc(bugModes, func(m bugMode) bool { return m.name == name })
+		if i < 0 {
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s, or a comma list of them; empty for the correct mode)",
+				name, strings.Join(Bugs(), ", "))
 		}
+		b = b.or(bugModes[i].b)
 	}
-	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; empty for the correct mode)",
-		bug, strings.Join(Bugs(), ", "))
+	return b, nil
+}
+
+// or is every switch of b and c (TestBehaviorOr keeps it whole).
+func (b behavior) or(c behavior) behavior {
+	return behavior{
+		globalKeys:           b.globalKeys || c.globalKeys,
+		skipPayloadCheck:     b.skipPayloadCheck || c.skipPayloadCheck,
+		outboxOnReplay:       b.outboxOnReplay || c.outboxOnReplay,
+		rawBodyFingerprint:   b.rawBodyFingerprint || c.rawBodyFingerprint,
+		noActionLock:         b.noActionLock || c.noActionLock,
+		uniqueViolationIs500: b.uniqueViolationIs500 || c.uniqueViolationIs500,
+		processMutex:         b.processMutex || c.processMutex,
+		subjectFingerprint:   b.subjectFingerprint || c.subjectFingerprint,
+		queryInKey:           b.queryInKey || c.queryInKey,
+		trimKeys:             b.trimKeys || c.trimKeys,
+		unconstrained:        b.unconstrained || c.unconstrained,
+	}
 }
 
 // modeName names a mode in messages.
