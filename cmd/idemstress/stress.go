@@ -49,6 +49,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	f.plans = 0
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
+	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
 	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways; needs --seed, the same for every shard")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -86,6 +87,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	cfg.Log = stderr
 	progress := newProgress(stderr, "")
+	progress.interval = *every
 	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
 	progress.Done()
