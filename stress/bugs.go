@@ -20,13 +20,16 @@ import (
 // own, keeping that check. The checks a minimal plan fires beside its own
 // are symptoms of the same bug (a tenant leak leaves the other tenant's
 // action without rows: 007 with 002), not bugs of their own.
-
-// A failure that needs no race is not a race bug: when the calls of a
-// minimal plan's bursts, sent one after another, show only bugs already
-// reported, the failure is one of those seen through a race (another
-// tenant's action answered in a burst is not linearizable, 013, where in
-// sequence it is a tenant leak, 007). It is not reported, and its check is
-// taken as explained from then on.
+//
+// Once shrunk, a new failure is still not reported when it turns out to be
+// a reported bug seen another way; its check is then taken as explained
+// from then on:
+//   - its minimal plan still fires a reported bug's more severe check
+//     (symptom);
+//   - it needs no race: the calls of its minimal plan's bursts, sent one
+//     after another, show only bugs already reported (another tenant's
+//     action answered in a burst is not linearizable, 013, where in
+//     sequence it is a tenant leak, 007).
 
 // rank is a check's place in checks.Catalogue: lower is more severe.
 func rank(id checks.ID) int {
@@ -106,12 +109,21 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug checks.ID) {
 	// not fail the same way, the target is not deterministic here. (Not
 	// when the budget cut that run short.)
 	best.Flaky = !h.cut && slices.ContainsFunc(h.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
-	if r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best.Plan) {
+	if r.symptom(best) || r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best.Plan) {
 		r.explained = append(r.explained, best.Check)
 	} else {
 		r.bugs = append(r.bugs, best)
 	}
 	r.progress("search")
+}
+
+// symptom reports whether a shrunk failure's minimal plan still fires a
+// reported bug's check that outranks its own: the check it is named by is
+// then a symptom of that bug, as the catalogue ranks them (two concurrent
+// calls with different payloads both accepted, 004, by a service whose
+// race lets duplicates through, 001: the duplicate row is the harm).
+func (r *runner) symptom(f *Failure) bool {
+	return slices.ContainsFunc(checks.Fired(f.Violations), func(id checks.ID) bool { return rank(id) < rank(f.Check) && r.known(id) })
 }
 
 // explainedInSequence reports whether plan, its bursts sent one call after
