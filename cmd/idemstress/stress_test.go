@@ -81,3 +81,14 @@ func TestStressDuration(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// merge's output is deterministic: a golden file pins it. The tenant leak
+// found by both shards is kept once, with the smaller plan; the counts are
+// summed; the run's time is the longest shard's.
+func TestMergeGolden(t *testing.T) {
+	code, stdout, stderr := invoke(t, "merge", "testdata/merge/shard0.json", "testdata/merge/shard1.json")
+	if code != exitViolations {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	golden(t, "merge/stdout", stdout)
+}
