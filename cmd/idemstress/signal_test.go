@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"os"
