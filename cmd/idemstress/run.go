@@ -37,6 +37,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	var a artefacts
+	a.register(fs)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
@@ -61,7 +63,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	cases, code := runTarget(ctx, cfg, stderr)
+	a.config = *config
+	cases, code := runTarget(ctx, cfg, stderr, a)
 	if cases == nil {
 		return code
 	}
@@ -99,11 +102,24 @@ func override(c *stress.Config, replicas int, syncMode string) error {
 	return nil
 }
 
-// runTarget runs one target and turns the result into report cases, one
-// for each bug found, and an exit code; no cases means the run could not
-// start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) ([]report.Case, int) {
+// runTarget runs one target, writes its artefacts, and turns the result
+// into report cases, one for each bug found, and an exit code; no cases
+// means the run could not start (the error is printed).
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Case, int) {
+	res, code := runArtefacts(ctx, cfg, stderr, a, 10*time.Second)
+	if res == nil {
+		return nil, code
+	}
+	return res.Cases(res.Target), code
+}
+
+// runArtefacts runs cfg with progress on stderr (a line every interval
+// when stderr is not a terminal), writes each failure's artefacts, and
+// returns the result and its exit code; a nil result means the run could
+// not start (the error is printed).
+func runArtefacts(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts, every time.Duration) (*stress.Result, int) {
 	progress := newProgress(stderr, "")
+	progress.interval = every
 	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
 	progress.Done()
@@ -111,7 +127,18 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer) ([]repo
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return nil, exitFor(err)
 	}
-	return res.Cases(res.Target), exitOf(res.Verdict)
+	code := exitOf(res.Verdict)
+	for _, f := range res.Failures {
+		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+			code = max(code, exitInconclusive)
+		}
+	}
+	if err := writeJUnit(res, res.Failures, a); err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		code = max(code, exitInconclusive)
+	}
+	return res, code
 }
 
 // exitOf is the exit code of a verdict.

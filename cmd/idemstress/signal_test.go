@@ -48,6 +48,8 @@ func TestStressInterrupted(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(bin, "stress", "--config", contract, "--duration", "10m", "--progress", "50ms", "--json")
+			// Case files go to the working directory's idemstress-cases.
+			cmd.Dir = t.TempDir()
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
 			stderr, err := cmd.StderrPipe()
@@ -103,8 +105,14 @@ func TestStressInterrupted(t *testing.T) {
 			if code != tc.code || !rep.Interrupted {
 				t.Errorf("exit %d (want %d), interrupted %v, verdict %s\n%s", code, tc.code, rep.Interrupted, rep.Verdict, seen.String())
 			}
-			if tc.code == exitViolations && (rep.Verdict != checks.Fail || rep.Cases[0].Checks[0] != checks.DuplicateEffect || rep.Cases[0].MinimalPlan == nil) {
-				t.Errorf("partial report: %+v", rep.Cases)
+			if tc.code == exitViolations {
+				if rep.Verdict != checks.Fail || rep.Cases[0].Checks[0] != checks.DuplicateEffect || rep.Cases[0].MinimalPlan == nil {
+					t.Errorf("partial report: %+v", rep.Cases)
+				}
+				// The bug found has its case file.
+				if files, _ := filepath.Glob(filepath.Join(cmd.Dir, "idemstress-cases", "IDEM-001-*.json")); len(files) != 1 {
+					t.Errorf("case files of the bug found: %v, want one", files)
+				}
 			}
 			// Everything idemstress started is gone (waited for, so not
 			// even a zombie is left).

@@ -44,6 +44,8 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
+	var a artefacts
+	a.register(fs)
 	fs.Lookup("plans").Usage = "plans to try (0: no limit; --duration ends the run)"
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
@@ -86,14 +88,10 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
 	}
 	cfg.Log = stderr
-	progress := newProgress(stderr, "")
-	progress.interval = *every
-	cfg.Progress = progress.Update
-	res, err := stress.Run(ctx, cfg)
-	progress.Done()
-	if err != nil {
-		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitFor(err)
+	a.config = *config
+	res, code := runArtefacts(ctx, cfg, stderr, a, *every)
+	if res == nil {
+		return code
 	}
 	if rep.Seed == 0 {
 		rep.Seed = res.Seed
@@ -109,7 +107,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
 		return exitInconclusive
 	}
-	return exitOf(rep.Verdict)
+	return code
 }
 
 // parseShard reads "i/n".

@@ -72,39 +72,43 @@ func Bugs() []string {
 	return names
 }
 
-// behaviorFor returns the behavior of the named mode; "" is the correct
-// mode. A comma list ("no-payload-check,global-keys") switches in every
-// mode it names at once: their switches OR-ed.
+// behaviorFor returns the behavior of the named mode: "" is the correct
+// mode, and a comma-separated list ("no-payload-check,global-keys")
+// switches in every mistake it names at once (see or). An unknown or empty
+// name is refused with the list of valid ones.
 func behaviorFor(bug string) (behavior, error) {
-	var b behavior
 	if bug == "" {
-		return b, nil
+		return behavior{}, nil
 	}
-	for name := range strings.SplitSeq(bug, ",") {
-		i := slices.IndexFunc(bugModes, func(m bugMode) bool { return m.name == name })
+	var all behavior
+	for _, name := range strings.Split(bug, ",") {
+		i := slices.IndexFunc(bugModes, func(m bugMode) bool { return m.name == strings.TrimSpace(name) })
 		if i < 0 {
-			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s, or a comma list of them; empty for the correct mode)",
-				name, strings.Join(Bugs(), ", "))
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; empty for the correct mode)",
+				name, bug, strings.Join(Bugs(), ", "))
 		}
-		b = b.or(bugModes[i].b)
+		all = all.or(bugModes[i].b)
 	}
-	return b, nil
+	return all, nil
 }
 
-// or is every switch of b and c (TestBehaviorOr keeps it whole).
-func (b behavior) or(c behavior) behavior {
+// or switches in both behaviors' mistakes. Where two change the same step
+// the request flow decides which shows: raw-body-fingerprint's fingerprint
+// wins over partial-fingerprint's. The schema is unconstrained when either
+// mode needs it. (A test checks every field is here.)
+func (b behavior) or(o behavior) behavior {
 	return behavior{
-		globalKeys:           b.globalKeys || c.globalKeys,
-		skipPayloadCheck:     b.skipPayloadCheck || c.skipPayloadCheck,
-		outboxOnReplay:       b.outboxOnReplay || c.outboxOnReplay,
-		rawBodyFingerprint:   b.rawBodyFingerprint || c.rawBodyFingerprint,
-		noActionLock:         b.noActionLock || c.noActionLock,
-		uniqueViolationIs500: b.uniqueViolationIs500 || c.uniqueViolationIs500,
-		processMutex:         b.processMutex || c.processMutex,
-		subjectFingerprint:   b.subjectFingerprint || c.subjectFingerprint,
-		queryInKey:           b.queryInKey || c.queryInKey,
-		trimKeys:             b.trimKeys || c.trimKeys,
-		unconstrained:        b.unconstrained || c.unconstrained,
+		globalKeys:           b.globalKeys || o.globalKeys,
+		skipPayloadCheck:     b.skipPayloadCheck || o.skipPayloadCheck,
+		outboxOnReplay:       b.outboxOnReplay || o.outboxOnReplay,
+		rawBodyFingerprint:   b.rawBodyFingerprint || o.rawBodyFingerprint,
+		noActionLock:         b.noActionLock || o.noActionLock,
+		uniqueViolationIs500: b.uniqueViolationIs500 || o.uniqueViolationIs500,
+		processMutex:         b.processMutex || o.processMutex,
+		subjectFingerprint:   b.subjectFingerprint || o.subjectFingerprint,
+		queryInKey:           b.queryInKey || o.queryInKey,
+		trimKeys:             b.trimKeys || o.trimKeys,
+		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }
 

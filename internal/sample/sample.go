@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,9 +48,10 @@ var Expected = map[string]checks.ID{
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the
-// bug that only shows across processes, one otherwise.
+// bug that only shows across processes (alone or in a comma-separated list
+// of modes), one otherwise.
 func Replicas(mode string) int {
-	if mode == "process-mutex" {
+	if slices.Contains(strings.Split(mode, ","), "process-mutex") {
 		return 2
 	}
 	return 1
