@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
 	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
-	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways; needs --seed, the same for every shard")
+	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways (with --seed, the same for every shard, each shard's seed is derived from it and i)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -77,14 +76,14 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep := stressReport{Seed: f.seed}
 	if *shard != "" {
 		i, n, err := parseShard(*shard)
-		if err == nil && f.seed == 0 {
-			err = errors.New("--shard needs --seed, the same for every shard of the job (e.g. the CI run's number)")
-		}
 		if err != nil {
 			fmt.Fprintf(stderr, "idemstress stress: %v\n", err)
 			return exitUsage
 		}
-		cfg.Seed, cfg.Namespace = shardSeed(f.seed, i), jobNamespace(f.seed)
+		cfg.Namespace = jobNamespace(f.seed)
+		if f.seed != 0 {
+			cfg.Seed = shardSeed(f.seed, i)
+		}
 		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
 	}
 	cfg.Log = stderr
@@ -129,9 +128,13 @@ func shardSeed(seed uint64, i int) uint64 {
 
 // jobNamespace is the namespace every shard of a job shares, so that none
 // takes another's rows for changes outside its run (each run adds a
-// random part of its own below it).
+// random part of its own below it): derived from the job's seed, or one
+// for every sharded run when the shards draw seeds of their own.
 func jobNamespace(seed uint64) string {
-	return fmt.Sprintf("is%06x-", mix(seed)&0xffffff)
+	if seed == 0 {
+		return "isj-"
+	}
+	return fmt.Sprintf("isj%06x-", mix(seed)&0xffffff)
 }
 
 // mix is splitmix64's finaliser.
