@@ -61,7 +61,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := exitPass
 layouts:
 	for _, layout := range layouts {
-		for _, mode := range sample.Modes() {
+		for _, mode := range append(sample.Modes(), twoBugs) {
 			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
@@ -131,7 +131,7 @@ type demoNemesis struct {
 }
 
 func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
-	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.ReplaceAll(mode, "-", "_"))
+	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.NewReplacer("-", "_", ",", "__").Replace(mode))
 	if err != nil {
 		return demoRow{}, err
 	}
@@ -157,6 +157,9 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if id, ok := sample.Expected[mode]; ok {
 		row.Expected = string(id)
 	}
+	if mode == twoBugs {
+		row.Expected = twoBugsExpected
+	}
 	row.AsExpected = asExpected(row.Case, row.Expected)
 	return row, nil
 }
@@ -171,13 +174,27 @@ type demoRow struct {
 	AsExpected bool   `json:"as_expected"`
 }
 
+// twoBugs is the demo's service with two bugs at once: one run reports
+// both, the tenant leak first.
+const twoBugs, twoBugsExpected = "no-payload-check,global-keys", "IDEM-007,IDEM-004"
+
 // asExpected: the correct mode passes, and each bug is caught by its check
-// first (among others).
+// first (among others); several bugs (a comma list) by their checks first,
+// in that order.
 func asExpected(c report.Case, expected string) bool {
 	if expected == string(checks.Pass) {
 		return c.Verdict == checks.Pass
 	}
-	return c.Verdict == checks.Fail && len(c.Checks) > 0 && string(c.Checks[0]) == expected
+	want := strings.Split(expected, ",")
+	if c.Verdict != checks.Fail || len(c.Checks) < len(want) {
+		return false
+	}
+	for i, id := range want {
+		if string(c.Checks[i]) != id {
+			return false
+		}
+	}
+	return true
 }
 
 // writeDemo prints the demo's rows: the report's table with the layout and
