@@ -88,10 +88,15 @@ func candidates(p model.Plan) []model.Plan {
 			out = append(out, model.Plan{Steps: []model.Step{s}})
 		}
 	}
-	// Then a burst cut to its first two calls, or to its first half.
+	// Then a burst cut to its first two calls, to the first two calls of
+	// one action (a race between duplicates needs nothing else), or to its
+	// first half.
 	for i, s := range p.Steps {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
+			if pair, ok := duplicates(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
+				out = append(out, withStep(p, i, burstOrCall(pair)))
+			}
 			if len(s.Calls) > 4 {
 				out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:len(s.Calls)/2]))))
 			}
@@ -142,6 +147,19 @@ func candidates(p model.Plan) []model.Plan {
 		out = append(out, q)
 	}
 	return out
+}
+
+// duplicates are the first two calls of the first action that has two in
+// calls, in their order.
+func duplicates(calls []model.Call) ([]model.Call, bool) {
+	for i, c := range calls {
+		for _, d := range calls[i+1:] {
+			if d.Action() == c.Action() && !c.NoKey && !d.NoKey {
+				return []model.Call{c, d}, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // withKey is p with every call of key from sent with key to instead.
