@@ -76,3 +76,20 @@ func TestOneBugOneFailure(t *testing.T) {
 		t.Errorf("the search tried %d plans, want its whole budget of 100", res.Searched)
 	}
 }
+
+// MaxBugs ends the search once that many bugs are found.
+func TestMaxBugs(t *testing.T) {
+	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxBugs = 1
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) != 1 || res.Searched >= 100 {
+		t.Fatalf("verdict %s, %d bug(s) after %d plans (%v); want one, found before the budget is spent", res.Verdict, len(res.Failures), res.Searched, res.Err)
+	}
+}

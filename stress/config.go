@@ -62,6 +62,9 @@ type Config struct {
 	// tried depend on Seed only, never on Workers, and shrinking runs one
 	// plan at a time. Under the db-stall nemesis plans run one at a time.
 	Workers int
+	// MaxBugs, when set, ends the search once that many bugs are
+	// reported, like go test -failfast for 1 (0: every bug the plans show).
+	MaxBugs int
 	// Duration, when set, ends the search when spent even if plans remain
 	// (a failure found by then is still shrunk, within ShrinkTime).
 	Duration time.Duration
@@ -111,6 +114,9 @@ func (c *Config) defaults() error {
 	}
 	if strings.Trim(c.Namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || len(c.Namespace) > 16 {
 		return fmt.Errorf("%w: namespace %q: want at most 16 lower-case letters, digits and dashes", ErrContract, c.Namespace)
+	}
+	if c.MaxBugs < 0 {
+		return fmt.Errorf("%w: max bugs: %d; want 0 (no limit) or more", ErrContract, c.MaxBugs)
 	}
 	if c.Workers < 0 {
 		return fmt.Errorf("%w: workers: %d; want 1 or more", ErrContract, c.Workers)

@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // verdicts in plan order: each plan that counts for a new bug is hunted
 // (shrunk) before the next plan's verdict is taken, so the bugs found are
 // the same whatever the number of workers. It ends when the plans or the
-// duration are spent, the run stops, or ctx ends.
+// duration are spent, MaxBugs are found, the run stops, or ctx ends.
 func (r *runner) search(ctx context.Context) {
 	w := r.workers()
 	var end time.Time
@@ -157,9 +157,10 @@ func (r *runner) search(ctx context.Context) {
 		end = r.t0.Add(r.cfg.Duration)
 	}
 	r.progress("search")
-	for from := 0; from < r.cfg.Plans && r.stop == nil && ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)); from += w {
+	enough := func() bool { return r.cfg.MaxBugs > 0 && len(r.bugs) >= r.cfg.MaxBugs }
+	for from := 0; from < r.cfg.Plans && r.stop == nil && ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)) && !enough(); from += w {
 		for _, a := range r.batch(ctx, from, min(w, r.cfg.Plans-from)) {
-			if a.err != nil {
+			if a.err != nil || enough() {
 				r.stop = cmp.Or(r.stop, a.err)
 				break
 			}

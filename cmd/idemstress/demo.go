@@ -35,6 +35,9 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !isSet(fs, "shrink-time") {
 		f.shrinkTime = 10 * time.Second // the demo's bugs shrink fast; keep it brisk
 	}
+	if !isSet(fs, "max-bugs") {
+		f.maxBugs = 1 // one bug a mode, but for the row with two
+	}
 	layouts, ok := demoLayouts(*schema)
 	if !ok {
 		fmt.Fprintf(stderr, "idemstress demo: --schema %q; want keys, tagged or all\n", *schema)
@@ -144,7 +147,10 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if err != nil {
 		return demoRow{}, err
 	}
-	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = f.shrinkTime, n.sync, n.stall
+	cfg.ShrinkTime, cfg.Sync, cfg.DBStall, cfg.MaxBugs = f.shrinkTime, n.sync, n.stall, f.maxBugs
+	if mode == twoBugs {
+		cfg.MaxBugs = 0
+	}
 	fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
 	progress := newProgress(stderr, mode+": ")
 	cfg.Progress = progress.Update

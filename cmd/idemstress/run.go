@@ -20,6 +20,7 @@ type runFlags struct {
 	seed        uint64
 	shrinkTime  time.Duration
 	workers     int
+	maxBugs     int
 	json        bool
 }
 
@@ -29,6 +30,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for a repeatable run (0: random, printed)")
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing plan")
 	fs.IntVar(&f.workers, "workers", 1, "plans run at once while searching (each in its own namespace)")
+	fs.IntVar(&f.maxBugs, "max-bugs", 0, "end the search once this many bugs are found (0: report every bug the plans show)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 }
 
@@ -81,7 +83,7 @@ func (f runFlags) apply(cfg *stress.Config) {
 	if f.databaseURL != "" {
 		cfg.DatabaseURL = f.databaseURL
 	}
-	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers = f.plans, f.seed, f.shrinkTime, f.workers
+	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers, cfg.MaxBugs = f.plans, f.seed, f.shrinkTime, f.workers, f.maxBugs
 }
 
 // override applies the run flags that change the contract.
