@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,5 +193,31 @@ func TestReadShowsThePlanThatRuns(t *testing.T) {
 	}
 	if c.PlanText != "A/k1 v0; A/k1 v2" {
 		t.Errorf("plan text %q of an edited plan %s", c.PlanText, c.Plan.Compact())
+	}
+}
+
+// A case found again replaces its file whole: a reader that opened it
+// before (another shard on the same volume) reads the old case complete,
+// never a truncated or mixed file.
+func TestWriteReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	path, err := regress.Write(dir, regress.FromFailure(contract(t), 1, failure()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := regress.Write(dir, regress.FromFailure(contract(t), 2, failure())); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r); string(b) != string(old) {
+		t.Errorf("a reader of the old file read\n%s\nwant\n%s", b, old)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left beside the case: %v", entries)
 	}
 }

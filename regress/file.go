@@ -5,15 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/atomicfile"
 )
 
 // Write writes c into dir (created if missing) as NAME.json and returns its
-// path. The same case found again overwrites its file.
+// path. The same case found again replaces its file whole (written beside
+// it, then renamed): a reader, say another shard on the same volume, sees
+// the old case or the new, never a torn file.
 func Write(dir string, c Case) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("regression case: %w", err)
@@ -23,7 +28,7 @@ func Write(dir string, c Case) (string, error) {
 		return "", fmt.Errorf("regression case %s: %w", c.Name, err)
 	}
 	path := filepath.Join(dir, c.Name+".json")
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return "", fmt.Errorf("regression case: %w", err)
 	}
 	return path, nil

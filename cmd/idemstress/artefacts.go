@@ -4,10 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
@@ -48,17 +48,17 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 	return nil
 }
 
-// writeTimeline writes the timeline HTML of a failure to path.
+// writeTimeline writes the timeline HTML of a failure to path, replacing
+// it whole (written beside it, then renamed), as regress.Write does a case
+// file: shards sharing a volume never tear it.
 func writeTimeline(path, target string, f *stress.Failure) error {
-	out, err := os.Create(path)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		return report.WriteTimelineHTML(w, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
+	})
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	if err := report.WriteTimelineHTML(out, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return nil
 }
 
 // writeJUnit writes the JUnit report of a run with the given failures.
@@ -76,15 +76,10 @@ func writeJUnit(res *stress.Result, failures []*stress.Failure, a artefacts) err
 	if res.Err != nil && len(failures) == 0 {
 		run.Inconclusive = res.Err.Error()
 	}
-	out, err := os.Create(a.junit)
-	if err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	if err := report.WriteJUnit(out, run); err != nil {
-		out.Close()
+	if err := atomicfile.Write(a.junit, func(w io.Writer) error { return report.WriteJUnit(w, run) }); err != nil {
 		return fmt.Errorf("--junit %s: %w", a.junit, err)
 	}
-	return out.Close()
+	return nil
 }
 
 // failuresOf lists a result's failures, most severe first.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/xml"
 	"flag"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -198,5 +199,29 @@ func TestRunArtefactErrorsKeepTheVerdict(t *testing.T) {
 		"--junit", filepath.Join(notDir, "junit.xml"))
 	if code != exitInconclusive || !strings.Contains(stderr, "--junit") {
 		t.Errorf("pass, JUnit not written: exit %d\n%s", code, stderr)
+	}
+}
+
+// A timeline written again replaces its page whole: a reader that opened
+// it before reads the old page complete, not a truncated one.
+func TestTimelineReplacesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "IDEM-004-x.html")
+	call := model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}
+	f := &stress.Failure{Plan: model.Plan{Steps: []model.Step{call}},
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 changed payload accepted: x"}}}
+	if err := writeTimeline(path, "first", f); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeTimeline(path, "second", f); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r); string(b) != string(old) {
+		t.Errorf("a reader of the old page read %d bytes, not the %d it opened", len(b), len(old))
 	}
 }
