@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 )
 
@@ -34,9 +35,9 @@ func Write(dir string, c Case) (string, error) {
 	return path, nil
 }
 
-// Read reads one case file, refusing one of a newer format, without a
-// plan and check, or with a step that has no call. Its PlanText is the plan's, whatever the file's
-// plan_text says.
+// Read reads one case file of this format or an older one, refusing one of
+// a newer format, without a plan and check, or with a step that has no
+// call. Its PlanText is the plan's, whatever the file's plan_text says.
 func Read(path string) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -54,6 +55,21 @@ func Read(path string) (Case, error) {
 		return Case{}, fmt.Errorf("regression case %s: no version field: not a case file", path)
 	case len(c.Plan.Steps) == 0 || c.Check.ID == "":
 		return Case{}, fmt.Errorf("regression case %s: no plan or no check", path)
+	case c.Version == 1:
+		// Version 1 kept what version 2 calls last_seen beside the rest.
+		var v1 struct {
+			Check struct {
+				Observed string `json:"observed"`
+			} `json:"check"`
+			Seed       uint64             `json:"seed"`
+			Violations []checks.Violation `json:"violations"`
+			Idemstress string             `json:"idemstress_version"`
+			Go         string             `json:"go_version"`
+		}
+		if err := json.Unmarshal(b, &v1); err != nil {
+			return Case{}, fmt.Errorf("regression case %s: not a version 1 case file: %w", path, err)
+		}
+		c.LastSeen = Sighting{Seed: v1.Seed, Observed: v1.Check.Observed, Violations: v1.Violations, Idemstress: v1.Idemstress, Go: v1.Go}
 	}
 	// A step without a call sends nothing: its case would pass unheard.
 	for i, st := range c.Plan.Steps {

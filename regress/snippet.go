@@ -22,7 +22,7 @@ func TestRegression_%s(t *testing.T) {
 	}
 	regress.Replay(t, cfg, %q)
 }
-`, c.Check.ID, c.Check.Name, c.Seed, oneLine(c.PlanText), name, configPath, casePath)
+`, c.Check.ID, c.Check.Name, c.LastSeen.Seed, oneLine(c.PlanText), name, configPath, casePath)
 }
 
 // oneLine keeps a comment on one line whatever a plan's keys hold.
