@@ -35,7 +35,11 @@ type Case struct {
 	Plan           model.Plan `json:"plan"`
 	PlanText       string     `json:"plan_text"`
 	ContractDigest string     `json:"contract_digest"`
-	LastSeen       Sighting   `json:"last_seen"`
+	// Hunt is how the run that found the case hunted, which Run repeats;
+	// nil (a file written before it was recorded) replays under the
+	// contract's settings.
+	Hunt     *Hunt    `json:"hunt,omitempty"`
+	LastSeen Sighting `json:"last_seen"`
 	// Path is the file the case was read from or written to.
 	Path string `json:"-"`
 }
@@ -83,12 +87,14 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 			name = c.Name
 		}
 	}
+	hunt := HuntOf(cfg)
 	c := Case{
 		Version:        Version,
 		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: ContractDigest(cfg),
+		Hunt:           &hunt,
 		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
 			Idemstress: idemstressVersion(), Go: runtime.Version()},
 	}

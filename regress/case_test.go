@@ -64,7 +64,7 @@ func TestWriteRead(t *testing.T) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"version", "name", "check", "plan", "plan_text", "contract_digest", "last_seen"} {
+	for _, f := range []string{"version", "name", "check", "plan", "plan_text", "contract_digest", "hunt", "last_seen"} {
 		if _, ok := fields[f]; !ok {
 			t.Errorf("case file lacks %q:\n%s", f, raw)
 		}

@@ -27,6 +27,14 @@
 //   - contract_digest: "sha256:" and the hex SHA-256 of the canonical
 //     contract (see ContractDigest). Replaying under another contract is
 //     allowed, with a warning: the case may no longer mean what it did.
+//   - hunt: how the run that found it hunted, settings the digest leaves
+//     out but a bug may need to show (see Hunt): replicas (of the service
+//     idemstress started; 0 for none), sync ("lastbyte" or "naive") and
+//     db_stall (the table write-locked while bursts were released; "" for
+//     none). Run replays a case under them whatever the contract says;
+//     the replay command's --replicas, --sync and --db-stall override
+//     them. Optional: a file without it (written before it was recorded)
+//     replays under the contract's settings.
 //   - last_seen: the run that last found it: seed, observed (what it saw
 //     instead: the primary violation's detail), violations (every
 //     violation of that run, checks.Violation), idemstress_version and
@@ -34,8 +42,8 @@
 //
 // # Replay
 //
-// A replay runs a case's plan in a namespace of its own against the target
-// and judges it like a run does. It fails when the recorded check fires
+// A replay runs a case's plan in a namespace of its own against the target,
+// under the case's hunt, and judges it like a run does. It fails when the recorded check fires
 // again, and passes when it does not (other checks that fire are reported
 // beside it). A plan is run up to Attempts times, stopping when the check
 // fires: a race does not go the failing way every time, and a correct

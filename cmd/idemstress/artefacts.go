@@ -19,7 +19,6 @@ type artefacts struct {
 	cases  string // directory of case files; "" for none
 	junit  string // JUnit XML file; "" for none
 	config string // the contract file, named in the Go test snippet
-	hunt   string // the hunt flags of the run (" --replicas 2"), for the replay command
 }
 
 func (a *artefacts) register(fs *flag.FlagSet) {
@@ -29,7 +28,8 @@ func (a *artefacts) register(fs *flag.FlagSet) {
 
 // writeArtefacts writes one failure's case file and its timeline (NAME.json
 // and NAME.html) into the cases directory, and tells on stderr how to
-// replay it: the command and a Go test.
+// replay it: the command and a Go test. The case file records the run's
+// replicas, sync and db-stall, so neither needs flags to replay under them.
 func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *stress.Failure, a artefacts) error {
 	if a.cases == "" {
 		return nil
@@ -43,7 +43,7 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 	if err := writeTimeline(html, res.Target, f); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s%s\n", c.Check.ID, path, html, path, a.config, a.hunt)
+	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, html, shellWord(path), shellWord(a.config))
 	fmt.Fprintf(stderr, "idemstress: or in go test (paths as seen from your test's package directory):\n%s", regress.Snippet(c, a.config, filepath.ToSlash(path)))
 	return nil
 }

@@ -60,7 +60,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	a.config, a.hunt = *config, h.args(fs)
+	a.config = *config
 	cs, code := runTarget(ctx, cfg, stderr, a)
 	if cs == nil {
 		return code
@@ -84,8 +84,8 @@ func (f runFlags) apply(cfg *stress.Config) {
 // hunt are the flags of run and replay that override the contract's
 // process.replicas, sync and db_stall: how hard a run hunts. A case found
 // with them may show its bug only with them (an in-process mutex needs two
-// replicas), so replay takes them too, and run prints them in its replay
-// command.
+// replicas), so a case file records them and replay repeats them; replay
+// takes these flags too, to override what a case recorded.
 type hunt struct {
 	replicas int
 	sync     string
@@ -117,21 +117,6 @@ func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
 		c.DBStall = h.dbStall // "" turns the contract's stall off
 	}
 	return nil
-}
-
-// args are the hunt flags given on fs, as a command line repeats them.
-func (h hunt) args(fs *flag.FlagSet) string {
-	var b strings.Builder
-	if h.replicas > 0 {
-		fmt.Fprintf(&b, " --replicas %d", h.replicas)
-	}
-	if h.sync != "" {
-		fmt.Fprintf(&b, " --sync %s", shellWord(h.sync))
-	}
-	if isSet(fs, "db-stall") {
-		fmt.Fprintf(&b, " --db-stall %s", shellWord(h.dbStall))
-	}
-	return b.String()
 }
 
 // shellWord is s as one word of a POSIX shell command line.
