@@ -156,6 +156,13 @@ func TestSnippet(t *testing.T) {
 			t.Errorf("snippet lacks %q:\n%s", want, s)
 		}
 	}
+	if strings.Contains(s, "absolute") {
+		t.Errorf("a snippet with relative paths calls them absolute:\n%s", s)
+	}
+	abs := regress.Snippet(c, "/home/me/svc/contract.yaml", "/home/me/svc/idemstress-cases/"+c.Name+".json")
+	if !strings.Contains(abs, "// The paths are absolute, for this machine: to commit this test, copy both\n// files into testdata/") {
+		t.Errorf("a snippet with absolute paths does not say to copy the files:\n%s", abs)
+	}
 }
 
 // A case file holds no password: not the contract's database URL, nor one a

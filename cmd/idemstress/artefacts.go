@@ -44,7 +44,17 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 		return err
 	}
 	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, html, shellWord(path), shellWord(a.config))
-	fmt.Fprintf(stderr, "idemstress: or in go test (paths as seen from your test's package directory):\n%s", regress.Snippet(c, a.config, filepath.ToSlash(path)))
+	// go test opens files from the test's package directory, not from
+	// where run was started: the snippet names them by absolute path.
+	config, err := filepath.Abs(a.config)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "idemstress: or in go test:\n%s", regress.Snippet(c, filepath.ToSlash(config), filepath.ToSlash(abs)))
 	return nil
 }
 

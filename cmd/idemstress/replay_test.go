@@ -204,3 +204,37 @@ func TestTimelineReplacesWhole(t *testing.T) {
 		t.Errorf("a reader of the old page read %d bytes, not the %d it opened", len(b), len(old))
 	}
 }
+
+// The Go test run prints opens the right files from any package
+// directory, though run was given relative paths: the snippet names them
+// absolutely and says to copy them before committing.
+func TestRunSnippetPathsHoldFromAnyDirectory(t *testing.T) {
+	buggy, buggyDB := serveSample(t, "no-payload-check", ticketsvc.LayoutKeys)
+	raw, err := os.ReadFile(buggy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("contract.yaml", raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "run", "--config", "contract.yaml", "--database-url", buggyDB, "--seed", "3", "--shrink-time", "5s",
+		"--cases", "cases")
+	if code != exitViolations {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "copy both\n// files into testdata/") {
+		t.Errorf("the snippet does not say its paths are for this machine:\n%s", stderr)
+	}
+	for _, call := range []string{`stress.Load("`, `regress.Replay(t, cfg, "`} {
+		i := strings.Index(stderr, call)
+		if i < 0 {
+			t.Fatalf("no %s in the snippet:\n%s", call, stderr)
+		}
+		path := stderr[i+len(call):]
+		path = path[:strings.Index(path, `"`)]
+		if _, err := os.Stat(path); !filepath.IsAbs(path) || err != nil {
+			t.Errorf("the snippet's %s%s\") does not open from another directory: %v", call, path, err)
+		}
+	}
+}
