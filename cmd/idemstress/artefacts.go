@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -71,12 +73,13 @@ func writeTimeline(path, target string, f *stress.Failure) error {
 	return nil
 }
 
-// writeJUnit writes the JUnit report of a run with the given failures.
-func writeJUnit(res *stress.Result, failures []*stress.Failure, a artefacts) error {
+// writeJUnit writes the JUnit report of a run of cfg with the given
+// failures.
+func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failure, a artefacts) error {
 	if a.junit == "" {
 		return nil
 	}
-	run := report.JUnitRun{Target: res.Target, Seed: res.Seed, Elapsed: res.Total}
+	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total}
 	for _, f := range failures {
 		run.Findings = append(run.Findings, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	}
@@ -90,6 +93,19 @@ func writeJUnit(res *stress.Result, failures []*stress.Failure, a artefacts) err
 		return fmt.Errorf("--junit %s: %w", a.junit, err)
 	}
 	return nil
+}
+
+// suiteName names the JUnit testsuite of a run of cfg after what it tests,
+// the same on every run: the method and URL path of the contract's target
+// ("POST /tickets"), not its host and port (replicas get new ports every
+// run); the contract file's name when cfg has no URL (it could not be
+// read).
+func suiteName(cfg stress.Config, config string) string {
+	u, err := url.Parse(cfg.HTTP.URL)
+	if cfg.HTTP.URL == "" || err != nil {
+		return config
+	}
+	return cmp.Or(strings.ToUpper(cfg.HTTP.Method), "POST") + " " + cmp.Or(u.EscapedPath(), "/")
 }
 
 // failuresOf lists a result's failures, most severe first.

@@ -137,7 +137,7 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artef
 		// CI reads the JUnit file whatever happened: a run that could not
 		// start is reported (every check skipped, with the reason), never
 		// left absent or stale from an earlier night.
-		if err := writeJUnit(&stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
+		if err := writeJUnit(cfg, &stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		}
 		return nil, exitFor(err)
@@ -149,7 +149,7 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artef
 			code = artefactFailed(code)
 		}
 	}
-	if err := writeJUnit(res, failuresOf(res), a); err != nil {
+	if err := writeJUnit(cfg, res, failuresOf(res), a); err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		code = artefactFailed(code)
 	}
