@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -93,6 +94,45 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 		return fmt.Errorf("--junit %s: %w", a.junit, err)
 	}
 	return nil
+}
+
+// refused is the exit code of a run refused before it started, for a flag
+// or contract error already printed: it still writes the --junit report,
+// every check skipped with the reason, as for a run that could not start,
+// so CI never reads a stale or missing one. The report's file and the
+// contract's are read from args, which flag parsing may have stopped short
+// of; cfg is the contract as far as it was read.
+func refused(stderr io.Writer, args []string, cfg stress.Config, reason error) int {
+	if errors.Is(reason, flag.ErrHelp) {
+		return exitUsage // -h asks for the usage, not for a run
+	}
+	a := artefacts{junit: flagArg(args, "junit"), config: flagArg(args, "config")}
+	res := &stress.Result{Target: cfg.HTTP.URL, Err: fmt.Errorf("refused: %w", reason)}
+	if err := writeJUnit(cfg, res, nil, a); err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+	}
+	return exitUsage
+}
+
+// flagArg is the value of flag name in a command line (-name V, --name V,
+// -name=V, --name=V; the last one given, as package flag takes it), up to
+// a "--" that ends the flags.
+func flagArg(args []string, name string) (value string) {
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		flag, v, hasValue := strings.Cut(arg, "=")
+		if flag != "-"+name && flag != "--"+name {
+			continue
+		}
+		if hasValue {
+			value = v
+		} else if i+1 < len(args) {
+			value = args[i+1]
+		}
+	}
+	return value
 }
 
 // suiteName names the JUnit testsuite of a run of cfg after what it tests,

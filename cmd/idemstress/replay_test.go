@@ -243,3 +243,61 @@ func TestRunSnippetPathsHoldFromAnyDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A run refused for a flag or contract error still writes its --junit
+// file, every check skipped with the reason, as a run that cannot start
+// does: CI never reads a stale or missing report. --junit is honoured even
+// after the flag that stopped parsing.
+func TestRefusedRunWritesJUnit(t *testing.T) {
+	dir := t.TempDir()
+	contract := filepath.Join(dir, "contract.yaml")
+	if err := os.WriteFile(contract, ticketsvc.Contract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	for _, tc := range []struct {
+		args   []string
+		reason string
+		suite  string
+	}{
+		{[]string{"--config", filepath.Join(dir, "missing.yaml"), "--junit", junit}, "missing.yaml", "idemstress " + filepath.Join(dir, "missing.yaml")},
+		{[]string{"--config", contract, "--replicas", "2", "--junit", junit}, "no process section", "idemstress POST /tickets"},
+		{[]string{"--config", contract, "--sync", "bogus", "--junit=" + junit}, "sync mode", "idemstress POST /tickets"},
+		{[]string{"--junit", junit, "--config", contract, "--plans", "many"}, "invalid value", "idemstress " + contract},
+		{[]string{"--config", contract, "--bogus", "--junit", junit}, "not defined", "idemstress " + contract},
+		{[]string{"-junit", junit, "extra"}, "want --config FILE", "idemstress"},
+	} {
+		if err := os.WriteFile(junit, []byte("stale"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := invoke(t, append([]string{"run"}, tc.args...)...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d\n%s", tc.args, code, stderr)
+		}
+		raw, err := os.ReadFile(junit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var suites struct {
+			Tests   int `xml:"tests,attr"`
+			Skipped int `xml:"skipped,attr"`
+			Suite   struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal(raw, &suites); err != nil || suites.Tests == 0 || suites.Skipped != suites.Tests ||
+			!strings.Contains(string(raw), tc.reason) || suites.Suite.Name != tc.suite {
+			t.Errorf("%q: --junit %v, %+v, want every check skipped for %q in suite %q\n%s", tc.args, err, suites, tc.reason, tc.suite, raw)
+		}
+	}
+	// -h asks for the usage: no report.
+	if err := os.Remove(junit); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := invoke(t, "run", "--junit", junit, "-h"); code != exitUsage {
+		t.Errorf("-h: exit %d", code)
+	}
+	if _, err := os.Stat(junit); err == nil {
+		t.Error("-h wrote a JUnit report")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,11 +45,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var h hunt
 	h.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, err)
 	}
 	if *config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
 	cfg, err := stress.Load(*config)
 	if err == nil {
@@ -56,7 +57,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitUsage
+		return refused(stderr, args, cfg, err)
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
