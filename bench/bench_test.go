@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +26,16 @@ import (
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+// childEnv, set, makes this test binary P6's child (RunChild) with the
+// arguments it holds, separated by childSep.
+const childEnv, childSep = "IDEMSTRESS_BENCH_CHILD", "\x1f"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(childEnv); ok {
+		os.Exit(RunChild(context.Background(), strings.Split(args, childSep), os.Stdout, os.Stderr))
+	}
+	pgtest.Main(m, &cluster)
+}
 
 // plan is a typical small plan: a create, a retry, a changed payload, and
 // another tenant on the same key.
