@@ -53,7 +53,7 @@ func SizesFor(quick bool) Sizes {
 	if quick {
 		return Sizes{
 			SpreadBursts: 20, RaceBursts: 20,
-			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 10 * time.Second,
+			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 4 * time.Second,
 			P3Plans: 100, P3Rounds: 1, P3Workers: workerCounts,
 			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000,
 			P6: []P6Size{{ShapeInProc, 10_000}, {ShapeInProc, 30_000}, {ShapeHTTP, 3_000}},
