@@ -102,7 +102,8 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 	p("The tester's calls per second (plans drawn, executed, observed in PostgreSQL, judged) ÷ a plain keep-alive Go\n")
 	p("HTTP loop's, sending the very same requests (recorded at the service, moved to a fresh namespace) to the same\n")
 	p("service: the correct sample, keys layout, no db-stall (`MeasureThroughput`). %d plans per round, %d round(s),\n", s.P3Plans, s.P3Rounds)
-	p("median ratio. The loop sends each plan's calls in order, a burst's one after another.\n\n")
+	p("median ratio. The loop sends each plan's calls in the order they came; calls that overlapped at the service\n")
+	p("(a burst's) it sends at once, one goroutine each.\n\n")
 	p("| W | calls per round | tester calls/s | plain calls/s | ratio (rounds) | median |\n|---|---|---|---|---|---|\n")
 	rate := map[int]float64{}
 	for _, t := range r.Throughput {
@@ -172,8 +173,9 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 	p("\n")
 
 	p("## %s\n\n", Sections[6])
-	p("Each run in a child process of its own (`MeasureP6`); peak RSS is the child's `ru_maxrss` (getrusage), its\n")
-	p("VmHWM read at its end agrees. Shapes: **%s**, the tester against `memTarget`, a correct idempotent endpoint in\n", ShapeInProc)
+	p("Each run in a child process of its own (`MeasureP6`); peak RSS is the child's `ru_maxrss` (getrusage, the\n")
+	p("figure judged), VmHWM the child's own reading of /proc/self/status just before it exits. Shapes: **%s**, the\n", ShapeInProc)
+	p("tester against `memTarget`, a correct idempotent endpoint in\n")
 	p("the same process (no HTTP; a retry is answered from memory, an action's first call writes one row in\n")
 	p("PostgreSQL, and every plan is observed and judged as usual), so that 10^6 calls fit in minutes; **%s**, the\n", ShapeHTTP)
 	p("tester alone against the sample service served over loopback HTTP by the parent process (about 0.6 ms a call\n")

@@ -54,7 +54,7 @@ func SizesFor(quick bool) Sizes {
 		return Sizes{
 			SpreadBursts: 20, RaceBursts: 20,
 			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 4 * time.Second,
-			P3Plans: 100, P3Rounds: 1, P3Workers: workerCounts,
+			P3Plans: 50, P3Rounds: 3, P3Workers: workerCounts,
 			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000,
 			P6: []P6Size{{ShapeInProc, 10_000}, {ShapeInProc, 30_000}, {ShapeHTTP, 3_000}},
 		}
@@ -62,7 +62,7 @@ func SizesFor(quick bool) Sizes {
 	return Sizes{
 		SpreadBursts: 200, RaceBursts: 200,
 		Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ZooPlans: 100, ReplayTries: 10, Shrink: 10 * time.Second,
-		P3Plans: 500, P3Rounds: 3, P3Workers: workerCounts,
+		P3Plans: 100, P3Rounds: 10, P3Workers: workerCounts,
 		P4Rows: []int{100_000, 1_000_000}, P4Plans: 200, BaselineRows: 10_000_000,
 		P6: []P6Size{{ShapeInProc, 100_000}, {ShapeInProc, 1_000_000}, {ShapeHTTP, 100_000}},
 	}

@@ -135,7 +135,9 @@ func MeasureThroughput(ctx context.Context, dbURL string, plans int, seed uint64
 	if err := setWorkers(&cfg, workers); err != nil {
 		return tp, err
 	}
-	plain := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	// Enough idle connections for every call of a burst on every worker: a
+	// plain client as a user would tune it.
+	plain := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: BurstSize * workers}}
 	defer plain.CloseIdleConnections()
 	for round := range rounds {
 		rec.start()
