@@ -56,6 +56,11 @@ type Config struct {
 	Seed uint64
 	// ShrinkTime bounds the search for a smaller failing plan (default 30s).
 	ShrinkTime time.Duration
+	// Workers is how many plans run at once while the search looks for a
+	// failure (default 1); each has a namespace of its own. The plans
+	// tried depend on Seed only, never on Workers, and shrinking runs one
+	// plan at a time. Under the db-stall nemesis plans run one at a time.
+	Workers int
 
 	// Target, when set, is used instead of an HTTP target built from HTTP:
 	// a client.Func for a service in the same process, or a client.HTTP of
@@ -89,6 +94,9 @@ func (c *Config) defaults() error {
 	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
 	if c.Plans <= 0 {
 		c.Plans = 100
+	}
+	if c.Workers < 0 {
+		return fmt.Errorf("%w: workers: %d; want 1 or more", ErrContract, c.Workers)
 	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 30 * time.Second

@@ -61,10 +61,12 @@ type Result struct {
 	Err error `json:"-"`
 }
 
-// runner is the state of one Run, shared by rapid's calls of the property.
+// runner is the state of one Run. The search's workers only execute
+// plans (try); everything else here is touched by the run's own goroutine.
 type runner struct {
 	cfg     Config
 	session *Session
+	seed    uint64
 	// unfired counts the cases whose planned faults did not all fire.
 	unfired int
 	// stalls counts the bursts run under the db-stall nemesis, held the
@@ -92,12 +94,16 @@ type runner struct {
 	detect            time.Duration
 	first             *model.Plan
 	last              *Failure
+	notes             []string
 	stop              error // sticky: infrastructure failure or interruption
+	// logs are what rapid said while it shrank.
+	logs []string
 }
 
-// Run tries cfg.Plans random plans against the target. On the first failing
-// plan it shrinks it with rapid to a minimal one. It returns an error only
-// for a configuration that cannot run at all; a failure of the target or the
+// Run tries cfg.Plans random plans against the target, cfg.Workers at once.
+// On the first failing plan it shrinks it, with rapid and then with
+// idemstress's own pass, to a minimal one. It returns an error only for a
+// configuration that cannot run at all; a failure of the target or the
 // database during the run gives an inconclusive result with Err set.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -115,20 +121,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	if err := setRapidFlags(cfg.Plans, seed, cfg.ShrinkTime); err != nil {
-		return nil, err
-	}
-	r := &runner{cfg: cfg, session: session, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(r.run + "-")
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
 	}
-	var rt tb
-	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
-	if r.last != nil && r.stop == nil {
-		r.last = r.shrink(ctx, r.last)
-	}
+	r.search(ctx)
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
@@ -144,7 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	} else {
 		res.Outside = checks.Outside(before, after)
 	}
-	res.Notes = session.observer.Notes()
+	res.Notes = append(r.notes, session.observer.Notes()...)
 	for _, n := range res.Notes {
 		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
 	}
@@ -157,14 +156,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// rapid ends by running the minimal plan once more; when that run
 		// did not fail the same way, the target is not deterministic here.
 		// (Not when the budget cut that run short.)
-		res.Flaky = !r.cut && slices.ContainsFunc(rt.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
+		res.Flaky = !r.cut && slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	case r.stop != nil:
 		res.Verdict, res.Err = checks.Inconclusive, r.stop
-	case rt.Failed():
-		// rapid failed without a violation: the property panicked (a Go
-		// target, or idemstress itself). Never a pass.
-		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("the property failed without a violation: %s", strings.Join(rt.logs, "\n"))
 	case len(res.Outside) > 0:
 		res.Verdict = checks.Fail
 	case r.stalls > 0 && r.held == 0:
@@ -185,25 +179,58 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// property is one rapid test case: draw a plan, run it in a fresh
-// namespace, judge it. Every violation fails from the one Fatalf line below
-// with the primary violation's fixed message, so rapid sees the same failure
-// while it shrinks.
+// search runs the plans of the run, Workers at once, in plan order, until
+// one fails; rapid and then idemstress's own pass shrink it.
+func (r *runner) search(ctx context.Context) {
+	w := r.workers()
+	for from := 0; from < r.cfg.Plans && r.stop == nil && r.last == nil; from += w {
+		for _, a := range r.batch(ctx, from, min(w, r.cfg.Plans-from)) {
+			if a.err != nil {
+				r.stop = cmp.Or(r.stop, a.err)
+				break
+			}
+			r.plans++
+			r.account(a.trial)
+			if len(a.trial.Violations) > 0 {
+				r.record(a.plan, a.trial.History, a.trial.Violations)
+				r.shrinkRapid(ctx, a.seed)
+				if r.stop == nil {
+					r.last = r.shrink(ctx, r.last)
+				}
+				break
+			}
+		}
+	}
+}
+
+// shrinkRapid has rapid shrink the failing plan drawn from seed: a
+// rapid.Check of one case whose seed is the plan's starts from that plan.
+func (r *runner) shrinkRapid(ctx context.Context, seed uint64) {
+	if err := setRapidFlags(1, seed, r.cfg.ShrinkTime); err != nil {
+		r.stop = err
+		return
+	}
+	var rt tb
+	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
+	r.logs = rt.logs
+}
+
+// property is one rapid test case while rapid shrinks: draw a plan, run it
+// in a fresh namespace, judge it. Every violation fails from the one
+// Fatalf line below with the primary violation's fixed message, so rapid
+// sees the same failure while it shrinks.
 func (r *runner) property(ctx context.Context, t *rapid.T) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var h model.History
 	if r.stop == nil {
-		runCtx, cancel := r.budget(ctx)
+		runCtx, cancel := context.WithDeadline(ctx, r.rapidBy)
 		defer cancel()
 		if runCtx.Err() != nil && ctx.Err() == nil {
 			// The shrink budget is spent: rapid's candidates pass at once,
 			// so its shrinking ends, and the last failure found stands.
 			r.cut = true
 			return
-		}
-		if r.first == nil {
-			r.plans++
 		}
 		var err error
 		vs, h, err = r.once(runCtx, plan)
@@ -226,23 +253,26 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 	vs[0].Fail(t)
 }
 
-// budget bounds a plan's execution while rapid shrinks: every run after
-// the first failure ends by rapidBy, calls in flight included, so that
-// idemstress's own pass keeps its half of the budget.
-func (r *runner) budget(ctx context.Context) (context.Context, context.CancelFunc) {
-	if r.first == nil {
-		return ctx, func() {}
-	}
-	return context.WithDeadline(ctx, r.rapidBy)
+// try executes and judges one plan in a namespace of its own. Workers
+// call it at once; it touches nothing of the runner's but its counter.
+func (r *runner) try(ctx context.Context, plan model.Plan) (Trial, error) {
+	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
+	return r.session.Try(ctx, ns, plan, r.t0)
 }
 
-// once executes and judges one plan in a namespace of its own.
+// once executes, judges and accounts one plan (while shrinking).
 func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
-	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
-	tr, err := r.session.Try(ctx, ns, plan, r.t0)
+	tr, err := r.try(ctx, plan)
 	if err != nil {
 		return nil, tr.History, err
 	}
+	r.account(tr)
+	return tr.Violations, tr.History, nil
+}
+
+// account adds what a trial says about the run as a whole: faults that
+// did not fire, IDs, refused variants.
+func (r *runner) account(tr Trial) {
 	if tr.Faults.Fired < tr.Faults.Planned {
 		r.unfired++
 	}
@@ -260,7 +290,13 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 			r.refused = &tr.History[i]
 		}
 	}
-	return tr.Violations, tr.History, nil
+}
+
+// note says something about the run once, on the log and in the result.
+func (r *runner) note(n string) {
+	if !slices.Contains(r.notes, n) {
+		r.notes = append(r.notes, n)
+	}
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID

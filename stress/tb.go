@@ -53,7 +53,7 @@ var initTesting sync.Once
 // setRapidFlags configures rapid through its flags, the only way it offers.
 // Outside `go test`, testing.Init and a parse of the (empty) command line
 // must come first: rapid calls testing.Short.
-func setRapidFlags(plans int, seed uint64, shrink time.Duration) error {
+func setRapidFlags(checks int, seed uint64, shrink time.Duration) error {
 	initTesting.Do(func() {
 		testing.Init()
 		if !flag.Parsed() {
@@ -61,10 +61,10 @@ func setRapidFlags(plans int, seed uint64, shrink time.Duration) error {
 		}
 	})
 	if testing.Short() {
-		plans *= 5 // rapid runs a fifth of its checks under -short; a run's plan count is the caller's
+		checks *= 5 // rapid runs a fifth of its checks under -short
 	}
 	for name, v := range map[string]string{
-		"rapid.checks": strconv.Itoa(plans),
+		"rapid.checks": strconv.Itoa(checks),
 		"rapid.seed":   strconv.FormatUint(seed, 10),
 		// rapid gets half of the budget (runner.rapidBy also cuts its
 		// runs); idemstress's own pass what is left (runner.shrinkBy).

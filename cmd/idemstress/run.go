@@ -19,6 +19,7 @@ type runFlags struct {
 	plans       int
 	seed        uint64
 	shrinkTime  time.Duration
+	workers     int
 	json        bool
 }
 
@@ -27,6 +28,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.plans, "plans", 100, "random plans to try per target")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for a repeatable run (0: random, printed)")
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing plan")
+	fs.IntVar(&f.workers, "workers", 1, "plans run at once while searching (each in its own namespace)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 }
 
@@ -76,7 +78,7 @@ func (f runFlags) apply(cfg *stress.Config) {
 	if f.databaseURL != "" {
 		cfg.DatabaseURL = f.databaseURL
 	}
-	cfg.Plans, cfg.Seed, cfg.ShrinkTime = f.plans, f.seed, f.shrinkTime
+	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers = f.plans, f.seed, f.shrinkTime, f.workers
 }
 
 // override applies the run flags that change the contract.

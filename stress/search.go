@@ -1,0 +1,78 @@
+package stress
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/model"
+)
+
+// The search draws plan i of a run from a seed of its own, planSeed(seed,
+// i), with rapid's generator outside rapid.Check. The plans a run tries
+// are then the same whatever the number of workers, and a failing plan is
+// shrunk by a rapid.Check whose seed is that plan's: rapid draws its first
+// case from its seed exactly as Generator.Example does, so it starts from
+// the plan the search found (TestPlanSeedIsRapidsFirstCase pins this).
+
+// planSeed is the seed of a run's i-th plan: a splitmix64 step, so that
+// neighbouring runs (seed 7 and 8) do not share plans shifted by one.
+func planSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// drawPlan is the plan rapid draws from seed.
+func drawPlan(w gen.World, seed uint64) model.Plan {
+	return gen.Plan(w).Example(int(seed))
+}
+
+// attempt is one plan of the search and what running it gave.
+type attempt struct {
+	index int
+	seed  uint64
+	plan  model.Plan
+	trial Trial
+	err   error
+}
+
+// batch runs plans from..from+n-1 at once, each in a namespace of its own,
+// and returns them in plan order. Every plan runs to its end (or its
+// context's): no goroutine outlives the call.
+func (r *runner) batch(ctx context.Context, from, n int) []attempt {
+	out := make([]attempt, n)
+	var wg sync.WaitGroup
+	for k := range out {
+		a := &out[k]
+		a.index = from + k
+		a.seed = planSeed(r.seed, a.index)
+		a.plan = drawPlan(r.cfg.World, a.seed)
+		wg.Go(func() {
+			defer func() {
+				// A Go target that panics must not take the process
+				// down from a worker of ours: the run stops instead.
+				if p := recover(); p != nil {
+					a.err = fmt.Errorf("%w: the target panicked: %v", errInfrastructure, p)
+				}
+			}()
+			a.trial, a.err = r.try(ctx, a.plan)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// workers is how many plans the search runs at once. The db-stall
+// nemesis locks a whole table and counts every request waiting on it, so
+// under it plans run one at a time.
+func (r *runner) workers() int {
+	w := max(1, r.cfg.Workers)
+	if r.cfg.DBStall != "" && w > 1 {
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-stall nemesis on %s locks the whole table, so plans run one at a time", w, r.cfg.DBStall))
+		return 1
+	}
+	return w
+}
