@@ -118,8 +118,9 @@ var runPrefix = regexp.MustCompile(`is([0-9a-f]{8})-`)
 // plans (seed) through stress.Run with workers workers, recording every
 // request the service serves, then sends the same requests, moved to a
 // namespace of their own so that each does the same work again, from a
-// plain keep-alive loop of workers goroutines (each plan's calls in order
-// on one goroutine, a burst's calls one after another).
+// plain keep-alive loop of workers goroutines: each plan's calls in the
+// order they came, on one goroutine, and the calls that overlapped at the
+// service (a burst's) at once, one goroutine each.
 func MeasureThroughput(ctx context.Context, dbURL string, plans int, seed uint64, workers, rounds int, logf Logf) (Throughput, error) {
 	tp := Throughput{Workers: workers, Plans: plans}
 	rec := &recorder{}
@@ -132,9 +133,7 @@ func MeasureThroughput(ctx context.Context, dbURL string, plans int, seed uint64
 	if err != nil {
 		return tp, err
 	}
-	if err := setWorkers(&cfg, workers); err != nil {
-		return tp, err
-	}
+	cfg.Workers = workers
 	// Enough idle connections for every call of a burst on every worker: a
 	// plain client as a user would tune it.
 	plain := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: BurstSize * workers}}
