@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 )
 
@@ -39,7 +40,10 @@ type Sizes struct {
 	P4Rows                   []int
 	P4Plans                  int
 	BaselineRows             int
-	P6                       []P6Size
+	// BaselineLayouts are the layouts the baseline is measured in: filling
+	// 10^7 rows takes minutes per layout.
+	BaselineLayouts []ticketsvc.Layout
+	P6              []P6Size
 }
 
 // P6Size is one P6 run: a shape and about how many calls.
@@ -54,16 +58,16 @@ func SizesFor(quick bool) Sizes {
 		return Sizes{
 			SpreadBursts: 20, RaceBursts: 20,
 			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 4 * time.Second,
-			P3Plans: 50, P3Rounds: 3, P3Workers: []int{1, 4},
-			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000,
+			P3Plans: 100, P3Rounds: 2, P3Workers: []int{1, 4},
+			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000, BaselineLayouts: sample.Layouts(),
 			P6: []P6Size{{ShapeInProc, 10_000}, {ShapeInProc, 30_000}, {ShapeHTTP, 3_000}},
 		}
 	}
 	return Sizes{
 		SpreadBursts: 200, RaceBursts: 200,
 		Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ZooPlans: 100, ReplayTries: 10, Shrink: 10 * time.Second,
-		P3Plans: 100, P3Rounds: 10, P3Workers: []int{1, 4},
-		P4Rows: []int{100_000, 1_000_000}, P4Plans: 200, BaselineRows: 10_000_000,
+		P3Plans: 300, P3Rounds: 5, P3Workers: []int{1, 4},
+		P4Rows: []int{100_000, 1_000_000}, P4Plans: 200, BaselineRows: 10_000_000, BaselineLayouts: []ticketsvc.Layout{ticketsvc.LayoutKeys},
 		P6: []P6Size{{ShapeInProc, 100_000}, {ShapeInProc, 1_000_000}, {ShapeHTTP, 100_000}},
 	}
 }
@@ -157,7 +161,7 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 		r.P4 = append(r.P4, p)
 	}
 	step("P4 baseline (IDEM-009)")
-	for _, layout := range sample.Layouts() {
+	for _, layout := range s.BaselineLayouts {
 		bl, err := MeasureBaseline(ctx, o.NewDB, layout, s.BaselineRows, o.Log)
 		if err != nil {
 			return nil, err
