@@ -81,11 +81,26 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 			if z.Expected {
 				ok++
 			}
-			plans = append(plans, float64(z.Plans))
-			times = append(times, z.Detect)
+			if z.Verdict == checks.Fail {
+				plans = append(plans, float64(z.Plans))
+				times = append(times, z.Detect)
+			}
+		}
+		if len(times) == 0 {
+			p("| %s | %s | %d of %d | — | — | — |\n", bug, expectedOf(bug), ok, len(runs))
+			continue
 		}
 		p("| %s | %s | %d of %d | %.0f, %.0f | %s | %s |\n", bug, expectedOf(bug), ok, len(runs), median(plans), slices.Max(plans),
 			msText(Quantile(times, 0.5)), msText(slices.Max(times)))
+	}
+	var misses []string
+	for _, z := range r.Zoo {
+		if !z.Expected {
+			misses = append(misses, fmt.Sprintf("%s seed %d: %s %s %s", z.Mode, z.Seed, z.Verdict, z.Primary, z.Err))
+		}
+	}
+	if len(misses) > 0 {
+		p("\nNot caught as expected: %s.\n", strings.Join(misses, "; "))
 	}
 	p("\nA fixed sequential replay, the test many teams write by hand (`ReplayPlan`: %s), run %d times\n", ReplayPlan.Compact(), s.ReplayTries)
 	p("through `stress.Session.Try` against each bug:\n\n| bug | found | checks |\n|---|---|---|\n")
@@ -163,15 +178,24 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 		var sizes []string
 		var ratios []float64
 		at1 := 0
-		for _, z := range zooOf(r.Zoo, bug) {
+		runs := zooOf(r.Zoo, bug)
+		for _, z := range runs {
+			if z.Calls == 0 { // not caught: nothing shrunk
+				sizes = append(sizes, "—")
+				continue
+			}
 			sizes = append(sizes, fmt.Sprint(z.Calls))
 			ratios = append(ratios, z.Ratio())
 			if z.Ratio() == 1 {
 				at1++
 			}
 		}
-		allOne = allOne && at1 == len(ratios)
-		p("| %s | %d | %s | %.2f | %.2f | %d of %d |\n", bug, MinimalCalls[bug], strings.Join(sizes, " "), median(ratios), slices.Max(ratios), at1, len(ratios))
+		allOne = allOne && at1 == len(runs)
+		if len(ratios) == 0 {
+			p("| %s | %d | %s | — | — | 0 of %d |\n", bug, MinimalCalls[bug], strings.Join(sizes, " "), len(runs))
+			continue
+		}
+		p("| %s | %d | %s | %.2f | %.2f | %d of %d |\n", bug, MinimalCalls[bug], strings.Join(sizes, " "), median(ratios), slices.Max(ratios), at1, len(runs))
 	}
 	goal("P5: shrunk ÷ minimal = 1.0 for every bug on every seed", fmt.Sprintf("%d runs", len(r.Zoo)), allOne)
 	p("\n")

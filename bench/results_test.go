@@ -99,3 +99,44 @@ func TestStepsGroupsWhatOverlapped(t *testing.T) {
 		t.Errorf("moved: %q", got)
 	}
 }
+
+// The file says which goals are missed and which bug was not caught,
+// without a database: the rendering alone.
+func TestMarkdownMarksMissedGoals(t *testing.T) {
+	spread := Spread{Bursts: 1, Median: map[string]time.Duration{KeepAlive: 1000, Naive: 1000, LastByte: 1000},
+		P90: map[string]time.Duration{KeepAlive: 1000, Naive: 1000, LastByte: 1000}}
+	r := &Results{Sizes: SizesFor(true), Spread: spread, SpreadNoDB: spread, Race: map[string]float64{}}
+	for _, bug := range Bugs() {
+		z := ZooRun{Mode: bug, Seed: 1, Verdict: "fail", Primary: sample.Expected[bug], Expected: true, Plans: 1, Detect: time.Millisecond, Calls: MinimalCalls[bug]}
+		if bug == "global-keys" {
+			z.Calls = 5
+		}
+		if bug == "process-mutex" {
+			z = ZooRun{Mode: bug, Seed: 1, Verdict: "inconclusive", Err: "did not fire"}
+		}
+		r.Zoo = append(r.Zoo, z)
+		r.Replays = append(r.Replays, Replay{Mode: bug, Tries: 1})
+	}
+	r.Throughput = []Throughput{{Workers: 1, Tester: []float64{80}, Plain: []float64{100}}, {Workers: 4, Tester: []float64{160}, Plain: []float64{300}}}
+	r.P6 = []P6Run{{Shape: ShapeInProc, Calls: 10, MaxRSS: 20}, {Shape: ShapeInProc, Calls: 100, MaxRSS: 30}}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| P3: tester ÷ plain loop ≥ 0.9 at W = 1 | 0.80 | **missed** |",
+		"2.00× (plain loop: 3.00×) | **missed** |",
+		"| P5: shrunk ÷ minimal = 1.0 for every bug on every seed | 10 runs | **missed** |",
+		"| global-keys | 2 | 5 | 2.50 | 2.50 | 0 of 1 |",
+		"| process-mutex | 2 | — | — | — | 0 of 1 |",
+		"Not caught as expected: process-mutex seed 1: inconclusive  did not fire.",
+		"| P6: peak RSS ≤ 200 MiB | 30.0 MiB | met |",
+		"1.50× | **missed** |",
+		"The fixed replay never finds: outbox-on-retry,",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", want, md)
+		}
+	}
+}
