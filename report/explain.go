@@ -1,5 +1,6 @@
 // Package report renders what a run found: a table for people, JSON for
-// machines, and the explanation of a failure (plan, history, violations).
+// machines, JUnit XML for CI, the explanation of a failure (plan, history,
+// violations), and its timeline as a self-contained HTML page.
 package report
 
 import (

@@ -33,6 +33,8 @@ commands:
   demo   run the tester against the sample service and its bug zoo,
          on a throwaway PostgreSQL it starts itself
   run    run the tester against your service: run --config FILE
+         (each failure's case file goes to --cases DIR, default idemstress-cases)
+  replay re-run regression case files: replay FILE|DIR... --config FILE
   doctor check a contract file against the database and the service,
          with a keyless call and one create: doctor --config FILE
   help   show this help
@@ -75,6 +77,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return runCmd(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass

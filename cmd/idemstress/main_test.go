@@ -28,8 +28,13 @@ func TestMain(m *testing.M) {
 }
 
 // invoke runs the CLI in-process and returns its exit code and output.
+// A run's case files go to a temporary directory unless the test says
+// where (a later --cases wins), not into the source tree.
 func invoke(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	if len(args) > 0 && args[0] == "run" {
+		args = append([]string{"run", "--cases", t.TempDir()}, args[1:]...)
+	}
 	var stdout, stderr bytes.Buffer
 	code := dispatch(t.Context(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()

@@ -2,6 +2,7 @@ package ticketsvc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -71,18 +72,44 @@ func Bugs() []string {
 	return names
 }
 
-// behaviorFor returns the behavior of the named mode; "" is the correct mode.
+// behaviorFor returns the behavior of the named mode: "" is the correct
+// mode, and a comma-separated list ("no-payload-check,global-keys")
+// switches in every mistake it names at once (see or). An unknown or empty
+// name is refused with the list of valid ones.
 func behaviorFor(bug string) (behavior, error) {
 	if bug == "" {
 		return behavior{}, nil
 	}
-	for _, m := range bugModes {
-		if m.name == bug {
-			return m.b, nil
+	var all behavior
+	for _, name := range strings.Split(bug, ",") {
+		i := slices.IndexFunc(bugModes, func(m bugMode) bool { return m.name == strings.TrimSpace(name) })
+		if i < 0 {
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; empty for the correct mode)",
+				name, bug, strings.Join(Bugs(), ", "))
 		}
+		all = all.or(bugModes[i].b)
 	}
-	return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q (valid: %s; empty for the correct mode)",
-		bug, strings.Join(Bugs(), ", "))
+	return all, nil
+}
+
+// or switches in both behaviors' mistakes. Where two change the same step
+// the request flow decides which shows: raw-body-fingerprint's fingerprint
+// wins over partial-fingerprint's. The schema is unconstrained when either
+// mode needs it. (A test checks every field is here.)
+func (b behavior) or(o behavior) behavior {
+	return behavior{
+		globalKeys:           b.globalKeys || o.globalKeys,
+		skipPayloadCheck:     b.skipPayloadCheck || o.skipPayloadCheck,
+		outboxOnReplay:       b.outboxOnReplay || o.outboxOnReplay,
+		rawBodyFingerprint:   b.rawBodyFingerprint || o.rawBodyFingerprint,
+		noActionLock:         b.noActionLock || o.noActionLock,
+		uniqueViolationIs500: b.uniqueViolationIs500 || o.uniqueViolationIs500,
+		processMutex:         b.processMutex || o.processMutex,
+		subjectFingerprint:   b.subjectFingerprint || o.subjectFingerprint,
+		queryInKey:           b.queryInKey || o.queryInKey,
+		trimKeys:             b.trimKeys || o.trimKeys,
+		unconstrained:        b.unconstrained || o.unconstrained,
+	}
 }
 
 // modeName names a mode in messages.

@@ -31,9 +31,10 @@
 //
 // # Bug zoo
 //
-// Options.Bug switches in one deliberate mistake (see Bugs), so that
-// idemstress can show it catches each of them; every mistake shows the same
-// way in both layouts:
+// Options.Bug switches in one deliberate mistake (see Bugs), or several
+// joined by commas ("no-payload-check,global-keys"), so that idemstress can
+// show it catches each of them, and all of them in one run; every mistake
+// shows the same way in both layouts:
 //
 //   - outbox-on-retry: a replay enqueues another notification for the ticket.
 //   - no-payload-check: a changed payload replays the original ticket.

@@ -24,7 +24,7 @@ type migration struct {
 }
 
 // ForBug makes Migrate create the schema that bug mode (see Bugs; "" is the
-// correct mode) needs. Most modes need the default one; check-then-insert
+// correct mode; several joined by commas need what any of them needs) needs. Most modes need the default one; check-then-insert
 // and process-mutex need the tables without their unique constraints on an
 // action (plain indexes in their place), which would otherwise stop the
 // duplicates these modes exist to show. A Service refuses to run over a

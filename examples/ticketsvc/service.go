@@ -16,7 +16,9 @@ import (
 
 // Options configure a Service.
 type Options struct {
-	// Bug names the bug-zoo mode to switch in (see Bugs); empty is correct.
+	// Bug names the bug-zoo mode to switch in (see Bugs), or several
+	// joined by commas ("no-payload-check,global-keys"), whose mistakes
+	// then all show; empty is correct.
 	Bug string
 	// Layout is the schema layout of the database (see Layouts); empty is
 	// LayoutKeys. It must be the layout the database was migrated with.
@@ -53,8 +55,8 @@ type Service struct {
 }
 
 // New returns a Service over pool, whose schema Migrate has created with
-// opts.Layout and ForBug(opts.Bug). It fails if opts.Bug is not "" or one
-// of Bugs(), or opts.Layout not "" or one of Layouts(). New does not touch
+// opts.Layout and ForBug(opts.Bug). It fails if opts.Bug is not "" or a
+// comma-separated list of Bugs(), or opts.Layout not "" or one of Layouts(). New does not touch
 // the database: the first create call checks that it holds that schema,
 // and until it does every call answers 500 and logs why.
 func New(pool *pgxpool.Pool, opts Options) (*Service, error) {

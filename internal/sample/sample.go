@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,9 +48,11 @@ var Expected = map[string]checks.ID{
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the
-// bug that only shows across processes, one otherwise.
+// bug that only shows across processes (alone or in a comma-separated list
+// of modes), one otherwise.
 func Replicas(mode string) int {
-	if mode == "process-mutex" {
+	// Spaces around a name count for nothing, as in ticketsvc's -bug.
+	if slices.ContainsFunc(strings.Split(mode, ","), func(m string) bool { return strings.TrimSpace(m) == "process-mutex" }) {
 		return 2
 	}
 	return 1

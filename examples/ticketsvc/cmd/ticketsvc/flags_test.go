@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"strings"
 	"testing"
@@ -46,6 +47,9 @@ func TestParseFlags(t *testing.T) {
 		{name: "-schema keys",
 			args: []string{"-database-url", "postgres://flag", "-schema", "keys", "-bug", "raw-body-fingerprint"},
 			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", bug: "raw-body-fingerprint", schema: ticketsvc.LayoutKeys}},
+		{name: "several bugs",
+			args: []string{"-database-url", "postgres://flag", "-bug", "no-payload-check,global-keys"},
+			want: config{listen: "127.0.0.1:8080", databaseURL: "postgres://flag", bug: "no-payload-check,global-keys", schema: ticketsvc.LayoutKeys}},
 		{name: "no database", wantErr: "-database-url"},
 		{name: "stray argument", args: []string{"-database-url", "x", "serve"}, wantErr: "unexpected arguments"},
 		{name: "unknown flag", args: []string{"-port", "1"}, wantErr: "-port"},
@@ -150,5 +154,18 @@ func TestPoolHoldsTheLargestBurst(t *testing.T) {
 	cfg, err = poolConfig("postgres://u@127.0.0.1:5432/db?pool_max_conns=7")
 	if err != nil || cfg.MaxConns != 7 {
 		t.Errorf("pool_max_conns=7 in the URL: %d, %v", cfg.MaxConns, err)
+	}
+}
+
+// -h says -bug takes several modes, and names every one.
+func TestBugFlagHelp(t *testing.T) {
+	var help strings.Builder
+	if _, err := parseFlags([]string{"-h"}, func(string) string { return "" }, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range append(ticketsvc.Bugs(), "joined by commas") {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help does not say %q:\n%s", want, help.String())
+		}
 	}
 }

@@ -1,6 +1,6 @@
 // Command ticketsvc serves the ticketsvc sample target over PostgreSQL.
 //
-//	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME] [-schema keys|tagged]
+//	ticketsvc -database-url postgres://... [-listen 127.0.0.1:8080] [-bug NAME[,NAME...]] [-schema keys|tagged]
 //
 // It creates its schema in the -schema layout, as the -bug mode needs it, at
 // start (refusing a database that holds another schema; several processes
@@ -66,7 +66,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (default 127.0.0.1:$PORT when PORT is set)")
 	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
-	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode: "+strings.Join(ticketsvc.Bugs(), ", ")+" (empty: correct)")
+	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode, or several joined by commas (a,b): "+strings.Join(ticketsvc.Bugs(), ", ")+" (empty: correct)")
 	var layouts []string
 	for _, l := range ticketsvc.Layouts() {
 		layouts = append(layouts, string(l))

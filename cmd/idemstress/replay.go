@@ -1,0 +1,112 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/regress"
+	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// replayCmd re-runs regression case files against the target of a
+// contract: one line per case, pass (its check stayed silent) or fail (it
+// fired again), then the history of each failure.
+func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "", "contract file (YAML), see README.md")
+	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	var h hunt
+	h.register(fs)
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if *config == "" || len(paths) == 0 {
+		fmt.Fprintln(stderr, "idemstress replay: want FILE|DIR... and --config FILE")
+		return exitUsage
+	}
+	cases, err := regress.Load(paths...)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitUsage
+	}
+	cfg, err := stress.Load(*config)
+	if err == nil {
+		err = h.apply(fs, &cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitUsage
+	}
+	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
+	cfg.Log = stderr
+	outs, err := regress.Run(ctx, cfg, cases)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitFor(err)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tVERDICT\tCHECK\tFIRED\tPLAN")
+	code := exitPass
+	for _, o := range outs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Case.Check.ID, report.IDs(o.Fired()), o.Case.PlanText)
+		switch {
+		case o.Verdict == checks.Fail:
+			code = exitViolations
+		case o.Verdict == checks.Inconclusive && code == exitPass:
+			code = exitInconclusive
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return exitInconclusive
+	}
+	for _, o := range outs {
+		for _, w := range o.Warnings {
+			fmt.Fprintf(stderr, "idemstress: warning: %s: %s\n", o.Case.Path, w)
+		}
+		switch o.Verdict {
+		case checks.Fail:
+			fmt.Fprintf(stdout, "\n%s: %s fired again (%s)\n", o.Case.Path, o.Case.Check.ID, o.Case.Check.Message)
+			fmt.Fprint(stdout, indent(report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations)))
+		case checks.Inconclusive:
+			fmt.Fprintf(stdout, "\n%s: inconclusive: %v\n", o.Case.Path, o.Err)
+		}
+	}
+	if len(outs) < len(cases) {
+		fmt.Fprintf(stderr, "idemstress: interrupted after %d of %d case(s)\n", len(outs), len(cases))
+		if code == exitPass {
+			code = exitInconclusive
+		}
+	}
+	return code
+}
+
+// indent indents every line of s by four spaces.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments (replay FILE... --config FILE) and returns the
+// positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,0 +1,196 @@
+package regress_test
+
+import (
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/regress"
+	"github.com/idemstress/idemstress/stress"
+)
+
+func failure() *stress.Failure {
+	call := func(v int) model.Step {
+		return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: v}}}
+	}
+	return &stress.Failure{
+		Plan: model.Plan{Steps: []model.Step{call(0), call(1)}},
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 changed payload accepted: a payload not equivalent was answered ok",
+			Detail: "action A/k1: v1 answered ok 200 id 7", Action: model.Action{Tenant: "A", Key: "k1"}}},
+	}
+}
+
+func contract(t *testing.T) stress.Config {
+	t.Helper()
+	cfg, err := sample.Contract(ticketsvc.LayoutKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// A case written is the case read back, in a file named after its check
+// and plan, with every documented field in the JSON.
+func TestWriteRead(t *testing.T) {
+	c := regress.FromFailure(contract(t), 42, failure())
+	dir := t.TempDir()
+	path, err := regress.Write(dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(filepath.Base(path), "IDEM-004-") || c.Name+".json" != filepath.Base(path) {
+		t.Errorf("file %s for case %s", path, c.Name)
+	}
+	got, err := regress.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Path = path
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, c)
+	}
+	raw, _ := os.ReadFile(path)
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"version", "name", "check", "violations", "plan", "plan_text", "contract_digest", "seed", "idemstress_version", "go_version"} {
+		if _, ok := fields[f]; !ok {
+			t.Errorf("case file lacks %q:\n%s", f, raw)
+		}
+	}
+	check := fields["check"].(map[string]any)
+	if check["expected"] == "" || check["observed"] != "action A/k1: v1 answered ok 200 id 7" || fields["plan_text"] != "A/k1 v0; A/k1 v1" {
+		t.Errorf("check %v, plan %v", check, fields["plan_text"])
+	}
+	// The same failure found again is the same file.
+	if again := regress.FromFailure(contract(t), 7, failure()); again.Name != c.Name {
+		t.Errorf("same plan and check, names %s and %s", again.Name, c.Name)
+	}
+	cases, err := regress.Load(dir)
+	if err != nil || len(cases) != 1 || cases[0].Name != c.Name {
+		t.Errorf("Load(dir) = %v, %v", cases, err)
+	}
+}
+
+func TestReadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"newer.json":     `{"version": 99, "name": "x", "check": {"id": "IDEM-001"}, "plan": {"steps": [{"kind": "call"}]}}`,
+		"noversion.json": `{"name": "x"}`,
+		"noplan.json":    `{"version": 1, "check": {"id": "IDEM-001"}, "plan": {"steps": []}}`,
+		"garbage.json":   `not json`,
+		"nocall.json":    `{"version": 1, "check": {"id": "IDEM-001"}, "plan": {"steps": [{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}, {"kind": "call", "calls": []}]}}`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := regress.Read(path); err == nil {
+			t.Errorf("%s: read without error", name)
+		}
+	}
+	if _, err := regress.Load(t.TempDir()); err == nil {
+		t.Error("an empty directory loaded as no cases")
+	}
+	if _, err := regress.Load(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
+
+// The digest changes with what the contract promises, not with where the
+// service runs or how hard a run hunts.
+func TestContractDigest(t *testing.T) {
+	base := contract(t)
+	d := regress.ContractDigest(base)
+	if !strings.HasPrefix(d, "sha256:") || len(d) != len("sha256:")+64 {
+		t.Fatalf("digest %q", d)
+	}
+	moved := contract(t)
+	moved.HTTP.URL = "http://10.0.0.9:9999/tickets"
+	moved.DBStall, moved.Plans, moved.DatabaseURL = "tickets", 5, "postgres://x/y"
+	if regress.ContractDigest(moved) != d {
+		t.Error("the digest depends on the host, the database or the run's settings")
+	}
+	for name, change := range map[string]func(*stress.Config){
+		"conflict status": func(c *stress.Config) { c.Contract.Statuses.Conflict = []int{409} },
+		"key scope":       func(c *stress.Config) { c.Contract.KeyScope = model.KeyScopeGlobal },
+		"path":            func(c *stress.Config) { c.HTTP.URL = "http://127.0.0.1:8080/v2/tickets" },
+		"per_action":      func(c *stress.Config) { c.Effects[1].PerAction = 2 },
+		"key_required":    func(c *stress.Config) { c.World.KeyRequired = !c.World.KeyRequired },
+	} {
+		c := contract(t)
+		change(&c)
+		if regress.ContractDigest(c) == d {
+			t.Errorf("changing the %s leaves the digest alone", name)
+		}
+	}
+}
+
+// The snippet is Go that parses, names the case file and the contract.
+func TestSnippet(t *testing.T) {
+	c := regress.FromFailure(contract(t), 42, failure())
+	s := regress.Snippet(c, "testdata/contract.yaml", "testdata/cases/"+c.Name+".json")
+	src := "package x\n\nimport (\n\t\"testing\"\n\n\t\"github.com/idemstress/idemstress/regress\"\n\t\"github.com/idemstress/idemstress/stress\"\n)\n\n" + s
+	if _, err := parser.ParseFile(token.NewFileSet(), "snippet.go", src, parser.AllErrors); err != nil {
+		t.Fatalf("snippet does not parse: %v\n%s", err, s)
+	}
+	for _, want := range []string{"func TestRegression_IDEM_004_", `stress.Load("testdata/contract.yaml")`, `regress.Replay(t, cfg, "testdata/cases/` + c.Name + `.json")`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("snippet lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// A case file holds no password: not the contract's database URL, nor one a
+// violation quotes (from an answer body or a service's error).
+func TestCaseFileMasksPasswords(t *testing.T) {
+	cfg := contract(t)
+	cfg.DatabaseURL = "postgres://app:s3cret@db/x"
+	f := failure()
+	f.Violations[0].Message += " (postgres://app:s3cret@db/x)"
+	f.Violations[0].Detail += ": password=s3cret"
+	path, err := regress.Write(t.TempDir(), regress.FromFailure(cfg, 1, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), "s3cret") {
+		t.Errorf("the password is in the case file:\n%s", raw)
+	}
+	if strings.Count(string(raw), "xxxxx") < 4 {
+		t.Errorf("the quoted URLs are not in the case file, so this test shows nothing:\n%s", raw)
+	}
+}
+
+// A hand-edited plan is what replay shows, not the stale plan_text beside it.
+func TestReadShowsThePlanThatRuns(t *testing.T) {
+	path, err := regress.Write(t.TempDir(), regress.FromFailure(contract(t), 1, failure()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	edited := strings.Replace(string(raw), `"variant": 1`, `"variant": 2`, 1)
+	if edited == string(raw) {
+		t.Fatalf("no variant 1 in the case file:\n%s", raw)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := regress.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PlanText != "A/k1 v0; A/k1 v2" {
+		t.Errorf("plan text %q of an edited plan %s", c.PlanText, c.Plan.Compact())
+	}
+}

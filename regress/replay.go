@@ -1,0 +1,121 @@
+package regress
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/redact"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// Attempts is how many times a replay runs a case's plan at most before it
+// calls the case passed: a racy failure does not repeat every time.
+const Attempts = 3
+
+// Outcome is one case replayed.
+type Outcome struct {
+	Case Case
+	// Verdict is Fail when the case's check fired again, Pass when it did
+	// not, Inconclusive when the replay could not tell (Err says why).
+	Verdict checks.Verdict
+	// Trial is the last attempt: its history and every violation.
+	Trial    stress.Trial
+	Attempts int
+	// Warnings say what makes the verdict less certain: a contract whose
+	// digest differs from the case's.
+	Warnings []string
+	Err      error
+}
+
+// Fired lists the checks the last attempt fired, primary first.
+func (o Outcome) Fired() []checks.ID { return checks.Fired(o.Trial.Violations) }
+
+// Run replays each case against the target cfg describes, through one
+// stress.Session. The error says the target could not be opened at all;
+// a case that could not be run is Inconclusive with its own Err.
+func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error) {
+	session, err := stress.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer session.Close()
+	digest := ContractDigest(cfg)
+	prefix := fmt.Sprintf("rp%08x", randomUint32())
+	t0 := time.Now()
+	outs := make([]Outcome, len(cases))
+	for i, c := range cases {
+		o := Outcome{Case: c, Verdict: checks.Pass}
+		if c.ContractDigest != digest {
+			o.Warnings = append(o.Warnings, fmt.Sprintf("the contract's digest %s is not the case's %s: the case was found under another contract and may not mean what it did", digest, c.ContractDigest))
+		}
+		unfired := false
+		for a := range Attempts {
+			ns := model.Namespace(fmt.Sprintf("%s-%d-%d-", prefix, i+1, a+1))
+			tr, err := session.Try(ctx, ns, c.Plan, t0)
+			o.Trial, o.Attempts = tr, a+1
+			if err != nil {
+				o.Verdict, o.Err = checks.Inconclusive, err
+				break
+			}
+			if slices.ContainsFunc(tr.Violations, func(v checks.Violation) bool { return v.Check == c.Check.ID }) {
+				o.Verdict = checks.Fail
+				break
+			}
+			unfired = unfired || tr.Faults.Fired < tr.Faults.Planned
+		}
+		if o.Verdict == checks.Pass && unfired {
+			// A planned fault that did not fire proved nothing: never a pass.
+			o.Verdict = checks.Inconclusive
+			o.Err = fmt.Errorf("a planned fault did not fire in %d attempt(s)", o.Attempts)
+		}
+		outs[i] = o
+		if ctx.Err() != nil {
+			return outs[:i+1], nil
+		}
+	}
+	return outs, nil
+}
+
+// Replay replays the case files and directories in paths against the
+// target cfg describes, one subtest per case named after it: the subtest
+// fails when the case's check fires again (a regression), and shows the
+// plan, history and violations of that run.
+func Replay(t *testing.T, cfg stress.Config, paths ...string) {
+	t.Helper()
+	cases, err := Load(paths...)
+	if err != nil {
+		t.Fatalf("idemstress: %v", err)
+	}
+	outs, err := Run(t.Context(), cfg, cases)
+	if err != nil {
+		t.Fatalf("idemstress: %v", redact.Error(err))
+	}
+	for _, o := range outs {
+		t.Run(o.Case.Name, func(t *testing.T) {
+			for _, w := range o.Warnings {
+				t.Logf("idemstress: warning: %s", w)
+			}
+			switch o.Verdict {
+			case checks.Fail:
+				t.Errorf("idemstress: regression %s: %s fired again\n%s", o.Case.Path, o.Case.Check.ID,
+					report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations))
+			case checks.Inconclusive:
+				t.Errorf("idemstress: replaying %s: inconclusive: %v", o.Case.Path, redact.Error(o.Err))
+			}
+		})
+	}
+}
+
+func randomUint32() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint32(b[:])
+}
