@@ -122,8 +122,8 @@ func flagArg(args []string, name string) (value string) {
 		if arg == "--" {
 			break
 		}
-		flag, v, hasValue := strings.Cut(arg, "=")
-		if flag != "-"+name && flag != "--"+name {
+		f, v, hasValue := strings.Cut(arg, "=")
+		if f != "-"+name && f != "--"+name {
 			continue
 		}
 		if hasValue {
