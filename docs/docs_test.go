@@ -100,6 +100,16 @@ func TestGitHubWorkflow(t *testing.T) {
 			t.Errorf("shard %d is %v", i, s)
 		}
 	}
+	// A step's default shell runs without pipefail: a pipe into tee would
+	// hide a failed command. "shell: bash" runs with -o pipefail.
+	for _, job := range at(t, d, "jobs").(map[string]any) {
+		for _, s := range at(t, job, "steps").([]any) {
+			step := s.(map[string]any)
+			if r, _ := step["run"].(string); strings.Contains(r, "|") && step["shell"] != "bash" && !strings.Contains(r, "pipefail") {
+				t.Errorf("step %q pipes without pipefail: its failure is lost", step["name"])
+			}
+		}
+	}
 	if at(t, d, "jobs", "merge", "needs") != "stress" || !strings.Contains(fmt.Sprint(at(t, d, "jobs", "merge", "steps")), "idemstress merge") {
 		t.Error("no merge job after the shards")
 	}

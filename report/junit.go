@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -23,6 +24,12 @@ type Finding struct {
 
 // JUnitRun is what WriteJUnit reports: one run against one target.
 type JUnitRun struct {
+	// Suite names the testsuite ("idemstress " and Suite; "idemstress"
+	// when empty). A CI server follows a suite's history by its name, so it
+	// should be the same on every run: what is tested (a contract's method
+	// and URL path), never where it ran (a host and port).
+	Suite string
+	// Target is where the calls went, a property of the suite.
 	Target   string
 	Seed     uint64
 	Elapsed  time.Duration
@@ -80,10 +87,17 @@ type junitSkipped struct {
 // of checks.Catalogue(), failed when the check fired in some finding, with
 // that finding's minimal plan and explanation (the finding in which it is
 // the primary check, if any), so a CI dashboard shows which rules broke.
+// Passwords are masked in every text it writes (an inconclusive run's
+// reason may quote a service's argv with its database URL), as on stdout.
 func WriteJUnit(w io.Writer, run JUnitRun) error {
 	secs := strconv.FormatFloat(run.Elapsed.Seconds(), 'f', 3, 64)
-	suite := junitSuite{Name: "idemstress " + run.Target, Time: secs, Properties: []junitProperty{
-		{"target", run.Target}, {"seed", strconv.FormatUint(run.Seed, 10)}}}
+	target := redact.String(run.Target)
+	name := "idemstress"
+	if run.Suite != "" {
+		name += " " + redact.String(run.Suite)
+	}
+	suite := junitSuite{Name: name, Time: secs, Properties: []junitProperty{
+		{"target", target}, {"seed", strconv.FormatUint(run.Seed, 10)}}}
 	for _, c := range checks.Catalogue() {
 		tc := junitCase{Name: string(c.ID) + " " + c.Name, ClassName: "idemstress." + string(c.ID), Time: "0"}
 		if f, ok := findingOf(run.Findings, c.ID); ok {
@@ -97,10 +111,10 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 			} else {
 				text = "outside any plan:\n  " + v.Message + "\n      " + v.Detail + "\n"
 			}
-			tc.Failure = &junitFailure{Message: v.Message, Type: string(c.ID), Text: text}
+			tc.Failure = &junitFailure{Message: redact.String(v.Message), Type: string(c.ID), Text: redact.String(text)}
 			suite.Failures++
 		} else if run.Inconclusive != "" {
-			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + run.Inconclusive}
+			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + redact.String(run.Inconclusive)}
 			suite.Skipped++
 		}
 		suite.Cases = append(suite.Cases, tc)

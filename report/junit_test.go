@@ -104,3 +104,43 @@ func TestWriteJUnit(t *testing.T) {
 		}
 	}
 }
+
+// No password reaches the report file: not from an inconclusive run's
+// reason (a service's argv with its database URL), a violation or the
+// target.
+func TestWriteJUnitMasksPasswords(t *testing.T) {
+	cs := cases()[1]
+	vs := append(cs.Violations, checks.Violation{Check: checks.MissingEffect,
+		Message: "IDEM-002 missing effect: postgres://app:s3cret@db/x", Detail: "password=s3cret"})
+	for _, run := range []report.JUnitRun{
+		{Target: "http://u:s3cret@127.0.0.1:1/tickets", Findings: []report.Finding{{Plan: *cs.MinimalPlan, History: cs.History, Violations: vs}}},
+		{Target: "t", Inconclusive: `process: replica 1: starting ["./svc" "-database-url" "postgres://app:s3cret@db/x"]: exec failed`},
+	} {
+		var b bytes.Buffer
+		if err := report.WriteJUnit(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "s3cret") {
+			t.Errorf("the password is in the JUnit report:\n%s", b.String())
+		}
+		if !strings.Contains(b.String(), "xxxxx") {
+			t.Errorf("no masked password in the JUnit report, so this test shows nothing:\n%s", b.String())
+		}
+	}
+}
+
+// The suite is named by Suite, never by the target's host and port, which
+// change from run to run: a CI server follows a suite by its name.
+func TestJUnitSuiteName(t *testing.T) {
+	for _, tc := range []struct {
+		run  report.JUnitRun
+		want string
+	}{
+		{report.JUnitRun{Suite: "POST /tickets", Target: "127.0.0.1:33569,127.0.0.1:33570"}, "idemstress POST /tickets"},
+		{report.JUnitRun{Target: "http://127.0.0.1:33569/tickets"}, "idemstress"},
+	} {
+		if got := junit(t, tc.run).Suites[0].Name; got != tc.want {
+			t.Errorf("suite of %+v named %q, want %q", tc.run, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -40,6 +41,8 @@ const (
 // by the kind of answer, planned faults marked; concurrent calls of one
 // action stack in their lane. Above it the primary violation, below it the
 // minimal plan and every violation. title names the page (the target).
+// Passwords are masked in what it shows (a service's answer body may quote
+// its database URL), as on stdout.
 func WriteTimelineHTML(w io.Writer, title string, f Finding) error {
 	if err := timelinePage.Execute(w, timelineData(title, f)); err != nil {
 		return fmt.Errorf("timeline HTML: %w", err)
@@ -96,10 +99,10 @@ func laneOf(c model.Call) string {
 }
 
 func timelineData(title string, f Finding) tlData {
-	d := tlData{Title: title, Plan: strings.TrimSpace(f.Plan.String()), Violations: f.Violations, Calls: len(f.History),
+	d := tlData{Title: redact.String(title), Plan: strings.TrimSpace(f.Plan.String()), Violations: masked(f.Violations), Calls: len(f.History),
 		PlotLeft: tlLabelWidth, PlotRight: tlLabelWidth + tlPlotWidth}
 	if len(f.Violations) > 0 {
-		d.Headline = f.Violations[0].Message
+		d.Headline = d.Violations[0].Message
 	}
 	// Time runs from the first call's start to the last answer; a call with
 	// no answer runs on past it, to show that it never ended.
@@ -143,6 +146,7 @@ func timelineData(title string, f Finding) tlData {
 		if len(op.Out.Body) > 0 {
 			b.Tip += "\nbody " + op.Out.Body.String()
 		}
+		b.Answer, b.Tip = redact.String(b.Answer), redact.String(b.Tip)
 		bars[i] = b
 	}
 
@@ -196,6 +200,16 @@ func timelineData(title string, f Finding) tlData {
 	d.Width = tlLabelWidth + tlPlotWidth + tlRightPad
 	d.Height = y + 10
 	return d
+}
+
+// masked is vs with the passwords in their messages and details masked.
+func masked(vs []checks.Violation) []checks.Violation {
+	out := make([]checks.Violation, len(vs))
+	for i, v := range vs {
+		v.Message, v.Detail = redact.String(v.Message), redact.String(v.Detail)
+		out[i] = v
+	}
+	return out
 }
 
 // textWidth is about how wide s is in the page's 12px monospace font.

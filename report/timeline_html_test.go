@@ -167,3 +167,21 @@ func headless(t *testing.T, bin, dir string, args ...string) string {
 	}
 	return stdout.String()
 }
+
+// No password reaches the page: not from an answer body that quotes the
+// service's database URL, nor from a violation's detail.
+func TestTimelineHTMLMasksPasswords(t *testing.T) {
+	f := timelineFinding()
+	f.History[4].Out = model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`connect postgres://app:s3cret@db/x: refused`)}
+	f.Violations[0].Detail = "seen postgres://app:s3cret@db/x"
+	var b bytes.Buffer
+	if err := report.WriteTimelineHTML(&b, "http://127.0.0.1:1/tickets", f); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "s3cret") {
+		t.Errorf("the password is in the timeline page")
+	}
+	if strings.Count(b.String(), "app:xxxxx@db") < 2 {
+		t.Errorf("the answer body or the violation's detail is not on the page, so this test shows nothing")
+	}
+}

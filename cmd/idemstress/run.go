@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
@@ -42,26 +44,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a artefacts
 	a.register(fs)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
-	replicas := fs.Int("replicas", 0, "replicas of the service to start (overrides process.replicas)")
-	syncMode := fs.String("sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
-	dbStall := fs.String("db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+	var h hunt
+	h.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, err)
 	}
 	if *config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
 	cfg, err := stress.Load(*config)
 	if err == nil {
-		err = override(&cfg, *replicas, *syncMode)
-	}
-	if isSet(fs, "db-stall") {
-		cfg.DBStall = *dbStall // "" turns the contract's stall off
+		err = h.apply(fs, &cfg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitUsage
+		return refused(stderr, args, cfg, err)
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
@@ -86,22 +84,50 @@ func (f runFlags) apply(cfg *stress.Config) {
 	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers, cfg.MaxBugs = f.plans, f.seed, f.shrinkTime, f.workers, f.maxBugs
 }
 
-// override applies the run flags that change the contract.
-func override(c *stress.Config, replicas int, syncMode string) error {
-	if replicas > 0 {
+// hunt are the flags of run and replay that override the contract's
+// process.replicas, sync and db_stall: how hard a run hunts. A case found
+// with them may show its bug only with them (an in-process mutex needs two
+// replicas), so a case file records them and replay repeats them; replay
+// takes these flags too, to override what a case recorded.
+type hunt struct {
+	replicas int
+	sync     string
+	dbStall  string
+}
+
+func (h *hunt) register(fs *flag.FlagSet) {
+	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
+	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
+	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+}
+
+// apply sets the hunt flags given on fs on a config.
+func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
+	if h.replicas > 0 {
 		if c.Process == nil {
-			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", replicas)
+			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", h.replicas)
 		}
-		c.Process.Replicas = replicas
+		c.Process.Replicas = h.replicas
 	}
-	if syncMode != "" {
-		mode, err := client.ParseSyncMode(syncMode)
+	if h.sync != "" {
+		mode, err := client.ParseSyncMode(h.sync)
 		if err != nil {
 			return fmt.Errorf("--sync: %w", err)
 		}
 		c.Sync = mode
 	}
+	if isSet(fs, "db-stall") {
+		c.DBStall = h.dbStall // "" turns the contract's stall off
+	}
 	return nil
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // runTarget runs one target, writes its artefacts, and turns the result
@@ -127,20 +153,37 @@ func runArtefacts(ctx context.Context, cfg stress.Config, stderr io.Writer, a ar
 	progress.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		// CI reads the JUnit file whatever happened: a run that could not
+		// start is reported (every check skipped, with the reason), never
+		// left absent or stale from an earlier night.
+		if err := writeJUnit(cfg, &stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
+			fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		}
 		return nil, exitFor(err)
 	}
 	code := exitOf(res.Verdict)
 	for _, f := range res.Failures {
 		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
-			code = max(code, exitInconclusive)
+			code = artefactFailed(code)
 		}
 	}
-	if err := writeJUnit(res, res.Failures, a); err != nil {
+	if err := writeJUnit(cfg, res, res.Failures, a); err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		code = max(code, exitInconclusive)
+		code = artefactFailed(code)
 	}
 	return res, code
+}
+
+// artefactFailed is the exit code of a run whose case file, timeline or
+// JUnit report could not be written: a run that found bugs still exits 1
+// (the error is printed beside them), one that did not cannot be trusted
+// to have reported everything and exits 3.
+func artefactFailed(code int) int {
+	if code == exitViolations {
+		return code
+	}
+	return exitInconclusive
 }
 
 // exitOf is the exit code of a verdict.

@@ -49,6 +49,8 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
 	config := fs.String("config", "", "contract file (YAML), see README.md")
+	var h hunt
+	h.register(fs)
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
 	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
 	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways (with --seed, the same for every shard, each shard's seed is derived from it and i)")
@@ -64,6 +66,9 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	cfg, err := stress.Load(*config)
+	if err == nil {
+		err = h.apply(fs, &cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
