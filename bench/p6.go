@@ -158,8 +158,8 @@ func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		out.Seconds = time.Since(start).Seconds()
 		out.Verdict, out.Plans = res.Verdict, res.Plans
-		if res.Failure != nil {
-			out.Err = fmt.Sprintf("%s: %s", res.Failure.Violations[0].Check, res.Failure.Plan.Compact())
+		if len(res.Failures) > 0 {
+			out.Err = fmt.Sprintf("%s: %s", res.Failures[0].Check, res.Failures[0].Plan.Compact())
 		} else if res.Err != nil {
 			out.Err = res.Err.Error()
 		}

@@ -137,18 +137,21 @@ func zooMode(ctx context.Context, svc *sample.Service, seeds []uint64, plans, tr
 	logf("P2 %s: the fixed replay found it in %d of %d tries", svc.Mode, rp.Found, tries)
 
 	var runs []ZooRun
+	// P2 and P5 measure a mode's first bug: its detection and its shrink.
+	cfg.MaxBugs = 1
 	for _, seed := range seeds {
 		cfg.Seed = seed
 		res, err := stress.Run(ctx, cfg)
 		if err != nil {
 			return nil, rp, err
 		}
-		z := ZooRun{Mode: svc.Mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Shrink: res.Total - res.Detect, Flaky: res.Flaky}
+		z := ZooRun{Mode: svc.Mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Flaky: res.Flaky}
 		if res.Err != nil {
 			z.Err = res.Err.Error()
 		}
-		if f := res.Failure; f != nil {
-			z.Primary, z.Calls = f.Violations[0].Check, f.Plan.NumCalls()
+		if len(res.Failures) > 0 {
+			f := res.Failures[0]
+			z.Primary, z.Calls, z.Shrink = f.Check, f.Plan.NumCalls(), f.Shrink
 			z.Expected = z.Primary == sample.Expected[svc.Mode]
 		}
 		logf("P2/P5 %s seed %d: %s after %d plans in %s (%s), shrunk to %d calls in %s", svc.Mode, seed, z.Verdict, z.Plans,
