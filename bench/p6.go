@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os/exec"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
@@ -92,9 +91,7 @@ func MeasureP6(ctx context.Context, newDB NewDB, child Child, shape string, call
 	if err != nil {
 		return run, fmt.Errorf("P6 %s child: %w\n%s%s", shape, err, stdout.Bytes(), stderr.Bytes())
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		run.MaxRSS = float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
+	run.MaxRSS = childMaxRSSMiB(cmd.ProcessState)
 	var out childOut
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out); err != nil {
 		return run, fmt.Errorf("P6 %s child: reading its result %q: %w", shape, stdout.Bytes(), err)
