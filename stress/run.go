@@ -158,20 +158,33 @@ func (r *runner) search(ctx context.Context) {
 	}
 	r.progress("search")
 	enough := func() bool { return r.cfg.MaxBugs > 0 && len(r.bugs) >= r.cfg.MaxBugs }
-	for from := 0; from < r.cfg.Plans && r.stop == nil && ctx.Err() == nil && (end.IsZero() || time.Now().Before(end)) && !enough(); from += w {
-		for _, a := range r.batch(ctx, from, min(w, r.cfg.Plans-from)) {
-			if a.err != nil || enough() {
-				r.stop = cmp.Or(r.stop, a.err)
-				break
-			}
-			r.searched++
-			if len(r.bugs) == 0 {
-				r.plans++
-			}
-			r.account(a.trial)
-			if bug := r.newBug(a.trial.Violations); bug != "" {
-				r.hunt(ctx, a, bug)
-			}
+	q := &window{r: r, ctx: ctx, w: w}
+	// Every plan started is waited for: no worker outlives the search.
+	defer q.quiet()
+	for {
+		if r.stop != nil || ctx.Err() != nil || (!end.IsZero() && !time.Now().Before(end)) || enough() {
+			q.close()
+		}
+		q.fill(r.cfg.Plans)
+		a, ok := q.take()
+		if !ok {
+			return
+		}
+		if r.stop != nil || enough() {
+			continue // started before the search ended: not counted
+		}
+		if a.err != nil {
+			r.stop = a.err
+			continue
+		}
+		r.searched++
+		if len(r.bugs) == 0 {
+			r.plans++
+		}
+		r.account(a.trial)
+		if bug := r.newBug(a.trial.Violations); bug != "" {
+			q.quiet()
+			r.hunt(ctx, a, bug)
 		}
 		r.progress("search")
 	}
