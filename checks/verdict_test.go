@@ -354,6 +354,16 @@ func verdictCases() []verdictCase {
 					snapshot(w.created(w.a, w.k1, w.id1, 0)),
 				}
 			}},
+		{name: "a burst's calls that did not overlap are judged in the order they ran, not the plan's", check: checks.WrongStatus, message: "does not exist", primary: true,
+			build: func(w world, bad bool) scenario {
+				// A fast in-process target can answer one call of a burst
+				// before the next starts; the plan lists the conflict first.
+				refused := op(0, call(w.a, w.k1, 1), status(422))
+				created := op(0, call(w.a, w.k1, 0), ok(w.id1))
+				created.Start, created.End = 100, 150
+				refused.Start, refused.End = either(bad, int64(0), 200), either(bad, int64(50), 250)
+				return scenario{history(refused, created), snapshot(w.created(w.a, w.k1, w.id1, 0))}
+			}},
 		{name: "in_flight with nothing in flight", check: checks.WrongStatus, message: "in_flight", primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{

@@ -165,23 +165,30 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (Snapshot, e
 	info := o.prepare(ctx)
 	m := o.marksFor(ns)
 	snap := Snapshot{}
-	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
-		// The statements are the same for every plan, and what they read
-		// is a plan's worth of rows: plan them once. A custom plan (what
-		// PostgreSQL otherwise picks, its estimates for the namespace being
-		// far lower than for any) costs more to make than to run.
-		if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
-			return fmt.Errorf("observer: %w", err)
-		}
+	// The statements are the same for every plan, and what they read is a
+	// plan's worth of rows: plan them once. A custom plan (what PostgreSQL
+	// otherwise picks, its estimates for the namespace being far lower than
+	// for any) costs more to make than to run.
+	const generic = "SET LOCAL plan_cache_mode = force_generic_plan"
+	err := o.readOnlyThen(ctx, generic, func(tx pgx.Tx, byTable map[string]Effect) error {
+		// Every table's statement in one round trip: per plan, round trips
+		// to the database were the tester's largest cost of its own.
+		batch := &pgx.Batch{}
 		for _, e := range o.effects {
 			f := &finder{info: info, byTable: byTable, marks: m, a: newArgs(ns), ns: string(ns)}
-			rows, err := readRows(ctx, tx, e, f)
+			cols, _ := rowCols(e)
+			batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+		}
+		br := tx.SendBatch(ctx, batch)
+		defer br.Close()
+		for _, e := range o.effects {
+			rows, err := readRows(br, e)
 			if err != nil {
 				return fmt.Errorf("observer: reading %s: %w", e.Table, err)
 			}
 			snap[e.Table] = rows
 		}
-		return nil
+		return br.Close()
 	})
 	return snap, err
 }
@@ -236,11 +243,14 @@ func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, ne
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]Effect) error {
-		return tx.QueryRow(ctx, "SELECT "+strings.Join(cols, ", ")).Scan(dest...)
-	})
-	if err != nil {
-		return nil, err
+	// One round trip: the transaction's statements pipelined. A connection
+	// left in the transaction by an error is closed by the pool, not reused.
+	batch := &pgx.Batch{}
+	batch.Queue(beginReadOnly)
+	batch.Queue("SELECT " + strings.Join(cols, ", ")).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
+	batch.Queue("COMMIT")
+	if err := o.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("observer: reading the marks: %w", err)
 	}
 	m := marks{}
 	for i, t := range tables {
@@ -341,7 +351,20 @@ func (o *Observer) byTable() map[string]Effect {
 // sees one consistent moment and could not write if it tried. byTable
 // finds an effect by its table name.
 func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]Effect) error) error {
-	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	return o.readOnlyThen(ctx, "", read)
+}
+
+// beginReadOnly starts every transaction of the observer.
+const beginReadOnly = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+// readOnlyThen is readOnly with setup (a statement without parameters, ""
+// for none) run in the same round trip as BEGIN.
+func (o *Observer) readOnlyThen(ctx context.Context, setup string, read func(tx pgx.Tx, byTable map[string]Effect) error) error {
+	begin := beginReadOnly
+	if setup != "" {
+		begin += "; " + setup
+	}
+	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
 		return fmt.Errorf("observer: starting a read-only transaction: %w", err)
 	}
@@ -391,10 +414,10 @@ func rowCols(e Effect) (cols, fields []string) {
 	return cols, fields
 }
 
-func readRows(ctx context.Context, tx pgx.Tx, e Effect, f *finder) ([]Row, error) {
+func readRows(br pgx.BatchResults, e Effect) ([]Row, error) {
 	const fixed = 6
 	cols, fields := rowCols(e)
-	rows, err := tx.Query(ctx, rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}

@@ -19,44 +19,67 @@ import (
 )
 
 // Version is the version of the case file format this package writes.
-const Version = 1
+// Version 2 moved what changes from run to run (seed, observed detail,
+// violations, versions) into last_seen; Read still reads version 1.
+const Version = 2
 
 // Case is one regression case: a failure's minimal plan and what it broke,
-// enough to run it again. The package documentation describes each field.
+// enough to run it again. Every field but LastSeen identifies the case and
+// is the same each time the same bug is found with the same plan; LastSeen
+// is what the last run that found it saw. The package documentation
+// describes each field.
 type Case struct {
-	Version        int                `json:"version"`
-	Name           string             `json:"name"`
-	Check          Finding            `json:"check"`
-	Violations     []checks.Violation `json:"violations"`
-	Plan           model.Plan         `json:"plan"`
-	PlanText       string             `json:"plan_text"`
-	ContractDigest string             `json:"contract_digest"`
-	Seed           uint64             `json:"seed"`
-	Idemstress     string             `json:"idemstress_version"`
-	Go             string             `json:"go_version"`
+	Version        int        `json:"version"`
+	Name           string     `json:"name"`
+	Check          Finding    `json:"check"`
+	Plan           model.Plan `json:"plan"`
+	PlanText       string     `json:"plan_text"`
+	ContractDigest string     `json:"contract_digest"`
+	// Hunt is how the run that found the case hunted, which Run repeats;
+	// nil (a file written before it was recorded) replays under the
+	// contract's settings.
+	Hunt     *Hunt    `json:"hunt,omitempty"`
+	LastSeen Sighting `json:"last_seen"`
 	// Path is the file the case was read from or written to.
 	Path string `json:"-"`
 }
 
 // Finding is the primary check of a case: what the contract expects, and
-// what the failing run observed instead.
+// which rule the failing run broke, for which logical action.
 type Finding struct {
 	ID       checks.ID    `json:"id"`
 	Name     string       `json:"name"`
 	Message  string       `json:"message"`
 	Expected string       `json:"expected"`
-	Observed string       `json:"observed"`
 	Action   model.Action `json:"action"`
 }
 
+// Sighting is what the run that last found a case saw and what it ran on:
+// ids, seeds and versions that differ from one run to the next, kept apart
+// so that finding the same case again changes nothing else in its file.
+type Sighting struct {
+	Seed uint64 `json:"seed"`
+	// Observed is what the run saw instead of what the check expects: the
+	// primary violation's detail.
+	Observed   string             `json:"observed"`
+	Violations []checks.Violation `json:"violations"`
+	Idemstress string             `json:"idemstress_version"`
+	Go         string             `json:"go_version"`
+}
+
 // FromFailure makes the case of one failure of a run of cfg with the given
-// seed (stress.Result.Seed). Its check is the failure's primary violation;
+// seed (stress.Result.Seed). Its check is the failure's own (Check), or
+// else its primary violation;
 // a failure without one (none comes from stress.Run) gives a case that
 // Read refuses.
 func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	var v checks.Violation
 	if len(f.Violations) > 0 {
 		v = f.Violations[0]
+	}
+	// The bug's own check, where a more severe one of another bug fired too.
+	if i := slices.IndexFunc(f.Violations, func(w checks.Violation) bool { return w.Check == f.Check }); i >= 0 {
+		v = f.Violations[i]
 	}
 	// A case file is committed and shared: no password in it, as on stdout.
 	violations := slices.Clone(f.Violations)
@@ -69,17 +92,16 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 			name = c.Name
 		}
 	}
+	hunt := HuntOf(cfg)
 	c := Case{
-		Version: Version,
-		Check: Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check),
-			Observed: redact.String(v.Detail), Action: v.Action},
-		Violations:     violations,
+		Version:        Version,
+		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: ContractDigest(cfg),
-		Seed:           seed,
-		Idemstress:     idemstressVersion(),
-		Go:             runtime.Version(),
+		Hunt:           &hunt,
+		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
+			Idemstress: idemstressVersion(), Go: runtime.Version()},
 	}
 	c.Name = fmt.Sprintf("%s-%s", v.Check, planDigest(f.Plan)[:8])
 	return c

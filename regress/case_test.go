@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -63,14 +64,20 @@ func TestWriteRead(t *testing.T) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"version", "name", "check", "violations", "plan", "plan_text", "contract_digest", "seed", "idemstress_version", "go_version"} {
+	for _, f := range []string{"version", "name", "check", "plan", "plan_text", "contract_digest", "hunt", "last_seen"} {
 		if _, ok := fields[f]; !ok {
 			t.Errorf("case file lacks %q:\n%s", f, raw)
 		}
 	}
+	seen := fields["last_seen"].(map[string]any)
+	for _, f := range []string{"seed", "observed", "violations", "idemstress_version", "go_version"} {
+		if _, ok := seen[f]; !ok {
+			t.Errorf("case file's last_seen lacks %q:\n%s", f, raw)
+		}
+	}
 	check := fields["check"].(map[string]any)
-	if check["expected"] == "" || check["observed"] != "action A/k1: v1 answered ok 200 id 7" || fields["plan_text"] != "A/k1 v0; A/k1 v1" {
-		t.Errorf("check %v, plan %v", check, fields["plan_text"])
+	if check["expected"] == "" || seen["observed"] != "action A/k1: v1 answered ok 200 id 7" || fields["plan_text"] != "A/k1 v0; A/k1 v1" {
+		t.Errorf("check %v, last seen %v, plan %v", check, seen, fields["plan_text"])
 	}
 	// The same failure found again is the same file.
 	if again := regress.FromFailure(contract(t), 7, failure()); again.Name != c.Name {
@@ -149,6 +156,13 @@ func TestSnippet(t *testing.T) {
 			t.Errorf("snippet lacks %q:\n%s", want, s)
 		}
 	}
+	if strings.Contains(s, "absolute") {
+		t.Errorf("a snippet with relative paths calls them absolute:\n%s", s)
+	}
+	abs := regress.Snippet(c, "/home/me/svc/contract.yaml", "/home/me/svc/idemstress-cases/"+c.Name+".json")
+	if !strings.Contains(abs, "// The paths are absolute, for this machine: to commit this test, copy both\n// files into testdata/") {
+		t.Errorf("a snippet with absolute paths does not say to copy the files:\n%s", abs)
+	}
 }
 
 // A case file holds no password: not the contract's database URL, nor one a
@@ -192,5 +206,85 @@ func TestReadShowsThePlanThatRuns(t *testing.T) {
 	}
 	if c.PlanText != "A/k1 v0; A/k1 v2" {
 		t.Errorf("plan text %q of an edited plan %s", c.PlanText, c.Plan.Compact())
+	}
+}
+
+// A case found again replaces its file whole: a reader that opened it
+// before (another shard on the same volume) reads the old case complete,
+// never a truncated or mixed file.
+func TestWriteReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	path, err := regress.Write(dir, regress.FromFailure(contract(t), 1, failure()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := regress.Write(dir, regress.FromFailure(contract(t), 2, failure())); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r); string(b) != string(old) {
+		t.Errorf("a reader of the old file read\n%s\nwant\n%s", b, old)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left beside the case: %v", entries)
+	}
+}
+
+// The same bug found again with the same plan, on another run (another
+// seed, other ids in what it observed), changes nothing in its case file
+// but last_seen: a committed case does not churn.
+func TestRediscoveryChangesOnlyLastSeen(t *testing.T) {
+	again := failure()
+	again.Violations[0].Detail = "action A/k1: v1 answered ok 200 id 2387"
+	again.Violations = append(again.Violations, checks.Violation{Check: checks.FieldsDiffer, Message: "IDEM-007 x", Detail: "id 2388"})
+	var files []map[string]any
+	for i, f := range []*stress.Failure{failure(), again} {
+		path, err := regress.Write(t.TempDir(), regress.FromFailure(contract(t), uint64(i+1), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(path)
+		var fields map[string]any
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fields)
+	}
+	if reflect.DeepEqual(files[0]["last_seen"], files[1]["last_seen"]) {
+		t.Fatal("two runs' sightings are alike, so this test shows nothing")
+	}
+	delete(files[0], "last_seen")
+	delete(files[1], "last_seen")
+	if !reflect.DeepEqual(files[0], files[1]) {
+		t.Errorf("found again, the case changes outside last_seen:\n%v\n%v", files[0], files[1])
+	}
+}
+
+// A version 1 file (seed, violations, versions and check.observed beside
+// the rest) still reads, its run's detail in LastSeen.
+func TestReadVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "IDEM-004-0f2b1c3d.json")
+	v1 := `{"version": 1, "name": "IDEM-004-0f2b1c3d",
+  "check": {"id": "IDEM-004", "name": "changed payload accepted", "message": "IDEM-004 changed payload accepted: m",
+    "expected": "never", "observed": "action A/k1: v1 answered ok 200 id 7", "action": {"tenant": "A", "key": "k1"}},
+  "violations": [{"check": "IDEM-004", "message": "IDEM-004 changed payload accepted: m", "detail": "d", "action": {"tenant": "A", "key": "k1"}}],
+  "plan": {"steps": [{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}, {"kind": "call", "calls": [{"tenant": "A", "key": "k1", "variant": 1}]}]},
+  "plan_text": "A/k1 v0; A/k1 v1", "contract_digest": "sha256:00", "seed": 42, "idemstress_version": "v0.1.0", "go_version": "go1.26.0"}`
+	if err := os.WriteFile(path, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := regress.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regress.Sighting{Seed: 42, Observed: "action A/k1: v1 answered ok 200 id 7", Idemstress: "v0.1.0", Go: "go1.26.0",
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 changed payload accepted: m", Detail: "d", Action: model.Action{Tenant: "A", Key: "k1"}}}}
+	if !reflect.DeepEqual(c.LastSeen, want) || c.Check.ID != checks.ChangedAccepted || c.PlanText != "A/k1 v0; A/k1 v1" {
+		t.Errorf("version 1 file read as %+v", c)
 	}
 }

@@ -38,15 +38,18 @@ type Outcome struct {
 // Fired lists the checks the last attempt fired, primary first.
 func (o Outcome) Fired() []checks.ID { return checks.Fired(o.Trial.Violations) }
 
-// Run replays each case against the target cfg describes, through one
-// stress.Session. The error says the target could not be opened at all;
-// a case that could not be run is Inconclusive with its own Err.
+// Run replays each case against the target cfg describes, under the case's
+// Hunt (replicas, sync, db-stall) where it has one, else cfg's: through one
+// stress.Session for each distinct hunt. The error says the target could
+// not be opened at all; a case that could not be run is Inconclusive with
+// its own Err.
 func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error) {
-	session, err := stress.Open(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer session.Close()
+	sessions := map[Hunt]*stress.Session{}
+	defer func() {
+		for _, s := range sessions {
+			s.Close()
+		}
+	}()
 	digest := ContractDigest(cfg)
 	prefix := fmt.Sprintf("rp%08x", randomUint32())
 	t0 := time.Now()
@@ -55,6 +58,21 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 		o := Outcome{Case: c, Verdict: checks.Pass}
 		if c.ContractDigest != digest {
 			o.Warnings = append(o.Warnings, fmt.Sprintf("the contract's digest %s is not the case's %s: the case was found under another contract and may not mean what it did", digest, c.ContractDigest))
+		}
+		ccfg, hunt := cfg, HuntOf(cfg)
+		if c.Hunt != nil {
+			if w := c.Hunt.apply(&ccfg); w != "" {
+				o.Warnings = append(o.Warnings, w)
+			}
+			hunt = HuntOf(ccfg)
+		}
+		session := sessions[hunt]
+		if session == nil {
+			var err error
+			if session, err = stress.Open(ctx, ccfg); err != nil {
+				return nil, err
+			}
+			sessions[hunt] = session
 		}
 		unfired := false
 		for a := range Attempts {
@@ -85,15 +103,24 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 }
 
 // Replay replays the case files and directories in paths against the
-// target cfg describes, one subtest per case named after it: the subtest
-// fails when the case's check fires again (a regression), and shows the
-// plan, history and violations of that run.
+// target cfg describes, each under the hunt it was found with (see Run),
+// one subtest per case named after it: the subtest fails when the case's
+// check fires again (a regression), and shows the plan, history and
+// violations of that run.
 func Replay(t *testing.T, cfg stress.Config, paths ...string) {
 	t.Helper()
 	cases, err := Load(paths...)
 	if err != nil {
 		t.Fatalf("idemstress: %v", err)
 	}
+	ReplayCases(t, cfg, cases)
+}
+
+// ReplayCases is Replay of cases already loaded: Load them, change what
+// should differ (a case's Hunt, to replay it on other replicas, or nil for
+// the contract's settings), then replay them.
+func ReplayCases(t *testing.T, cfg stress.Config, cases []Case) {
+	t.Helper()
 	outs, err := Run(t.Context(), cfg, cases)
 	if err != nil {
 		t.Fatalf("idemstress: %v", redact.Error(err))

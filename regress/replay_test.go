@@ -52,10 +52,10 @@ func TestEveryZooBugReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checks.Fail || res.Failure == nil {
+			if res.Verdict != checks.Fail || len(res.Failures) == 0 {
 				t.Fatalf("%s not caught: %s (%v)", bug, res.Verdict, res.Err)
 			}
-			path, err := regress.Write(t.TempDir(), regress.FromFailure(cfg, res.Seed, res.Failure))
+			path, err := regress.Write(t.TempDir(), regress.FromFailure(cfg, res.Seed, res.Failures[0]))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,8 +63,8 @@ func TestEveryZooBugReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cases[0].Check.ID; got != res.Failure.Violations[0].Check {
-				t.Fatalf("case file says %s, the run found %s", got, res.Failure.Violations[0].Check)
+			if got := cases[0].Check.ID; got != res.Failures[0].Check {
+				t.Fatalf("case file says %s, the run found %s", got, res.Failures[0].Check)
 			}
 			for _, tc := range []struct {
 				target string

@@ -24,6 +24,12 @@ type Finding struct {
 
 // JUnitRun is what WriteJUnit reports: one run against one target.
 type JUnitRun struct {
+	// Suite names the testsuite ("idemstress " and Suite; "idemstress"
+	// when empty). A CI server follows a suite's history by its name, so it
+	// should be the same on every run: what is tested (a contract's method
+	// and URL path), never where it ran (a host and port).
+	Suite string
+	// Target is where the calls went, a property of the suite.
 	Target   string
 	Seed     uint64
 	Elapsed  time.Duration
@@ -86,7 +92,11 @@ type junitSkipped struct {
 func WriteJUnit(w io.Writer, run JUnitRun) error {
 	secs := strconv.FormatFloat(run.Elapsed.Seconds(), 'f', 3, 64)
 	target := redact.String(run.Target)
-	suite := junitSuite{Name: "idemstress " + target, Time: secs, Properties: []junitProperty{
+	name := "idemstress"
+	if run.Suite != "" {
+		name += " " + redact.String(run.Suite)
+	}
+	suite := junitSuite{Name: name, Time: secs, Properties: []junitProperty{
 		{"target", target}, {"seed", strconv.FormatUint(run.Seed, 10)}}}
 	for _, c := range checks.Catalogue() {
 		tc := junitCase{Name: string(c.ID) + " " + c.Name, ClassName: "idemstress." + string(c.ID), Time: "0"}

@@ -128,3 +128,19 @@ func TestWriteJUnitMasksPasswords(t *testing.T) {
 		}
 	}
 }
+
+// The suite is named by Suite, never by the target's host and port, which
+// change from run to run: a CI server follows a suite by its name.
+func TestJUnitSuiteName(t *testing.T) {
+	for _, tc := range []struct {
+		run  report.JUnitRun
+		want string
+	}{
+		{report.JUnitRun{Suite: "POST /tickets", Target: "127.0.0.1:33569,127.0.0.1:33570"}, "idemstress POST /tickets"},
+		{report.JUnitRun{Target: "http://127.0.0.1:33569/tickets"}, "idemstress"},
+	} {
+		if got := junit(t, tc.run).Suites[0].Name; got != tc.want {
+			t.Errorf("suite of %+v named %q, want %q", tc.run, got, tc.want)
+		}
+	}
+}

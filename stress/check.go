@@ -19,8 +19,9 @@ func Check(t *testing.T, cfg Config) *Result {
 	}
 	switch res.Verdict {
 	case checks.Fail:
-		if f := res.Failure; f != nil {
-			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", f.Violations[0].Message, res.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations))
+		for _, f := range res.Failures {
+			v, _ := violationOf(f.Violations, f.Check)
+			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations))
 		}
 		for _, v := range res.Outside {
 			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
@@ -31,21 +32,47 @@ func Check(t *testing.T, cfg Config) *Result {
 	return res
 }
 
-// Case is the result as one row of a report, under the given target name.
+// Case is the result as one row of a report, under the given target name:
+// its most severe bug, the checks of every bug found, and the changes
+// outside the namespace.
 func (res *Result) Case(target string) report.Case {
-	cs := report.Case{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
-		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
-	if res.Err != nil {
-		cs.Error = res.Err.Error()
-	}
-	if f := res.Failure; f != nil {
-		cs.MinimalPlan = &f.Plan
-		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
-		cs.Violations, cs.History, cs.FaultEvents = append(slices.Clone(f.Violations), res.Outside...), f.History, f.Faults
-		cs.Seconds, cs.ShrinkSeconds = res.Detect.Seconds(), (res.Total - res.Detect).Seconds()
-	}
-	if cs.Violations != nil {
-		cs.Checks = checks.Fired(cs.Violations)
+	cs := res.Cases(target)[0]
+	if len(res.Failures) > 1 {
+		cs.Checks = []checks.ID{}
+		for _, f := range res.Failures {
+			cs.Checks = append(cs.Checks, f.Check)
+		}
+		cs.Checks = append(cs.Checks, checks.Fired(res.Outside)...)
 	}
 	return cs
+}
+
+// Cases are the result as rows of a report, one for each bug found (most
+// severe first; the changes outside the namespace with the first), or one
+// for the whole run when no plan failed.
+func (res *Result) Cases(target string) []report.Case {
+	base := report.Case{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
+		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
+	if res.Err != nil {
+		base.Error = res.Err.Error()
+	}
+	if len(res.Failures) == 0 {
+		base.Checks = checks.Fired(base.Violations)
+		return []report.Case{base}
+	}
+	var out []report.Case
+	for i, f := range res.Failures {
+		cs := base
+		cs.MinimalPlan = &f.Plan
+		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
+		cs.Violations, cs.History, cs.FaultEvents = slices.Clone(f.Violations), f.History, f.Faults
+		if i == 0 {
+			cs.Violations = append(cs.Violations, res.Outside...)
+		}
+		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky
+		// The bug's own check first, then what else its plan fired.
+		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.Fired(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
+		out = append(out, cs)
+	}
+	return out
 }

@@ -59,13 +59,30 @@ type Config struct {
 	Plans int
 	// Seed makes a run repeatable; 0 draws one (the result says which).
 	Seed uint64
-	// ShrinkTime bounds the search for a smaller failing plan (default 30s).
+	// ShrinkTime bounds the search for a smaller failing plan of each bug
+	// found (default 30s).
 	ShrinkTime time.Duration
 	// Workers is how many plans run at once while the search looks for a
 	// failure (default 1); each has a namespace of its own. The plans
 	// tried depend on Seed only, never on Workers, and shrinking runs one
 	// plan at a time. Under the db-stall nemesis plans run one at a time.
 	Workers int
+	// MaxBugs, when set, ends the search once that many bugs are
+	// reported, like go test -failfast for 1 (0: every bug the plans show).
+	MaxBugs int
+	// Duration, when set, ends the search when spent even if plans remain
+	// (a failure found by then is still shrunk, within ShrinkTime).
+	Duration time.Duration
+	// Namespace starts every tenant and key the run sends (default "is").
+	// The run adds a random part of its own; rows under Namespace are left
+	// out of the check for changes outside the run (IDEM-009). Shards of
+	// one job that run at once against one database share a Namespace, so
+	// that none takes another's rows for stray writes.
+	Namespace string
+	// Progress, when set, is called from the run's goroutine after each
+	// batch of plans and each execution while shrinking; it must return
+	// quickly. nil: the run says nothing while it goes.
+	Progress func(Progress)
 
 	// Target, when set, is used instead of an HTTP target built from HTTP:
 	// a client.Func for a service in the same process, or a client.HTTP of
@@ -107,6 +124,12 @@ func (c *Config) defaults() error {
 	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
 	if c.Plans <= 0 {
 		c.Plans = 100
+	}
+	if strings.Trim(c.Namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || len(c.Namespace) > 16 {
+		return fmt.Errorf("%w: namespace %q: want at most 16 lower-case letters, digits and dashes", ErrContract, c.Namespace)
+	}
+	if c.MaxBugs < 0 {
+		return fmt.Errorf("%w: max bugs: %d; want 0 (no limit) or more", ErrContract, c.MaxBugs)
 	}
 	if c.Workers < 0 {
 		return fmt.Errorf("%w: workers: %d; want 1 or more", ErrContract, c.Workers)

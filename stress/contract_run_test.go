@@ -51,12 +51,14 @@ func TestIDSometimesMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != checks.Fail || res.Failure.Checks()[0] != checks.WrongStatus {
-		t.Logf("%s", res.Failure.Plan)
-		for _, v := range res.Failure.Violations {
-			t.Logf("%s: %s", v.Message, v.Detail)
+	if res.Verdict != checks.Fail || res.Failures[0].Check != checks.WrongStatus {
+		for _, f := range res.Failures {
+			t.Logf("%s", f.Plan)
+			for _, v := range f.Violations {
+				t.Logf("%s: %s", v.Message, v.Detail)
+			}
 		}
-		t.Fatalf("verdict %s, checks %v; want IDEM-008", res.Verdict, res.Failure.Checks())
+		t.Fatalf("verdict %s (%v); want IDEM-008 first", res.Verdict, res.Err)
 	}
 }
 

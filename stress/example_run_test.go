@@ -54,7 +54,7 @@ func TestGoTestExampleStartsTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != checks.Fail || res.Failure.Checks()[0] != "IDEM-001" {
+	if res.Verdict != checks.Fail || res.Failures[0].Check != "IDEM-001" {
 		t.Fatalf("outbox-on-retry behind the same contract: verdict %s, %v", res.Verdict, res.Err)
 	}
 }

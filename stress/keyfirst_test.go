@@ -29,7 +29,7 @@ func TestKeyFirstPassesUnderDBStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Verdict != checks.Pass || res.Plans != plans {
-		t.Fatalf("verdict %s after %d plans: %v %+v", res.Verdict, res.Plans, res.Err, res.Failure)
+		t.Fatalf("verdict %s after %d plans: %v %+v", res.Verdict, res.Plans, res.Err, res.Failures)
 	}
 	stalls := res.Faults[model.FaultDBStall]
 	if res.Unfired != 0 || stalls.Planned == 0 || stalls.Fired != stalls.Planned {

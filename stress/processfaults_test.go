@@ -1,6 +1,7 @@
 package stress_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,24 +46,25 @@ func TestProcessFaultModes(t *testing.T) {
 			}
 			// Plans that restart take ~0.2 s a restart: shrinking needs time.
 			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, time.Minute, "tickets"
+			cfg.MaxBugs = 1
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.check == "" {
 				if res.Verdict != checks.Pass {
-					t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failure)
+					t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failures)
 				}
 				t.Logf("faults: %v", res.Faults)
 				assertAllFired(t, res, append(cfg.Faults, model.FaultDBStall))
 				return
 			}
-			if res.Verdict != checks.Fail || res.Failure.Checks()[0] != tc.check {
+			if res.Verdict != checks.Fail || len(res.Failures) == 0 || res.Failures[0].Check != tc.check {
 				t.Fatalf("verdict %s (%v), want %s", res.Verdict, res.Err, tc.check)
 			}
 			// The shape of the plan is the finding; which payload variant
 			// shrinking kept is up to the budget on a loaded machine.
-			got := res.Failure.Plan
+			got := res.Failures[0].Plan
 			if skeleton(got).String() != (model.Plan{Steps: tc.minimal}).String() {
 				t.Errorf("minimal plan:\n%swant:\n%s", got, model.Plan{Steps: tc.minimal})
 			}
@@ -71,13 +73,24 @@ func TestProcessFaultModes(t *testing.T) {
 }
 
 // skeleton is the plan with every call's payload variant, encoding and
-// noise at zero.
+// noise at zero, and its tenants and keys named in the order they appear
+// (A, B, …; k1, k2, …).
 func skeleton(p model.Plan) model.Plan {
 	var out model.Plan
+	tenants, keys := map[string]string{}, map[string]string{}
+	rename := func(names map[string]string, name, first string) string {
+		if _, ok := names[name]; !ok {
+			names[name] = first
+		}
+		return names[name]
+	}
 	for _, s := range p.Steps {
 		s.Calls = slices.Clone(s.Calls)
 		for i := range s.Calls {
-			s.Calls[i].Variant, s.Calls[i].Encoding, s.Calls[i].Noise = 0, 0, model.NoiseNone
+			c := &s.Calls[i]
+			c.Variant, c.Encoding, c.Noise = 0, 0, model.NoiseNone
+			c.Tenant = rename(tenants, c.Tenant, string(rune('A'+len(tenants))))
+			c.Key = rename(keys, c.Key, fmt.Sprintf("k%d", len(keys)+1))
 		}
 		out.Steps = append(out.Steps, s)
 	}
@@ -108,7 +121,7 @@ func TestPauseRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Verdict != checks.Pass {
-				t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failure)
+				t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failures)
 			}
 			t.Logf("faults: %v", res.Faults)
 			assertAllFired(t, res, cfg.Faults)

@@ -26,19 +26,19 @@ func TestProxyFaultsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Faults, cfg.ShrinkTime = kinds, 5*time.Second
+			cfg.Faults, cfg.ShrinkTime, cfg.MaxBugs = kinds, 5*time.Second, 1
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if mode != sample.Correct {
-				if res.Verdict != checks.Fail || res.Failure.Checks()[0] != checks.DuplicateEffect {
+				if res.Verdict != checks.Fail || len(res.Failures) == 0 || res.Failures[0].Check != checks.DuplicateEffect {
 					t.Fatalf("verdict %s (%v), want IDEM-001", res.Verdict, res.Err)
 				}
 				return
 			}
 			if res.Verdict != checks.Pass {
-				t.Fatalf("verdict %s: %v (%+v)", res.Verdict, res.Err, res.Failure)
+				t.Fatalf("verdict %s: %v (%+v)", res.Verdict, res.Err, res.Failures)
 			}
 			assertAllFired(t, res, kinds)
 		})
@@ -65,7 +65,7 @@ func TestDelayRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Verdict != checks.Pass {
-		t.Fatalf("verdict %s: %v (%+v)", res.Verdict, res.Err, res.Failure)
+		t.Fatalf("verdict %s: %v (%+v)", res.Verdict, res.Err, res.Failures)
 	}
 	assertAllFired(t, res, cfg.Faults)
 }

@@ -20,52 +20,6 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// Failure is a failing plan, shrunk, with what it did and what it broke.
-type Failure struct {
-	Plan       model.Plan         `json:"plan"`
-	History    model.History      `json:"history"`
-	Violations []checks.Violation `json:"violations"`
-	// Faults are the minimal plan's faults as they happened.
-	Faults []model.FaultEvent `json:"faults,omitempty"`
-	// Original is the first failing plan found, before shrinking.
-	Original model.Plan `json:"original"`
-}
-
-// Checks lists the checks the failure fired, primary first.
-func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
-
-// Result is what a run found.
-type Result struct {
-	Verdict checks.Verdict `json:"verdict"`
-	// Target is where the calls went: the target's URL, or the addresses
-	// of the replicas the run started.
-	Target string `json:"target"`
-	Seed   uint64 `json:"seed"`
-	// Plans counts the plans tried until the first failure (or all of them).
-	Plans int `json:"plans"`
-	// Executions counts every plan executed, shrinking included.
-	Executions int      `json:"executions"`
-	Failure    *Failure `json:"failure,omitempty"`
-	// Detect is the time to the first failing plan; Total includes shrinking.
-	Detect time.Duration `json:"detect_ns"`
-	Total  time.Duration `json:"total_ns"`
-	// Outside lists changes to rows outside the run's namespace (IDEM-009):
-	// no plan explains them, so none is shrunk.
-	Outside []checks.Violation `json:"outside,omitempty"`
-	// Unfired counts the cases whose planned faults did not all fire.
-	Unfired int `json:"unfired,omitempty"`
-	// Faults counts the faults of every case, by kind: planned and fired.
-	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
-	// Flaky says the minimal plan did not fail again the same way when rerun.
-	Flaky bool `json:"flaky,omitempty"`
-	// Notes say where reading the effect tables cost more than the plans
-	// wrote (a table scanned for every plan, and why), and what the check
-	// for changes outside the namespace left out (observe.Observer.Notes).
-	Notes []string `json:"notes,omitempty"`
-	// Err says why a run is inconclusive, or why a failure may not be minimal.
-	Err error `json:"-"`
-}
-
 // runner is the state of one Run. The search's workers only execute
 // plans (try); everything else here is touched by the run's own goroutine.
 type runner struct {
@@ -89,28 +43,31 @@ type runner struct {
 	// the variant, not the service, is what is wrong (payload_rules).
 	baseOK  bool
 	refused *model.Op
-	// shrinkBy ends shrinking: ShrinkTime after the first failure; rapid's
-	// part ends by rapidBy, half way. cut says a run was cut short.
-	shrinkBy, rapidBy time.Time
-	cut               bool
-	t0                time.Time
-	run               string
-	cases             atomic.Int64
-	plans             int
-	detect            time.Duration
-	first             *model.Plan
-	last              *Failure
-	notes             []string
-	stop              error // sticky: infrastructure failure or interruption
-	// logs are what rapid said while it shrank.
-	logs []string
+	t0      time.Time
+	run     string
+	cases   atomic.Int64
+	// plans counts the search's plans until the first failure, searched
+	// all of them; calls and fired count the calls and faults of every
+	// execution.
+	plans, searched, calls, fired int
+	// bugs are the failures found, each shrunk; current is the one being
+	// shrunk.
+	bugs    []*Failure
+	current *hunt
+	// explained are checks of failures found to be a reported bug seen
+	// through a race (explainedInSequence).
+	explained []checks.ID
+	notes     []string
+	stop      error // sticky: infrastructure failure or interruption
 }
 
-// Run tries cfg.Plans random plans against the target, cfg.Workers at once.
-// On the first failing plan it shrinks it, with rapid and then with
-// idemstress's own pass, to a minimal one. It returns an error only for a
+// Run tries cfg.Plans random plans against the target, cfg.Workers at once,
+// and reports every distinct bug they show: each failing plan that counts
+// for a new bug is shrunk, with rapid and then with idemstress's own pass,
+// to a minimal one, and the search goes on. It returns an error only for a
 // configuration that cannot run at all; a failure of the target or the
-// database during the run gives an inconclusive result with Err set.
+// database during the run gives an inconclusive result with Err set. When
+// ctx ends, the result holds what was found until then (Interrupted).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInterrupted, err)
@@ -127,42 +84,48 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, run: fmt.Sprintf("is%08x", uint32(seed^randomSeed()))}
-	runPrefix := model.Namespace(r.run + "-")
+	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
 	}
 	r.search(ctx)
+	slices.SortStableFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(rank(a.Check), rank(b.Check)) })
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
 	}
-	if r.last != nil && r.last.Violations[0].Check == checks.WrongStatus && r.refused != nil && r.baseOK {
+	if len(r.bugs) > 0 && !slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Check != checks.WrongStatus }) && r.refused != nil && r.baseOK {
 		return nil, r.variantRefused()
 	}
-	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Executions: int(r.cases.Load()), Total: time.Since(r.t0)}
-	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	if after, err := session.observer.Baseline(afterCtx, runPrefix); err != nil {
-		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
+		Calls: r.calls, FaultsFired: r.fired, Failures: r.bugs, Interrupted: ctx.Err() != nil}
+	if ctx.Err() != nil {
+		// Interrupted: the user wants the report now, not after reading
+		// every table again.
+		r.note("the check for changes outside the run's namespace (IDEM-009) was skipped: the run was interrupted")
 	} else {
-		res.Outside = checks.Outside(before, after)
+		afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if after, err := session.observer.Baseline(afterCtx, runPrefix); err != nil {
+			r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+		} else {
+			res.Outside = checks.Outside(before, after)
+		}
 	}
+	res.Total = time.Since(r.t0)
 	res.Notes = append(r.notes, session.observer.Notes()...)
 	for _, n := range res.Notes {
 		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
 	}
 	switch {
-	case r.last != nil:
+	case len(r.bugs) > 0:
 		// A failure found stays found even if the run stopped while
 		// shrinking it; Err then says the plan may not be minimal.
-		res.Verdict, res.Failure, res.Detect, res.Err = checks.Fail, r.last, r.detect, r.stop
-		res.Failure.Original = *r.first
-		// rapid ends by running the minimal plan once more; when that run
-		// did not fail the same way, the target is not deterministic here.
-		// (Not when the budget cut that run short.)
-		res.Flaky = !r.cut && slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
+		res.Verdict, res.Err = checks.Fail, r.stop
+		res.Detect = slices.MinFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
+		res.Flaky = slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Flaky })
 	case r.stop != nil:
 		res.Verdict, res.Err = checks.Inconclusive, r.stop
 	case len(res.Outside) > 0:
@@ -184,64 +147,74 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// search runs the plans of the run, Workers at once, in plan order, until
-// one fails; rapid and then idemstress's own pass shrink it.
+// search runs the plans of the run, Workers at once, and takes their
+// verdicts in plan order: each plan that counts for a new bug is hunted
+// (shrunk) before the next plan's verdict is taken, so the bugs found are
+// the same whatever the number of workers. It ends when the plans or the
+// duration are spent, MaxBugs are found, the run stops, or ctx ends.
 func (r *runner) search(ctx context.Context) {
 	w := r.workers()
-	for from := 0; from < r.cfg.Plans && r.stop == nil && r.last == nil; from += w {
-		for _, a := range r.batch(ctx, from, min(w, r.cfg.Plans-from)) {
-			if a.err != nil {
-				r.stop = cmp.Or(r.stop, a.err)
-				break
-			}
-			r.plans++
-			r.account(a.trial)
-			if len(a.trial.Violations) > 0 {
-				r.record(a.plan, a.trial.History, a.trial.Faults, a.trial.Violations)
-				r.shrinkRapid(ctx, a.seed)
-				if r.stop == nil {
-					r.last = r.shrink(ctx, r.last)
-				}
-				break
-			}
+	var end time.Time
+	if r.cfg.Duration > 0 {
+		end = r.t0.Add(r.cfg.Duration)
+	}
+	r.progress("search")
+	enough := func() bool { return r.cfg.MaxBugs > 0 && len(r.bugs) >= r.cfg.MaxBugs }
+	q := &window{r: r, ctx: ctx, w: w}
+	// Every plan started is waited for: no worker outlives the search.
+	defer q.quiet()
+	for {
+		if r.stop != nil || ctx.Err() != nil || (!end.IsZero() && !time.Now().Before(end)) || enough() {
+			q.close()
 		}
+		q.fill(r.cfg.Plans)
+		a, ok := q.take()
+		if !ok {
+			return
+		}
+		if r.stop != nil || enough() {
+			continue // started before the search ended: not counted
+		}
+		if a.err != nil {
+			r.stop = a.err
+			continue
+		}
+		r.searched++
+		if len(r.bugs) == 0 {
+			r.plans++
+		}
+		r.account(a.trial)
+		if bug := r.newBug(a.trial.Violations); bug != "" {
+			q.quiet()
+			r.hunt(ctx, a, bug)
+		}
+		r.progress("search")
 	}
 }
 
-// shrinkRapid has rapid shrink the failing plan drawn from seed: a
-// rapid.Check of one case whose seed is the plan's starts from that plan.
-func (r *runner) shrinkRapid(ctx context.Context, seed uint64) {
-	if err := setRapidFlags(1, seed, r.cfg.ShrinkTime); err != nil {
-		r.stop = err
-		return
-	}
-	var rt tb
-	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t) })
-	r.logs = rt.logs
-}
-
-// property is one rapid test case while rapid shrinks: draw a plan, run it
-// in a fresh namespace, judge it. Every violation fails from the one
-// Fatalf line below with the primary violation's fixed message, so rapid
-// sees the same failure while it shrinks.
-func (r *runner) property(ctx context.Context, t *rapid.T) {
+// property is one rapid test case while rapid shrinks the hunted bug: draw
+// a plan, run it in a fresh namespace, judge it. A plan that shows the bug
+// fails from its check's own line with the check's fixed message, so
+// rapid sees the same failure while it shrinks; a plan that shows only
+// other bugs passes.
+func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
-	var h model.History
+	var hist model.History
 	var faults []model.FaultEvent
 	if r.stop == nil {
-		runCtx, cancel := context.WithDeadline(ctx, r.rapidBy)
+		runCtx, cancel := context.WithDeadline(ctx, h.rapidBy)
 		defer cancel()
 		if runCtx.Err() != nil && ctx.Err() == nil {
 			// The shrink budget is spent: rapid's candidates pass at once,
 			// so its shrinking ends, and the last failure found stands.
-			r.cut = true
+			h.cut = true
 			return
 		}
 		var err error
-		vs, h, faults, err = r.once(runCtx, plan)
+		vs, hist, faults, err = r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
-			r.cut = true // cut mid-plan by the budget: proves nothing
+			h.cut = true // cut mid-plan by the budget: proves nothing
 			return
 		}
 		r.stop = err
@@ -251,12 +224,13 @@ func (r *runner) property(ctx context.Context, t *rapid.T) {
 		// rapid's shrinking ends at once.
 		t.Fatalf("run stopped")
 	}
-	if len(vs) == 0 {
+	v, ok := violationOf(vs, h.best.Check)
+	if !ok {
 		return
 	}
-	r.record(plan, h, faults, vs)
+	h.record(plan, hist, faults, vs, v)
 	// Each check fails from a line of its own (see checks.Catalogue).
-	vs[0].Fail(t)
+	v.Fail(t)
 }
 
 // try executes and judges one plan in a namespace of its own. Workers
@@ -273,17 +247,22 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 		return nil, tr.History, tr.Faults, err
 	}
 	r.account(tr)
+	r.progress("shrink")
 	return tr.Violations, tr.History, tr.Faults, nil
 }
 
 // account adds what a trial says about the run as a whole: the faults by
 // kind and whether they all fired, IDs, refused variants.
 func (r *runner) account(tr Trial) {
+	r.calls += len(tr.History)
 	model.Tally(r.faults, tr.Faults)
 	if !model.AllFired(tr.Faults) {
 		r.unfiredCases++
 	}
 	for _, ev := range tr.Faults {
+		if ev.Fired {
+			r.fired++
+		}
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
@@ -299,31 +278,6 @@ func (r *runner) account(tr Trial) {
 			op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight:
 			r.refused = &tr.History[i]
 		}
-	}
-}
-
-// unfiredKinds says which kinds of fault did not always fire, and why the
-// db-stall nemesis may not have.
-func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		c := counts[k]
-		if c.Fired == c.Planned {
-			continue
-		}
-		part := fmt.Sprintf("%s fired %d of %d", k, c.Fired, c.Planned)
-		if k == model.FaultDBStall {
-			part += fmt.Sprintf(": requests neither blocked on %s nor answered within its wait", stall)
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// note says something about the run once, on the log and in the result.
-func (r *runner) note(n string) {
-	if !slices.Contains(r.notes, n) {
-		r.notes = append(r.notes, n)
 	}
 }
 
@@ -352,24 +306,26 @@ func (r *runner) variantRefused() error {
 		ErrContract, op.Call.Variant, ptr, to, from, op.Out.Status, op.Out.Body)
 }
 
-// record keeps the first failing plan, and the last: rapid's last run of
-// the property is the minimal plan it shrank to.
-func (r *runner) record(plan model.Plan, h model.History, faults []model.FaultEvent, vs []checks.Violation) {
-	if r.first == nil {
-		r.first = &plan
-		r.detect = time.Since(r.t0)
-		r.shrinkBy = time.Now().Add(r.cfg.ShrinkTime)
-		r.rapidBy = time.Now().Add(r.cfg.ShrinkTime / 2)
-	}
-	// Candidates that fail another way are ones rapid rejects: it keeps a
-	// smaller plan only when it fails with the same message.
-	if r.last == nil || vs[0].Message == r.last.Violations[0].Message {
-		r.last = &Failure{Plan: plan, History: h, Faults: faults, Violations: vs}
-	}
-}
-
 func randomSeed() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])
+}
+
+// unfiredKinds says which kinds of fault did not always fire, and why the
+// db-stall nemesis may not have.
+func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		c := counts[k]
+		if c.Fired == c.Planned {
+			continue
+		}
+		part := fmt.Sprintf("%s fired %d of %d", k, c.Fired, c.Planned)
+		if k == model.FaultDBStall {
+			part += fmt.Sprintf(": requests neither blocked on %s nor answered within its wait", stall)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -86,29 +86,35 @@ func TestSampleModes(t *testing.T) {
 						t.Fatal(err)
 					}
 					cfg.DBStall = "tickets"
+					if mode != sample.Correct {
+						cfg.MaxBugs = 1 // what is checked here is the first
+					}
 					res, err := stress.Run(t.Context(), cfg)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if sample.Passes(mode) {
 						if res.Verdict != checks.Pass || res.Plans != 100 {
-							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failure, res.Outside)
+							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failures, res.Outside)
 						}
 						continue
 					}
-					if res.Verdict != checks.Fail || res.Failure == nil {
+					if res.Verdict != checks.Fail || len(res.Failures) == 0 {
 						t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
 					}
 					t.Logf("seed %d: caught after %d plans in %s, shrunk in %s over %d executions", seed, res.Plans,
-						res.Detect.Round(time.Millisecond), (res.Total - res.Detect).Round(time.Millisecond), res.Executions)
-					if got := res.Failure.Violations[0].Check; got != sample.Expected[mode] {
-						t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failure.Violations)
+						res.Detect.Round(time.Millisecond), res.Failures[0].Shrink.Round(time.Millisecond), res.Executions)
+					for _, f := range res.Failures[1:] {
+						t.Logf("seed %d: also %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink.Round(time.Millisecond), f.Plan)
+					}
+					if got := res.Failures[0].Check; got != sample.Expected[mode] {
+						t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failures[0].Violations)
 					}
 					want := model.Plan{Steps: minimal[mode]}
 					if steps, ok := taggedMinimal[mode]; ok && layout == ticketsvc.LayoutTagged {
 						want = model.Plan{Steps: steps}
 					}
-					if got := res.Failure.Plan; oneEncoding(got).String() != want.String() && !(mode == "trimmed-keys" && sameCalls(got, want)) {
+					if got := res.Failures[0].Plan; oneEncoding(got).String() != want.String() && !(mode == "trimmed-keys" && sameCalls(got, want)) {
 						t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
 					}
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
@@ -40,18 +39,35 @@ type attempt struct {
 	err   error
 }
 
-// batch runs plans from..from+n-1 at once, each in a namespace of its own,
-// and returns them in plan order. Every plan runs to its end (or its
-// context's): no goroutine outlives the call.
-func (r *runner) batch(ctx context.Context, from, n int) []attempt {
-	out := make([]attempt, n)
-	var wg sync.WaitGroup
-	for k := range out {
-		a := &out[k]
-		a.index = from + k
-		a.seed = planSeed(r.seed, a.index)
-		a.plan = drawPlan(r.cfg.World, a.seed)
-		wg.Go(func() {
+// window keeps up to w plans of the search running at once, each in a
+// namespace of its own, and hands their attempts back in plan order: a
+// worker that ends takes the next plan at once, so one slow plan does not
+// hold the others back (as a batch that waits for its slowest would).
+type window struct {
+	r      *runner
+	ctx    context.Context
+	w      int
+	next   int
+	queue  []*running
+	closed bool
+}
+
+// running is a plan of the search in flight; done closes when it ends.
+type running struct {
+	attempt
+	done chan struct{}
+}
+
+// fill starts plans until w are in flight or limit plans were started.
+func (q *window) fill(limit int) {
+	for !q.closed && len(q.queue) < q.w && q.next < limit {
+		a := &running{attempt: attempt{index: q.next}, done: make(chan struct{})}
+		a.seed = planSeed(q.r.seed, a.index)
+		a.plan = drawPlan(q.r.cfg.World, a.seed)
+		q.next++
+		q.queue = append(q.queue, a)
+		go func() {
+			defer close(a.done)
 			defer func() {
 				// A Go target that panics must not take the process
 				// down from a worker of ours: the run stops instead.
@@ -59,12 +75,33 @@ func (r *runner) batch(ctx context.Context, from, n int) []attempt {
 					a.err = fmt.Errorf("%w: the target panicked: %v", errInfrastructure, p)
 				}
 			}()
-			a.trial, a.err = r.try(ctx, a.plan)
-		})
+			a.trial, a.err = q.r.try(q.ctx, a.plan)
+		}()
 	}
-	wg.Wait()
-	return out
 }
+
+// take waits for the oldest plan in flight and returns it; false when
+// none is.
+func (q *window) take() (attempt, bool) {
+	if len(q.queue) == 0 {
+		return attempt{}, false
+	}
+	a := q.queue[0]
+	<-a.done
+	q.queue = q.queue[1:]
+	return a.attempt, true
+}
+
+// quiet waits until no plan is in flight (their attempts stay queued, in
+// order), so that a hunt shrinks with nothing else running.
+func (q *window) quiet() {
+	for _, a := range q.queue {
+		<-a.done
+	}
+}
+
+// close starts no more plans; the ones in flight still end and are taken.
+func (q *window) close() { q.closed = true }
 
 // workers is how many plans the search runs at once. The db-stall
 // nemesis locks a whole table and counts every request waiting on it, so

@@ -19,19 +19,20 @@ const shrinkTries = 3
 // smaller plan only when it fails again at once, the same way; a plan whose
 // failure needs a race to go one way (which of two calls wins) makes it
 // stop early and call the test flaky. This pass tries each smaller
-// candidate up to shrinkTries times and keeps it when it fails with the
-// same check: delta debugging over steps and calls, then simpler calls.
-// It ends by r.shrinkBy, like rapid's shrinking before it.
-func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
-	check := f.Violations[0].Check
-	for improved := true; improved && time.Now().Before(r.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
+// candidate up to shrinkTries times and keeps it when it shows the same
+// bug, or a more severe one no other bug stands for: delta debugging over
+// steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
+// shrinking before it.
+func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) *Failure {
+	for improved := true; improved && time.Now().Before(h.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
 		improved = false
 		for _, cand := range candidates(f.Plan) {
-			if !time.Now().Before(r.shrinkBy) || ctx.Err() != nil {
+			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil {
 				break
 			}
-			if g := r.failsAgain(ctx, cand, check); g != nil {
+			if g := r.failsAgain(ctx, h, cand, f.Check); g != nil {
 				f, improved = g, true
+				h.best = f
 				break
 			}
 		}
@@ -40,24 +41,28 @@ func (r *runner) shrink(ctx context.Context, f *Failure) *Failure {
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it fails with the same primary check. Unlike rapid, this pass takes a
-// smaller plan whose message differs (the same tenant leak seen through a
-// conflict, then through a replayed ID): the check is what names the bug.
-func (r *runner) failsAgain(ctx context.Context, plan model.Plan, check checks.ID) *Failure {
-	runCtx, cancel := context.WithDeadline(ctx, r.shrinkBy)
+// when it shows bug again. Unlike rapid, this pass takes a smaller plan
+// whose message differs (the same tenant leak seen through a conflict,
+// then through a replayed ID): the check is what names the bug. It also
+// takes one that counts for a more severe new bug: the same mistake seen
+// closer, as when a changed payload refused as equivalent (005) turns out,
+// with one call fewer, to be another tenant's action (007). A candidate
+// that shows only a bug already reported is no use here.
+func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug checks.ID) *Failure {
+	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
-		vs, h, faults, err := r.once(runCtx, plan)
+		vs, hist, faults, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
-			r.cut = true // the budget ran out with the candidate in flight
+			h.cut = true // the budget ran out with the candidate in flight
 			return nil
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
-		if len(vs) > 0 && sameBug(vs[0].Check, check) {
-			return &Failure{Plan: plan, History: h, Faults: faults, Violations: vs}
+		if got := r.newBug(vs); got != "" && (sameBug(got, bug) || rank(got) < rank(bug)) {
+			return &Failure{Check: got, Plan: plan, History: hist, Faults: faults, Violations: vs}
 		}
 	}
 	return nil
@@ -83,10 +88,15 @@ func candidates(p model.Plan) []model.Plan {
 			out = append(out, model.Plan{Steps: []model.Step{s}})
 		}
 	}
-	// Then a burst cut to its first two calls, or to its first half.
+	// Then a burst cut to its first two calls, to the first two calls of
+	// one action (a race between duplicates needs nothing else), or to its
+	// first half.
 	for i, s := range p.Steps {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
+			if pair, ok := duplicates(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
+				out = append(out, withStep(p, i, burstOrCall(pair)))
+			}
 			if len(s.Calls) > 4 {
 				out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:len(s.Calls)/2]))))
 			}
@@ -137,6 +147,19 @@ func candidates(p model.Plan) []model.Plan {
 		out = append(out, q)
 	}
 	return out
+}
+
+// duplicates are the first two calls of the first action that has two in
+// calls, in their order.
+func duplicates(calls []model.Call) ([]model.Call, bool) {
+	for i, c := range calls {
+		for _, d := range calls[i+1:] {
+			if d.Action() == c.Action() && !c.NoKey && !d.NoKey {
+				return []model.Call{c, d}, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // withKey is p with every call of key from sent with key to instead.

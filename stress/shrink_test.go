@@ -117,8 +117,8 @@ func TestShrinkChainEnds(t *testing.T) {
 }
 
 // bigJumps are the candidates that must come first: each burst of more than
-// two calls cut to its first two, and one of more than four to its first
-// half.
+// two calls cut to its first two, to the first two calls of one action
+// (when those are others), and one of more than four to its first half.
 func bigJumps(p model.Plan) []model.Plan {
 	var out []model.Plan
 	// Each step alone first, for plans of three steps or more.
@@ -135,6 +135,18 @@ func bigJumps(p model.Plan) []model.Plan {
 	for i, s := range p.Steps {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, cut(i, 2))
+			for j, c := range s.Calls {
+				k := slices.IndexFunc(s.Calls[j+1:], func(d model.Call) bool { return d.Action() == c.Action() && !c.NoKey && !d.NoKey })
+				if k < 0 {
+					continue
+				}
+				if j != 0 || k != 0 {
+					q := model.Plan{Steps: slices.Clone(p.Steps)}
+					q.Steps[i] = model.Step{Kind: model.StepBurst, Calls: []model.Call{c, s.Calls[j+1+k]}}
+					out = append(out, q)
+				}
+				break
+			}
 			if len(s.Calls) > 4 {
 				out = append(out, cut(i, len(s.Calls)/2))
 			}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"net/url"
 	"path/filepath"
 	"strings"
 
+	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
@@ -19,7 +22,6 @@ type artefacts struct {
 	cases  string // directory of case files; "" for none
 	junit  string // JUnit XML file; "" for none
 	config string // the contract file, named in the Go test snippet
-	hunt   string // the hunt flags of the run (" --replicas 2"), for the replay command
 }
 
 func (a *artefacts) register(fs *flag.FlagSet) {
@@ -29,7 +31,8 @@ func (a *artefacts) register(fs *flag.FlagSet) {
 
 // writeArtefacts writes one failure's case file and its timeline (NAME.json
 // and NAME.html) into the cases directory, and tells on stderr how to
-// replay it: the command and a Go test.
+// replay it: the command and a Go test. The case file records the run's
+// replicas, sync and db-stall, so neither needs flags to replay under them.
 func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *stress.Failure, a artefacts) error {
 	if a.cases == "" {
 		return nil
@@ -43,30 +46,41 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 	if err := writeTimeline(html, res.Target, f); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s%s\n", c.Check.ID, path, html, path, a.config, a.hunt)
-	fmt.Fprintf(stderr, "idemstress: or in go test (paths as seen from your test's package directory):\n%s", regress.Snippet(c, a.config, filepath.ToSlash(path)))
+	fmt.Fprintf(stderr, "idemstress: %s: wrote %s (timeline: %s); replay it with: idemstress replay %s --config %s\n", c.Check.ID, path, html, shellWord(path), shellWord(a.config))
+	// go test opens files from the test's package directory, not from
+	// where run was started: the snippet names them by absolute path.
+	config, err := filepath.Abs(a.config)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "idemstress: or in go test:\n%s", regress.Snippet(c, filepath.ToSlash(config), filepath.ToSlash(abs)))
 	return nil
 }
 
-// writeTimeline writes the timeline HTML of a failure to path.
+// writeTimeline writes the timeline HTML of a failure to path, replacing
+// it whole (written beside it, then renamed), as regress.Write does a case
+// file: shards sharing a volume never tear it.
 func writeTimeline(path, target string, f *stress.Failure) error {
-	out, err := os.Create(path)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		return report.WriteTimelineHTML(w, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
+	})
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	if err := report.WriteTimelineHTML(out, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return nil
 }
 
-// writeJUnit writes the JUnit report of a run with the given failures.
-func writeJUnit(res *stress.Result, failures []*stress.Failure, a artefacts) error {
+// writeJUnit writes the JUnit report of a run of cfg with the given
+// failures.
+func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failure, a artefacts) error {
 	if a.junit == "" {
 		return nil
 	}
-	run := report.JUnitRun{Target: res.Target, Seed: res.Seed, Elapsed: res.Total}
+	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total}
 	for _, f := range failures {
 		run.Findings = append(run.Findings, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	}
@@ -76,21 +90,60 @@ func writeJUnit(res *stress.Result, failures []*stress.Failure, a artefacts) err
 	if res.Err != nil && len(failures) == 0 {
 		run.Inconclusive = res.Err.Error()
 	}
-	out, err := os.Create(a.junit)
-	if err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	if err := report.WriteJUnit(out, run); err != nil {
-		out.Close()
+	if err := atomicfile.Write(a.junit, func(w io.Writer) error { return report.WriteJUnit(w, run) }); err != nil {
 		return fmt.Errorf("--junit %s: %w", a.junit, err)
 	}
-	return out.Close()
+	return nil
 }
 
-// failuresOf lists a result's failures, most severe first.
-func failuresOf(res *stress.Result) []*stress.Failure {
-	if res.Failure == nil {
-		return nil
+// refused is the exit code of a run refused before it started, for a flag
+// or contract error already printed: it still writes the --junit report,
+// every check skipped with the reason, as for a run that could not start,
+// so CI never reads a stale or missing one. The report's file and the
+// contract's are read from args, which flag parsing may have stopped short
+// of; cfg is the contract as far as it was read.
+func refused(stderr io.Writer, args []string, cfg stress.Config, reason error) int {
+	if errors.Is(reason, flag.ErrHelp) {
+		return exitUsage // -h asks for the usage, not for a run
 	}
-	return []*stress.Failure{res.Failure}
+	a := artefacts{junit: flagArg(args, "junit"), config: flagArg(args, "config")}
+	res := &stress.Result{Target: cfg.HTTP.URL, Err: fmt.Errorf("refused: %w", reason)}
+	if err := writeJUnit(cfg, res, nil, a); err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+	}
+	return exitUsage
+}
+
+// flagArg is the value of flag name in a command line (-name V, --name V,
+// -name=V, --name=V; the last one given, as package flag takes it), up to
+// a "--" that ends the flags.
+func flagArg(args []string, name string) (value string) {
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		f, v, hasValue := strings.Cut(arg, "=")
+		if f != "-"+name && f != "--"+name {
+			continue
+		}
+		if hasValue {
+			value = v
+		} else if i+1 < len(args) {
+			value = args[i+1]
+		}
+	}
+	return value
+}
+
+// suiteName names the JUnit testsuite of a run of cfg after what it tests,
+// the same on every run: the method and URL path of the contract's target
+// ("POST /tickets"), not its host and port (replicas get new ports every
+// run); the contract file's name when cfg has no URL (it could not be
+// read).
+func suiteName(cfg stress.Config, config string) string {
+	u, err := url.Parse(cfg.HTTP.URL)
+	if cfg.HTTP.URL == "" || err != nil {
+		return config
+	}
+	return cmp.Or(strings.ToUpper(cfg.HTTP.Method), "POST") + " " + cmp.Or(u.EscapedPath(), "/")
 }

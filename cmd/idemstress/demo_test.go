@@ -28,6 +28,8 @@ func TestDemoExpectations(t *testing.T) {
 		{"bug caught by another check first", caught(checks.UnstableResponse, checks.DuplicateEffect), "IDEM-001", false},
 		{"bug not caught", report.Case{Verdict: checks.Pass}, "IDEM-001", false},
 		{"bug inconclusive", report.Case{Verdict: checks.Inconclusive}, "IDEM-001", false},
+		{"two bugs caught", caught(checks.TenantLeak, checks.ChangedAccepted), "IDEM-007,IDEM-004", true},
+		{"one of two bugs caught", caught(checks.TenantLeak, checks.MissingEffect), "IDEM-007,IDEM-004", false},
 	} {
 		if got := asExpected(tc.c, tc.expected); got != tc.want {
 			t.Errorf("%s: asExpected = %v, want %v", tc.name, got, tc.want)

@@ -34,13 +34,16 @@ commands:
          on a throwaway PostgreSQL it starts itself
   run    run the tester against your service: run --config FILE
          (each failure's case file goes to --cases DIR, default idemstress-cases)
+  stress run until --duration or --plans is spent, every bug found shrunk
+         and reported; --shard i/n splits a job: stress --config FILE
+  merge  combine the JSON reports of a job's shards: merge FILE...
   replay re-run regression case files: replay FILE|DIR... --config FILE
   doctor check a contract file against the database and the service,
          with a keyless call and one create: doctor --config FILE
   help   show this help
 
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
-3 inconclusive or infrastructure failure
+3 inconclusive or infrastructure failure (interrupted with no bug found)
 `
 
 // exitFor is the exit code of an error that ends a command before any
@@ -75,6 +78,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return demoCmd(ctx, args[1:], stdout, stderr)
 	case "run":
 		return runCmd(ctx, args[1:], stdout, stderr)
+	case "stress":
+		return stressCmd(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "replay":

@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 // where (a later --cases wins), not into the source tree.
 func invoke(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	if len(args) > 0 && args[0] == "run" {
-		args = append([]string{"run", "--cases", t.TempDir()}, args[1:]...)
+	if len(args) > 0 && (args[0] == "run" || args[0] == "stress") {
+		args = append([]string{args[0], "--cases", t.TempDir()}, args[1:]...)
 	}
 	var stdout, stderr bytes.Buffer
 	code := dispatch(t.Context(), args, &stdout, &stderr)

@@ -16,8 +16,10 @@ import (
 )
 
 // replayCmd re-runs regression case files against the target of a
-// contract: one line per case, pass (its check stayed silent) or fail (it
-// fired again), then the history of each failure.
+// contract, each under the replicas, sync and db-stall it was found with
+// unless --replicas, --sync or --db-stall say otherwise: one line per case,
+// pass (its check stayed silent) or fail (it fired again), then the
+// history of each failure.
 func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,6 +48,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
 	}
+	overrideHunts(fs, h, cfg, cases)
 	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
 	cfg.Log = stderr
 	outs, err := regress.Run(ctx, cfg, cases)
@@ -87,6 +90,28 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	return code
+}
+
+// overrideHunts sets the hunt flags given on fs, already applied to cfg,
+// on the hunt each case recorded: a case replays under the hunt it was
+// found with (regress.Run), unless the command line says otherwise.
+func overrideHunts(fs *flag.FlagSet, h hunt, cfg stress.Config, cases []regress.Case) {
+	for i := range cases {
+		if cases[i].Hunt == nil {
+			continue // an older case: cfg, flags applied, is what it replays under
+		}
+		r := *cases[i].Hunt
+		if h.replicas > 0 {
+			r.Replicas = h.replicas
+		}
+		if h.sync != "" {
+			r.Sync = cfg.Sync
+		}
+		if isSet(fs, "db-stall") {
+			r.DBStall = cfg.DBStall
+		}
+		cases[i].Hunt = &r
+	}
 }
 
 // indent indents every line of s by four spaces.

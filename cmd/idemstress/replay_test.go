@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/xml"
-	"flag"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -51,9 +51,14 @@ func TestRunWritesCasesAndReplayReplaysThem(t *testing.T) {
 	}
 	var suites struct {
 		Failures int `xml:"failures,attr"`
+		Suite    struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal(raw, &suites); err != nil || suites.Failures == 0 {
-		t.Errorf("--junit: %v, %d failures\n%s", err, suites.Failures, raw)
+	// The suite is named by the contract's method and path, not by the
+	// service's ephemeral port: the same name every night.
+	if err := xml.Unmarshal(raw, &suites); err != nil || suites.Failures == 0 || suites.Suite.Name != "idemstress POST /tickets" {
+		t.Errorf("--junit: %v, %d failures, suite %q\n%s", err, suites.Failures, suites.Suite.Name, raw)
 	}
 
 	code, stdout, stderr = invoke(t, "replay", dir, "--config", buggy, "--database-url", buggyDB)
@@ -93,10 +98,13 @@ func TestReplayGolden(t *testing.T) {
 	golden(t, "replay/pass/stdout", stdout)
 }
 
-// A case found with --replicas and --db-stall replays with them: run's
-// replay command repeats them and replay takes them. Without them the
-// in-process mutex holds (one replica) and the buggy service would pass.
-func TestReplayTakesTheRunsHuntFlags(t *testing.T) {
+// A case found with --replicas and --db-stall replays with them: the case
+// file records them, so the replay command run prints needs no flags, and
+// replay without flags fails again. Flags given to replay override the
+// case's: on one replica without the stall the in-process mutex holds and
+// the buggy service passes (what a replay that lost the run's settings
+// would say).
+func TestReplayTakesTheRunsHunt(t *testing.T) {
 	bin := sampleBinary(t)
 	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin +
 		"\", \"-listen\", \"127.0.0.1:{port}\", \"-database-url\", \"{database_url}\", \"-bug\", \"process-mutex\"]\n  replicas: 1\n"
@@ -110,39 +118,16 @@ func TestReplayTakesTheRunsHuntFlags(t *testing.T) {
 	if code != exitViolations {
 		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if want := " --config " + contract + " --replicas 2 --db-stall tickets\n"; !strings.Contains(stderr, want) {
-		t.Errorf("the replay command does not repeat the run's flags %q:\n%s", want, stderr)
-	}
-	code, stdout, stderr = invoke(t, "replay", dir, "--config", contract, "--replicas", "2", "--db-stall", "tickets")
-	if code != exitViolations || !strings.Contains(stdout, "IDEM-001 fired again") {
-		t.Errorf("replay with the run's flags: exit %d\n%s%s", code, stdout, stderr)
+	if want := " --config " + contract + "\n"; !strings.Contains(stderr, want) {
+		t.Errorf("the replay command is not plain %q:\n%s", want, stderr)
 	}
 	code, stdout, stderr = invoke(t, "replay", dir, "--config", contract)
-	if code != exitPass {
-		t.Errorf("replay on one replica: exit %d, want a pass (why the flags must be repeated)\n%s%s", code, stdout, stderr)
+	if code != exitViolations || !strings.Contains(stdout, "IDEM-001 fired again") {
+		t.Errorf("replay as run printed it: exit %d\n%s%s", code, stdout, stderr)
 	}
-}
-
-func TestHuntArgs(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, ""},
-		{[]string{"--replicas", "2", "--sync", "naive"}, " --replicas 2 --sync naive"},
-		{[]string{"--db-stall", ""}, " --db-stall ''"},
-		{[]string{"--db-stall", "app.tickets"}, " --db-stall app.tickets"},
-		{[]string{"--db-stall", `it's "x"`}, ` --db-stall 'it'\''s "x"'`},
-	} {
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		var h hunt
-		h.register(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		if got := h.args(fs); got != tc.want {
-			t.Errorf("%q: %q, want %q", tc.args, got, tc.want)
-		}
+	code, stdout, stderr = invoke(t, "replay", dir, "--config", contract, "--replicas", "1", "--db-stall", "")
+	if code != exitPass {
+		t.Errorf("replay on one replica: exit %d, want a pass (else this test shows nothing)\n%s%s", code, stdout, stderr)
 	}
 }
 
@@ -198,5 +183,121 @@ func TestRunArtefactErrorsKeepTheVerdict(t *testing.T) {
 		"--junit", filepath.Join(notDir, "junit.xml"))
 	if code != exitInconclusive || !strings.Contains(stderr, "--junit") {
 		t.Errorf("pass, JUnit not written: exit %d\n%s", code, stderr)
+	}
+}
+
+// A timeline written again replaces its page whole: a reader that opened
+// it before reads the old page complete, not a truncated one.
+func TestTimelineReplacesWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "IDEM-004-x.html")
+	call := model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}
+	f := &stress.Failure{Plan: model.Plan{Steps: []model.Step{call}},
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 changed payload accepted: x"}}}
+	if err := writeTimeline(path, "first", f); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := writeTimeline(path, "second", f); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r); string(b) != string(old) {
+		t.Errorf("a reader of the old page read %d bytes, not the %d it opened", len(b), len(old))
+	}
+}
+
+// The Go test run prints opens the right files from any package
+// directory, though run was given relative paths: the snippet names them
+// absolutely and says to copy them before committing.
+func TestRunSnippetPathsHoldFromAnyDirectory(t *testing.T) {
+	buggy, buggyDB := serveSample(t, "no-payload-check", ticketsvc.LayoutKeys)
+	raw, err := os.ReadFile(buggy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("contract.yaml", raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "run", "--config", "contract.yaml", "--database-url", buggyDB, "--seed", "3", "--shrink-time", "5s",
+		"--cases", "cases")
+	if code != exitViolations {
+		t.Fatalf("run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "copy both\n// files into testdata/") {
+		t.Errorf("the snippet does not say its paths are for this machine:\n%s", stderr)
+	}
+	for _, call := range []string{`stress.Load("`, `regress.Replay(t, cfg, "`} {
+		i := strings.Index(stderr, call)
+		if i < 0 {
+			t.Fatalf("no %s in the snippet:\n%s", call, stderr)
+		}
+		path := stderr[i+len(call):]
+		path = path[:strings.Index(path, `"`)]
+		if _, err := os.Stat(path); !filepath.IsAbs(path) || err != nil {
+			t.Errorf("the snippet's %s%s\") does not open from another directory: %v", call, path, err)
+		}
+	}
+}
+
+// A run refused for a flag or contract error still writes its --junit
+// file, every check skipped with the reason, as a run that cannot start
+// does: CI never reads a stale or missing report. --junit is honoured even
+// after the flag that stopped parsing.
+func TestRefusedRunWritesJUnit(t *testing.T) {
+	dir := t.TempDir()
+	contract := filepath.Join(dir, "contract.yaml")
+	if err := os.WriteFile(contract, ticketsvc.Contract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	for _, tc := range []struct {
+		args   []string
+		reason string
+		suite  string
+	}{
+		{[]string{"--config", filepath.Join(dir, "missing.yaml"), "--junit", junit}, "missing.yaml", "idemstress " + filepath.Join(dir, "missing.yaml")},
+		{[]string{"--config", contract, "--replicas", "2", "--junit", junit}, "no process section", "idemstress POST /tickets"},
+		{[]string{"--config", contract, "--sync", "bogus", "--junit=" + junit}, "sync mode", "idemstress POST /tickets"},
+		{[]string{"--junit", junit, "--config", contract, "--plans", "many"}, "invalid value", "idemstress " + contract},
+		{[]string{"--config", contract, "--bogus", "--junit", junit}, "not defined", "idemstress " + contract},
+		{[]string{"-junit", junit, "extra"}, "want --config FILE", "idemstress"},
+	} {
+		if err := os.WriteFile(junit, []byte("stale"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := invoke(t, append([]string{"run"}, tc.args...)...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d\n%s", tc.args, code, stderr)
+		}
+		raw, err := os.ReadFile(junit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var suites struct {
+			Tests   int `xml:"tests,attr"`
+			Skipped int `xml:"skipped,attr"`
+			Suite   struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal(raw, &suites); err != nil || suites.Tests == 0 || suites.Skipped != suites.Tests ||
+			!strings.Contains(string(raw), tc.reason) || suites.Suite.Name != tc.suite {
+			t.Errorf("%q: --junit %v, %+v, want every check skipped for %q in suite %q\n%s", tc.args, err, suites, tc.reason, tc.suite, raw)
+		}
+	}
+	// -h asks for the usage: no report.
+	if err := os.Remove(junit); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := invoke(t, "run", "--junit", junit, "-h"); code != exitUsage {
+		t.Errorf("-h: exit %d", code)
+	}
+	if _, err := os.Stat(junit); err == nil {
+		t.Error("-h wrote a JUnit report")
 	}
 }

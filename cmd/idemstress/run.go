@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ type runFlags struct {
 	seed        uint64
 	shrinkTime  time.Duration
 	workers     int
+	maxBugs     int
 	json        bool
 }
 
@@ -30,6 +32,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for a repeatable run (0: random, printed)")
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing plan")
 	fs.IntVar(&f.workers, "workers", 1, "plans run at once while searching (each in its own namespace)")
+	fs.IntVar(&f.maxBugs, "max-bugs", 0, "end the search once this many bugs are found (0: report every bug the plans show)")
 	fs.BoolVar(&f.json, "json", false, "print JSON instead of a table")
 }
 
@@ -44,11 +47,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var h hunt
 	h.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, err)
 	}
 	if *config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
 	cfg, err := stress.Load(*config)
 	if err == nil {
@@ -56,16 +59,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitUsage
+		return refused(stderr, args, cfg, err)
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	a.config, a.hunt = *config, h.args(fs)
-	cs, code := runTarget(ctx, cfg, stderr, a)
-	if cs == nil {
+	a.config = *config
+	cases, code := runTarget(ctx, cfg, stderr, a)
+	if cases == nil {
 		return code
 	}
-	if err := write(stdout, f.json, []report.Case{*cs}); err != nil {
+	if err := write(stdout, f.json, cases); err != nil {
 		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
 		return exitInconclusive
 	}
@@ -78,14 +81,14 @@ func (f runFlags) apply(cfg *stress.Config) {
 	if f.databaseURL != "" {
 		cfg.DatabaseURL = f.databaseURL
 	}
-	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers = f.plans, f.seed, f.shrinkTime, f.workers
+	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers, cfg.MaxBugs = f.plans, f.seed, f.shrinkTime, f.workers, f.maxBugs
 }
 
 // hunt are the flags of run and replay that override the contract's
 // process.replicas, sync and db_stall: how hard a run hunts. A case found
 // with them may show its bug only with them (an in-process mutex needs two
-// replicas), so replay takes them too, and run prints them in its replay
-// command.
+// replicas), so a case file records them and replay repeats them; replay
+// takes these flags too, to override what a case recorded.
 type hunt struct {
 	replicas int
 	sync     string
@@ -119,21 +122,6 @@ func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
 	return nil
 }
 
-// args are the hunt flags given on fs, as a command line repeats them.
-func (h hunt) args(fs *flag.FlagSet) string {
-	var b strings.Builder
-	if h.replicas > 0 {
-		fmt.Fprintf(&b, " --replicas %d", h.replicas)
-	}
-	if h.sync != "" {
-		fmt.Fprintf(&b, " --sync %s", shellWord(h.sync))
-	}
-	if isSet(fs, "db-stall") {
-		fmt.Fprintf(&b, " --db-stall %s", shellWord(h.dbStall))
-	}
-	return b.String()
-}
-
 // shellWord is s as one word of a POSIX shell command line.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/") == "" {
@@ -143,33 +131,48 @@ func shellWord(s string) string {
 }
 
 // runTarget runs one target, writes its artefacts, and turns the result
-// into a report case and an exit code; a nil case means the run could not
-// start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) (*report.Case, int) {
+// into report cases, one for each bug found, and an exit code; no cases
+// means the run could not start (the error is printed).
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Case, int) {
+	res, code := runArtefacts(ctx, cfg, stderr, a, 10*time.Second)
+	if res == nil {
+		return nil, code
+	}
+	return res.Cases(res.Target), code
+}
+
+// runArtefacts runs cfg with progress on stderr (a line every interval
+// when stderr is not a terminal), writes each failure's artefacts, and
+// returns the result and its exit code; a nil result means the run could
+// not start (the error is printed).
+func runArtefacts(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts, every time.Duration) (*stress.Result, int) {
+	progress := newProgress(stderr, "")
+	progress.interval = every
+	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
+	progress.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		// CI reads the JUnit file whatever happened: a run that could not
 		// start is reported (every check skipped, with the reason), never
 		// left absent or stale from an earlier night.
-		if err := writeJUnit(&stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
+		if err := writeJUnit(cfg, &stress.Result{Target: cfg.HTTP.URL, Seed: cfg.Seed, Err: err}, nil, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		}
 		return nil, exitFor(err)
 	}
 	code := exitOf(res.Verdict)
-	for _, f := range failuresOf(res) {
+	for _, f := range res.Failures {
 		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)
 			code = artefactFailed(code)
 		}
 	}
-	if err := writeJUnit(res, failuresOf(res), a); err != nil {
+	if err := writeJUnit(cfg, res, res.Failures, a); err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		code = artefactFailed(code)
 	}
-	cs := res.Case(res.Target)
-	return &cs, code
+	return res, code
 }
 
 // artefactFailed is the exit code of a run whose case file, timeline or

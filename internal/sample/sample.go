@@ -102,7 +102,13 @@ type Service struct {
 // Start migrates the database at dbURL to the layout (and the mode's
 // constraints) and serves the sample service in the given mode on free
 // loopback ports, Replicas(mode) of them.
-func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ *Service, err error) {
+func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (*Service, error) {
+	return StartWrapped(ctx, dbURL, mode, layout, nil)
+}
+
+// StartWrapped is Start with every replica's handler passed through wrap
+// (nil: none), for benchmarks that count or record the requests served.
+func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wrap func(http.Handler) http.Handler) (_ *Service, err error) {
 	bug := mode
 	if mode == Correct {
 		bug = ""
@@ -141,7 +147,11 @@ func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (_ 
 		if err != nil {
 			return nil, fmt.Errorf("sample: listening on loopback: %w", err)
 		}
-		srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+		var h http.Handler = svc
+		if wrap != nil {
+			h = wrap(h)
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		s.servers = append(s.servers, srv)
 		s.Addrs = append(s.Addrs, ln.Addr().String())
 		go func() { s.served <- srv.Serve(ln) }()

@@ -1,0 +1,227 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+)
+
+// Options say how to generate RESULTS.md.
+type Options struct {
+	// Quick takes few seeds and small sizes: a check that every section
+	// can be produced, in a couple of minutes; its figures are not the
+	// issue's.
+	Quick bool
+	// NewDB makes a new database for each measurement.
+	NewDB NewDB
+	// Child starts this program again as P6's child (see RunChild).
+	Child Child
+	// Log receives progress lines.
+	Log Logf
+}
+
+// Sizes are how much each measurement does.
+type Sizes struct {
+	SpreadBursts, RaceBursts int
+	Seeds                    []uint64
+	ZooPlans, ReplayTries    int
+	Shrink                   time.Duration
+	P3Plans, P3Rounds        int
+	P3Workers                []int
+	P4Rows                   []int
+	P4Plans                  int
+	BaselineRows             int
+	// BaselineLayouts are the layouts the baseline is measured in: filling
+	// 10^7 rows takes minutes per layout.
+	BaselineLayouts []ticketsvc.Layout
+	P6              []P6Size
+}
+
+// P6Size is one P6 run: a shape and about how many calls.
+type P6Size struct {
+	Shape string
+	Calls int
+}
+
+// SizesFor gives the full run's sizes, or the quick run's.
+func SizesFor(quick bool) Sizes {
+	if quick {
+		return Sizes{
+			SpreadBursts: 20, RaceBursts: 20,
+			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 4 * time.Second,
+			P3Plans: 100, P3Rounds: 2, P3Workers: []int{1, 4},
+			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000, BaselineLayouts: sample.Layouts(),
+			P6: []P6Size{{ShapeInProc, 10_000}, {ShapeInProc, 30_000}, {ShapeHTTP, 3_000}},
+		}
+	}
+	return Sizes{
+		SpreadBursts: 200, RaceBursts: 200,
+		Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ZooPlans: 100, ReplayTries: 10, Shrink: 10 * time.Second,
+		P3Plans: 300, P3Rounds: 5, P3Workers: []int{1, 4},
+		P4Rows: []int{100_000, 1_000_000}, P4Plans: 200, BaselineRows: 10_000_000, BaselineLayouts: []ticketsvc.Layout{ticketsvc.LayoutKeys},
+		P6: []P6Size{{ShapeInProc, 100_000}, {ShapeInProc, 1_000_000}, {ShapeHTTP, 100_000}},
+	}
+}
+
+// Results are every figure of RESULTS.md.
+type Results struct {
+	Quick   bool
+	Sizes   Sizes
+	Machine Machine
+	Elapsed time.Duration
+
+	Spread, SpreadNoDB Spread
+	Race               map[string]float64
+	Zoo                []ZooRun
+	Replays            []Replay
+	Throughput         []Throughput
+	P4                 []P4
+	Baselines          []Baseline
+	P6                 []P6Run
+}
+
+// Machine is where and from what the figures come.
+type Machine struct {
+	CPU        string
+	Cores      int
+	RAMGiB     float64
+	Date       time.Time
+	Commit     string
+	Go         string
+	PostgreSQL string
+	// LoadBefore and LoadAfter are /proc/loadavg's 1-minute figure.
+	LoadBefore, LoadAfter string
+}
+
+// Generate takes every measurement, in the order of RESULTS.md.
+func Generate(ctx context.Context, o Options) (*Results, error) {
+	start := time.Now()
+	r := &Results{Quick: o.Quick, Sizes: SizesFor(o.Quick)}
+	s := r.Sizes
+	var err error
+	if r.Machine, err = machine(ctx, o.NewDB); err != nil {
+		return nil, err
+	}
+	step := func(name string) { o.Log("%s (%.0fs so far)", name, time.Since(start).Seconds()) }
+
+	step("P1 burst arrival spread")
+	for _, m := range []struct {
+		into   *Spread
+		handle Handler
+	}{{&r.Spread, SleepInDB}, {&r.SpreadNoDB, SleepInGo}} {
+		url, err := o.NewDB(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if *m.into, err = MeasureSpread(ctx, url, m.handle, s.SpreadBursts); err != nil {
+			return nil, fmt.Errorf("P1: %w", err)
+		}
+	}
+	url, err := o.NewDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.Race, err = MeasureRace(ctx, url, s.RaceBursts); err != nil {
+		return nil, fmt.Errorf("P1 race: %w", err)
+	}
+
+	step("P2/P5 zoo: time to detection, shrunk size, fixed replay")
+	if r.Zoo, r.Replays, err = MeasureZoo(ctx, o.NewDB, s.Seeds, s.ZooPlans, s.ReplayTries, s.Shrink, o.Log); err != nil {
+		return nil, fmt.Errorf("P2: %w", err)
+	}
+
+	step("P3 tester vs plain loop")
+	for _, w := range s.P3Workers {
+		url, err := o.NewDB(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tp, err := MeasureThroughput(ctx, url, s.P3Plans, 3, w, s.P3Rounds, o.Log)
+		if err != nil {
+			return nil, fmt.Errorf("P3 W=%d: %w", w, err)
+		}
+		r.Throughput = append(r.Throughput, tp)
+	}
+
+	step("P4 foreign rows")
+	for _, layout := range sample.Layouts() {
+		p, err := MeasureP4(ctx, o.NewDB, layout, s.P4Rows, s.P4Plans, 4, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		r.P4 = append(r.P4, p)
+	}
+	step("P4 baseline (IDEM-009)")
+	for _, layout := range s.BaselineLayouts {
+		bl, err := MeasureBaseline(ctx, o.NewDB, layout, s.BaselineRows, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		r.Baselines = append(r.Baselines, bl)
+	}
+
+	step("P6 peak RSS")
+	for _, p := range s.P6 {
+		run, err := MeasureP6(ctx, o.NewDB, o.Child, p.Shape, p.Calls, o.Log)
+		if err != nil {
+			return nil, err
+		}
+		r.P6 = append(r.P6, run)
+	}
+	r.Machine.LoadAfter = loadAvg()
+	r.Elapsed = time.Since(start)
+	step("done")
+	return r, nil
+}
+
+func machine(ctx context.Context, newDB NewDB) (Machine, error) {
+	m := Machine{Cores: runtime.NumCPU(), Date: time.Now().UTC(), Go: runtime.Version(), CPU: "unknown", LoadBefore: loadAvg()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if kb, ok := procField("/proc/meminfo", "MemTotal:"); ok {
+		m.RAMGiB = float64(kb) / (1 << 20)
+	}
+	m.Commit = "unknown (not a git checkout)"
+	if out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output(); err == nil {
+		m.Commit = strings.TrimSpace(string(out))
+		if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+			m.Commit += " (with uncommitted changes)"
+		}
+	}
+	url, err := newDB(ctx)
+	if err != nil {
+		return m, err
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return m, err
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&m.PostgreSQL); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/report"
+)
+
+// mergeCmd combines the JSON reports of a job's shards into one: the worst
+// verdict, every bug once (by its check; the smallest minimal plan kept),
+// the counts summed.
+func mergeCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "idemstress merge: want one or more report files written by stress --json")
+		return exitUsage
+	}
+	var reps []stressReport
+	for _, name := range fs.Args() {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "idemstress merge: %v\n", err)
+			return exitUsage
+		}
+		var rep stressReport
+		if err := json.Unmarshal(b, &rep); err != nil || rep.Verdict == "" {
+			fmt.Fprintf(stderr, "idemstress merge: %s: not a report of stress --json (%v)\n", name, err)
+			return exitUsage
+		}
+		reps = append(reps, rep)
+	}
+	merged := merge(reps)
+	if err := writeStress(stdout, *asJSON, merged); err != nil {
+		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
+		return exitInconclusive
+	}
+	return exitOf(merged.Verdict)
+}
+
+// verdictRank orders verdicts from the best to the worst.
+var verdictRank = map[checks.Verdict]int{checks.Pass: 0, checks.Inconclusive: 1, checks.Fail: 2}
+
+// merge combines shard reports.
+func merge(reps []stressReport) stressReport {
+	out := stressReport{Verdict: checks.Pass, Seed: reps[0].Seed, Target: reps[0].Target}
+	byCheck := map[checks.ID]report.Case{}
+	var others []report.Case
+	for _, r := range reps {
+		if verdictRank[r.Verdict] > verdictRank[out.Verdict] {
+			out.Verdict = r.Verdict
+		}
+		out.Shards = append(out.Shards, r.Shards...)
+		out.Plans += r.Plans
+		out.Executions += r.Executions
+		out.Calls += r.Calls
+		out.FaultsFired += r.FaultsFired
+		out.Seconds = max(out.Seconds, r.Seconds) // shards run side by side
+		out.Interrupted = out.Interrupted || r.Interrupted
+		for _, c := range r.Cases {
+			if c.MinimalPlan == nil || len(c.Checks) == 0 {
+				if c.Verdict != checks.Pass {
+					others = append(others, c) // inconclusive, or changes outside the namespace
+				}
+				continue
+			}
+			if old, ok := byCheck[c.Checks[0]]; !ok || smaller(c, old) {
+				byCheck[c.Checks[0]] = c
+			}
+		}
+	}
+	for _, c := range byCheck {
+		out.Cases = append(out.Cases, c)
+	}
+	order := map[checks.ID]int{}
+	for i, c := range checks.Catalogue() {
+		order[c.ID] = i
+	}
+	slices.SortFunc(out.Cases, func(a, b report.Case) int { return cmp.Compare(order[a.Checks[0]], order[b.Checks[0]]) })
+	out.Cases = append(out.Cases, others...)
+	if len(out.Cases) == 0 {
+		out.Cases = []report.Case{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
+	}
+	return out
+}
+
+// smaller reports whether a's minimal plan is smaller than b's.
+func smaller(a, b report.Case) bool {
+	return cmp.Or(cmp.Compare(a.MinimalCalls, b.MinimalCalls), cmp.Compare(a.MinimalSteps, b.MinimalSteps)) < 0
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// stressReport is what `stress` writes, and what `merge` reads and writes:
+// one shard's run, or several merged.
+type stressReport struct {
+	Verdict checks.Verdict `json:"verdict"`
+	Target  string         `json:"target"`
+	Seed    uint64         `json:"seed"`
+	// Shards lists the shards in the report ("2/4"); empty for a run
+	// that was not sharded.
+	Shards []string `json:"shards,omitempty"`
+	// Plans counts the plans the search tried, Executions every plan
+	// executed (shrinking included), Calls their calls.
+	Plans       int     `json:"plans"`
+	Executions  int     `json:"executions"`
+	Calls       int     `json:"calls"`
+	FaultsFired int     `json:"faults_fired"`
+	Seconds     float64 `json:"seconds"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+	// Cases has one case for each bug found, most severe first, or one
+	// for the whole run when nothing failed.
+	Cases []report.Case `json:"cases"`
+}
+
+func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs)
+	var a artefacts
+	a.register(fs)
+	fs.Lookup("plans").Usage = "plans to try (0: no limit; --duration ends the run)"
+	fs.Lookup("plans").DefValue = "0"
+	f.plans = 0
+	config := fs.String("config", "", "contract file (YAML), see README.md")
+	var h hunt
+	h.register(fs)
+	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
+	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
+	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways (with --seed, the same for every shard, each shard's seed is derived from it and i)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *config == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "idemstress stress: want --config FILE and no other arguments")
+		return exitUsage
+	}
+	if f.plans <= 0 && *duration <= 0 {
+		fmt.Fprintln(stderr, "idemstress stress: want --duration D or --plans N (or both): a nightly run needs an end")
+		return exitUsage
+	}
+	cfg, err := stress.Load(*config)
+	if err == nil {
+		err = h.apply(fs, &cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+		return exitUsage
+	}
+	f.apply(&cfg)
+	if f.plans <= 0 {
+		cfg.Plans = math.MaxInt
+	}
+	cfg.Duration = *duration
+	rep := stressReport{Seed: f.seed}
+	if *shard != "" {
+		i, n, err := parseShard(*shard)
+		if err != nil {
+			fmt.Fprintf(stderr, "idemstress stress: %v\n", err)
+			return exitUsage
+		}
+		cfg.Namespace = jobNamespace(f.seed)
+		if f.seed != 0 {
+			cfg.Seed = shardSeed(f.seed, i)
+		}
+		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
+	}
+	cfg.Log = stderr
+	a.config = *config
+	res, code := runArtefacts(ctx, cfg, stderr, a, *every)
+	if res == nil {
+		return code
+	}
+	if rep.Seed == 0 {
+		rep.Seed = res.Seed
+	}
+	rep.Verdict, rep.Target, rep.Interrupted = res.Verdict, res.Target, res.Interrupted
+	rep.Plans, rep.Executions, rep.Calls, rep.FaultsFired = res.Searched, res.Executions, res.Calls, res.FaultsFired
+	rep.Seconds = res.Total.Seconds()
+	rep.Cases = res.Cases(res.Target)
+	if res.Interrupted {
+		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
+	}
+	if err := writeStress(stdout, f.json, rep); err != nil {
+		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
+		return exitInconclusive
+	}
+	return code
+}
+
+// parseShard reads "i/n".
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 ≤ i < n, e.g. 0/4 (a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX/4)", s)
+	}
+	return i, n, nil
+}
+
+// shardSeed is shard i's seed in a job whose seed is seed: each shard
+// draws plans of its own.
+func shardSeed(seed uint64, i int) uint64 {
+	return mix(seed + uint64(i+1)*0x9e3779b97f4a7c15)
+}
+
+// jobNamespace is the namespace every shard of a job shares, so that none
+// takes another's rows for changes outside its run (each run adds a
+// random part of its own below it): derived from the job's seed, or one
+// for every sharded run when the shards draw seeds of their own.
+func jobNamespace(seed uint64) string {
+	if seed == 0 {
+		return "isj-"
+	}
+	return fmt.Sprintf("isj%06x-", mix(seed)&0xffffff)
+}
+
+// mix is splitmix64's finaliser.
+func mix(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// writeStress prints a stress report: JSON, or a summary line and the
+// report's table.
+func writeStress(w io.Writer, asJSON bool, rep stressReport) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	shards := ""
+	if len(rep.Shards) > 0 {
+		shards = fmt.Sprintf(", shards %s", strings.Join(rep.Shards, " "))
+	}
+	bugs := 0
+	for _, c := range rep.Cases {
+		if c.MinimalPlan != nil {
+			bugs++
+		}
+	}
+	if _, err := fmt.Fprintf(w, "%s: %d bug(s) in %d plans (%d executions, %d calls, %d faults fired) in %s, seed %d%s\n\n",
+		rep.Verdict, bugs, rep.Plans, rep.Executions, rep.Calls, rep.FaultsFired, (time.Duration(rep.Seconds * float64(time.Second))).Round(time.Millisecond), rep.Seed, shards); err != nil {
+		return err
+	}
+	return report.WriteTable(w, rep.Cases)
+}

@@ -1,0 +1,52 @@
+package regress
+
+import (
+	"fmt"
+
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// Hunt is how the run that found a case hunted: settings outside the
+// contract's promise (ContractDigest leaves them out) that a bug may need
+// in order to show, as an in-process lock holds on one replica and breaks
+// on two. Run replays a case under its Hunt, whatever the contract it is
+// given says about them; set a case's Hunt (nil: the contract's settings)
+// to replay it otherwise.
+type Hunt struct {
+	// Replicas is how many replicas of the service idemstress started
+	// (process.replicas); 0 when it started none.
+	Replicas int `json:"replicas"`
+	// Sync is how bursts were released.
+	Sync client.SyncMode `json:"sync"`
+	// DBStall is the effect table held write-locked while bursts were
+	// released (the db-stall nemesis); "" for none.
+	DBStall string `json:"db_stall"`
+}
+
+// HuntOf is how a run of cfg hunts.
+func HuntOf(cfg stress.Config) Hunt {
+	h := Hunt{Sync: cfg.Sync, DBStall: cfg.DBStall}
+	if h.Sync == "" {
+		h.Sync = client.LastByte
+	}
+	if cfg.Process != nil {
+		h.Replicas = max(cfg.Process.Replicas, 1)
+	}
+	return h
+}
+
+// apply sets h on cfg (its process section copied, not changed in place)
+// and says what of h it could not apply.
+func (h Hunt) apply(cfg *stress.Config) (warning string) {
+	cfg.Sync, cfg.DBStall = h.Sync, h.DBStall
+	switch {
+	case h.Replicas > 0 && cfg.Process != nil:
+		p := *cfg.Process
+		p.Replicas = h.Replicas
+		cfg.Process = &p
+	case h.Replicas > 1:
+		warning = fmt.Sprintf("the case was found on %d replicas that idemstress started; this contract has no process section, so it replays against the target as it runs", h.Replicas)
+	}
+	return warning
+}

@@ -1,0 +1,95 @@
+package stress_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// A service with two bugs shows both in one run, most severe first, each
+// shrunk on its own to the two calls that show it; the checks a bug's
+// minimal plan fires beside its own (002 beside 007) are not bugs of
+// their own.
+func TestEveryBugInOneRun(t *testing.T) {
+	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
+	want := []struct {
+		check checks.ID
+		plan  model.Plan
+	}{
+		{checks.TenantLeak, model.Plan{Steps: []model.Step{call("A", "k1", 0), call("B", "k1", 0)}}},
+		{checks.ChangedAccepted, model.Plan{Steps: []model.Step{call("A", "k1", 0), call("A", "k1", 1)}}},
+	}
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		cfg, err := svc.Config(100, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []checks.ID
+		for _, f := range res.Failures {
+			got = append(got, f.Check)
+			t.Logf("seed %d: %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink, f.Plan)
+		}
+		if res.Verdict != checks.Fail || len(res.Failures) != len(want) {
+			t.Fatalf("seed %d: verdict %s, bugs %v (%v); want %s and %s", seed, res.Verdict, got, res.Err, want[0].check, want[1].check)
+		}
+		for i, w := range want {
+			f := res.Failures[i]
+			if f.Check != w.check || oneEncoding(f.Plan).String() != w.plan.String() {
+				t.Errorf("seed %d: bug %d is %s with\n%swant %s with\n%s", seed, i+1, f.Check, f.Plan, w.check, w.plan)
+			}
+		}
+		if cs := res.Cases("svc"); len(cs) != 2 || cs[0].Checks[0] != want[0].check || cs[1].Checks[0] != want[1].check {
+			t.Errorf("seed %d: report rows %+v", seed, cs)
+		}
+	}
+}
+
+// One bug is one failure, however many plans of the run show it.
+func TestOneBugOneFailure(t *testing.T) {
+	svc := startSample(t, "no-payload-check", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) != 1 || res.Failures[0].Check != checks.ChangedAccepted {
+		for _, f := range res.Failures {
+			t.Logf("%s:\n%s", f.Check, f.Plan)
+		}
+		t.Fatalf("verdict %s with %d failure(s) (%v); want one, IDEM-004", res.Verdict, len(res.Failures), res.Err)
+	}
+	if res.Searched != 100 {
+		t.Errorf("the search tried %d plans, want its whole budget of 100", res.Searched)
+	}
+}
+
+// MaxBugs ends the search once that many bugs are found.
+func TestMaxBugs(t *testing.T) {
+	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxBugs = 1
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) != 1 || res.Searched >= 100 {
+		t.Fatalf("verdict %s, %d bug(s) after %d plans (%v); want one, found before the budget is spent", res.Verdict, len(res.Failures), res.Searched, res.Err)
+	}
+}

@@ -1,0 +1,81 @@
+package stress
+
+import (
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// Failure is one bug a run found: a failing plan, shrunk, with what it did
+// and what it broke.
+type Failure struct {
+	// Check names the bug: the most severe check the plan fired that no
+	// bug reported before it had fired. Violations[0] may be another,
+	// more severe one that an earlier bug already stands for.
+	Check      checks.ID          `json:"check"`
+	Plan       model.Plan         `json:"plan"`
+	History    model.History      `json:"history"`
+	Violations []checks.Violation `json:"violations"`
+	// Faults are the minimal plan's faults as they happened.
+	Faults []model.FaultEvent `json:"faults,omitempty"`
+	// Original is the failing plan the search found, before shrinking,
+	// and PlanSeed the seed rapid drew it from.
+	Original model.Plan `json:"original"`
+	PlanSeed uint64     `json:"plan_seed"`
+	// Plans counts the plans the search tried until it found this one.
+	Plans int `json:"plans"`
+	// Detect is the time from the start of the run to the failing plan;
+	// Shrink the time spent shrinking it.
+	Detect time.Duration `json:"detect_ns"`
+	Shrink time.Duration `json:"shrink_ns"`
+	// Flaky says the minimal plan did not fail again the same way when
+	// rerun.
+	Flaky bool `json:"flaky,omitempty"`
+}
+
+// Checks lists the checks the failure fired, primary first.
+func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
+
+// Result is what a run found.
+type Result struct {
+	Verdict checks.Verdict `json:"verdict"`
+	// Target is where the calls went: the target's URL, or the addresses
+	// of the replicas the run started.
+	Target string `json:"target"`
+	Seed   uint64 `json:"seed"`
+	// Plans counts the plans tried until the first failure (or all of them).
+	Plans int `json:"plans"`
+	// Searched counts every plan the search tried, after failures too.
+	Searched int `json:"searched"`
+	// Executions counts every plan executed, shrinking included.
+	Executions int `json:"executions"`
+	// Calls counts the calls of every execution; FaultsFired the faults
+	// that fired in them.
+	Calls       int `json:"calls"`
+	FaultsFired int `json:"faults_fired"`
+	// Failures are the distinct bugs found, each shrunk on its own, most
+	// severe first (checks.Catalogue's order of their Check).
+	Failures []*Failure `json:"failures,omitempty"`
+	// Detect is the time to the first failing plan; Total includes shrinking.
+	Detect time.Duration `json:"detect_ns"`
+	Total  time.Duration `json:"total_ns"`
+	// Outside lists changes to rows outside the run's namespace (IDEM-009):
+	// no plan explains them, so none is shrunk.
+	Outside []checks.Violation `json:"outside,omitempty"`
+	// Unfired counts the cases whose planned faults did not all fire.
+	Unfired int `json:"unfired,omitempty"`
+	// Faults counts the faults of every case, by kind: planned and fired.
+	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	// Flaky says some minimal plan did not fail again the same way when rerun.
+	Flaky bool `json:"flaky,omitempty"`
+	// Interrupted says the run's context ended before its budget was
+	// spent: the result holds what was found until then.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Notes say where reading the effect tables cost more than the plans
+	// wrote (a table scanned for every plan, and why), and what the check
+	// for changes outside the namespace left out (observe.Observer.Notes).
+	Notes []string `json:"notes,omitempty"`
+	// Err says why a run is inconclusive, or why a failure may not be minimal.
+	Err error `json:"-"`
+}
