@@ -77,10 +77,15 @@ func Modes() []string {
 	return append(append([]string{Correct}, ticketsvc.CorrectModes()...), ticketsvc.Bugs()...)
 }
 
-// Passes reports whether a mode is correct: idemstress must pass it.
+// Passes reports whether a mode, or every mode of a comma-separated list,
+// is correct: idemstress must pass it.
 func Passes(mode string) bool {
-	_, bug := Expected[mode]
-	return !bug
+	for _, m := range strings.Split(mode, ",") {
+		if _, bug := Expected[strings.TrimSpace(m)]; bug {
+			return false
+		}
+	}
+	return true
 }
 
 // Service is a running sample service: one replica, or several serving

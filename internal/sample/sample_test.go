@@ -14,3 +14,14 @@ func TestReplicas(t *testing.T) {
 		}
 	}
 }
+
+// A list of modes passes only when none of them is a bug.
+func TestPasses(t *testing.T) {
+	for mode, want := range map[string]bool{
+		Correct: true, "key-first": true, "global-keys": false, "no-payload-check,global-keys": false, "stuck-in-flight": false,
+	} {
+		if got := Passes(mode); got != want {
+			t.Errorf("Passes(%q) = %v, want %v", mode, got, want)
+		}
+	}
+}
