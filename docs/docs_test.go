@@ -146,7 +146,8 @@ func TestKubernetesJobs(t *testing.T) {
 	cfg, err := stress.Parse("contract.yaml", []byte(text))
 	if err != nil {
 		t.Errorf("the example contract: %v", err)
-	} else if cfg.DBStall != "tickets" || len(cfg.Effects) != 2 {
+	} else if cfg.DBStall != "" || len(cfg.Effects) != 2 {
+		// No db_stall: one shard's table lock would hold the others' calls.
 		t.Errorf("the example contract read as %+v", cfg)
 	}
 	merge := documents(t, "kubernetes-merge-job.yaml")[0]
