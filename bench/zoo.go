@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -25,7 +26,10 @@ import (
 //   - a burst of two duplicates (check-then-insert, unique-violation-500,
 //     process-mutex): a race needs two calls;
 //   - one call with a trailing-space key (trimmed-keys): the keys layout
-//     stores the trimmed key, which one call already shows.
+//     stores the trimmed key, which one call already shows;
+//   - a call, a restart step and the same call again (memory-keys), or a
+//     call crashed between its writes, a restart and the retry (non-atomic,
+//     stuck-in-flight): two calls, the restart is no call.
 var MinimalCalls = map[string]int{
 	"outbox-on-retry":      2,
 	"no-payload-check":     2,
@@ -37,6 +41,9 @@ var MinimalCalls = map[string]int{
 	"partial-fingerprint":  2,
 	"query-in-key":         2,
 	"trimmed-keys":         1,
+	"memory-keys":          2,
+	"non-atomic":           2,
+	"stuck-in-flight":      2,
 }
 
 // ZooRun is one run of the tester against one zoo bug with one seed, as
@@ -78,9 +85,9 @@ var ReplayPlan = model.Plan{Steps: []model.Step{
 	{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k2"}}},
 }}
 
-// Bugs are the sample service's bug modes.
+// Bugs are the sample service's bug modes (its correct designs left out).
 func Bugs() []string {
-	return slices.DeleteFunc(sample.Modes(), func(m string) bool { return m == sample.Correct })
+	return slices.DeleteFunc(sample.Modes(), sample.Passes)
 }
 
 // MeasureZoo runs every zoo bug once per seed (plans random plans at most,
@@ -89,17 +96,44 @@ func Bugs() []string {
 func MeasureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries int, shrink time.Duration, logf Logf) ([]ZooRun, []Replay, error) {
 	var runs []ZooRun
 	var replays []Replay
+	bin := ""
 	for _, mode := range Bugs() {
 		url, err := newDB(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
-		svc, err := sample.Start(ctx, url, mode, ticketsvc.LayoutKeys)
-		if err != nil {
-			return nil, nil, err
+		var cfg stress.Config
+		var stop func()
+		if sample.FaultsOnly(mode) {
+			// Only a restart or a crash shows these: the demo's run of
+			// the real binary as processes, with the mode's faults.
+			if bin == "" {
+				dir, err := os.MkdirTemp("", "idemstress-bench-")
+				if err != nil {
+					return nil, nil, err
+				}
+				defer os.RemoveAll(dir)
+				if bin, err = sample.BuildBinary(dir); err != nil {
+					return nil, nil, err
+				}
+			}
+			if cfg, err = sample.ProcessConfig(bin, url, mode, ticketsvc.LayoutKeys); err != nil {
+				return nil, nil, err
+			}
+			cfg.Plans, stop = plans, func() {}
+		} else {
+			svc, err := sample.Start(ctx, url, mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				return nil, nil, err
+			}
+			if cfg, err = svc.Config(plans, 0); err != nil {
+				svc.Close()
+				return nil, nil, err
+			}
+			stop = svc.Close
 		}
-		rs, rp, err := zooMode(ctx, svc, seeds, plans, tries, shrink, logf)
-		svc.Close()
+		rs, rp, err := zooMode(ctx, mode, cfg, seeds, tries, shrink, logf)
+		stop()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", mode, err)
 		}
@@ -108,12 +142,8 @@ func MeasureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries i
 	return runs, replays, nil
 }
 
-func zooMode(ctx context.Context, svc *sample.Service, seeds []uint64, plans, tries int, shrink time.Duration, logf Logf) ([]ZooRun, Replay, error) {
-	rp := Replay{Mode: svc.Mode, Tries: tries}
-	cfg, err := svc.Config(plans, 0)
-	if err != nil {
-		return nil, rp, err
-	}
+func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64, tries int, shrink time.Duration, logf Logf) ([]ZooRun, Replay, error) {
+	rp := Replay{Mode: mode, Tries: tries}
 	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = shrink, client.LastByte, "tickets"
 	session, err := stress.Open(ctx, cfg)
 	if err != nil {
@@ -134,7 +164,7 @@ func zooMode(ctx context.Context, svc *sample.Service, seeds []uint64, plans, tr
 		}
 	}
 	session.Close()
-	logf("P2 %s: the fixed replay found it in %d of %d tries", svc.Mode, rp.Found, tries)
+	logf("P2 %s: the fixed replay found it in %d of %d tries", mode, rp.Found, tries)
 
 	var runs []ZooRun
 	// P2 and P5 measure a mode's first bug: its detection and its shrink.
@@ -145,16 +175,16 @@ func zooMode(ctx context.Context, svc *sample.Service, seeds []uint64, plans, tr
 		if err != nil {
 			return nil, rp, err
 		}
-		z := ZooRun{Mode: svc.Mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Flaky: res.Flaky}
+		z := ZooRun{Mode: mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Flaky: res.Flaky}
 		if res.Err != nil {
 			z.Err = res.Err.Error()
 		}
 		if len(res.Failures) > 0 {
 			f := res.Failures[0]
 			z.Primary, z.Calls, z.Shrink = f.Check, f.Plan.NumCalls(), f.Shrink
-			z.Expected = z.Primary == sample.Expected[svc.Mode]
+			z.Expected = z.Primary == sample.Expected[mode]
 		}
-		logf("P2/P5 %s seed %d: %s after %d plans in %s (%s), shrunk to %d calls in %s", svc.Mode, seed, z.Verdict, z.Plans,
+		logf("P2/P5 %s seed %d: %s after %d plans in %s (%s), shrunk to %d calls in %s", mode, seed, z.Verdict, z.Plans,
 			z.Detect.Round(time.Millisecond), z.Primary, z.Calls, z.Shrink.Round(time.Millisecond))
 		runs = append(runs, z)
 	}
