@@ -143,10 +143,55 @@ func candidates(p model.Plan) []model.Plan {
 			}
 		}
 	}
+	out = append(out, baseFirst(p)...)
 	if q := renamed(p); q.String() != p.String() {
 		out = append(out, q)
 	}
 	return out
+}
+
+// baseFirst moves the lower encoding or payload variant of two calls of
+// one action to the earlier call: "A/k1 v0e4; A/k1 v0" becomes
+// "A/k1 v0; A/k1 v0e4", so a bug ends in one form whichever of the two
+// calls the search happened to re-encode.
+func baseFirst(p model.Plan) []model.Plan {
+	type at struct{ step, call int }
+	var calls []at
+	for i, s := range p.Steps {
+		for j := range s.Calls {
+			calls = append(calls, at{i, j})
+		}
+	}
+	get := func(q model.Plan, a at) *model.Call { return &q.Steps[a.step].Calls[a.call] }
+	var out []model.Plan
+	for x, a := range calls {
+		for _, b := range calls[x+1:] {
+			c, d := get(p, a), get(p, b)
+			if c.Action() != d.Action() || c.NoKey || d.NoKey {
+				continue
+			}
+			if c.Encoding > d.Encoding {
+				q := clonePlan(p)
+				get(q, a).Encoding, get(q, b).Encoding = d.Encoding, c.Encoding
+				out = append(out, q)
+			}
+			if c.Variant > d.Variant {
+				q := clonePlan(p)
+				get(q, a).Variant, get(q, b).Variant = d.Variant, c.Variant
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// clonePlan copies a plan down to its calls.
+func clonePlan(p model.Plan) model.Plan {
+	q := model.Plan{Steps: slices.Clone(p.Steps)}
+	for i := range q.Steps {
+		q.Steps[i].Calls = slices.Clone(q.Steps[i].Calls)
+	}
+	return q
 }
 
 // duplicates are the first two calls of the first action that has two in

@@ -440,3 +440,33 @@ func TestSameBug(t *testing.T) {
 		t.Error("different checks are different bugs")
 	}
 }
+
+// An action's re-encoded or changed call moves behind its base call, so
+// that the same bug ends in one form whichever call a seed re-encoded
+// (TestSampleModes once got "A/k1 v0e4; A/k1 v0" for raw-body-fingerprint).
+func TestBaseFirst(t *testing.T) {
+	call := func(c model.Call) model.Step { return model.Step{Kind: model.StepCall, Calls: []model.Call{c}} }
+	p := model.Plan{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1", Encoding: 4}), call(model.Call{Tenant: "A", Key: "k1"})}}
+	var got []string
+	for _, q := range baseFirst(p) {
+		got = append(got, q.Compact())
+	}
+	if want := []string{"A/k1 v0; A/k1 v0e4"}; !slices.Equal(got, want) {
+		t.Errorf("baseFirst(%s) = %q, want %q", p.Compact(), got, want)
+	}
+	if p.Compact() != "A/k1 v0e4; A/k1 v0" {
+		t.Errorf("baseFirst changed its argument: %s", p.Compact())
+	}
+	// Other actions, and calls already in order, give nothing.
+	for _, q := range []model.Plan{
+		{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1", Encoding: 4}), call(model.Call{Tenant: "B", Key: "k1"})}},
+		{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1"}), call(model.Call{Tenant: "A", Key: "k1", Variant: 2})}},
+	} {
+		if c := baseFirst(q); len(c) != 0 {
+			t.Errorf("baseFirst(%s) = %v, want none", q.Compact(), c)
+		}
+	}
+	if c := candidates(p); !slices.ContainsFunc(c, func(q model.Plan) bool { return q.Compact() == "A/k1 v0; A/k1 v0e4" }) {
+		t.Error("candidates do not move the base encoding first")
+	}
+}
