@@ -3,18 +3,16 @@ package stress_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
@@ -74,45 +72,10 @@ func TestNoProcessLeftAfterFaults(t *testing.T) {
 			if tc.cancel == 0 && (err != nil || res.Verdict != "pass" || res.Faults[model.FaultCrash].Fired == 0 || res.Faults[model.FaultPause].Fired == 0) {
 				t.Errorf("the run did not pass with crashes and pauses: %v %+v", err, res)
 			}
-			if left := waitNoProcessesUsing(dir, 10*time.Second); len(left) > 0 {
+			if left := pgtest.WaitNoProcessesUsing(dir, 10*time.Second); len(left) > 0 {
 				t.Errorf("left running:\n%s", strings.Join(left, "\n"))
 			}
 		})
-	}
-}
-
-// processesUsing lists processes whose working directory, command line or
-// environment mentions dir: PostgreSQL chdirs into its data directory, the
-// service's command line names the binary, and both inherit TMPDIR.
-func processesUsing(dir string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var found []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		proc := filepath.Join("/proc", e.Name())
-		cwd, _ := os.Readlink(filepath.Join(proc, "cwd"))
-		cmdline, _ := os.ReadFile(filepath.Join(proc, "cmdline"))
-		environ, _ := os.ReadFile(filepath.Join(proc, "environ"))
-		if strings.HasPrefix(cwd, dir) || bytes.Contains(cmdline, []byte(dir)) || bytes.Contains(environ, []byte(dir)) {
-			found = append(found, fmt.Sprintf("pid %d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
-		}
-	}
-	return found
-}
-
-// waitNoProcessesUsing allows a killed process the moment between being
-// reaped by its group's end and releasing its working directory.
-func waitNoProcessesUsing(dir string, bound time.Duration) []string {
-	deadline := time.Now().Add(bound)
-	for {
-		procs := processesUsing(dir)
-		if len(procs) == 0 || time.Now().After(deadline) {
-			return procs
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

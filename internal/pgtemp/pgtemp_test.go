@@ -101,7 +101,7 @@ func TestLifecycle(t *testing.T) {
 		conn.Close()
 		t.Errorf("port %d still accepts connections after Close", port)
 	}
-	if procs := processesUsing(dir); len(procs) > 0 {
+	if procs := pgtest.ProcessesUsing(dir); len(procs) > 0 {
 		t.Errorf("processes still using %s after Close:\n%s", dir, strings.Join(procs, "\n"))
 	}
 	if err := c.Close(); err != nil {
@@ -198,7 +198,7 @@ func TestStartCancelled(t *testing.T) {
 			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
 				t.Errorf("Start left %d entries in TMPDIR %s, first %s", len(entries), tmp, entries[0].Name())
 			}
-			if procs := waitNoProcessesUsing(tmp, time.Second); len(procs) > 0 {
+			if procs := pgtest.WaitNoProcessesUsing(tmp, time.Second); len(procs) > 0 {
 				t.Errorf("Start left processes behind:\n%s", strings.Join(procs, "\n"))
 			}
 		})
@@ -314,42 +314,6 @@ func isolatedTempDir(t *testing.T) string {
 	}
 	t.Setenv("TMPDIR", dir)
 	return dir
-}
-
-// processesUsing lists processes whose working directory, command line or
-// environment mentions dir. PostgreSQL processes chdir into their data dir,
-// and our children inherit TMPDIR, so this catches postmasters, backends
-// and initdb's bootstrap backend alike.
-func processesUsing(dir string) []string {
-	entries, _ := os.ReadDir("/proc")
-	var found []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		proc := filepath.Join("/proc", e.Name())
-		cwd, _ := os.Readlink(filepath.Join(proc, "cwd"))
-		cmdline, _ := os.ReadFile(filepath.Join(proc, "cmdline"))
-		environ, _ := os.ReadFile(filepath.Join(proc, "environ"))
-		if strings.HasPrefix(cwd, dir) || bytes.Contains(cmdline, []byte(dir)) || bytes.Contains(environ, []byte(dir)) {
-			found = append(found, fmt.Sprintf("pid %d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
-		}
-	}
-	return found
-}
-
-// waitNoProcessesUsing allows a killed process the moment between closing
-// its files, which Start waits for, and releasing its working directory.
-func waitNoProcessesUsing(dir string, timeout time.Duration) []string {
-	deadline := time.Now().Add(timeout)
-	for {
-		procs := processesUsing(dir)
-		if len(procs) == 0 || time.Now().After(deadline) {
-			return procs
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's output goroutine.
