@@ -9,16 +9,18 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// The search draws plan i of a run from a seed of its own, planSeed(seed,
+// The search draws plan i of a run from a seed of its own, DeriveSeed(seed,
 // i), with rapid's generator outside rapid.Check. The plans a run tries
 // are then the same whatever the number of workers, and a failing plan is
 // shrunk by a rapid.Check whose seed is that plan's: rapid draws its first
 // case from its seed exactly as Generator.Example does, so it starts from
 // the plan the search found (TestPlanSeedIsRapidsFirstCase pins this).
 
-// planSeed is the seed of a run's i-th plan: a splitmix64 step, so that
-// neighbouring runs (seed 7 and 8) do not share plans shifted by one.
-func planSeed(seed uint64, i int) uint64 {
+// DeriveSeed is the i-th seed derived from seed, a splitmix64 step, so
+// that neighbouring seeds (7 and 8) do not share derived seeds shifted by
+// one: a run's plan i is drawn from DeriveSeed(run seed, i), and a sharded
+// job's shard i runs with DeriveSeed(job seed, i).
+func DeriveSeed(seed uint64, i int) uint64 {
 	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
@@ -62,7 +64,7 @@ type running struct {
 func (q *window) fill(limit int) {
 	for !q.closed && len(q.queue) < q.w && q.next < limit {
 		a := &running{attempt: attempt{index: q.next}, done: make(chan struct{})}
-		a.seed = planSeed(q.r.seed, a.index)
+		a.seed = DeriveSeed(q.r.seed, a.index)
 		a.plan = drawPlan(q.r.cfg.World, a.seed)
 		q.next++
 		q.queue = append(q.queue, a)

@@ -17,7 +17,7 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 	defer rapidMu.Unlock()
 	w := gen.DefaultWorld()
 	for i := range 20 {
-		seed := planSeed(42, i)
+		seed := DeriveSeed(42, i)
 		if err := setRapidFlags(1, seed, 0); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestPlanSeeds(t *testing.T) {
 	w := gen.DefaultWorld()
 	seen := map[string]bool{}
 	for i := range 50 {
-		a, b := drawPlan(w, planSeed(7, i)), drawPlan(w, planSeed(7, i))
+		a, b := drawPlan(w, DeriveSeed(7, i)), drawPlan(w, DeriveSeed(7, i))
 		if a.String() != b.String() {
 			t.Fatalf("plan %d drawn twice differs:\n%s\n%s", i, a, b)
 		}
@@ -52,7 +52,7 @@ func TestPlanSeeds(t *testing.T) {
 	if len(seen) < 40 {
 		t.Errorf("50 plans of one run, only %d distinct", len(seen))
 	}
-	if planSeed(7, 1) == planSeed(8, 0) || planSeed(7, 0) == planSeed(8, 0) {
+	if DeriveSeed(7, 1) == DeriveSeed(8, 0) || DeriveSeed(7, 0) == DeriveSeed(8, 0) {
 		t.Errorf("neighbouring seeds share plan seeds")
 	}
 }

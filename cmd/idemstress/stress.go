@@ -87,7 +87,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		cfg.Namespace = jobNamespace(f.seed)
 		if f.seed != 0 {
-			cfg.Seed = shardSeed(f.seed, i)
+			cfg.Seed = stress.DeriveSeed(f.seed, i)
 		}
 		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
 	}
@@ -125,12 +125,6 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// shardSeed is shard i's seed in a job whose seed is seed: each shard
-// draws plans of its own.
-func shardSeed(seed uint64, i int) uint64 {
-	return mix(seed + uint64(i+1)*0x9e3779b97f4a7c15)
-}
-
 // jobNamespace is the namespace every shard of a job shares, so that none
 // takes another's rows for changes outside its run (each run adds a
 // random part of its own below it): derived from the job's seed, or one
@@ -139,14 +133,7 @@ func jobNamespace(seed uint64) string {
 	if seed == 0 {
 		return "isj-"
 	}
-	return fmt.Sprintf("isj%06x-", mix(seed)&0xffffff)
-}
-
-// mix is splitmix64's finaliser.
-func mix(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	return fmt.Sprintf("isj%06x-", stress.DeriveSeed(seed, -1)&0xffffff)
 }
 
 // writeStress prints a stress report: JSON, or a summary line and the
