@@ -40,10 +40,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
 	}
-	cfg, err := stress.Load(*config)
-	if err == nil {
-		err = h.apply(fs, &cfg)
-	}
+	cfg, err := loadConfig(fs, *config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage

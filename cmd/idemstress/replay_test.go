@@ -270,25 +270,37 @@ func TestRefusedRunWritesJUnit(t *testing.T) {
 		if err := os.WriteFile(junit, []byte("stale"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := invoke(t, append([]string{"run"}, tc.args...)...)
-		if code != exitUsage {
-			t.Errorf("%q: exit %d\n%s", tc.args, code, stderr)
+		for _, cmd := range [][]string{{"run"}, {"stress", "--plans", "1"}} {
+			code, _, stderr := invoke(t, append(cmd, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("%s %q: exit %d\n%s", cmd[0], tc.args, code, stderr)
+			}
+			raw, err := os.ReadFile(junit)
+			if err != nil {
+				t.Fatalf("%s %q: %v", cmd[0], tc.args, err)
+			}
+			if err := os.WriteFile(junit, []byte("stale"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var suites struct {
+				Tests   int `xml:"tests,attr"`
+				Skipped int `xml:"skipped,attr"`
+				Suite   struct {
+					Name string `xml:"name,attr"`
+				} `xml:"testsuite"`
+			}
+			if err := xml.Unmarshal(raw, &suites); err != nil || suites.Tests == 0 || suites.Skipped != suites.Tests ||
+				!strings.Contains(string(raw), tc.reason) || suites.Suite.Name != tc.suite {
+				t.Errorf("%s %q: --junit %v, %+v, want every check skipped for %q in suite %q\n%s", cmd[0], tc.args, err, suites, tc.reason, tc.suite, raw)
+			}
 		}
-		raw, err := os.ReadFile(junit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var suites struct {
-			Tests   int `xml:"tests,attr"`
-			Skipped int `xml:"skipped,attr"`
-			Suite   struct {
-				Name string `xml:"name,attr"`
-			} `xml:"testsuite"`
-		}
-		if err := xml.Unmarshal(raw, &suites); err != nil || suites.Tests == 0 || suites.Skipped != suites.Tests ||
-			!strings.Contains(string(raw), tc.reason) || suites.Suite.Name != tc.suite {
-			t.Errorf("%q: --junit %v, %+v, want every check skipped for %q in suite %q\n%s", tc.args, err, suites, tc.reason, tc.suite, raw)
-		}
+	}
+	// stress refuses a run without an end the same way.
+	if code, _, stderr := invoke(t, "stress", "--config", contract, "--junit", junit); code != exitUsage {
+		t.Errorf("stress without --plans or --duration: exit %d\n%s", code, stderr)
+	}
+	if raw, err := os.ReadFile(junit); err != nil || !strings.Contains(string(raw), "needs an end") {
+		t.Errorf("stress without --plans or --duration: --junit %v\n%s", err, raw)
 	}
 	// -h asks for the usage: no report.
 	if err := os.Remove(junit); err != nil {

@@ -53,10 +53,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
 		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
-	cfg, err := stress.Load(*config)
-	if err == nil {
-		err = h.apply(fs, &cfg)
-	}
+	cfg, err := loadConfig(fs, *config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return refused(stderr, args, cfg, err)
@@ -99,6 +96,15 @@ func (h *hunt) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
 	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+}
+
+// loadConfig reads a contract file and applies the hunt flags given on fs.
+func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
+	cfg, err := stress.Load(path)
+	if err == nil {
+		err = h.apply(fs, &cfg)
+	}
+	return cfg, err
 }
 
 // apply sets the hunt flags given on fs on a config.

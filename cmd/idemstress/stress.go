@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,24 +55,26 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
 	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
 	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways (with --seed, the same for every shard, each shard's seed is derived from it and i)")
+	// A run refused before it starts still writes its --junit report, as
+	// run's does: a nightly job's dashboard shows why nothing ran.
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return refused(stderr, args, stress.Config{}, err)
 	}
-	if *config == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "idemstress stress: want --config FILE and no other arguments")
-		return exitUsage
+	why := ""
+	switch {
+	case *config == "" || fs.NArg() > 0:
+		why = "want --config FILE and no other arguments"
+	case f.plans <= 0 && *duration <= 0:
+		why = "want --duration D or --plans N (or both): a nightly run needs an end"
 	}
-	if f.plans <= 0 && *duration <= 0 {
-		fmt.Fprintln(stderr, "idemstress stress: want --duration D or --plans N (or both): a nightly run needs an end")
-		return exitUsage
+	if why != "" {
+		fmt.Fprintln(stderr, "idemstress stress: "+why)
+		return refused(stderr, args, stress.Config{}, errors.New(why))
 	}
-	cfg, err := stress.Load(*config)
-	if err == nil {
-		err = h.apply(fs, &cfg)
-	}
+	cfg, err := loadConfig(fs, *config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitUsage
+		return refused(stderr, args, cfg, err)
 	}
 	f.apply(&cfg)
 	if f.plans <= 0 {
@@ -83,7 +86,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		i, n, err := parseShard(*shard)
 		if err != nil {
 			fmt.Fprintf(stderr, "idemstress stress: %v\n", err)
-			return exitUsage
+			return refused(stderr, args, cfg, err)
 		}
 		cfg.Namespace = jobNamespace(f.seed)
 		if f.seed != 0 {
