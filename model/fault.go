@@ -68,7 +68,16 @@ type FaultCount struct {
 	Fired   int `json:"fired"`
 }
 
-// Tally adds events to counts by kind.
+// Fired counts the faults that fired, of every kind.
+func Fired(counts map[Fault]FaultCount) int {
+	n := 0
+	for _, c := range counts {
+		n += c.Fired
+	}
+	return n
+}
+
+// Tally adds events to counts, by kind.
 func Tally(counts map[Fault]FaultCount, events []FaultEvent) {
 	for _, e := range events {
 		c := counts[e.Kind]

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
 )
 
 // Progress is how far a run has got, for a caller that shows it while the
@@ -30,7 +31,7 @@ func (r *runner) progress(phase string) {
 	if r.cfg.Progress == nil {
 		return
 	}
-	p := Progress{Phase: phase, Plans: r.searched, Executions: int(r.cases.Load()), Calls: r.calls, FaultsFired: r.fired,
+	p := Progress{Phase: phase, Plans: r.searched, Executions: int(r.cases.Load()), Calls: r.calls, FaultsFired: model.Fired(r.faults),
 		Elapsed: time.Since(r.t0)}
 	for _, f := range r.bugs {
 		p.Bugs = append(p.Bugs, f.Check)

@@ -47,9 +47,9 @@ type runner struct {
 	run     string
 	cases   atomic.Int64
 	// plans counts the search's plans until the first failure, searched
-	// all of them; calls and fired count the calls and faults of every
-	// execution.
-	plans, searched, calls, fired int
+	// all of them; calls counts the calls of every execution (faults
+	// counts their faults).
+	plans, searched, calls int
 	// bugs are the failures found, each shrunk; current is the one being
 	// shrunk.
 	bugs    []*Failure
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.variantRefused()
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: r.fired, Failures: r.bugs, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Interrupted: ctx.Err() != nil}
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
@@ -260,9 +260,6 @@ func (r *runner) account(tr Trial) {
 		r.unfiredCases++
 	}
 	for _, ev := range tr.Faults {
-		if ev.Fired {
-			r.fired++
-		}
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
