@@ -104,7 +104,7 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 // of; cfg is the contract as far as it was read.
 func refused(stderr io.Writer, args []string, cfg stress.Config, reason error) int {
 	if errors.Is(reason, flag.ErrHelp) {
-		return exitUsage // -h asks for the usage, not for a run
+		return exitPass // -h asks for the usage, not for a run
 	}
 	a := artefacts{junit: flagArg(args, "junit"), config: flagArg(args, "config")}
 	res := &stress.Result{Target: cfg.HTTP.URL, Err: fmt.Errorf("refused: %w", reason)}

@@ -23,14 +23,13 @@ import (
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
 	schema := fs.String("schema", "keys", "sample service layouts to test: keys, tagged, or all")
 	dbStall := fs.String("db-stall", "tickets", "effect table to write-lock while each burst is released (\"\" for none)")
 	syncMode := fs.String("sync", "lastbyte", "how bursts are released: lastbyte or naive")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return parseExit(err)
 	}
 	processShrink := f.shrinkTime
 	if !isSet(fs, "shrink-time") {

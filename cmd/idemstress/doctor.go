@@ -23,11 +23,10 @@ import (
 // the contract says and whose rows must be found where the contract says.
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return parseExit(err)
 	}
 	if *config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")

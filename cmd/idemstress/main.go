@@ -30,17 +30,20 @@ const (
 const usage = `usage: idemstress <command> [flags]
 
 commands:
-  demo   run the tester against the sample service and its bug zoo,
-         on a throwaway PostgreSQL it starts itself
-  run    run the tester against your service: run --config FILE
-         (each failure's case file goes to --cases DIR, default idemstress-cases)
-  stress run until --duration or --plans is spent, every bug found shrunk
-         and reported; --shard i/n splits a job: stress --config FILE
-  merge  combine the JSON reports of a job's shards: merge FILE...
-  replay re-run regression case files: replay FILE|DIR... --config FILE
-  doctor check a contract file against the database and the service,
-         with a keyless call and one create: doctor --config FILE
-  help   show this help
+  demo     run the tester against the sample service and its bug zoo,
+           on a throwaway PostgreSQL it starts itself
+  run      run the tester against your service: run --config FILE
+           (each failure's case file goes to --cases DIR, default idemstress-cases)
+  stress   run until --duration or --plans is spent, every bug found shrunk
+           and reported; --shard i/n splits a job: stress --config FILE
+  merge    combine the JSON reports of a job's shards: merge FILE...
+  replay   re-run regression case files: replay FILE|DIR... --config FILE
+  doctor   check a contract file against the database and the service,
+           with a keyless call and one create: doctor --config FILE
+  version  print the version, commit and Go version it was built with
+  help     show this help
+
+idemstress <command> --help lists a command's flags.
 
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 3 inconclusive or infrastructure failure (interrupted with no bug found)
@@ -86,6 +89,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitPass

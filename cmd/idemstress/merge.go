@@ -18,10 +18,9 @@ import (
 // the counts summed.
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return parseExit(err)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "idemstress merge: want one or more report files written by stress --json")

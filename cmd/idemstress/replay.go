@@ -23,13 +23,16 @@ import (
 func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if wantsHelp(args) {
+		fs.SetOutput(stdout)
+	}
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
 	var h hunt
 	h.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if *config == "" || len(paths) == 0 {
 		fmt.Fprintln(stderr, "idemstress replay: want FILE|DIR... and --config FILE")

@@ -38,7 +38,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
 	var a artefacts
@@ -46,7 +45,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	config := fs.String("config", "", "contract file (YAML), see README.md")
 	var h hunt
 	h.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
 	}
 	if *config == "" || fs.NArg() > 0 {

@@ -41,7 +41,6 @@ type stressReport struct {
 
 func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f runFlags
 	f.register(fs)
 	var a artefacts
@@ -57,7 +56,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	shard := fs.String("shard", "", "i/n: run shard i (0 ≤ i < n) of a job split n ways (with --seed, the same for every shard, each shard's seed is derived from it and i)")
 	// A run refused before it starts still writes its --junit report, as
 	// run's does: a nightly job's dashboard shows why nothing ran.
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
 	}
 	why := ""
