@@ -117,7 +117,7 @@ func MeasureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries i
 					return nil, nil, err
 				}
 			}
-			if cfg, err = sample.ProcessConfig(bin, url, mode, ticketsvc.LayoutKeys); err != nil {
+			if cfg, err = sample.ProcessConfig([]string{bin}, url, mode, ticketsvc.LayoutKeys); err != nil {
 				return nil, nil, err
 			}
 			cfg.Plans, stop = plans, func() {}

@@ -49,7 +49,7 @@ func TestNoProcessLeftAfterFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := sample.ProcessConfig(bin, "", sample.Correct, ticketsvc.LayoutKeys)
+			cfg, err := sample.ProcessConfig([]string{bin}, "", sample.Correct, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,7 @@ func TestProcessFaultModes(t *testing.T) {
 		{mode: "stuck-in-flight", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			cfg, err := sample.ProcessConfig(bin, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
+			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestPauseRun(t *testing.T) {
 	}
 	for _, mode := range []string{sample.Correct, "key-first"} {
 		t.Run(mode, func(t *testing.T) {
-			cfg, err := sample.ProcessConfig(bin, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
 			}

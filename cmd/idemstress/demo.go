@@ -9,6 +9,7 @@ import (
 	"io"
 	neturl "net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	schema := fs.String("schema", "keys", "sample service layouts to test: keys, tagged, or all")
 	dbStall := fs.String("db-stall", "tickets", "effect table to write-lock while each burst is released (\"\" for none)")
 	syncMode := fs.String("sync", "lastbyte", "how bursts are released: lastbyte or naive")
+	only := fs.String("modes", "", "the rows to run, comma-separated (a row of several bugs joins them with +, e.g. no-payload-check+global-keys; default: every row)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return parseExit(err)
 	}
@@ -51,6 +53,11 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress demo: --sync: %v\n", err)
 		return exitUsage
 	}
+	modes, err := demoModes(*only)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress demo: --modes: %v\n", err)
+		return exitUsage
+	}
 	nemesis := demoNemesis{sync: sync, stall: *dbStall, processShrink: processShrink}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "idemstress demo: unexpected argument %q\n", fs.Arg(0))
@@ -65,12 +72,10 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var rows []demoRow
 	code := exitPass
-	bin := &demoBinary{}
-	defer bin.remove()
 layouts:
 	for _, layout := range layouts {
-		for _, mode := range append(sample.Modes(), twoBugs) {
-			row, err := demoMode(ctx, servers, bin, mode, layout, f, nemesis, stderr)
+		for _, mode := range modes {
+			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
 				return exitFor(err)
@@ -96,6 +101,33 @@ layouts:
 		return exitInconclusive
 	}
 	return code
+}
+
+// demoModes are the rows --modes names, in the demo's order: every row
+// when it names none. A row of several bugs is named with + between them,
+// since the flag's own list is comma-separated.
+func demoModes(only string) ([]string, error) {
+	all := append(sample.Modes(), twoBugs)
+	if only == "" {
+		return all, nil
+	}
+	var names []string
+	for _, a := range all {
+		names = append(names, strings.ReplaceAll(a, ",", "+"))
+	}
+	var modes []string
+	for _, m := range strings.Split(only, ",") {
+		m = strings.TrimSpace(m)
+		i := slices.Index(names, m)
+		if i < 0 {
+			return nil, fmt.Errorf("no row %q; the rows are %s", m, strings.Join(names, ", "))
+		}
+		if !slices.Contains(modes, all[i]) {
+			modes = append(modes, all[i])
+		}
+	}
+	slices.SortFunc(modes, func(a, b string) int { return slices.Index(all, a) - slices.Index(all, b) })
+	return modes, nil
 }
 
 // demoDatabases returns a function that makes a fresh database per target:
@@ -140,7 +172,7 @@ type demoNemesis struct {
 	processShrink time.Duration
 }
 
-func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), bin *demoBinary, mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
+func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
 	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.NewReplacer("-", "_", ",", "__").Replace(mode))
 	if err != nil {
 		return demoRow{}, err
@@ -149,11 +181,11 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if sample.Processes(mode) {
 		// Restarts and crashes need processes: the real binary, started
 		// and faulted by idemstress.
-		path, err := bin.path()
+		serve, err := sampleServer()
 		if err != nil {
 			return demoRow{}, err
 		}
-		if cfg, err = sample.ProcessConfig(path, url, mode, layout); err != nil {
+		if cfg, err = sample.ProcessConfig(serve, url, mode, layout); err != nil {
 			return demoRow{}, err
 		}
 		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
@@ -194,31 +226,15 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	return row, nil
 }
 
-// demoBinary is the sample service's binary, built once for the modes
-// the demo runs as processes.
-type demoBinary struct {
-	dir, bin string
-	err      error
-}
-
-func (b *demoBinary) path() (string, error) {
-	if b.bin != "" || b.err != nil {
-		return b.bin, b.err
+// sampleServer is the command that serves the sample service as a process:
+// this very binary's "sample-service", so that an installed idemstress
+// needs neither a checkout nor a Go toolchain for its demo.
+func sampleServer() ([]string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("the demo runs some modes as processes of this binary (idemstress sample-service): %w", err)
 	}
-	if b.dir, b.err = os.MkdirTemp("", "idemstress-demo-"); b.err != nil {
-		return "", b.err
-	}
-	b.bin, b.err = sample.BuildBinary(b.dir)
-	if b.err != nil {
-		b.err = fmt.Errorf("the demo runs some modes as processes of the sample binary, built from this module's source: %w", b.err)
-	}
-	return b.bin, b.err
-}
-
-func (b *demoBinary) remove() {
-	if b.dir != "" {
-		_ = os.RemoveAll(b.dir)
-	}
+	return []string{exe, sampleServiceCmd}, nil
 }
 
 // demoRow is one mode of the sample service, tested in one layout, and

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc/server"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/observe"
@@ -40,6 +41,9 @@ commands:
   replay   re-run regression case files: replay FILE|DIR... --config FILE
   doctor   check a contract file against the database and the service,
            with a keyless call and one create: doctor --config FILE
+  sample-service
+           serve the sample service (examples/ticketsvc), as demo does:
+           sample-service -database-url URL [-listen ADDR] [-bug NAME]
   version  print the version, commit and Go version it was built with
   help     show this help
 
@@ -48,6 +52,10 @@ idemstress <command> --help lists a command's flags.
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 3 inconclusive or infrastructure failure (interrupted with no bug found)
 `
+
+// sampleServiceCmd serves the sample service from this binary: the demo
+// runs its restart and crash modes as processes of it.
+const sampleServiceCmd = "sample-service"
 
 // exitFor is the exit code of an error that ends a command before any
 // verdict: what the user can fix in flags, contract, schema or installation
@@ -89,6 +97,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
+	case sampleServiceCmd:
+		return server.Main(ctx, args[1:], os.Getenv, stderr)
 	case "version", "--version":
 		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":

@@ -23,6 +23,11 @@ var update = flag.Bool("update", false, "rewrite golden files")
 var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) {
+	// The demo serves its sample as processes of os.Executable(), its own
+	// binary: here, this test binary, which then acts as idemstress.
+	if len(os.Args) > 1 && os.Args[1] == sampleServiceCmd {
+		main()
+	}
 	flag.Parse()
 	pgtest.Main(m, &cluster)
 }

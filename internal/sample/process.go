@@ -44,10 +44,12 @@ func Processes(mode string) bool { _, ok := processFaults[mode]; return ok }
 // as processes with planned faults can catch it.
 func FaultsOnly(mode string) bool { return Processes(mode) && !Passes(mode) }
 
-// ProcessConfig is a run of the ticketsvc binary at bin in one mode and
-// layout, started by idemstress over the database at dbURL (it migrates its
-// schema itself), with the mode's faults planned.
-func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Config, error) {
+// ProcessConfig is a run of the sample service as processes in one mode
+// and layout, started by idemstress over the database at dbURL (it
+// migrates its schema itself), with the mode's faults planned. serve is
+// the command that serves it, before its flags: the ticketsvc binary
+// (BuildBinary), or an idemstress binary's "sample-service".
+func ProcessConfig(serve []string, dbURL, mode string, layout ticketsvc.Layout) (stress.Config, error) {
 	cfg, err := Contract(layout)
 	if err != nil {
 		return stress.Config{}, err
@@ -59,8 +61,8 @@ func ProcessConfig(bin, dbURL, mode string, layout ticketsvc.Layout) (stress.Con
 	if layout == "" {
 		layout = ticketsvc.LayoutKeys
 	}
-	cfg.Process = &process.Spec{Command: []string{bin, "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}",
-		"-bug", bug, "-schema", string(layout)}}
+	cfg.Process = &process.Spec{Command: append(slices.Clone(serve), "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}",
+		"-bug", bug, "-schema", string(layout))}
 	cfg.DatabaseURL = dbURL
 	cfg.Faults = slices.Clone(processFaults[mode])
 	if slices.Contains(cfg.Faults, model.FaultPause) {

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -116,17 +116,6 @@ func TestRunRefusesAnotherLayout(t *testing.T) {
 			}
 		})
 	}
-}
-
-// connect returns a pool on dbURL, closed at the end of the test.
-func connect(t *testing.T, dbURL string) *pgxpool.Pool {
-	t.Helper()
-	pool, err := pgxpool.New(context.Background(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
 }
 
 func migrate(t *testing.T, dbURL string, layout ticketsvc.Layout) {
