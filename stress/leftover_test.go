@@ -71,6 +71,9 @@ func TestNoProcessLeftAfterFaults(t *testing.T) {
 			}
 			if tc.cancel == 0 && (err != nil || res.Verdict != "pass" || res.Faults[model.FaultCrash].Fired == 0 || res.Faults[model.FaultPause].Fired == 0) {
 				t.Errorf("the run did not pass with crashes and pauses: %v %+v", err, res)
+				for _, f := range res.Failures {
+					t.Errorf("%s, minimal plan %s: %v", f.Check, f.Plan, f.Violations)
+				}
 			}
 			if left := pgtest.WaitNoProcessesUsing(dir, 10*time.Second); len(left) > 0 {
 				t.Errorf("left running:\n%s", strings.Join(left, "\n"))
