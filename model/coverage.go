@@ -70,6 +70,19 @@ func (t Transition) Label() string {
 // that fired, by kind) in one or more executions.
 type Coverage map[Transition]int
 
+// NewCoverage is a coverage with every call transition and each of the
+// faults at zero, so that a report names what never happened.
+func NewCoverage(faults []Fault) Coverage {
+	c := Coverage{}
+	for _, t := range CallTransitions {
+		c[t] = 0
+	}
+	for _, f := range faults {
+		c[FaultFired(f)] = 0
+	}
+	return c
+}
+
 // Add adds other's counts to c.
 func (c Coverage) Add(other Coverage) {
 	for t, n := range other {
