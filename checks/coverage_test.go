@@ -1,7 +1,10 @@
 package checks_test
 
 import (
+	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -99,5 +102,27 @@ func TestStatuses(t *testing.T) {
 	undecided := checks.Statuses(cov, []checks.ID{checks.ChangedAccepted}, true)
 	if undecided[checks.ChangedAccepted] != checks.Failed || undecided[checks.TenantLeak] != checks.Undecided || undecided[checks.DuplicateEffect] != checks.Undecided {
 		t.Errorf("inconclusive run: %v", undecided)
+	}
+}
+
+// README.md says what exercises each check, row for row from Needs.
+func TestREADMESaysWhatExercisesEachCheck(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks.Catalogue() {
+		by := "every run"
+		if c.Needs != nil {
+			labels := make([]string, len(c.Needs))
+			for i, tr := range c.Needs {
+				labels[i] = tr.Label()
+			}
+			by = strings.Join(labels, " or ")
+		}
+		row := fmt.Sprintf("  | %s %s | %s |", c.ID, c.Name, by)
+		if !strings.Contains(string(readme), row+"\n") {
+			t.Errorf("README.md lacks the row\n%s", row)
+		}
 	}
 }
