@@ -122,14 +122,24 @@ type Exercise struct {
 func Exercised(in Exercise) Coverage {
 	c := in.Contract
 	cov := Coverage{}
-	// canon is each body's canonical form, computed once.
+	// Each call's action and canonical body, computed once: the pairs
+	// below are many.
+	actions := make([]Action, len(in.History))
 	canon := make([][]byte, len(in.History))
 	for i, op := range in.History {
+		actions[i] = c.ActionOf(op.Call)
 		if b, err := Canonical(op.Body); err == nil {
 			canon[i] = b
 		} else {
 			canon[i] = op.Body
 		}
+	}
+	// equivalent is Contract.Equivalent over the bodies computed above.
+	equivalent := func(i, j int) bool {
+		if c.Equivalence == EquivalenceBytes {
+			return bytes.Equal(in.History[i].Body, in.History[j].Body)
+		}
+		return bytes.Equal(canon[i], canon[j])
 	}
 	for i, op := range in.History {
 		cov[Called]++
@@ -140,24 +150,26 @@ func Exercised(in Exercise) Coverage {
 			cov[Keyless]++
 			continue
 		}
-		made := map[Transition]bool{}
+		var leak, fold, burst, retry, changed, reencoded bool
 		for j, other := range in.History {
-			if j == i || other.Call.NoKey || !before(other, j, op, i) && !Overlap(op, other) {
+			earlier := before(other, j, op, i)
+			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
 				continue
 			}
-			if c.ActionOf(op.Call) != c.ActionOf(other.Call) {
-				made[OtherTenantSameKey] = made[OtherTenantSameKey] || otherTenant(in, op.Call, other.Call)
-				made[FoldedKey] = made[FoldedKey] || folded(in, op.Call, other.Call)
+			if actions[i] != actions[j] {
+				leak = leak || otherTenant(in, op.Call, other.Call)
+				fold = fold || folded(in, op.Call, other.Call)
 				continue
 			}
-			equivalent := c.Equivalent(other.Body, op.Body)
-			made[Burst] = made[Burst] || Overlap(op, other)
-			made[SequentialRetry] = made[SequentialRetry] || equivalent && other.End < op.Start
-			made[ChangedPayload] = made[ChangedPayload] || !equivalent && before(other, j, op, i)
-			made[Reencoding] = made[Reencoding] || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
+			same := equivalent(i, j)
+			burst = burst || Overlap(op, other)
+			retry = retry || same && other.End < op.Start
+			changed = changed || !same && earlier
+			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
 		}
-		for t, ok := range made {
-			if ok {
+		for t, made := range map[Transition]bool{OtherTenantSameKey: leak, FoldedKey: fold, Burst: burst,
+			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded} {
+			if made {
 				cov[t]++
 			}
 		}

@@ -107,3 +107,20 @@ func TestCoverageAddAndOrder(t *testing.T) {
 		t.Fatal("labels")
 	}
 }
+
+// BenchmarkExercised: the largest plan the default world draws, 8 bursts
+// of 16 calls over 3 tenants and 4 keys, counted once per execution.
+func BenchmarkExercised(b *testing.B) {
+	c := model.DefaultContract()
+	var h model.History
+	for step := range 8 {
+		for j := range 16 {
+			tenant, key := string(rune('A'+j%3)), []string{"k1", "k2", "k1s", "k3"}[j%4]
+			body := c.Render("", j%2, j%3)
+			h = append(h, covOp(tenant, key, body, int64(step*100), int64(step*100+50)))
+		}
+	}
+	for b.Loop() {
+		model.Exercised(model.Exercise{Contract: c, History: h})
+	}
+}
