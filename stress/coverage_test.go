@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -57,6 +58,7 @@ func TestCoverageNotExercised(t *testing.T) {
 				t.Fatalf("verdict %s (%v), %d failures", res.Verdict, res.Err, len(res.Failures))
 			}
 			status := res.Statuses()
+			t.Logf("%s", report.CoverageLine(res.Coverage, status))
 			for _, tr := range model.CallTransitions {
 				zero := res.Coverage[tr] == 0
 				if want := slices.Contains(tc.zero, tr); zero != want {
