@@ -51,7 +51,7 @@ type Column struct {
 }
 
 // WriteTable prints one line per case, then the minimal plan of each caught
-// case and any errors.
+// case and any errors, then what faults fired and what each run covered.
 func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "TARGET\t"
