@@ -45,6 +45,11 @@ type Check struct {
 	Name string
 	// Finds says what the check finds, in one line (the README's table).
 	Finds string
+	// Needs are the transitions that exercise the check, any one of them:
+	// those under which a correct service gives the answers, or leaves the
+	// rows, that the check judges. A run in which none happened did not
+	// exercise it (NotExercised); nil: every run does.
+	Needs []model.Transition
 	// fail stops a case from a source line of this check's own: rapid
 	// keeps a smaller failing plan only when it fails from the same line,
 	// so a shrink stays with the check it started with instead of drifting
@@ -57,37 +62,40 @@ type Check struct {
 // sorted list names the mistake best (a tenant leak also leaves a missing
 // effect; the leak is the news). Wrong committed state comes before wrong
 // answers: a duplicate row is the harm, the accepted changed payload that
-// came with it the symptom.
+// came with it the symptom. A check that judges every call needs one call
+// (model.Called); IDEM-009 also compares the tables outside the namespace,
+// which every run does. Only a crash makes a run retry a key past the
+// recovery time (the liveness polling), so only a crash exercises IDEM-012.
 var catalogue = []Check{
-	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action",
+	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action",
+	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action", anyOf(model.FoldedKey),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table",
+	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{BrokenReference, "broken reference", "a row points at another action's row, or at none",
+	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload",
+	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows",
+	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok",
+	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(model.ChangedPayload),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict",
+	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict", anyOf(model.SequentialRetry, model.Burst),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID",
+	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{MissingEffect, "missing effect", "an action answered ok lacks rows (a ticket without its outbox row)",
+	{MissingEffect, "missing effect", "an action answered ok lacks rows (a ticket without its outbox row)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace",
+	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)",
+	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended",
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout",
+	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers",
+	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers", anyOf(model.Burst),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 }
 

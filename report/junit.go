@@ -37,6 +37,10 @@ type JUnitRun struct {
 	// Inconclusive, when set, says why the run proves nothing: every check
 	// that did not fire is then reported skipped, not passed.
 	Inconclusive string
+	// Coverage, when known, counts the transitions the run made: a check
+	// that did not fire and none of whose transitions happened is then
+	// reported skipped ("not exercised: …"), not passed.
+	Coverage model.Coverage
 }
 
 type junitSuites struct {
@@ -86,7 +90,9 @@ type junitSkipped struct {
 // WriteJUnit writes a JUnit XML report of one run: one test case per check
 // of checks.Catalogue(), failed when the check fired in some finding, with
 // that finding's minimal plan and explanation (the finding in which it is
-// the primary check, if any), so a CI dashboard shows which rules broke.
+// the primary check, if any), so a CI dashboard shows which rules broke;
+// skipped when the run proved nothing of it (inconclusive, or not
+// exercised); passed otherwise.
 // Passwords are masked in every text it writes (an inconclusive run's
 // reason may quote a service's argv with its database URL), as on stdout.
 func WriteJUnit(w io.Writer, run JUnitRun) error {
@@ -98,6 +104,14 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 	}
 	suite := junitSuite{Name: name, Time: secs, Properties: []junitProperty{
 		{"target", target}, {"seed", strconv.FormatUint(run.Seed, 10)}}}
+	if run.Coverage != nil {
+		var vs []checks.Violation
+		for _, f := range run.Findings {
+			vs = append(vs, f.Violations...)
+		}
+		status := checks.Statuses(run.Coverage, checks.Fired(vs), run.Inconclusive != "")
+		suite.Properties = append(suite.Properties, junitProperty{"coverage", CoverageLine(run.Coverage, status)})
+	}
 	for _, c := range checks.Catalogue() {
 		tc := junitCase{Name: string(c.ID) + " " + c.Name, ClassName: "idemstress." + string(c.ID), Time: "0"}
 		if f, ok := findingOf(run.Findings, c.ID); ok {
@@ -115,6 +129,9 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 			suite.Failures++
 		} else if run.Inconclusive != "" {
 			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + redact.String(run.Inconclusive)}
+			suite.Skipped++
+		} else if run.Coverage != nil && !c.Exercised(run.Coverage) {
+			tc.Skipped = &junitSkipped{Message: c.Unexercised(run.Coverage)}
 			suite.Skipped++
 		}
 		suite.Cases = append(suite.Cases, tc)

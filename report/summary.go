@@ -36,6 +36,11 @@ type Case struct {
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
 	// FaultEvents are the minimal plan's faults as they happened.
 	FaultEvents []model.FaultEvent `json:"fault_events,omitempty"`
+	// Coverage counts the transitions the run's executions made, and
+	// CheckStatus says of every check whether it failed, passed, or was
+	// not exercised (none of the transitions it needs happened).
+	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 }
 
 // Column is a column of the table that a command adds for itself (the
@@ -46,7 +51,7 @@ type Column struct {
 }
 
 // WriteTable prints one line per case, then the minimal plan of each caught
-// case and any errors.
+// case and any errors, then what faults fired and what each run covered.
 func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "TARGET\t"
@@ -87,7 +92,7 @@ func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
 		}
 	}
-	if line := FaultLines(cases); line != "" {
+	if line := FaultLines(cases) + CoverageLines(cases); line != "" {
 		fmt.Fprint(w, "\n"+line)
 	}
 	return nil

@@ -29,6 +29,8 @@ func Check(t *testing.T, cfg Config) *Result {
 	case checks.Inconclusive:
 		t.Errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, redact.Error(res.Err))
 	}
+	// What the plans never did, no check of it could judge (go test -v).
+	t.Logf("idemstress: %s", report.CoverageLine(res.Coverage, res.Statuses()))
 	return res
 }
 
@@ -55,6 +57,9 @@ func (res *Result) Cases(target string) []report.Case {
 		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
 	if res.Err != nil {
 		base.Error = res.Err.Error()
+	}
+	if res.Coverage != nil {
+		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()
 	}
 	if len(res.Failures) == 0 {
 		base.Checks = checks.Fired(base.Violations)

@@ -67,6 +67,10 @@ type Result struct {
 	Unfired int `json:"unfired,omitempty"`
 	// Faults counts the faults of every case, by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	// Coverage counts the transitions every execution made, shrinking
+	// included; a check none of whose transitions (checks.Check.Needs)
+	// happened was not exercised, and is never reported passed.
+	Coverage model.Coverage `json:"coverage"`
 	// Flaky says some minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Interrupted says the run's context ended before its budget was

@@ -29,6 +29,7 @@ type runner struct {
 	// faults counts the fault events of every case by kind, and
 	// unfiredCases the cases where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
+	coverage     model.Coverage
 	unfiredCases int
 	// held counts the requests the db-stall nemesis saw waiting on its
 	// lock: a nemesis that never held one back tested nothing.
@@ -84,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg), run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -143,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	default:
 		res.Verdict = checks.Pass
 	}
-	res.Unfired, res.Faults = r.unfiredCases, r.faults
+	res.Unfired, res.Faults, res.Coverage = r.unfiredCases, r.faults, r.coverage
 	return res, nil
 }
 
@@ -256,6 +257,7 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 func (r *runner) account(tr Trial) {
 	r.calls += len(tr.History)
 	model.Tally(r.faults, tr.Faults)
+	r.coverage.Add(tr.Coverage)
 	if !model.AllFired(tr.Faults) {
 		r.unfiredCases++
 	}

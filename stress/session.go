@@ -209,6 +209,8 @@ type Trial struct {
 	// History: what fired, and which calls each touched.
 	Faults     []model.FaultEvent
 	Violations []checks.Violation
+	// Coverage counts the transitions the execution made (model.Exercised).
+	Coverage model.Coverage
 }
 
 // Try executes one plan in namespace ns, reads the namespace's rows and
@@ -226,6 +228,9 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if err != nil {
 		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
 	}
+	// A {{tag}} where the key travels is what the service tells actions
+	// apart by: it holds the tenant, so no two tenants share a key.
+	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: s.cfg.HTTP.Sends("tag"), History: tr.History, Faults: tr.Faults})
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }

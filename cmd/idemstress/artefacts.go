@@ -80,7 +80,7 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 	if a.junit == "" {
 		return nil
 	}
-	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total}
+	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total, Coverage: res.Coverage}
 	for _, f := range failures {
 		run.Findings = append(run.Findings, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	}

@@ -10,12 +10,13 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/report"
 )
 
 // mergeCmd combines the JSON reports of a job's shards into one: the worst
 // verdict, every bug once (by its check; the smallest minimal plan kept),
-// the counts summed.
+// the counts and the coverage summed.
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
@@ -67,6 +68,12 @@ func merge(reps []stressReport) stressReport {
 		out.FaultsFired += r.FaultsFired
 		out.Seconds = max(out.Seconds, r.Seconds) // shards run side by side
 		out.Interrupted = out.Interrupted || r.Interrupted
+		if r.Coverage != nil {
+			if out.Coverage == nil {
+				out.Coverage = model.Coverage{}
+			}
+			out.Coverage.Add(r.Coverage)
+		}
 		for _, c := range r.Cases {
 			if c.MinimalPlan == nil || len(c.Checks) == 0 {
 				if c.Verdict != checks.Pass {
@@ -90,6 +97,18 @@ func merge(reps []stressReport) stressReport {
 	out.Cases = append(out.Cases, others...)
 	if len(out.Cases) == 0 {
 		out.Cases = []report.Case{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
+	}
+	if out.Coverage != nil {
+		// A check is exercised when some shard exercised it: the sum has
+		// the transition then.
+		var fired []checks.ID
+		for _, c := range out.Cases {
+			fired = append(fired, c.Checks...)
+		}
+		out.CheckStatus = checks.Statuses(out.Coverage, fired, out.Verdict == checks.Inconclusive)
+		for i := range out.Cases {
+			out.Cases[i].Coverage, out.Cases[i].CheckStatus = out.Coverage, out.CheckStatus
+		}
 	}
 	return out
 }

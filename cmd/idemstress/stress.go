@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -34,6 +35,11 @@ type stressReport struct {
 	FaultsFired int     `json:"faults_fired"`
 	Seconds     float64 `json:"seconds"`
 	Interrupted bool    `json:"interrupted,omitempty"`
+	// Coverage counts the transitions the executions made (summed over
+	// shards), and CheckStatus says of every check whether it failed,
+	// passed or was not exercised (in no shard).
+	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 	// Cases has one case for each bug found, most severe first, or one
 	// for the whole run when nothing failed.
 	Cases []report.Case `json:"cases"`
@@ -106,6 +112,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep.Plans, rep.Executions, rep.Calls, rep.FaultsFired = res.Searched, res.Executions, res.Calls, res.FaultsFired
 	rep.Seconds = res.Total.Seconds()
 	rep.Cases = res.Cases(res.Target)
+	rep.Coverage, rep.CheckStatus = res.Coverage, res.Statuses()
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
 	}

@@ -1,0 +1,84 @@
+package checks
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// Status is what a run says of one check.
+type Status string
+
+const (
+	// Failed: the check fired.
+	Failed Status = "failed"
+	// Passed: the check was exercised and never fired.
+	Passed Status = "passed"
+	// NotExercised: none of the transitions the check needs happened, so
+	// its silence proves nothing.
+	NotExercised Status = "not exercised"
+	// Undecided: the run was inconclusive, so a check that did not fire
+	// proves nothing either.
+	Undecided Status = "inconclusive"
+)
+
+// anyOf lists the transitions of which any one exercises a check.
+func anyOf(ts ...model.Transition) []model.Transition { return ts }
+
+// Exercised reports whether cov holds one of the transitions the check needs.
+func (c Check) Exercised(cov model.Coverage) bool {
+	return c.Needs == nil || slices.ContainsFunc(c.Needs, func(t model.Transition) bool { return cov[t] > 0 })
+}
+
+// Unexercised says why cov did not exercise the check ("not exercised: no
+// call of another tenant with the same key"), or "" when it did.
+func (c Check) Unexercised(cov model.Coverage) string {
+	if c.Exercised(cov) {
+		return ""
+	}
+	missing := make([]string, len(c.Needs))
+	for i, t := range c.Needs {
+		missing[i] = absence(t)
+	}
+	return "not exercised: " + strings.Join(missing, ", ")
+}
+
+// absences say what a run lacked when it never made a transition.
+var absences = map[model.Transition]string{
+	model.Called:             "no call",
+	model.SequentialRetry:    "no sequential retry",
+	model.ChangedPayload:     "no call with a changed payload for the same key",
+	model.OtherTenantSameKey: "no call of another tenant with the same key",
+	model.Keyless:            "no call without a key",
+	model.Reencoding:         "no re-encoded payload",
+	model.FoldedKey:          "no key that differs from another only by white space, case or form",
+	model.Burst:              "no calls of one action at once",
+}
+
+func absence(t model.Transition) string {
+	if s, ok := absences[t]; ok {
+		return s
+	}
+	return "no " + string(t) + " fault fired"
+}
+
+// Statuses is the status of every check of the catalogue after a run that
+// covered cov and fired the checks fired: failed, else inconclusive when
+// the run was, else not exercised or passed.
+func Statuses(cov model.Coverage, fired []ID, inconclusive bool) map[ID]Status {
+	out := map[ID]Status{}
+	for _, c := range catalogue {
+		switch {
+		case slices.Contains(fired, c.ID):
+			out[c.ID] = Failed
+		case inconclusive:
+			out[c.ID] = Undecided
+		case !c.Exercised(cov):
+			out[c.ID] = NotExercised
+		default:
+			out[c.ID] = Passed
+		}
+	}
+	return out
+}

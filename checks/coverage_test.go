@@ -1,0 +1,128 @@
+package checks_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// entry is the catalogue entry of id.
+func entry(t *testing.T, id checks.ID) checks.Check {
+	t.Helper()
+	cat := checks.Catalogue()
+	i := slices.IndexFunc(cat, func(c checks.Check) bool { return c.ID == id })
+	if i < 0 {
+		t.Fatalf("%s is not in the catalogue", id)
+	}
+	return cat[i]
+}
+
+// Each check is exercised by a run that made one of its transitions, and
+// only by one: a run of one tenant never exercises the tenant-leak check.
+func TestCheckExercised(t *testing.T) {
+	allCalls := model.Coverage{}
+	for _, tr := range model.CallTransitions {
+		allCalls[tr] = 1
+	}
+	tests := []struct {
+		check checks.ID
+		by    model.Coverage // exercises it
+		not   model.Coverage // does not
+		why   string         // what not says
+	}{
+		{checks.TenantLeak, model.Coverage{model.OtherTenantSameKey: 1},
+			model.Coverage{model.Called: 40, model.SequentialRetry: 12, model.FoldedKey: 3, model.Burst: 9},
+			"not exercised: no call of another tenant with the same key"},
+		{checks.KeysFolded, model.Coverage{model.FoldedKey: 1}, model.Coverage{model.Called: 9, model.OtherTenantSameKey: 2},
+			"not exercised: no key that differs from another only by white space, case or form"},
+		{checks.ChangedAccepted, model.Coverage{model.ChangedPayload: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+			"not exercised: no call with a changed payload for the same key"},
+		{checks.RejectedEffect, model.Coverage{model.Keyless: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+			"not exercised: no call with a changed payload for the same key, no call without a key, no calls of one action at once"},
+		{checks.DuplicateEffect, model.Coverage{"double-delivery": 1}, model.Coverage{model.Called: 9, model.Keyless: 3},
+			"not exercised: no sequential retry, no call with a changed payload for the same key, no calls of one action at once, no double-delivery fault fired"},
+		{checks.EqualRejected, model.Coverage{model.SequentialRetry: 1}, model.Coverage{model.Called: 9, model.ChangedPayload: 3},
+			"not exercised: no sequential retry, no calls of one action at once"},
+		{checks.StuckAction, model.Coverage{"crash": 1}, allCalls, "not exercised: no crash fault fired"},
+		{checks.NotLinearizable, model.Coverage{model.Burst: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+			"not exercised: no calls of one action at once"},
+		{checks.NoAnswer, model.Coverage{model.Called: 1}, model.Coverage{}, "not exercised: no call"},
+		{checks.StrayWrite, model.Coverage{}, nil, ""},
+	}
+	for _, tc := range tests {
+		c := entry(t, tc.check)
+		if !c.Exercised(tc.by) || c.Unexercised(tc.by) != "" {
+			t.Errorf("%s: %v does not exercise it (%q)", tc.check, tc.by, c.Unexercised(tc.by))
+		}
+		if tc.not == nil {
+			continue
+		}
+		if c.Exercised(tc.not) {
+			t.Errorf("%s: %v exercises it", tc.check, tc.not)
+		}
+		if got := c.Unexercised(tc.not); got != tc.why {
+			t.Errorf("%s: says %q, want %q", tc.check, got, tc.why)
+		}
+	}
+}
+
+// Every transition a check needs is one a run can count: a call
+// transition or a fault a contract may plan.
+func TestNeedsAreTransitions(t *testing.T) {
+	for _, c := range checks.Catalogue() {
+		for _, tr := range c.Needs {
+			if !slices.Contains(model.CallTransitions, tr) &&
+				!slices.ContainsFunc(model.PlannedFaults, func(f model.Fault) bool { return model.FaultFired(f) == tr }) {
+				t.Errorf("%s needs %q, which no run counts", c.ID, tr)
+			}
+		}
+	}
+}
+
+func TestStatuses(t *testing.T) {
+	cov := model.Coverage{model.Called: 10, model.SequentialRetry: 4, model.ChangedPayload: 2, model.Burst: 3, model.Keyless: 1}
+	got := checks.Statuses(cov, []checks.ID{checks.ChangedAccepted}, false)
+	want := map[checks.ID]checks.Status{
+		checks.ChangedAccepted: checks.Failed, checks.TenantLeak: checks.NotExercised, checks.KeysFolded: checks.NotExercised,
+		checks.StuckAction: checks.NotExercised, checks.DuplicateEffect: checks.Passed, checks.StrayWrite: checks.Passed,
+	}
+	if len(got) != len(checks.Catalogue()) {
+		t.Fatalf("%d statuses for %d checks", len(got), len(checks.Catalogue()))
+	}
+	for id, s := range want {
+		if got[id] != s {
+			t.Errorf("%s: %s, want %s", id, got[id], s)
+		}
+	}
+	undecided := checks.Statuses(cov, []checks.ID{checks.ChangedAccepted}, true)
+	if undecided[checks.ChangedAccepted] != checks.Failed || undecided[checks.TenantLeak] != checks.Undecided || undecided[checks.DuplicateEffect] != checks.Undecided {
+		t.Errorf("inconclusive run: %v", undecided)
+	}
+}
+
+// README.md says what exercises each check, row for row from Needs.
+func TestREADMESaysWhatExercisesEachCheck(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks.Catalogue() {
+		by := "every run"
+		if c.Needs != nil {
+			labels := make([]string, len(c.Needs))
+			for i, tr := range c.Needs {
+				labels[i] = tr.Label()
+			}
+			by = strings.Join(labels, " or ")
+		}
+		row := fmt.Sprintf("  | %s %s | %s |", c.ID, c.Name, by)
+		if !strings.Contains(string(readme), row+"\n") {
+			t.Errorf("README.md lacks the row\n%s", row)
+		}
+	}
+}

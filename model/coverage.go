@@ -1,0 +1,208 @@
+package model
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+)
+
+// Transition is something a plan's execution did that a check needs to have
+// happened before it can judge anything: a retry, a changed payload, a key
+// another tenant used too, a fault that fired. A check none of whose
+// transitions happened was not exercised; its silence proves nothing.
+type Transition string
+
+const (
+	// Called: a call was made at all.
+	Called Transition = "call"
+	// SequentialRetry: a call with an equivalent payload after an earlier
+	// call of its action had ended.
+	SequentialRetry Transition = "sequential-retry"
+	// ChangedPayload: a call of an action an earlier call of which carried
+	// a payload that is not equivalent to its own.
+	ChangedPayload Transition = "changed-payload"
+	// OtherTenantSameKey: a call with the key an earlier call of another
+	// tenant carried, under a per-tenant key scope, where the service sees
+	// that key as sent (not inside a tag that holds the tenant too).
+	OtherTenantSameKey Transition = "other-tenant-same-key"
+	// Keyless: a call sent without its key.
+	Keyless Transition = "keyless"
+	// Reencoding: a call whose payload is canonical-JSON equal to an earlier
+	// call's of its action, in other bytes.
+	Reencoding Transition = "re-encoding"
+	// FoldedKey: a call whose key differs from an earlier call's of the same
+	// tenant only by white space, case or form, which the contract tells
+	// apart (keys it folds are one action: their calls are retries).
+	FoldedKey Transition = "folded-key"
+	// Burst: a call in flight at the same time as another call of its action.
+	Burst Transition = "burst"
+)
+
+// CallTransitions are the transitions of calls, in the order reports show
+// them; after them come the faults that fired, each under its own name
+// (Transition("crash")).
+var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst}
+
+// FaultFired is the transition of a fault of kind f that fired.
+func FaultFired(f Fault) Transition { return Transition(f) }
+
+// labels are the words reports use for the call transitions.
+var labels = map[Transition]string{
+	Called:             "calls",
+	SequentialRetry:    "sequential retry",
+	ChangedPayload:     "changed payload",
+	OtherTenantSameKey: "other tenant same key",
+	Keyless:            "keyless",
+	Reencoding:         "re-encoding",
+	FoldedKey:          "folded key",
+	Burst:              "burst",
+}
+
+// Label is how a report names the transition: "sequential retry", "crash".
+func (t Transition) Label() string {
+	if l, ok := labels[t]; ok {
+		return l
+	}
+	return string(t)
+}
+
+// Coverage counts, by transition, the calls that made it (and the faults
+// that fired, by kind) in one or more executions.
+type Coverage map[Transition]int
+
+// NewCoverage is a coverage with every call transition and each of the
+// faults at zero, so that a report names what never happened.
+func NewCoverage(faults []Fault) Coverage {
+	c := Coverage{}
+	for _, t := range CallTransitions {
+		c[t] = 0
+	}
+	for _, f := range faults {
+		c[FaultFired(f)] = 0
+	}
+	return c
+}
+
+// Add adds other's counts to c.
+func (c Coverage) Add(other Coverage) {
+	for t, n := range other {
+		c[t] += n
+	}
+}
+
+// Transitions lists the transitions of c in report order: the call
+// transitions (every one, counted or not), then the faults by name.
+func (c Coverage) Transitions() []Transition {
+	out := slices.Clone(CallTransitions)
+	for _, t := range slices.Sorted(maps.Keys(c)) {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Exercise is what the coverage of one execution is counted from.
+type Exercise struct {
+	Contract Contract
+	// KeyInTag says the service sees the action tag where it looks for the
+	// key (a {{tag}} in the URL or a header): the tag holds the tenant and
+	// the key in its logical form, so no two tenants, and no two keys apart
+	// by white space or case, ever send the service one key.
+	KeyInTag bool
+	History  History
+	Faults   []FaultEvent
+}
+
+// Exercised counts what one execution did, from what actually ran: each
+// call counts once for each transition it made, and only when it got an
+// answer (a lost reply's answer counts: the proxy saw it), since a call
+// nobody heard back from can be judged by no rule of the model. Faults
+// count when they fired.
+func Exercised(in Exercise) Coverage {
+	c := in.Contract
+	cov := Coverage{}
+	// Each call's action and canonical body, computed once: the pairs
+	// below are many.
+	actions := make([]Action, len(in.History))
+	canon := make([][]byte, len(in.History))
+	for i, op := range in.History {
+		actions[i] = c.ActionOf(op.Call)
+		if b, err := Canonical(op.Body); err == nil {
+			canon[i] = b
+		} else {
+			canon[i] = op.Body
+		}
+	}
+	// equivalent is Contract.Equivalent over the bodies computed above.
+	equivalent := func(i, j int) bool {
+		if c.Equivalence == EquivalenceBytes {
+			return bytes.Equal(in.History[i].Body, in.History[j].Body)
+		}
+		return bytes.Equal(canon[i], canon[j])
+	}
+	for i, op := range in.History {
+		cov[Called]++
+		if !answered(op) {
+			continue
+		}
+		if op.Call.NoKey {
+			cov[Keyless]++
+			continue
+		}
+		var leak, fold, burst, retry, changed, reencoded bool
+		for j, other := range in.History {
+			earlier := before(other, j, op, i)
+			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
+				continue
+			}
+			if actions[i] != actions[j] {
+				leak = leak || otherTenant(in, op.Call, other.Call)
+				fold = fold || folded(in, op.Call, other.Call)
+				continue
+			}
+			same := equivalent(i, j)
+			burst = burst || Overlap(op, other)
+			retry = retry || same && other.End < op.Start
+			changed = changed || !same && earlier
+			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
+		}
+		for t, made := range map[Transition]bool{OtherTenantSameKey: leak, FoldedKey: fold, Burst: burst,
+			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded} {
+			if made {
+				cov[t]++
+			}
+		}
+	}
+	for _, ev := range in.Faults {
+		if ev.Fired {
+			cov[FaultFired(ev.Kind)]++
+		}
+	}
+	return cov
+}
+
+// answered reports whether a call got an answer of the service's.
+func answered(op Op) bool { return op.Out.Err == "" && op.Out.Status != 0 }
+
+// before reports whether call a (index i of the history) was made before
+// call b (index j): it started first, or at the same instant earlier in
+// the history.
+func before(a Op, i int, b Op, j int) bool {
+	return a.Start < b.Start || a.Start == b.Start && i < j
+}
+
+// otherTenant reports whether call sends the key other sent, from another
+// tenant, where tenants must not share keys.
+func otherTenant(in Exercise, call, other Call) bool {
+	return in.Contract.KeyScope != KeyScopeGlobal && !in.KeyInTag && call.Tenant != other.Tenant && call.Key == other.Key
+}
+
+// folded reports whether call's key differs from other's, of the same
+// tenant, only by white space, case or form (the calls are two actions:
+// the caller checked).
+func folded(in Exercise, call, other Call) bool {
+	c := in.Contract
+	return !in.KeyInTag && c.ActionOf(call).Tenant == c.ActionOf(other).Tenant && call.Key != other.Key &&
+		PlainKey(call.Key) == PlainKey(other.Key)
+}

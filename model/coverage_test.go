@@ -1,0 +1,126 @@
+package model_test
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// covOp is a call of the given tenant and key with body b, in flight from
+// start to end, answered 201 (or with an error when err is set).
+func covOp(tenant, key string, b []byte, start, end int64) model.Op {
+	return model.Op{Call: model.Call{Tenant: tenant, Key: key}, Body: b, Start: start, End: end, Out: ok("7")}
+}
+
+func TestExercised(t *testing.T) {
+	exact := model.DefaultContract()
+	trim := model.DefaultContract()
+	trim.KeyCompare = model.KeyCompareTrim
+	global := model.DefaultContract()
+	global.KeyScope = model.KeyScopeGlobal
+	bytesEq := model.DefaultContract()
+	bytesEq.Equivalence = model.EquivalenceBytes
+	lost := covOp("A", "k1", p, 20, 30)
+	lost.Out = model.Outcome{Kind: model.Unknown, Err: "timeout"}
+	keyless := covOp("A", "", p, 20, 30)
+	keyless.Call.NoKey = true
+	tests := []struct {
+		name     string
+		contract model.Contract
+		keyInTag bool
+		history  model.History
+		faults   []model.FaultEvent
+		want     model.Coverage
+	}{
+		{"one call", exact, false, model.History{covOp("A", "k1", p, 0, 10)},
+			nil, model.Coverage{model.Called: 1}},
+		{"a retry after the first call ended", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+		{"a retry nobody heard back from is not judged", exact, false, model.History{covOp("A", "k1", p, 0, 10), lost},
+			nil, model.Coverage{model.Called: 2}},
+		{"a re-encoded retry", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1, model.Reencoding: 1}},
+		{"a re-encoding under byte equivalence is a changed payload", bytesEq, false,
+			model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Reencoding: 1}},
+		{"a changed payload", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1}},
+		{"a changed payload at once", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 0, 10)},
+			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Burst: 2}},
+		{"a burst of two", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 5, 15)},
+			nil, model.Coverage{model.Called: 2, model.Burst: 2}},
+		{"another tenant's key", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.OtherTenantSameKey: 1}},
+		{"another tenant, another key", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k2", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2}},
+		{"one tenant", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k2", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2}},
+		{"another tenant's key under a global scope is a retry", global, false,
+			model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+		{"another tenant's key inside a tag", exact, true, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2}},
+		{"a key apart by white space", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
+		{"a key apart by white space that the contract trims is a retry", trim, false,
+			model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+		{"a key apart by case under trim", trim, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1c", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
+		{"a key apart by white space inside a tag", exact, true, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2}},
+		{"a key apart by white space of another tenant", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1s", p, 20, 30)},
+			nil, model.Coverage{model.Called: 2}},
+		{"a keyless call", exact, false, model.History{keyless}, nil, model.Coverage{model.Called: 1, model.Keyless: 1}},
+		{"a keyless call is no retry", exact, false, model.History{covOp("A", "k1", p, 0, 10), keyless},
+			nil, model.Coverage{model.Called: 2, model.Keyless: 1}},
+		{"faults count when they fired", exact, false, model.History{covOp("A", "k1", p, 0, 10)},
+			[]model.FaultEvent{{Kind: model.FaultCrash, Fired: true}, {Kind: model.FaultRestart, Fired: true}, {Kind: model.FaultLoseReply}},
+			model.Coverage{model.Called: 1, "crash": 1, "restart": 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := model.Exercised(model.Exercise{Contract: tc.contract, KeyInTag: tc.keyInTag, History: tc.history, Faults: tc.faults})
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCoverageAddAndOrder(t *testing.T) {
+	c := model.Coverage{model.Burst: 1, "crash": 2}
+	c.Add(model.Coverage{model.Burst: 2, "lose-reply": 1})
+	if !maps.Equal(c, model.Coverage{model.Burst: 3, "crash": 2, "lose-reply": 1}) {
+		t.Fatalf("sum: %v", c)
+	}
+	got := c.Transitions()
+	if n := len(model.CallTransitions); len(got) != n+2 || got[n] != "crash" || got[n+1] != "lose-reply" || got[0] != model.Called {
+		t.Fatalf("order: %v", got)
+	}
+	zero := model.NewCoverage([]model.Fault{model.FaultCrash})
+	if len(zero) != len(model.CallTransitions)+1 || zero["crash"] != 0 || zero.Transitions()[len(model.CallTransitions)] != "crash" {
+		t.Fatalf("new: %v", zero)
+	}
+	if model.OtherTenantSameKey.Label() != "other tenant same key" || model.FaultFired(model.FaultCrash).Label() != "crash" {
+		t.Fatal("labels")
+	}
+}
+
+// BenchmarkExercised: the largest plan the default world draws, 8 bursts
+// of 16 calls over 3 tenants and 4 keys, counted once per execution.
+func BenchmarkExercised(b *testing.B) {
+	c := model.DefaultContract()
+	var h model.History
+	for step := range 8 {
+		for j := range 16 {
+			tenant, key := string(rune('A'+j%3)), []string{"k1", "k2", "k1s", "k3"}[j%4]
+			body := c.Render("", j%2, j%3)
+			h = append(h, covOp(tenant, key, body, int64(step*100), int64(step*100+50)))
+		}
+	}
+	for b.Loop() {
+		model.Exercised(model.Exercise{Contract: c, History: h})
+	}
+}
