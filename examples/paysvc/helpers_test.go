@@ -198,3 +198,11 @@ func (e *env) wantRows(merchant, key string, payments, ledger int) {
 		e.t.Errorf("%s/%s: %d payments and %d ledger entries, want %d and %d", merchant, key, p, l, payments, ledger)
 	}
 }
+
+// httptestServer serves h on loopback for the test and returns its URL.
+func httptestServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

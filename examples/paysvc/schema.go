@@ -41,7 +41,7 @@ var ddl = []string{
 	`CREATE TABLE IF NOT EXISTS idempotency_keys (
 	merchant text NOT NULL,
 	idempotency_key text NOT NULL,
-	payment_id bigint REFERENCES payments (id),
+	payment_id bigint REFERENCES payments (id) DEFERRABLE INITIALLY DEFERRED,
 	created_at timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (merchant, idempotency_key)
 )`,
