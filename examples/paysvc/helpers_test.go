@@ -20,7 +20,16 @@ import (
 // real concurrency in the service.
 func connect(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	url := pgtest.NewDatabase(t, cluster)
+	pool := connectTo(t, pgtest.NewDatabase(t, cluster))
+	if err := paysvc.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+// connectTo connects to the database at url.
+func connectTo(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatalf("parse database URL %q: %v", url, err)
@@ -31,9 +40,6 @@ func connect(t *testing.T) *pgxpool.Pool {
 		t.Fatalf("connect to %s: %v", url, err)
 	}
 	t.Cleanup(pool.Close)
-	if err := paysvc.Migrate(t.Context(), pool); err != nil {
-		t.Fatal(err)
-	}
 	return pool
 }
 
