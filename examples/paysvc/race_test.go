@@ -235,3 +235,16 @@ func TestTwoServicesMakeOnePayment(t *testing.T) {
 	}
 	oneCreated(e, answers[:], "k1", false)
 }
+
+// The claim's lock_timeout is the claim's alone: the statements after it
+// run under the session's own setting (PostgreSQL's default, none), so a
+// call held at its payment longer than InUseAfter still creates it.
+func TestClaimRestoresLockTimeout(t *testing.T) {
+	const inUseAfter = 50 * time.Millisecond
+	e := newEnv(t, paysvc.Options{InUseAfter: inUseAfter})
+	answers := race(e, 1, "m1", "k1", 10*inUseAfter)
+	if answers[0].status != http.StatusOK {
+		t.Fatalf("a call held at its payment for %s answered %d %s, want 200", 10*inUseAfter, answers[0].status, answers[0].body)
+	}
+	e.wantRows("m1", "k1", 1, 1)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -17,8 +18,12 @@ import (
 // claim of the key to end, at most wait: then it fails with
 // lock_not_available.
 func claimKey(ctx context.Context, tx pgx.Tx, req createRequest, wait time.Duration) (bool, error) {
-	ms := max(wait.Milliseconds(), 1) // 0 would wait forever
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, strconv.FormatInt(ms, 10)+"ms"); err != nil {
+	ms := min(max(wait.Milliseconds(), 1), math.MaxInt32) // 0 would wait forever
+	// The subquery, a fence (OFFSET 0), reads the setting before it is set.
+	var prev string
+	err := tx.QueryRow(ctx, `SELECT prev, set_config('lock_timeout', $1, true)
+		FROM (SELECT current_setting('lock_timeout') AS prev OFFSET 0) s`, strconv.FormatInt(ms, 10)+"ms").Scan(&prev, new(string))
+	if err != nil {
 		return false, fmt.Errorf("set lock_timeout: %w", err)
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (merchant, idempotency_key) VALUES ($1, $2)
@@ -26,9 +31,10 @@ func claimKey(ctx context.Context, tx pgx.Tx, req createRequest, wait time.Durat
 	if err != nil {
 		return false, fmt.Errorf("claim key: %w", err)
 	}
-	// The writes after the claim wait as long as they must.
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', '0', true)`); err != nil {
-		return false, fmt.Errorf("reset lock_timeout: %w", err)
+	// The writes after the claim wait as long as the database's setting
+	// says, as any other statement of the service.
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, prev); err != nil {
+		return false, fmt.Errorf("restore lock_timeout %q: %w", prev, err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
