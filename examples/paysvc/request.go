@@ -85,6 +85,11 @@ func parseCreate(w http.ResponseWriter, r *http.Request, merchant, keyHeader str
 		}
 		return createRequest{}, invalid("BAD_REQUEST", "", "reading the body: "+err.Error())
 	}
+	if !utf8.Valid(raw) {
+		// encoding/json would decode invalid bytes as U+FFFD, so two keys
+		// that differ there would be one.
+		return createRequest{}, invalid("BAD_REQUEST", "", "the body is not valid UTF-8")
+	}
 	var body createBody
 	if herr := decodeStrict(raw, &body); herr != nil {
 		return createRequest{}, herr

@@ -77,6 +77,7 @@ func TestRefusals(t *testing.T) {
 		{"not JSON", `{"idempotency_key": "k",`, "BAD_REQUEST", ""},
 		{"data after the object", payBody("k", 1, "") + ` {}`, "BAD_REQUEST", ""},
 		{"an array", `[]`, "BAD_REQUEST", ""},
+		{"invalid UTF-8", "{\"idempotency_key\": \"k\xff\", \"amount_money\": {\"amount\": 1, \"currency\": \"USD\"}, \"source_id\": \"s\"}", "BAD_REQUEST", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a := e.mustPost("m1", nil, tt.body)

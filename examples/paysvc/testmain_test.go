@@ -11,4 +11,6 @@ import (
 // its own database on it.
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+// Example uses the cluster directly; a -short run without PostgreSQL
+// leaves it out.
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster, "Example") }
