@@ -93,3 +93,28 @@ func TestOpenAPIMatchesTheService(t *testing.T) {
 func sourceBody(key, source string) string {
 	return `{"idempotency_key": "` + key + `", "amount_money": {"amount": 1, "currency": "USD"}, "source_id": "` + source + `"}`
 }
+
+// The contract's effect tables and columns are the schema's, and every
+// search idemstress makes in them is served by an index.
+func TestContractMatchesTheSchema(t *testing.T) {
+	c, err := stress.Parse("contract.yaml", paysvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := connect(t)
+	c.DatabaseURL = pool.Config().ConnString()
+	s, err := stress.Open(t.Context(), c)
+	if err != nil {
+		t.Fatalf("open a session on the contract over the migrated schema: %v", err)
+	}
+	defer s.Close()
+	advice := s.Indexes(t.Context())
+	if len(advice) != 2 {
+		t.Errorf("index advice for %d tables, want payments and ledger_entries: %v", len(advice), advice)
+	}
+	for _, a := range advice {
+		if !a.OK {
+			t.Errorf("%s", a)
+		}
+	}
+}
