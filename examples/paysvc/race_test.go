@@ -40,13 +40,14 @@ func stallPayments(e *env) *stall {
 
 // waiting returns how many other sessions of the database wait for a lock:
 // on payments (the stall), or on a row another call holds (a key claimed
-// and not yet committed). It asks on a connection of its own, outside the
+// and not yet committed); autovacuum, which may wait on the stall too, is
+// not a call. It asks on a connection of its own, outside the
 // stall's transaction, in which pg_stat_activity would stay as first read.
 func (s *stall) waiting() int {
 	s.t.Helper()
 	var n int
 	err := s.pool.QueryRow(s.t.Context(), `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		WHERE datname = current_database() AND wait_event_type = 'Lock' AND backend_type = 'client backend'`).Scan(&n)
 	if err != nil {
 		s.t.Fatalf("read pg_stat_activity: %v", err)
 	}
