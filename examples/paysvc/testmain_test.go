@@ -1,0 +1,16 @@
+package paysvc_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+)
+
+// cluster is this test binary's throwaway PostgreSQL; every test creates
+// its own database on it.
+var cluster *pgtemp.Cluster
+
+// Example uses the cluster directly; a -short run without PostgreSQL
+// leaves it out.
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster, "Example") }
