@@ -26,7 +26,7 @@ type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`
 	Headers map[string]string `yaml:"headers" json:"headers"`
-	// ID says where the resource ID is in a 2xx answer: a JSON pointer into
+	// ID says where the resource ID is in an ok answer: a JSON pointer into
 	// the body ("/ticket_id"), or "location" for the last path segment of
 	// the Location header.
 	ID string `yaml:"id" json:"id"`
@@ -241,14 +241,11 @@ func addNoise(hr *http.Request, noise model.Noise) {
 }
 
 // ParseResponse is the Response for an answer whose body starts with body
-// (Do reads at most 64 KiB of it): the status, and for a 2xx answer the
-// resource ID from where the spec says.
+// (Do reads at most 64 KiB of it): the status, and the resource ID from
+// where the spec says, whatever the status: the contract's answer matchers
+// say which answers carry one (a replay may be a 409 with the ID).
 func (h *HTTP) ParseResponse(resp *http.Response, body []byte) Response {
-	out := Response{Status: resp.StatusCode, Body: body}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		out.ID = h.id(resp, body)
-	}
-	return out
+	return Response{Status: resp.StatusCode, Body: body, ID: h.id(resp, body)}
 }
 
 // Do sends one call and reads its answer.

@@ -96,6 +96,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
 	}
+
 	if len(r.bugs) > 0 && !slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Check != checks.WrongStatus }) && r.refused != nil && r.baseOK {
 		return nil, r.variantRefused()
 	}
@@ -269,7 +270,7 @@ func (r *runner) account(tr Trial) {
 		case op.Out.Kind == model.OK:
 			r.ids = true
 			r.baseOK = r.baseOK || op.Call.Variant == 0
-		case r.noID == nil && op.Out.Status >= 200 && op.Out.Status < 300:
+		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History[i]
 		case r.refused == nil && op.Call.Variant > 0 && !op.Call.NoKey && op.Out.Status >= 400 && op.Out.Status < 500 &&
 			op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight:
@@ -285,6 +286,9 @@ func (r *runner) idNowhere() error {
 	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
 	if r.cfg.HTTP.ID == client.IDFromLocation {
 		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
+	}
+	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
+		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
 	}
 	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
 }
