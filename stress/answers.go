@@ -80,14 +80,3 @@ func matchers(ms []matcherFile) []model.Matcher {
 	}
 	return out
 }
-
-// wantedID reports whether an answer met a created or replayed matcher
-// but carried no resource ID there (the contract's ID pointer may be
-// wrong).
-func (r *runner) wantedID(op model.Op) bool {
-	if op.Out.Kind != model.Other {
-		return false
-	}
-	o := r.cfg.Contract.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).Outcome
-	return o == "created" || o == "replayed"
-}

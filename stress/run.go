@@ -38,6 +38,10 @@ type runner struct {
 	// an ID, the contract's pointer is wrong, not the service.
 	ids  bool
 	noID *model.Op
+	// unusable is the first call with a key answered in a way no state
+	// allows (see unusable.go): with no ok answer in the run, the request
+	// is wrong, not the service.
+	unusable *model.Op
 	// baseOK says a call with the base payload was answered ok, and refused
 	// is the first call with another variant that got a 4xx anyway: then
 	// the variant, not the service, is what is wrong (payload_rules).
@@ -96,7 +100,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
 	}
-
+	if !r.ids && r.unusable != nil && r.stop == nil {
+		return nil, r.noUsableAnswer()
+	}
 	if len(r.bugs) > 0 && !slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Check != checks.WrongStatus }) && r.refused != nil && r.baseOK {
 		return nil, r.variantRefused()
 	}
@@ -185,6 +191,15 @@ func (r *runner) search(ctx context.Context) {
 			r.plans++
 		}
 		r.account(a.trial)
+		if !r.ids {
+			// Before any ok answer a failure may be the request's, not the
+			// service's: nothing is hunted, and a run whose first plans
+			// were all refused ends in a contract error.
+			if r.unusable != nil && r.searched >= min(unusableAfter, r.cfg.Plans) {
+				q.close()
+			}
+			continue
+		}
 		if bug := r.newBug(a.trial.Violations); bug != "" {
 			q.quiet()
 			r.hunt(ctx, a, bug)
@@ -277,6 +292,7 @@ func (r *runner) account(tr Trial) {
 			r.refused = &tr.History[i]
 		}
 	}
+	r.noteUnusable(tr.History)
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID

@@ -1,0 +1,44 @@
+package stress_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/stress"
+)
+
+// A request the service never accepts (a wrong path, a payload without a
+// field it requires, a key header it does not read) is the contract's
+// mistake: a contract error quoting the first answer, not violations.
+func TestNoUsableAnswerIsAContractError(t *testing.T) {
+	url, dbURL := serveAPI(t, squareStyle, "")
+	for _, tc := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"wrong path", "url: URL", "url: URLz", []string{"404", "NOT_FOUND"}},
+		{"missing required field", "payload: {note: coffee, amount: 1250}", "payload: {amount: 1250}", []string{"400", "INVALID_REQUEST_BODY"}},
+		{"misspelt key header", "Idempotency-Key:", "Idempotency-Kee:", []string{"400", "MISSING_REQUIRED_PARAMETER", "key header"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// With the answers: of the service, and with the shorthand alone
+			// (a 400 is invalid).
+			for _, base := range []string{squareContract, squareContract[:strings.Index(squareContract, "answers:")] + squareContract[strings.Index(squareContract, "effects:"):]} {
+				contract := strings.Replace(base, tc.from, tc.to, 1)
+				if tc.name == "missing required field" {
+					contract = strings.Replace(contract, "fields: {note: /note}", "fields: {}", 1)
+				}
+				_, err := stress.Run(t.Context(), apiConfig(t, contract, url, dbURL, 100))
+				if !errors.Is(err, stress.ErrContract) {
+					t.Fatalf("Run: %v; want a contract error", err)
+				}
+				for _, w := range append(tc.want, "no call of the run was answered created or replayed") {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("Run: %v; want it to say %q", err, w)
+					}
+				}
+			}
+		})
+	}
+}
