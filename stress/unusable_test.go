@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -38,6 +39,36 @@ func TestNoUsableAnswerIsAContractError(t *testing.T) {
 						t.Errorf("Run: %v; want it to say %q", err, w)
 					}
 				}
+			}
+		})
+	}
+}
+
+// Transport failures are infrastructure (an inconclusive run, exit 3),
+// never the service's violations; a request that could never be sent is a
+// contract error before any call (exit 2).
+func TestTransportAndRequestFailures(t *testing.T) {
+	url, dbURL := serveAPI(t, squareStyle, "")
+	https := strings.Replace(url, "http://", "https://", 1)
+
+	cfg := apiConfig(t, squareContract+"sync: naive\n", https, dbURL, 20)
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Inconclusive || len(res.Failures) > 0 || res.Err == nil || !strings.Contains(res.Err.Error(), "write http://") {
+		t.Errorf("https against plain HTTP: %s, %d failures (%v); want inconclusive saying to write http://", res.Verdict, len(res.Failures), res.Err)
+	}
+
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"https with last-byte bursts", "url: URL", "url: " + https, "sync: naive"},
+		{"method with a space", "url: URL", "url: URL\n  method: PO ST", "target.method"},
+		{"header name with a space", "Idempotency-Key:", "Idempotency Key:", "not a header name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := stress.Parse("contract.yaml", []byte(strings.Replace(strings.Replace(squareContract, tc.from, tc.to, 1), "URL", url, 1)))
+			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse: %v; want a contract error saying %q", err, tc.want)
 			}
 		})
 	}
