@@ -296,3 +296,22 @@ func statusList(codes []int) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// Expected describes the answers the contract takes for an outcome
+// ("invalid": {status: [400]}), for messages that say what was wanted.
+func (c Contract) Expected(name string) string {
+	for _, o := range c.outcomes() {
+		if o.name != name {
+			continue
+		}
+		if len(o.matchers) == 0 {
+			return "none"
+		}
+		s := make([]string, len(o.matchers))
+		for i, m := range o.matchers {
+			s[i] = m.String()
+		}
+		return strings.Join(s, " or ")
+	}
+	return "none"
+}

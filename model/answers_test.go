@@ -172,3 +172,21 @@ func TestClassifyIsReadWithoutBody(t *testing.T) {
 		t.Errorf("409: %s, want in_flight", got)
 	}
 }
+
+// Expected says what the contract takes for an outcome, shorthand or not.
+func TestExpected(t *testing.T) {
+	for _, tc := range []struct {
+		c          model.Contract
+		name, want string
+	}{
+		{model.DefaultContract(), "invalid", "{status: [400]}"},
+		{model.DefaultContract(), "created", "{status: [2xx]}"},
+		{model.DefaultContract(), "replayed", "none"},
+		{square(), "invalid", `{status: [400], matches: {/errors/0/code: "^MISSING_"}}`},
+		{gocardless(), "replayed", `{status: [409], equals: {/error/errors/0/reason: "idempotent_creation_conflict"}, id: /error/links/conflicting_resource_id}`},
+	} {
+		if got := tc.c.Expected(tc.name); got != tc.want {
+			t.Errorf("Expected(%s) = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
