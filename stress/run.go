@@ -198,6 +198,7 @@ func (r *runner) search(ctx context.Context) {
 			if r.unusable != nil && r.searched >= min(unusableAfter, r.cfg.Plans) {
 				q.close()
 			}
+			r.progress("search")
 			continue
 		}
 		if bug := r.newBug(a.trial.Violations); bug != "" {
