@@ -77,3 +77,40 @@ func TestTLSFailuresAreUnreachable(t *testing.T) {
 		})
 	}
 }
+
+// A burst reaches an https:// service too, in both sync modes, with the
+// trust of the target's own client; against plain HTTP it fails as
+// unreachable, like a single call.
+func TestBurstOverTLS(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Location", "/p/7")
+		w.WriteHeader(http.StatusCreated)
+	})
+	secure := httptest.NewTLSServer(ok)
+	t.Cleanup(secure.Close)
+	plain := httptest.NewServer(ok)
+	t.Cleanup(plain.Close)
+	spec := client.HTTPSpec{URL: secure.URL + "/p", Headers: map[string]string{"Idempotency-Key": "{{key}}"}, ID: "location"}
+	tgt, err := client.NewHTTP(spec, secure.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := []client.Request{{Key: "k1", Body: []byte(`{}`)}, {Key: "k1", Body: []byte(`{}`)}}
+	for _, mode := range []client.SyncMode{client.LastByte, client.Naive} {
+		for i, r := range tgt.WithSync(mode).Burst(context.Background(), reqs, nil) {
+			if r.Err != nil || r.Status != http.StatusCreated || r.ID != "7" {
+				t.Errorf("%s burst over TLS, call %d: %+v, %v; want 201 with ID 7", mode, i, r.Response, r.Err)
+			}
+		}
+	}
+	spec.URL = strings.Replace(plain.URL, "http://", "https://", 1) + "/p"
+	tgt, err = client.NewHTTP(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range tgt.Burst(context.Background(), reqs, nil) {
+		if !errors.Is(r.Err, client.ErrUnreachable) || !strings.Contains(r.Err.Error(), "write http://") {
+			t.Errorf("burst with https:// against plain HTTP, call %d: %v; want ErrUnreachable saying to write http://", i, r.Err)
+		}
+	}
+}

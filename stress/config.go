@@ -210,9 +210,6 @@ func (c *Config) check() error {
 		if _, err := client.NewHTTP(c.HTTP, nil); err != nil {
 			return err
 		}
-		if strings.HasPrefix(c.HTTP.URL, "https://") && (c.Sync == "" || c.Sync == client.LastByte) {
-			return fmt.Errorf("target.url %q: bursts are released last-byte over raw TCP, which cannot speak TLS; set sync: naive for an https:// target", c.HTTP.URL)
-		}
 		if c.HTTP.Timeout < 0 {
 			return fmt.Errorf("target.timeout: %s; want a positive duration such as 10s", c.HTTP.Timeout)
 		}

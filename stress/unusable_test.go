@@ -51,7 +51,7 @@ func TestTransportAndRequestFailures(t *testing.T) {
 	url, dbURL := serveAPI(t, squareStyle, "")
 	https := strings.Replace(url, "http://", "https://", 1)
 
-	cfg := apiConfig(t, squareContract+"sync: naive\n", https, dbURL, 20)
+	cfg := apiConfig(t, squareContract, https, dbURL, 20)
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,6 @@ func TestTransportAndRequestFailures(t *testing.T) {
 	}
 
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"https with last-byte bursts", "url: URL", "url: " + https, "sync: naive"},
 		{"method with a space", "url: URL", "url: URL\n  method: PO ST", "target.method"},
 		{"header name with a space", "Idempotency-Key:", "Idempotency Key:", "not a header name"},
 	} {
