@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -188,5 +189,21 @@ func TestExpected(t *testing.T) {
 		if got := tc.c.Expected(tc.name); got != tc.want {
 			t.Errorf("Expected(%s) = %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A contract without answers marshals as before answers existed, so the
+// digest of case files written then still matches.
+func TestAnswersLeftOutOfJSONWhenEmpty(t *testing.T) {
+	b, err := json.Marshal(model.DefaultContract())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "Answers") {
+		t.Errorf("default contract marshals with answers: %s", b)
+	}
+	b, _ = json.Marshal(square())
+	if !strings.Contains(string(b), `"Answers":{"created"`) {
+		t.Errorf("a contract with answers marshals without them: %s", b)
 	}
 }

@@ -35,8 +35,10 @@ type Contract struct {
 	Statuses Statuses
 	// Answers are the matchers of each outcome (status plus body
 	// conditions, and where an ok answer's ID is); an outcome with none
-	// falls back on Statuses, created on any 2xx with an ID.
-	Answers     Answers
+	// falls back on Statuses, created on any 2xx with an ID. Left out of
+	// JSON when empty, so that a contract without answers: keeps the
+	// digest its case files were written with.
+	Answers     Answers `json:",omitzero"`
 	Equivalence Equivalence
 	KeyScope    KeyScope
 	// Payload is the base payload; variants and encodings derive from it.
