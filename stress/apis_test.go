@@ -47,6 +47,11 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
 		t.Fatal(err)
 	}
+	if bug == "insert-then-500" {
+		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +90,12 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := canonical(raw)
+	if s.bug == "insert-then-500" {
+		// No idempotency at all, and every answer a 500: no call is ever ok.
+		_, err := s.pool.Exec(r.Context(), `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)`, tenant, key, body, payload.Note)
+		http.Error(w, fmt.Sprint("stored, then failed: ", err), http.StatusInternalServerError)
+		return
+	}
 	id, replay, err := s.create(r.Context(), tenant, key, body, payload.Note)
 	switch {
 	case errors.Is(err, errReused):

@@ -191,11 +191,13 @@ func (r *runner) search(ctx context.Context) {
 			r.plans++
 		}
 		r.account(a.trial)
-		if !r.ids {
-			// Before any ok answer a failure may be the request's, not the
-			// service's: nothing is hunted, and a run whose first plans
-			// were all refused ends in a contract error.
-			if r.unusable != nil && r.searched >= min(unusableAfter, r.cfg.Plans) {
+		if !r.ids && r.unusable != nil {
+			// Refused before any ok answer: a failure may be the request's,
+			// not the service's. Nothing is hunted, and a run whose first
+			// plans were all refused ends in a contract error. (A run whose
+			// calls only went unanswered, or 5xx, is hunted as ever: a bug
+			// found is never dropped.)
+			if r.searched >= min(unusableAfter, r.cfg.Plans) {
 				q.close()
 			}
 			r.progress("search")

@@ -72,3 +72,26 @@ func TestTransportAndRequestFailures(t *testing.T) {
 		})
 	}
 }
+
+// A service that never answers ok because every answer is a 5xx is not a
+// contract mistake: its bugs are still hunted and reported.
+func TestNoOKAnswerStillReportsBugs(t *testing.T) {
+	url, dbURL := serveAPI(t, squareStyle, "insert-then-500")
+	cfg := apiConfig(t, squareContract, url, dbURL, 50)
+	cfg.MaxBugs = 1
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) == 0 {
+		t.Fatalf("a service that stores every call and answers 500: %s (%v, failures %v); want its bugs reported", res.Verdict, res.Err, checksOf(res))
+	}
+}
+
+func checksOf(res *stress.Result) []checks.ID {
+	var ids []checks.ID
+	for _, f := range res.Failures {
+		ids = append(ids, f.Check)
+	}
+	return ids
+}
