@@ -47,7 +47,11 @@ func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64
 		hreqs = append(hreqs, hr)
 		index = append(index, i)
 	}
-	exchanges := Release(ctx, hreqs, ReleaseOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered})
+	opts := ReleaseOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered}
+	if t, ok := h.client.Transport.(*http.Transport); ok {
+		opts.TLS = t.TLSClientConfig // the trust the target's own client has
+	}
+	exchanges := Release(ctx, hreqs, opts)
 	for j, ex := range exchanges {
 		r := &results[index[j]]
 		r.Sent, r.Done = ex.Sent, ex.Done

@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +28,7 @@ type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`
 	Headers map[string]string `yaml:"headers" json:"headers"`
-	// ID says where the resource ID is in a 2xx answer: a JSON pointer into
+	// ID says where the resource ID is in an ok answer: a JSON pointer into
 	// the body ("/ticket_id"), or "location" for the last path segment of
 	// the Location header.
 	ID string `yaml:"id" json:"id"`
@@ -71,6 +73,9 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	}
 	if spec.ID != IDFromLocation && !strings.HasPrefix(spec.ID, "/") {
 		return nil, fmt.Errorf("target.id %q: want a JSON pointer such as /id, or %q", spec.ID, IDFromLocation)
+	}
+	if err := checkSendable(spec); err != nil {
+		return nil, err
 	}
 	fields := map[string]string{"target.url": spec.URL}
 	for name, v := range spec.Headers {
@@ -241,14 +246,11 @@ func addNoise(hr *http.Request, noise model.Noise) {
 }
 
 // ParseResponse is the Response for an answer whose body starts with body
-// (Do reads at most 64 KiB of it): the status, and for a 2xx answer the
-// resource ID from where the spec says.
+// (Do reads at most 64 KiB of it): the status, and the resource ID from
+// where the spec says, whatever the status: the contract's answer matchers
+// say which answers carry one (a replay may be a 409 with the ID).
 func (h *HTTP) ParseResponse(resp *http.Response, body []byte) Response {
-	out := Response{Status: resp.StatusCode, Body: body}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		out.ID = h.id(resp, body)
-	}
-	return out
+	return Response{Status: resp.StatusCode, Body: body, ID: h.id(resp, body)}
 }
 
 // Do sends one call and reads its answer.
@@ -298,9 +300,25 @@ func (h *HTTP) id(resp *http.Response, body []byte) string {
 	return id
 }
 
+// classify marks the errors that say the target cannot be talked to at
+// all, whatever the call: nothing listens, no such host or route, or TLS
+// that cannot work. They stop the run as an infrastructure failure; a
+// call that hangs or is cut off on a reachable service stays a call
+// without an answer (IDEM-014, or unknown under a fault).
 func classify(err error) error {
-	var dnsErr *net.DNSError
-	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) {
+	var (
+		dnsErr  *net.DNSError
+		record  tls.RecordHeaderError
+		verify  *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+	)
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &record):
+		return fmt.Errorf("%w: %v (target.url says https:// but the service speaks plain HTTP: write http://)", ErrUnreachable, err)
+	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &host):
+		return fmt.Errorf("%w: %v (the service's TLS certificate is not trusted here)", ErrUnreachable, err)
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH), errors.As(err, &dnsErr):
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	return err

@@ -53,7 +53,8 @@ type Func func(ctx context.Context, req Request) (Response, error)
 // Do calls f.
 func (f Func) Do(ctx context.Context, req Request) (Response, error) { return f(ctx, req) }
 
-// ErrUnreachable marks an error that says the target is not there at all
-// (connection refused, no such host): an infrastructure failure, not an
-// unknown outcome of a call.
+// ErrUnreachable marks an error that says the target cannot be talked to
+// at all (connection refused, no such host or route, TLS against plain HTTP
+// or an untrusted certificate): an infrastructure failure, not an unknown
+// outcome of a call.
 var ErrUnreachable = errors.New("target unreachable")

@@ -1,9 +1,6 @@
 package model
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Equivalence names how two payloads are compared.
 type Equivalence string
@@ -34,7 +31,14 @@ type Statuses struct {
 
 // Contract is what the target promises, as far as the reference model needs it.
 type Contract struct {
-	Statuses    Statuses
+	// Statuses is the shorthand for refusals told apart by status alone.
+	Statuses Statuses
+	// Answers are the matchers of each outcome (status plus body
+	// conditions, and where an ok answer's ID is); an outcome with none
+	// falls back on Statuses, created on any 2xx with an ID. Left out of
+	// JSON when empty, so that a contract without answers: keeps the
+	// digest its case files were written with.
+	Answers     Answers `json:",omitzero"`
 	Equivalence Equivalence
 	KeyScope    KeyScope
 	// Payload is the base payload; variants and encodings derive from it.
@@ -111,25 +115,17 @@ func (c Contract) ActionOf(call Call) Action {
 	return a
 }
 
-// Classify turns an answer into an outcome kind. answered is false when no
-// answer arrived at all; hasID says whether a 2xx answer carried a resource ID.
+// Classify turns an answer known by its status alone into an outcome kind
+// (Read judges the body too). answered is false when no answer arrived at
+// all; hasID says whether the answer carried a resource ID where the target
+// finds it.
 func (c Contract) Classify(answered bool, status int, hasID bool) OutcomeKind {
-	switch {
-	case !answered:
+	if !answered {
 		return Unknown
-	case slices.Contains(c.Statuses.Conflict, status):
-		return Conflict
-	case slices.Contains(c.Statuses.InFlight, status):
-		return InFlight
-	case slices.Contains(c.Statuses.Invalid, status):
-		return Invalid
-	case status >= 200 && status < 300 && hasID:
-		return OK
-	case status >= 500 && c.ServerErrorsLeaveNoEffects:
-		return Failed
-	case status >= 500:
-		return Unknown
-	default:
-		return Other
 	}
+	a := Answer{Status: status}
+	if hasID {
+		a.ID = "id"
+	}
+	return c.Read(a).Kind
 }

@@ -198,8 +198,8 @@ func faultNames(fs []model.Fault) string {
 // could never run, whether it came from a file (Parse) or was set in Go:
 // the same rules for both. Errors name the contract's field.
 func (c *Config) check() error {
-	if err := disjoint(c.Contract.WithDefaults().Statuses); err != nil {
-		return fmt.Errorf("statuses: %w", err)
+	if err := c.Contract.WithDefaults().CheckAnswers(); err != nil {
+		return err
 	}
 	if c.Process != nil {
 		if err := c.Process.Check(); err != nil {

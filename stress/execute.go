@@ -145,8 +145,8 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
-		op.Out = model.Outcome{Kind: c.Classify(true, resp.Status, resp.ID != ""), Status: resp.Status, ID: resp.ID,
-			Body: model.Excerpt(resp.Body, model.AnswerKept)}
+		r := c.Read(model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
+		op.Out = model.Outcome{Kind: r.Kind, Status: resp.Status, ID: r.ID, Body: model.Excerpt(resp.Body, model.AnswerKept)}
 	}
 	return nil
 }

@@ -24,12 +24,14 @@ import (
 
 // contractFile is the YAML form; README.md documents it field by field.
 type contractFile struct {
-	Target      client.HTTPSpec `yaml:"target"`
-	Payload     map[string]any  `yaml:"payload"`
-	Statuses    *model.Statuses `yaml:"statuses"`
-	Equivalence string          `yaml:"equivalence"`
-	KeyScope    string          `yaml:"key_scope"`
-	KeyRequired *bool           `yaml:"key_required"`
+	Target   client.HTTPSpec `yaml:"target"`
+	Payload  map[string]any  `yaml:"payload"`
+	Statuses *model.Statuses `yaml:"statuses"`
+	// Answers: matchers per outcome (status plus body conditions); see answers.go.
+	Answers     *answersFile `yaml:"answers"`
+	Equivalence string       `yaml:"equivalence"`
+	KeyScope    string       `yaml:"key_scope"`
+	KeyRequired *bool        `yaml:"key_required"`
 	// ServerErrors: "may-have-effects" (default) or "no-effects".
 	ServerErrors string `yaml:"server_errors"`
 	// Recovery bounds how long an action may answer in_flight after its
@@ -163,6 +165,11 @@ func Parse(name string, data []byte) (Config, error) {
 			c.Contract.Statuses.Invalid = f.Statuses.Invalid
 		}
 	}
+	answers, err := f.Answers.answers(f.Statuses)
+	if err != nil {
+		return none, fail("%v", err)
+	}
+	c.Contract.Answers = answers
 	switch model.Equivalence(f.Equivalence) {
 	case "":
 	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
@@ -281,25 +288,4 @@ func yamlError(err error, data []byte) string {
 		msgs[i] = fmt.Sprintf("line %d: %s", n, text)
 	}
 	return strings.Join(msgs, "; ")
-}
-
-// disjoint reports a status given to two kinds of refusal (an answer
-// would be read as the first kind and misjudged) or a 2xx given to one.
-func disjoint(st model.Statuses) error {
-	seen := map[int]string{}
-	for _, kind := range []struct {
-		name  string
-		codes []int
-	}{{"conflict", st.Conflict}, {"in_flight", st.InFlight}, {"invalid", st.Invalid}} {
-		for _, code := range kind.codes {
-			if code < 300 || code > 599 {
-				return fmt.Errorf("%s: %d is not an error status (want 3xx–5xx)", kind.name, code)
-			}
-			if other, ok := seen[code]; ok && other != kind.name {
-				return fmt.Errorf("%d is given to both %s and %s; each status means one thing", code, other, kind.name)
-			}
-			seen[code] = kind.name
-		}
-	}
-	return nil
 }

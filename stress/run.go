@@ -39,6 +39,10 @@ type runner struct {
 	// an ID, the contract's pointer is wrong, not the service.
 	ids  bool
 	noID *model.Op
+	// unusable is the first call with a key answered in a way no state
+	// allows (see unusable.go): with no ok answer in the run, the request
+	// is wrong, not the service.
+	unusable *model.Op
 	// baseOK says a call with the base payload was answered ok, and refused
 	// is the first call with another variant that got a 4xx anyway: then
 	// the variant, not the service, is what is wrong (payload_rules).
@@ -96,6 +100,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
+	}
+	if !r.ids && r.unusable != nil && r.stop == nil {
+		return nil, r.noUsableAnswer()
 	}
 	if len(r.bugs) > 0 && !slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Check != checks.WrongStatus }) && r.refused != nil && r.baseOK {
 		return nil, r.variantRefused()
@@ -185,6 +192,18 @@ func (r *runner) search(ctx context.Context) {
 			r.plans++
 		}
 		r.account(a.trial)
+		if !r.ids && r.unusable != nil {
+			// Refused before any ok answer: a failure may be the request's,
+			// not the service's. Nothing is hunted, and a run whose first
+			// plans were all refused ends in a contract error. (A run whose
+			// calls only went unanswered, or 5xx, is hunted as ever: a bug
+			// found is never dropped.)
+			if r.searched >= min(unusableAfter, r.cfg.Plans) {
+				q.close()
+			}
+			r.progress("search")
+			continue
+		}
 		if bug := r.newBug(a.trial.Violations); bug != "" {
 			q.quiet()
 			r.hunt(ctx, a, bug)
@@ -271,13 +290,14 @@ func (r *runner) account(tr Trial) {
 		case op.Out.Kind == model.OK:
 			r.ids = true
 			r.baseOK = r.baseOK || op.Call.Variant == 0
-		case r.noID == nil && op.Out.Status >= 200 && op.Out.Status < 300:
+		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History[i]
 		case r.refused == nil && op.Call.Variant > 0 && !op.Call.NoKey && op.Out.Status >= 400 && op.Out.Status < 500 &&
 			op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight:
 			r.refused = &tr.History[i]
 		}
 	}
+	r.noteUnusable(tr.History)
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID
@@ -287,6 +307,9 @@ func (r *runner) idNowhere() error {
 	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
 	if r.cfg.HTTP.ID == client.IDFromLocation {
 		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
+	}
+	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
+		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
 	}
 	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
 }

@@ -98,8 +98,8 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 		out := tr.History[0].Out
 		switch {
 		case out.Kind != model.Invalid:
-			say("target", "FAIL a call without a key got %d (%s); the contract says invalid %v: %s",
-				out.Status, out.Kind, cfg.Contract.Statuses.Invalid, out.Body)
+			say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
+				out.Status, out.Kind, cfg.Contract.Expected("invalid"), out.Body)
 			code = exitViolations
 		case len(tr.Violations) > 0:
 			for _, v := range tr.Violations {

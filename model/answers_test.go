@@ -1,0 +1,209 @@
+package model_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// square answers 400 to a reused key and to a missing key, told apart by
+// errors[0].code.
+func square() model.Contract {
+	c := model.DefaultContract()
+	c.Answers = model.Answers{
+		Created:  []model.Matcher{{Status: []int{200}, ID: "/payment/id"}},
+		Conflict: []model.Matcher{{Status: []int{400}, Equals: map[string]string{"/errors/0/code": "IDEMPOTENCY_KEY_REUSED"}}},
+		Invalid:  []model.Matcher{{Status: []int{400}, Matches: map[string]string{"/errors/0/code": "^MISSING_"}}},
+	}
+	return c
+}
+
+// gocardless answers a replay with 409 and the existing resource's ID.
+func gocardless() model.Contract {
+	c := model.DefaultContract()
+	c.Statuses.InFlight = []int{425}
+	c.Answers = model.Answers{
+		Replayed: []model.Matcher{{Status: []int{409}, Equals: map[string]string{"/error/errors/0/reason": "idempotent_creation_conflict"},
+			ID: "/error/links/conflicting_resource_id"}},
+	}
+	return c
+}
+
+// stripe answers a changed-parameter reuse 400 with error.type idempotency_error.
+func stripe() model.Contract {
+	c := model.DefaultContract()
+	c.Answers = model.Answers{
+		Conflict: []model.Matcher{{Status: []int{400}, Equals: map[string]string{"/error/type": "idempotency_error"}}},
+		Invalid:  []model.Matcher{{Status: []int{400}, Equals: map[string]string{"/error/type": "invalid_request_error"}}},
+	}
+	return c
+}
+
+func TestRead(t *testing.T) {
+	const (
+		reused    = `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":"IDEMPOTENCY_KEY_REUSED"}]}`
+		missing   = `{"errors":[{"code":"MISSING_REQUIRED_PARAMETER","field":"idempotency_key"}]}`
+		payment   = `{"payment":{"id":"p7"}}`
+		replay409 = `{"error":{"code":409,"errors":[{"reason":"idempotent_creation_conflict"}],"links":{"conflicting_resource_id":"PM7"}}}`
+	)
+	tests := []struct {
+		name     string
+		contract model.Contract
+		answer   model.Answer
+		want     model.Reading
+	}{
+		// The shorthand reads as it always did.
+		{"default 201 with ID", model.DefaultContract(), model.Answer{Status: 201, ID: "7"}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"default 201 without ID", model.DefaultContract(), model.Answer{Status: 201}, model.Reading{Kind: model.Other, Outcome: "created"}},
+		{"default 422", model.DefaultContract(), model.Answer{Status: 422}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"default 404", model.DefaultContract(), model.Answer{Status: 404}, model.Reading{Kind: model.Other}},
+		{"default 500", model.DefaultContract(), model.Answer{Status: 500}, model.Reading{Kind: model.Unknown}},
+		// Square: one status, two outcomes, told apart by the body.
+		{"square created, ID from its own pointer", square(), model.Answer{Status: 200, Body: []byte(payment)}, model.Reading{Kind: model.OK, ID: "p7", Outcome: "created"}},
+		{"square reused key", square(), model.Answer{Status: 400, Body: []byte(reused)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"square missing key", square(), model.Answer{Status: 400, Body: []byte(missing)}, model.Reading{Kind: model.Invalid, Outcome: "invalid"}},
+		{"square other 400", square(), model.Answer{Status: 400, Body: []byte(`{"errors":[{"code":"INVALID_VALUE"}]}`)}, model.Reading{Kind: model.Other}},
+		{"square 400 not JSON", square(), model.Answer{Status: 400, Body: []byte(`Bad Request`)}, model.Reading{Kind: model.Other}},
+		{"square 422 is no longer a conflict", square(), model.Answer{Status: 422, Body: []byte(reused)}, model.Reading{Kind: model.Other}},
+		{"square 409 still in flight", square(), model.Answer{Status: 409}, model.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
+		{"square created without the ID", square(), model.Answer{Status: 200, Body: []byte(`{"payment":{}}`), ID: "x"}, model.Reading{Kind: model.Other, Outcome: "created"}},
+		// GoCardless: a replay is a 409 that carries the ID.
+		{"gocardless replay", gocardless(), model.Answer{Status: 409, Body: []byte(replay409)}, model.Reading{Kind: model.OK, ID: "PM7", Outcome: "replayed"}},
+		{"gocardless created", gocardless(), model.Answer{Status: 201, Body: []byte(`{"id":"PM7"}`), ID: "PM7"}, model.Reading{Kind: model.OK, ID: "PM7", Outcome: "created"}},
+		{"gocardless 409 without the reason", gocardless(), model.Answer{Status: 409, Body: []byte(`{"error":{}}`)}, model.Reading{Kind: model.Other}},
+		{"gocardless replay without the ID", gocardless(), model.Answer{Status: 409, Body: []byte(`{"error":{"errors":[{"reason":"idempotent_creation_conflict"}]}}`)},
+			model.Reading{Kind: model.Other, Outcome: "replayed"}},
+		// Stripe: the error type says which 400 it is.
+		{"stripe idempotency error", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"idempotency_error"}}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"stripe invalid request", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"invalid_request_error"}}`)}, model.Reading{Kind: model.Invalid, Outcome: "invalid"}},
+		{"stripe card error", stripe(), model.Answer{Status: 402, Body: []byte(`{"error":{"type":"card_error"}}`)}, model.Reading{Kind: model.Other}},
+		// Numbers and booleans compare as written in JSON.
+		{"number condition", withConflict(model.Matcher{Status: []int{200}, Equals: map[string]string{"/code": "7", "/retry": "false"}}),
+			model.Answer{Status: 200, Body: []byte(`{"code":7,"retry":false}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.contract.CheckAnswers(); err != nil {
+				t.Fatalf("CheckAnswers: %v", err)
+			}
+			if got := tt.contract.Read(tt.answer); got != tt.want {
+				t.Errorf("Read = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func withConflict(m model.Matcher) model.Contract {
+	c := model.DefaultContract()
+	c.Answers.Created = []model.Matcher{{Status: []int{200, 201}, Equals: map[string]string{"/code": "0"}}}
+	c.Answers.Conflict = []model.Matcher{m}
+	return c
+}
+
+func TestCheckAnswers(t *testing.T) {
+	eq := func(ptr, v string) map[string]string { return map[string]string{ptr: v} }
+	tests := []struct {
+		name    string
+		answers model.Answers
+		want    []string // "" for a contract CheckAnswers accepts
+	}{
+		{"defaults", model.Answers{}, nil},
+		{"square", square().Answers, nil},
+		{"gocardless", gocardless().Answers, nil},
+		{"created and replayed on one status, one ID", model.Answers{Created: []model.Matcher{{Status: []int{201}}}, Replayed: []model.Matcher{{Status: []int{200, 201}}}}, nil},
+		{"empty matcher", model.Answers{Conflict: []model.Matcher{{}}}, []string{"answers.conflict[0]", "no status"}},
+		{"not a status", model.Answers{Invalid: []model.Matcher{{Status: []int{40}}}}, []string{"answers.invalid[0]", "40 is not an HTTP status"}},
+		{"bad regexp", model.Answers{Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "(")}}}, []string{"answers.invalid[0]", "matches: /code"}},
+		{"not a pointer", model.Answers{Invalid: []model.Matcher{{Status: []int{400}, Equals: eq("code", "X")}}}, []string{"answers.invalid[0]", `"code" is not a JSON pointer`}},
+		{"ID on a refusal", model.Answers{Conflict: []model.Matcher{{Status: []int{409}, ID: "/id"}}}, []string{"answers.conflict[0]", "id: only created and replayed"}},
+		{"ID not a pointer", model.Answers{Replayed: []model.Matcher{{Status: []int{409}, ID: "id"}}}, []string{"answers.replayed[0]", `"id" is not a JSON pointer`}},
+		{"2xx refusal without a condition", model.Answers{Conflict: []model.Matcher{{Status: []int{200}}}}, []string{"answers.conflict[0]", "200 is not an error status"}},
+		{"one status for two refusals", model.Answers{Conflict: []model.Matcher{{Status: []int{400}}}, Invalid: []model.Matcher{{Status: []int{400}}}},
+			[]string{"answers.conflict[0]", "answers.invalid[0]", "400"}},
+		{"against the shorthand", model.Answers{Conflict: []model.Matcher{{Status: []int{409}}}}, []string{"answers.conflict[0]", "statuses.in_flight", "409"}},
+		{"a 2xx refusal against the default created", model.Answers{Conflict: []model.Matcher{{Status: []int{200}, Equals: eq("/errors/0/code", "CONFLICT")}}},
+			[]string{"created (by default any 2xx)", "answers.conflict[0]", "200", "cannot prove"}},
+		{"conditions on different pointers", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "REUSED")}}, Invalid: []model.Matcher{{Status: []int{400}, Equals: eq("/type", "missing")}}},
+			[]string{"answers.conflict[0]", "answers.invalid[0]", "cannot prove"}},
+		{"two regexps on one pointer", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^R")}}, Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^M")}}},
+			[]string{"cannot prove"}},
+		{"a condition against none", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "REUSED")}}, Invalid: []model.Matcher{{Status: []int{400}}}},
+			[]string{"answers.conflict[0]", "answers.invalid[0]"}},
+		{"created and replayed with two ID pointers", model.Answers{Created: []model.Matcher{{Status: []int{200}}}, Replayed: []model.Matcher{{Status: []int{200}, ID: "/existing/id"}}},
+			[]string{"answers.created[0]", "answers.replayed[0]"}},
+		{"equals against a regexp that refuses it", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "IDEMPOTENCY_KEY_REUSED")}}, Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^MISSING")}}}, nil},
+		{"equals against a regexp that takes it", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "MISSING_KEY")}}, Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^MISSING")}}},
+			[]string{"answers.conflict[0]", "answers.invalid[0]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := model.DefaultContract()
+			if tt.name == "gocardless" {
+				c = gocardless()
+			}
+			c.Answers = tt.answers
+			err := c.CheckAnswers()
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("CheckAnswers: %v; want it accepted", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("CheckAnswers accepted %+v; want an error with %q", tt.answers, tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("CheckAnswers: %v; want it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Classify, the status-only shorthand, reads like Read with no body.
+func TestClassifyIsReadWithoutBody(t *testing.T) {
+	c := square()
+	if got := c.Classify(true, 400, false); got != model.Other {
+		t.Errorf("a bodiless 400 under Square's matchers: %s, want other", got)
+	}
+	if got := c.Classify(true, 409, false); got != model.InFlight {
+		t.Errorf("409: %s, want in_flight", got)
+	}
+}
+
+// Expected says what the contract takes for an outcome, shorthand or not.
+func TestExpected(t *testing.T) {
+	for _, tc := range []struct {
+		c          model.Contract
+		name, want string
+	}{
+		{model.DefaultContract(), "invalid", "{status: [400]}"},
+		{model.DefaultContract(), "created", "{status: [2xx]}"},
+		{model.DefaultContract(), "replayed", "none"},
+		{square(), "invalid", `{status: [400], matches: {/errors/0/code: "^MISSING_"}}`},
+		{gocardless(), "replayed", `{status: [409], equals: {/error/errors/0/reason: "idempotent_creation_conflict"}, id: /error/links/conflicting_resource_id}`},
+	} {
+		if got := tc.c.Expected(tc.name); got != tc.want {
+			t.Errorf("Expected(%s) = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A contract without answers marshals as before answers existed, so the
+// digest of case files written then still matches.
+func TestAnswersLeftOutOfJSONWhenEmpty(t *testing.T) {
+	b, err := json.Marshal(model.DefaultContract())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "Answers") {
+		t.Errorf("default contract marshals with answers: %s", b)
+	}
+	b, _ = json.Marshal(square())
+	if !strings.Contains(string(b), `"Answers":{"created"`) {
+		t.Errorf("a contract with answers marshals without them: %s", b)
+	}
+}

@@ -1,0 +1,174 @@
+package stress_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+)
+
+// api is a small payments service written the way other APIs answer, not
+// the way idemstress's own sample does: one table, the key inserted first
+// (a concurrent duplicate waits on the first one's row), bodies compared as
+// canonical JSON. Its style says how it answers; bug plants one mistake.
+type api struct {
+	style, bug string
+	pool       *pgxpool.Pool
+}
+
+const (
+	squareStyle     = "square"     // 200 for created and replayed; 400 + errors[0].code for a reused and a missing key
+	gocardlessStyle = "gocardless" // 201 created; a replay is 409 carrying the existing ID; 422 reused; 400 missing
+)
+
+// serveAPI starts the service on a loopback port over a new database and
+// returns its URL and database URL.
+func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
+	t.Helper()
+	dbURL = pgtest.NewDatabase(t, cluster)
+	pool, err := pgxpool.New(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(t.Context(), `CREATE TABLE payments (id bigserial PRIMARY KEY, tenant text NOT NULL, idem_key text NOT NULL,
+		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
+		t.Fatal(err)
+	}
+	if bug == "insert-then-500" {
+		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: &api{style: style, bug: bug, pool: pool}, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	})
+	return "http://" + ln.Addr().String() + "/v2/payments", dbURL
+}
+
+func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v2/payments" {
+		s.fail(w, http.StatusNotFound, "NOT_FOUND")
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var payload struct {
+		Note string `json:"note"`
+	}
+	if err != nil || json.Unmarshal(raw, &payload) != nil || payload.Note == "" {
+		s.fail(w, http.StatusBadRequest, "INVALID_REQUEST_BODY")
+		return
+	}
+	key, tenant := r.Header.Get("Idempotency-Key"), r.Header.Get("X-Tenant")
+	if key == "" {
+		s.fail(w, http.StatusBadRequest, "MISSING_REQUIRED_PARAMETER")
+		return
+	}
+	body := canonical(raw)
+	if s.bug == "insert-then-500" {
+		// No idempotency at all, and every answer a 500: no call is ever ok.
+		_, err := s.pool.Exec(r.Context(), `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)`, tenant, key, body, payload.Note)
+		http.Error(w, fmt.Sprint("stored, then failed: ", err), http.StatusInternalServerError)
+		return
+	}
+	id, replay, err := s.create(r.Context(), tenant, key, body, payload.Note)
+	switch {
+	case errors.Is(err, errReused):
+		if s.bug == "changed-replayed" {
+			s.created(w, id, true)
+			return
+		}
+		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422}[s.style], "IDEMPOTENCY_KEY_REUSED")
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	default:
+		s.created(w, id, replay)
+	}
+}
+
+var errReused = errors.New("key reused with another body")
+
+// create inserts the key's row first; a key already there is a replay of
+// an equal body and a reuse of another.
+func (s *api) create(ctx context.Context, tenant, key, body, note string) (id int64, replay bool, err error) {
+	err = s.pool.QueryRow(ctx, `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant, idem_key) DO NOTHING RETURNING id`, tenant, key, body, note).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return id, false, err
+	}
+	var stored string
+	if err := s.pool.QueryRow(ctx, `SELECT id, body FROM payments WHERE tenant = $1 AND idem_key = $2`, tenant, key).Scan(&id, &stored); err != nil {
+		return 0, false, err
+	}
+	if stored != body {
+		return id, true, errReused
+	}
+	return id, true, nil
+}
+
+func (s *api) created(w http.ResponseWriter, id int64, replay bool) {
+	w.Header().Set("Content-Type", "application/json")
+	pid := strconv.FormatInt(id, 10)
+	switch {
+	case s.style == squareStyle:
+		fmt.Fprintf(w, `{"payment":{"id":%q,"status":"COMPLETED"}}`, pid)
+	case replay && s.bug == "replay-new-id":
+		s.replayed(w, strconv.FormatInt(id+1000, 10))
+	case replay:
+		s.replayed(w, pid)
+	default:
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"payments":{"id":%q}}`, pid)
+	}
+}
+
+func (s *api) replayed(w http.ResponseWriter, pid string) {
+	w.WriteHeader(http.StatusConflict)
+	fmt.Fprintf(w, `{"error":{"code":409,"type":"invalid_state","errors":[{"reason":"idempotent_creation_conflict","links":{"conflicting_resource_id":%q}}]}}`, pid)
+}
+
+func (s *api) fail(w http.ResponseWriter, status int, code string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if s.style == squareStyle {
+		fmt.Fprintf(w, `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":%q}]}`, code)
+		return
+	}
+	fmt.Fprintf(w, `{"error":{"code":%d,"errors":[{"reason":%q}]}}`, status, strings.ToLower(code))
+}
+
+// canonical is a JSON body with key order, spacing, escapes and the
+// spelling of numbers taken out.
+func canonical(raw []byte) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

@@ -1,0 +1,59 @@
+package stress
+
+import (
+	"fmt"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// unusableAfter is how many plans the search runs without an ok answer
+// before it calls the request wrong: a wrong path, a payload without a field
+// the service requires, or a key header it does not read makes every answer
+// of every plan the same refusal.
+const unusableAfter = 10
+
+// noteUnusable remembers the first call with a key whose answer no state
+// of its action allows, whatever the service: outside the contract (a 404,
+// a 2xx without an ID), invalid although it carried its key, or conflict as
+// the first call of its action. Once any ok answer came, these are the
+// service's bugs; while none came, they are the run's first clue that the
+// request is wrong.
+func (r *runner) noteUnusable(h model.History) {
+	if r.unusable != nil {
+		return
+	}
+	seen := map[model.Action]bool{}
+	for i, op := range h {
+		a := r.cfg.Contract.ActionOf(op.Call)
+		first := !seen[a]
+		seen[a] = true
+		if op.Call.NoKey || op.Out.Err != "" {
+			continue
+		}
+		if k := op.Out.Kind; k == model.Other || k == model.Invalid || (k == model.Conflict && first) {
+			r.unusable = &h[i]
+			return
+		}
+	}
+}
+
+// wantedID reports whether an answer met a created or replayed matcher
+// but carried no resource ID there (the contract's ID pointer may be
+// wrong).
+func (r *runner) wantedID(op model.Op) bool {
+	if op.Out.Kind != model.Other {
+		return false
+	}
+	o := r.cfg.Contract.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).Outcome
+	return o == "created" || o == "replayed"
+}
+
+// noUsableAnswer is the contract error of a run in which no call was ever
+// answered ok: it quotes the first answer that no state allows.
+func (r *runner) noUsableAnswer() error {
+	op := r.unusable
+	return fmt.Errorf("%w: no call of the run was answered created or replayed; the first answer was %d with body %q (call %s, read as %s). "+
+		"The request is likely wrong, not the service: check target.url and target.method, the payload's required fields and the key header against the service's API, "+
+		"and that answers: (or statuses:) say how the service answers",
+		ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind)
+}
