@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/idemstress/idemstress/examples/ticketsvc/server"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/observe"
@@ -42,8 +41,8 @@ commands:
   doctor   check a contract file against the database and the service,
            with a keyless call and one create: doctor --config FILE
   sample-service
-           serve the sample service (examples/ticketsvc), as demo does:
-           sample-service -database-url URL [-listen ADDR] [-bug NAME]
+           serve a sample service, as demo does: sample-service
+           [ticketsvc|paysvc] -database-url URL [-listen ADDR] [-bug NAME]
   version  print the version, commit and Go version it was built with
   help     show this help
 
@@ -52,10 +51,6 @@ idemstress <command> --help lists a command's flags.
 exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 3 inconclusive or infrastructure failure (interrupted with no bug found)
 `
-
-// sampleServiceCmd serves the sample service from this binary: the demo
-// runs its restart and crash modes as processes of it.
-const sampleServiceCmd = "sample-service"
 
 // exitFor is the exit code of an error that ends a command before any
 // verdict: what the user can fix in flags, contract, schema or installation
@@ -98,7 +93,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
 	case sampleServiceCmd:
-		return server.Main(ctx, args[1:], os.Getenv, stderr)
+		return sampleService(ctx, args[1:], stderr)
 	case "version", "--version":
 		return versionCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
