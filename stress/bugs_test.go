@@ -1,6 +1,7 @@
 package stress_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -91,5 +92,30 @@ func TestMaxBugs(t *testing.T) {
 	}
 	if res.Verdict != checks.Fail || len(res.Failures) != 1 || res.Searched >= 100 {
 		t.Fatalf("verdict %s, %d bug(s) after %d plans (%v); want one, found before the budget is spent", res.Verdict, len(res.Failures), res.Searched, res.Err)
+	}
+}
+
+// Issue 17.6: a plan that shows a reported bug beside a new one counts
+// for the new one. On a service that enqueues an outbox row on every
+// call and replays a changed payload, A/k1 v0; A/k1 v1 fires IDEM-001
+// and IDEM-004: in sequence the changed payload is a bug of its own, not
+// a symptom of the duplicate.
+func TestSecondBugBesideAReportedOne(t *testing.T) {
+	svc := startSample(t, "outbox-on-retry,no-payload-check", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checks.ID
+	for _, f := range res.Failures {
+		got = append(got, f.Check)
+		t.Logf("%s after %d plans, shrunk in %s:\n%s", f.Check, f.Plans, f.Shrink, f.Plan)
+	}
+	if !slices.Contains(got, checks.DuplicateEffect) || !slices.Contains(got, checks.ChangedAccepted) {
+		t.Fatalf("verdict %s, bugs %v (%v; notes %q); want IDEM-001 and IDEM-004", res.Verdict, got, res.Err, res.Notes)
 	}
 }

@@ -32,6 +32,10 @@ type Failure struct {
 	// Flaky says the minimal plan did not fail again the same way when
 	// rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// NotMinimal says shrinking ran out of budget (or the run stopped)
+	// before no smaller candidate failed: Plan is the smallest failing
+	// plan found so far, reported rather than dropped.
+	NotMinimal bool `json:"not_minimal,omitempty"`
 }
 
 // Checks lists the checks the failure fired, primary first.
@@ -48,6 +52,9 @@ type Result struct {
 	Plans int `json:"plans"`
 	// Searched counts every plan the search tried, after failures too.
 	Searched int `json:"searched"`
+	// Attributed counts the failing plans that were not reported because
+	// they showed only bugs already reported (each is said in Notes).
+	Attributed int `json:"attributed,omitempty"`
 	// Executions counts every plan executed, shrinking included.
 	Executions int `json:"executions"`
 	// Calls counts the calls of every execution; FaultsFired the faults

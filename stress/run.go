@@ -54,11 +54,14 @@ type runner struct {
 	// shrunk.
 	bugs    []*Failure
 	current *hunt
-	// explained are checks of failures found to be a reported bug seen
-	// through a race (explainedInSequence).
-	explained []checks.ID
-	notes     []string
-	stop      error // sticky: infrastructure failure or interruption
+	// reported are the identities every reported bug's minimal plan
+	// fired; explained those of failures found to be a reported bug seen
+	// another way (fateOf), and attributed counts the failing plans of the
+	// search that showed only such bugs.
+	reported, explained []BugID
+	attributed          int
+	notes               []string
+	stop                error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target, cfg.Workers at once,
@@ -91,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r.search(ctx)
-	slices.SortStableFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(rank(a.Check), rank(b.Check)) })
+	orderBugs(r.bugs)
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
@@ -100,7 +103,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.variantRefused()
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+	if r.attributed > 0 {
+		r.note(fmt.Sprintf("%d failing plan(s) showed only bugs already reported, and were attributed to them", r.attributed))
+	}
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
@@ -184,9 +190,15 @@ func (r *runner) search(ctx context.Context) {
 			r.plans++
 		}
 		r.account(a.trial)
-		if bug := r.newBug(a.trial.Violations); bug != "" {
+		if len(a.trial.Violations) == 0 {
+			r.progress("search")
+			continue
+		}
+		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 			q.quiet()
 			r.hunt(ctx, a, bug)
+		} else {
+			r.attributed++
 		}
 		r.progress("search")
 	}

@@ -22,13 +22,17 @@ const shrinkTries = 3
 // candidate up to shrinkTries times and keeps it when it shows the same
 // bug, or a more severe one no other bug stands for: delta debugging over
 // steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
-// shrinking before it.
-func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) *Failure {
-	for improved := true; improved && time.Now().Before(h.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
-		improved = false
+// shrinking before it; minimal says it ended because no candidate of the
+// plan failed again, not because time or the run ran out.
+func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, minimal bool) {
+	for {
+		if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+			return f, false
+		}
+		improved := false
 		for _, cand := range candidates(f.Plan) {
-			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil {
-				break
+			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+				return f, false
 			}
 			if g := r.failsAgain(ctx, h, cand, f.Check); g != nil {
 				f, improved = g, true
@@ -36,18 +40,14 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) *Failure {
 				break
 			}
 		}
+		if !improved {
+			return f, !h.cut && r.stop == nil && ctx.Err() == nil
+		}
 	}
-	return f
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it shows bug again. Unlike rapid, this pass takes a smaller plan
-// whose message differs (the same tenant leak seen through a conflict,
-// then through a replayed ID): the check is what names the bug. It also
-// takes one that counts for a more severe new bug: the same mistake seen
-// closer, as when a changed payload refused as equivalent (005) turns out,
-// with one call fewer, to be another tenant's action (007). A candidate
-// that shows only a bug already reported is no use here.
+// when it shows bug again (showsAgain).
 func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug checks.ID) *Failure {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
@@ -61,11 +61,31 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug c
 			r.stop = cmp.Or(r.stop, err)
 			return nil
 		}
-		if got := r.newBug(vs); got != "" && (sameBug(got, bug) || rank(got) < rank(bug)) {
+		if got, ok := showsAgain(vs, r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got, Plan: plan, History: hist, Faults: faults, Violations: vs}
 		}
 	}
 	return nil
+}
+
+// showsAgain says whether a candidate whose violations are vs (identities
+// ids) shows the hunted bug again, and which check then names it. Unlike
+// rapid, this pass takes a smaller plan whose message differs (the same
+// tenant leak seen through a conflict, then through a replayed ID): the
+// check is what names the bug, whatever transition shows it now (a
+// duplicate first seen in a burst that shows in sequence too). It also
+// takes one that counts for a more severe new bug: the same mistake seen
+// closer, as when a changed payload refused as equivalent (005) turns out,
+// with one call fewer, to be another tenant's action (007). A candidate
+// that shows only other bugs already reported is no use here.
+func showsAgain(vs []checks.Violation, ids []BugID, bug checks.ID, known func(BugID) bool) (checks.ID, bool) {
+	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameBug(vs[i].Check, bug) || rank(vs[i].Check) < rank(bug)) {
+		return vs[i].Check, true
+	}
+	if v, ok := violationOf(vs, bug); ok {
+		return v.Check, true
+	}
+	return "", false
 }
 
 // sameBug reports whether two primary checks name one bug for shrinking:
