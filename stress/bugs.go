@@ -163,7 +163,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	r.current = nil
 	best := h.best
 	best.Original, best.PlanSeed, best.Plans, best.Detect = a.plan, a.seed, a.index+1, f.Detect
-	best.Shrink = time.Since(now)
+	best.Shrink, best.Budget = time.Since(now), budget
 	best.NotMinimal = !minimal
 	// rapid ends by running the minimal plan once more; when that run did
 	// not fail the same way, the target is not deterministic here. (Not

@@ -29,6 +29,10 @@ type Failure struct {
 	// Shrink the time spent shrinking it.
 	Detect time.Duration `json:"detect_ns"`
 	Shrink time.Duration `json:"shrink_ns"`
+	// Budget is the time shrinking was given: ShrinkTime, or more when
+	// the failing plan was slow (a hang costs a call timeout), so that it
+	// fits several candidates as costly.
+	Budget time.Duration `json:"shrink_budget_ns"`
 	// Flaky says the minimal plan did not fail again the same way when
 	// rerun.
 	Flaky bool `json:"flaky,omitempty"`
