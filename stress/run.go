@@ -30,6 +30,8 @@ type runner struct {
 	// unfiredCases the cases where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
 	unfiredCases int
+	// unfiredWhy is, by kind, why a fault first did not fire.
+	unfiredWhy map[model.Fault]string
 	// held counts the requests the db-stall nemesis saw waiting on its
 	// lock: a nemesis that never held one back tested nothing.
 	held int
@@ -87,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -145,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	case r.unfiredCases > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, cfg.DBStall))
+		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
 	default:
 		res.Verdict = checks.Pass
 	}
@@ -275,6 +277,9 @@ func (r *runner) account(tr Trial) {
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
+		if !ev.Fired && ev.Note != "" && r.unfiredWhy[ev.Kind] == "" {
+			r.unfiredWhy[ev.Kind] = ev.Note
+		}
 	}
 	for i, op := range tr.History {
 		switch {
@@ -321,9 +326,9 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// unfiredKinds says which kinds of fault did not always fire, and why the
-// db-stall nemesis may not have.
-func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string {
+// unfiredKinds says which kinds of fault did not always fire, each with
+// why, as the first case where it did not fire said (why, by kind).
+func unfiredKinds(counts map[model.Fault]model.FaultCount, why map[model.Fault]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]
@@ -331,8 +336,8 @@ func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string 
 			continue
 		}
 		part := fmt.Sprintf("%s fired %d of %d", k, c.Fired, c.Planned)
-		if k == model.FaultDBStall {
-			part += fmt.Sprintf(": requests neither blocked on %s nor answered within its wait", stall)
+		if why[k] != "" {
+			part += ": " + why[k]
 		}
 		parts = append(parts, part)
 	}
