@@ -67,6 +67,13 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 			return x.h, x.faults, err
 		}
 	}
+	for _, p := range e.Proxies {
+		// A call the proxy could not forward got no answer through no
+		// fault of the target's: the plan proves nothing.
+		if err := p.Failure(); err != nil {
+			return x.h, x.faults, stoppedOr(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+		}
+	}
 	if x.down {
 		// A crash the plan did not follow by a restart: the next plan
 		// starts with every replica up.
