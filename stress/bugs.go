@@ -53,10 +53,15 @@ func rank(id checks.ID) int {
 	return i
 }
 
-// sameID reports whether two identities name one bug: sameBug checks,
-// and the same transition, status class and rows.
-func sameID(a, b BugID) bool {
-	return sameBug(a.Check, b.Check) && a.Transition == b.Transition && a.Status == b.Status && a.Rows == b.Rows
+// sameID reports whether two identities name one bug: the same kind, in
+// the same transition.
+func sameID(a, b BugID) bool { return sameKind(a, b) && a.Transition == b.Transition }
+
+// sameKind reports whether two identities are one kind of mistake,
+// whatever transition showed it: sameBug checks, the same status class
+// and the same rows.
+func sameKind(a, b BugID) bool {
+	return sameBug(a.Check, b.Check) && a.Status == b.Status && a.Rows == b.Rows
 }
 
 // idsOf are the identities of a trial's violations, most severe first.
@@ -113,17 +118,20 @@ func fateOf(own BugID, fired []BugID, known func(BugID) bool, minimal bool) stri
 
 // explainsRace reports whether seq, the identities a racy failure's plan
 // showed with its bursts sent one call after another, explains the race's
-// own check: every one reported, one of them at least as severe.
-func explainsRace(own checks.ID, seq []BugID, known func(BugID) bool) bool {
+// own identity: every one reported, one of them the same kind of bug or a
+// more severe check.
+func explainsRace(own BugID, seq []BugID, known func(BugID) bool) bool {
 	return len(seq) > 0 && !slices.ContainsFunc(seq, func(id BugID) bool { return !known(id) }) &&
-		slices.ContainsFunc(seq, func(id BugID) bool { return rank(id.Check) <= rank(own) })
+		slices.ContainsFunc(seq, func(id BugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
 }
 
 // hunt is the shrinking of one bug: its smallest failing plan so far, and
 // the budget (shrinkBudget from when the bug was found, rapid's part
 // ending half way).
 type hunt struct {
-	best              *Failure
+	best *Failure
+	// kind is the bug as the smallest plan so far shows it.
+	kind              BugID
 	shrinkBy, rapidBy time.Time
 	budget            time.Duration
 	// cut says the budget cut an execution short; logs are what rapid
@@ -152,7 +160,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations, Faults: a.trial.Faults,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
-	h := &hunt{best: f, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
+	h := &hunt{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
 	r.current = h
 	r.progress("shrink")
 	r.shrinkRapid(ctx, h, a.seed)
@@ -170,10 +178,12 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	// when the budget cut that run short.)
 	best.Flaky = !h.cut && slices.ContainsFunc(h.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	fired := r.idsOf(best.Plan, best.History, best.Violations)
-	v, _ := violationOf(best.Violations, best.Check)
-	own := bugIDOf(r.cfg.Contract, best.Plan, best.History, v)
+	own := h.kind
+	if i := slices.IndexFunc(fired, func(id BugID) bool { return sameKind(id, h.kind) }); i >= 0 {
+		own = fired[i]
+	}
 	why := fateOf(own, fired, r.known, minimal)
-	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best) {
+	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best, own) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
 	if why != "" {
@@ -189,8 +199,8 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 }
 
 // explainedInSequence reports whether f's plan, its bursts sent one call
-// after another, explains f's check (explainsRace).
-func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure) bool {
+// after another, explains f's bug, own (explainsRace).
+func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure, own BugID) bool {
 	seq := inSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
@@ -209,7 +219,7 @@ func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure) b
 			return false
 		}
 		if len(vs) > 0 {
-			return explainsRace(f.Check, r.idsOf(seq, hist, vs), r.known)
+			return explainsRace(own, r.idsOf(seq, hist, vs), r.known)
 		}
 	}
 	return false

@@ -1,6 +1,10 @@
 package stress_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"testing"
 
@@ -117,5 +121,44 @@ func TestSecondBugBesideAReportedOne(t *testing.T) {
 	}
 	if !slices.Contains(got, checks.DuplicateEffect) || !slices.Contains(got, checks.ChangedAccepted) {
 		t.Fatalf("verdict %s, bugs %v (%v; notes %q); want IDEM-001 and IDEM-004", res.Verdict, got, res.Err, res.Notes)
+	}
+}
+
+// Issue 16.8: a race is not hidden by a misread replay. In front of a
+// check-then-insert service, a proxy answers every replay (200) with 422,
+// which the contract reads as a conflict: every retry in sequence is
+// IDEM-005. A duplicate under a burst is IDEM-001, and sent one call at a
+// time it shows only that IDEM-005, which must not explain it away.
+func TestRaceNotHiddenByAMisreadReplay(t *testing.T) {
+	svc := startSample(t, "check-then-insert", ticketsvc.LayoutKeys)
+	up, err := url.Parse(svc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.StatusCode == http.StatusOK {
+			resp.StatusCode, resp.Status = http.StatusUnprocessableEntity, "422 Unprocessable Entity"
+		}
+		return nil
+	}
+	front := httptest.NewServer(rp)
+	defer front.Close()
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Target, cfg.HTTP.URL, cfg.DBStall = nil, front.URL+up.Path, "tickets"
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checks.ID
+	for _, f := range res.Failures {
+		got = append(got, f.Check)
+		t.Logf("%s after %d plans:\n%s", f.Check, f.Plans, f.Plan)
+	}
+	if !slices.Contains(got, checks.DuplicateEffect) || !slices.Contains(got, checks.EqualRejected) {
+		t.Errorf("bugs %v (%v; notes %q); want IDEM-001 (the race) and IDEM-005 (the misread replay)", got, res.Err, res.Notes)
 	}
 }

@@ -80,21 +80,24 @@ func TestFateOf(t *testing.T) {
 }
 
 // A race is explained by its calls sent one after another only when they
-// show a reported bug at least as severe, and nothing new.
+// show the same kind of bug or a more severe one, and nothing new.
 func TestExplainsRace(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		own   checks.ID
+		own   BugID
 		seq   []BugID
 		known []BugID
 		want  bool
 	}{
-		{"not linearizable in a burst, a tenant leak in sequence", checks.NotLinearizable, []BugID{leakSeq}, []BugID{leakSeq}, true},
+		{"not linearizable in a burst, a tenant leak in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq}, []BugID{leakSeq}, true},
+		{"a duplicate in a burst, the same duplicate in sequence", ticketDupRace, []BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}},
+			[]BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}}, true},
 		// Issue 16.8: on a service whose replay is misread as 005, a
 		// check-then-insert duplicate shows in sequence as 005 only.
-		{"a duplicate in a burst, a misread replay in sequence", checks.DuplicateEffect, []BugID{equalSeq}, []BugID{equalSeq}, false},
-		{"something new in sequence", checks.NotLinearizable, []BugID{leakSeq, changedSeq}, []BugID{leakSeq}, false},
-		{"nothing in sequence", checks.NotLinearizable, nil, nil, false},
+		{"a duplicate in a burst, a misread replay in sequence", ticketDupRace, []BugID{equalSeq}, []BugID{equalSeq}, false},
+		{"a duplicate ticket in a burst, a duplicate outbox row in sequence", ticketDupRace, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, false},
+		{"something new in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq, changedSeq}, []BugID{leakSeq}, false},
+		{"nothing in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, nil, nil, false},
 	} {
 		if got := explainsRace(tc.own, tc.seq, knownOf(tc.known...)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -102,28 +105,28 @@ func TestExplainsRace(t *testing.T) {
 	}
 }
 
-// A shrink candidate fails again when it shows the hunted check in any
-// transition, or a more severe new bug.
+// A shrink candidate fails again when it shows the hunted kind of bug in
+// any transition, or a more severe new bug.
 func TestShowsAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		ids   []BugID
 		known []BugID
-		bug   checks.ID
+		bug   BugID
 		want  checks.ID
 	}{
-		{"the hunted check", []BugID{changedSeq}, nil, checks.ChangedAccepted, checks.ChangedAccepted},
-		{"the hunted check, now in a known transition", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, checks.DuplicateEffect, checks.DuplicateEffect},
-		{"a more severe new bug", []BugID{leakSeq}, nil, checks.EqualRejected, checks.TenantLeak},
-		{"only a more severe known bug", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, checks.ChangedAccepted, ""},
-		{"a less severe new bug", []BugID{equalSeq}, nil, checks.DuplicateEffect, ""},
+		{"the hunted check", []BugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
+		{"the hunted bug, now in a known transition", []BugID{outboxDupSeq}, []BugID{outboxDupSeq},
+			BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: outboxDupSeq.Rows}, checks.DuplicateEffect},
+		{"a duplicate in another table", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, ticketDupRace, ""},
+		{"a wrong status of another class", []BugID{falseStatus}, []BugID{falseStatus}, raceStatus, ""},
+		{"a more severe new bug", []BugID{leakSeq}, nil, equalSeq, checks.TenantLeak},
+		{"only a more severe known bug", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, changedSeq, ""},
+		{"a less severe new bug", []BugID{equalSeq}, nil, ticketDupRace, ""},
 	} {
-		vs := make([]checks.Violation, len(tc.ids))
-		for i, id := range tc.ids {
-			vs[i] = checks.Violation{Check: id.Check}
-		}
-		if got, _ := showsAgain(vs, tc.ids, tc.bug, knownOf(tc.known...)); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		got, _ := showsAgain(tc.ids, tc.bug, knownOf(tc.known...))
+		if got.Check != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got.Check, tc.want)
 		}
 	}
 }

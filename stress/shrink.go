@@ -34,8 +34,8 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
 				return f, false
 			}
-			if g := r.failsAgain(ctx, h, cand, f.Check); g != nil {
-				f, improved = g, true
+			if g, kind := r.failsAgain(ctx, h, cand, h.kind); g != nil {
+				f, improved, h.kind = g, true, kind
 				h.best = f
 				break
 			}
@@ -47,45 +47,46 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it shows bug again (showsAgain).
-func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug checks.ID) *Failure {
+// when it shows bug again (showsAgain), with the bug as it shows now.
+func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug BugID) (*Failure, BugID) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
 		vs, hist, faults, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil
+			return nil, BugID{}
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil
+			return nil, BugID{}
 		}
-		if got, ok := showsAgain(vs, r.idsOf(plan, hist, vs), bug, r.known); ok {
-			return &Failure{Check: got, Plan: plan, History: hist, Faults: faults, Violations: vs}
+		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
+			return &Failure{Check: got.Check, Plan: plan, History: hist, Faults: faults, Violations: vs}, got
 		}
 	}
-	return nil
+	return nil, BugID{}
 }
 
-// showsAgain says whether a candidate whose violations are vs (identities
-// ids) shows the hunted bug again, and which check then names it. Unlike
-// rapid, this pass takes a smaller plan whose message differs (the same
-// tenant leak seen through a conflict, then through a replayed ID): the
-// check is what names the bug, whatever transition shows it now (a
-// duplicate first seen in a burst that shows in sequence too). It also
-// takes one that counts for a more severe new bug: the same mistake seen
-// closer, as when a changed payload refused as equivalent (005) turns out,
-// with one call fewer, to be another tenant's action (007). A candidate
-// that shows only other bugs already reported is no use here.
-func showsAgain(vs []checks.Violation, ids []BugID, bug checks.ID, known func(BugID) bool) (checks.ID, bool) {
-	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameBug(vs[i].Check, bug) || rank(vs[i].Check) < rank(bug)) {
-		return vs[i].Check, true
+// showsAgain says whether a candidate whose violations have identities ids
+// shows the hunted bug again, and as what. Unlike rapid, this pass takes
+// a smaller plan whose message differs (the same tenant leak seen through
+// a conflict, then through a replayed ID): the kind of bug (sameKind) is
+// what names it, whatever transition shows it now (a duplicate first seen
+// in a burst that shows in sequence too), but a duplicate in another table
+// or a wrong status of another class is another bug. It also takes one
+// that counts for a more severe new bug: the same mistake seen closer, as
+// when a changed payload refused as equivalent (005) turns out, with one
+// call fewer, to be another tenant's action (007). A candidate that shows
+// only other bugs already reported is no use here.
+func showsAgain(ids []BugID, bug BugID, known func(BugID) bool) (BugID, bool) {
+	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
+		return ids[i], true
 	}
-	if v, ok := violationOf(vs, bug); ok {
-		return v.Check, true
+	if i := slices.IndexFunc(ids, func(id BugID) bool { return sameKind(id, bug) }); i >= 0 {
+		return ids[i], true
 	}
-	return "", false
+	return BugID{}, false
 }
 
 // sameBug reports whether two primary checks name one bug for shrinking:
