@@ -168,7 +168,20 @@ func candidates(p model.Plan) []model.Plan {
 	if q := renamed(p); q.String() != p.String() {
 		out = append(out, q)
 	}
-	return out
+	return slices.DeleteFunc(out, func(q model.Plan) bool { return !restartsAfterCrashes(q) })
+}
+
+// restartsAfterCrashes reports whether every crash of p is followed by a
+// restart step, as the generator plans them: without it the replica stays
+// down and every later call goes unserved, a plan no search would draw.
+func restartsAfterCrashes(p model.Plan) bool {
+	for i, s := range p.Steps {
+		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == model.FaultCrash })
+		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
+			return false
+		}
+	}
+	return true
 }
 
 // baseFirst moves the lower encoding or payload variant of two calls of
