@@ -25,6 +25,11 @@ const shrinkTries = 3
 // shrinking before it; minimal says it ended because no candidate of the
 // plan failed again, not because time or the run ran out.
 func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, minimal bool) {
+	// Whether rapid's half was cut does not matter here: only this pass's
+	// last round says whether a smaller candidate fails.
+	rapidCut := h.cut
+	h.cut = false
+	defer func() { h.cut = h.cut || rapidCut }()
 	for {
 		if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
 			return f, false
