@@ -14,7 +14,8 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// A service with two bugs shows both in one run, most severe first, each
+// A service with two bugs shows both in one run, root causes first (here
+// neither derives from the other: most severe first), each
 // shrunk on its own to the two calls that show it; the checks a bug's
 // minimal plan fires beside its own (002 beside 007) are not bugs of
 // their own.

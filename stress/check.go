@@ -33,7 +33,7 @@ func Check(t *testing.T, cfg Config) *Result {
 }
 
 // Case is the result as one row of a report, under the given target name:
-// its most severe bug, the checks of every bug found, and the changes
+// its first bug (a root cause), the checks of every bug found, and the changes
 // outside the namespace.
 func (res *Result) Case(target string) report.Case {
 	cs := res.Cases(target)[0]

@@ -65,8 +65,9 @@ type Result struct {
 	// that fired in them.
 	Calls       int `json:"calls"`
 	FaultsFired int `json:"faults_fired"`
-	// Failures are the distinct bugs found, each shrunk on its own, most
-	// severe first (checks.Catalogue's order of their Check).
+	// Failures are the distinct bugs found, each shrunk on its own, root
+	// causes first, then by severity (checks.Catalogue's order of their
+	// Check): see orderBugs.
 	Failures []*Failure `json:"failures,omitempty"`
 	// Detect is the time to the first failing plan; Total includes shrinking.
 	Detect time.Duration `json:"detect_ns"`
