@@ -85,7 +85,7 @@ var catalogue = []Check{
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{MissingEffect, "missing effect", "an action answered ok lacks rows (a ticket without its outbox row)", anyOf(model.Called),
+	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},

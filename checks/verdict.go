@@ -296,6 +296,17 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	return vs
 }
 
+// partialIn is the first effect table other than e in which action a has
+// rows, "" when there is none.
+func partialIn(in Input, e observe.Effect, a model.Action, perAction map[string]map[model.Action][]observe.Row) string {
+	for _, o := range in.Effects {
+		if o.Table != e.Table && len(perAction[o.Table][a]) > 0 {
+			return o.Table
+		}
+	}
+	return ""
+}
+
 func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 	perAction map[string]map[model.Action][]observe.Row, owner map[string]map[string]model.Action) []Violation {
 	var vs []Violation
@@ -307,6 +318,13 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 		vs = append(vs, violation(DuplicateEffect, a, fmt.Sprintf("an action has more than %d row(s) in %s", want, e.Table), where+rowIDs(rows)))
 	case n < want && len(info.okIDs) > 0:
 		vs = append(vs, violation(MissingEffect, a, fmt.Sprintf("an action answered ok has fewer than %d row(s) in %s", want, e.Table), where))
+	case n < want && info.mayExist:
+		// No ok answer promised the rows, but a call that may have taken
+		// effect (a crashed one) took part of it: an effect is one
+		// complete set or none, whatever its retries are answered.
+		if other := partialIn(in, e, a, perAction); other != "" {
+			vs = append(vs, violation(MissingEffect, a, fmt.Sprintf("a partial effect: an action has rows in %s but fewer than %d row(s) in %s", other, want, e.Table), where))
+		}
 	}
 	if n > 0 && !info.mayExist {
 		vs = append(vs, violation(RejectedEffect, a, "an action whose calls were all rejected has rows in "+e.Table, where+rowIDs(rows)))

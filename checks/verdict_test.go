@@ -191,6 +191,18 @@ func verdictCases() []verdictCase {
 					snapshot(w.ticket(w.a, w.k1, w.id1, 0), either(bad, nil, w.outbox(w.a, w.k1, w.id1))),
 				}
 			}},
+		// Issue 16.10: a crash between the two writes leaves a ticket
+		// without its outbox row, whatever the retry is answered (here a
+		// changed payload's conflict): one complete effect set or none.
+		{name: "a crashed call's partial effect, never answered ok", check: checks.MissingEffect, message: "partial", primary: true,
+			build: func(w world, bad bool) scenario {
+				crashed := call(w.a, w.k1, 0)
+				crashed.Fault = "crash"
+				return scenario{
+					history(op(0, crashed, noAnswer("killed")), op(1, call(w.a, w.k1, 1), status(422))),
+					snapshot(w.ticket(w.a, w.k1, w.id1, 0), either(bad, nil, w.outbox(w.a, w.k1, w.id1))),
+				}
+			}},
 		{name: "retry answered another ID", check: checks.UnstableResponse, message: "different IDs", primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,9 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	reports map[string]ProxyReport
+	// failed is the proxy's own first failure since Failure last took it:
+	// a target it could not connect to.
+	failed error
 }
 
 // ProxyReport says what a fault did to one call.
@@ -182,9 +186,13 @@ func (p *Proxy) hold() time.Duration {
 // forward sends the request to the target on a connection of its own and
 // reads its complete answer.
 func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, error) {
-	d := net.Dialer{}
-	up, err := d.DialContext(p.ctx, "tcp", p.target)
+	up, err := p.dial()
 	if err != nil {
+		p.mu.Lock()
+		if p.failed == nil {
+			p.failed = fmt.Errorf("fault proxy %s: connecting to the target %s: %w", p.Addr(), p.target, err)
+		}
+		p.mu.Unlock()
 		return nil, err
 	}
 	defer up.Close()
@@ -208,6 +216,42 @@ func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, error) 
 	}
 	resp.Body, resp.ContentLength, resp.TransferEncoding = io.NopCloser(bytes.NewReader(got)), int64(len(got)), nil
 	return resp, nil
+}
+
+// dialPatience bounds how long the proxy waits for a target that refuses
+// connections: a replica still starting up after a restart. Nothing of the
+// request was sent, so waiting is safe.
+const dialPatience = 3 * time.Second
+
+// dial connects to the target, retrying while it refuses connections for
+// up to dialPatience, so that a request is forwarded only to a replica
+// that listens.
+func (p *Proxy) dial() (net.Conn, error) {
+	d := net.Dialer{}
+	deadline := time.Now().Add(dialPatience)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		up, err := d.DialContext(p.ctx, "tcp", p.target)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || time.Now().Add(wait).After(deadline) {
+			return up, err
+		}
+		select {
+		case <-p.ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Failure returns the proxy's own first failure since it was last called
+// (a target it could not connect to), and forgets it; nil when there was
+// none. A call that failed so got no answer through no fault of the
+// target's: the run's infrastructure failed, not the service.
+func (p *Proxy) Failure() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.failed
+	p.failed = nil
+	return err
 }
 
 // answer writes resp to the client and ends the connection.

@@ -2,6 +2,7 @@ package fault_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -109,5 +110,64 @@ func TestProxyNotFired(t *testing.T) {
 	rep, ok := p.Report("t2")
 	if !ok || rep.Fired || rep.Note == "" {
 		t.Errorf("report %+v (found %v), want not fired with a note", rep, ok)
+	}
+}
+
+// Issue 16.11: the proxy forwards only to a replica that listens. A
+// target that starts listening a moment after the request arrived (a
+// replica coming up) gets it; one that never listens is the proxy's own
+// failure, which Failure reports once.
+func TestProxyWaitsForTheTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p, err := fault.StartProxy(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) })}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = srv.Serve(ln)
+	}()
+	resp, err := http.Post("http://"+p.Addr()+"/", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("a target up 0.3 s late: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("status %d, want the target's 201", resp.StatusCode)
+	}
+	if err := p.Failure(); err != nil {
+		t.Errorf("failure %v for a target that came up", err)
+	}
+	_ = srv.Close()
+	<-done
+
+	gone, err := fault.StartProxy(addr) // nothing listens there now
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gone.Close()
+	if resp, err := http.Post("http://"+gone.Addr()+"/", "application/json", strings.NewReader("{}")); err == nil {
+		resp.Body.Close()
+		t.Fatalf("answer %d from a target that never listens", resp.StatusCode)
+	}
+	if err := gone.Failure(); err == nil || !strings.Contains(err.Error(), addr) {
+		t.Errorf("failure %v, want one naming the target %s", err, addr)
+	}
+	if err := gone.Failure(); err != nil {
+		t.Errorf("failure reported twice: %v", err)
 	}
 }

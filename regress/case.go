@@ -38,8 +38,11 @@ type Case struct {
 	// Hunt is how the run that found the case hunted, which Run repeats;
 	// nil (a file written before it was recorded) replays under the
 	// contract's settings.
-	Hunt     *Hunt    `json:"hunt,omitempty"`
-	LastSeen Sighting `json:"last_seen"`
+	Hunt *Hunt `json:"hunt,omitempty"`
+	// NotMinimal says the run's shrinking ran out of budget: Plan is the
+	// smallest failing plan it found, not a minimal one.
+	NotMinimal bool     `json:"not_minimal,omitempty"`
+	LastSeen   Sighting `json:"last_seen"`
 	// Path is the file the case was read from or written to.
 	Path string `json:"-"`
 }
@@ -100,6 +103,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: ContractDigest(cfg),
 		Hunt:           &hunt,
+		NotMinimal:     f.NotMinimal,
 		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
 			Idemstress: idemstressVersion(), Go: runtime.Version()},
 	}

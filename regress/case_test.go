@@ -288,3 +288,24 @@ func TestReadVersion1(t *testing.T) {
 		t.Errorf("version 1 file read as %+v", c)
 	}
 }
+
+// A case whose shrinking ran out of budget says so in its file, and reads
+// back so.
+func TestCaseNotMinimal(t *testing.T) {
+	f := failure()
+	if c := regress.FromFailure(contract(t), 1, f); c.NotMinimal {
+		t.Errorf("a minimal failure's case is marked not minimal")
+	}
+	f.NotMinimal = true
+	path, err := regress.Write(t.TempDir(), regress.FromFailure(contract(t), 1, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := regress.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.NotMinimal {
+		t.Errorf("case file %s does not say its plan is not minimal", path)
+	}
+}

@@ -35,6 +35,9 @@
 //     the replay command's --replicas, --sync and --db-stall override
 //     them. Optional: a file without it (written before it was recorded)
 //     replays under the contract's settings.
+//   - not_minimal: true when the run's shrinking ran out of budget before
+//     the plan was minimal: plan is the smallest failing plan it found,
+//     kept rather than dropped. Optional (false when absent).
 //   - last_seen: the run that last found it: seed, observed (what it saw
 //     instead: the primary violation's detail), violations (every
 //     violation of that run, checks.Violation), idemstress_version and

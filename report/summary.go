@@ -32,6 +32,9 @@ type Case struct {
 	Error         string             `json:"error,omitempty"`
 	// Flaky: the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// NotMinimal: shrinking ran out of budget; MinimalPlan is the smallest
+	// failing plan found by then.
+	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Faults counts the run's faults by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
 	// FaultEvents are the minimal plan's faults as they happened.
@@ -63,6 +66,9 @@ func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 		plan := "-"
 		if c.MinimalPlan != nil {
 			plan = fmt.Sprintf("%s: %s", plural(c.MinimalSteps, "step"), c.MinimalPlan.Compact())
+			if c.NotMinimal {
+				plan += " (not minimal: shrinking ran out of budget)"
+			}
 		}
 		row := c.Target + "\t"
 		for _, col := range extra {

@@ -3,6 +3,7 @@ package stress
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -15,21 +16,33 @@ import (
 
 // A run reports every distinct bug it finds, like Hypothesis's multiple-bug
 // reporting: after a failure is shrunk, the search goes on, and a plan
-// counts as a new bug when it fires a check that no reported bug's minimal
-// plan fired. Such a check names the bug, and the failure is shrunk on its
-// own, keeping that check. The checks a minimal plan fires beside its own
-// are symptoms of the same bug (a tenant leak leaves the other tenant's
-// action without rows: 007 with 002), not bugs of their own.
+// counts as a new bug when it fires a violation whose identity (BugID: the
+// check and the transition that broke) no reported bug's minimal plan
+// fired. Such a violation names the bug, and the failure is shrunk on its
+// own, keeping its check. The violations a minimal plan fires beside its
+// own are symptoms of the same bug (a tenant leak leaves the other
+// tenant's action without rows: 007 with 002), not bugs of their own.
 //
 // Once shrunk, a new failure is still not reported when it turns out to be
-// a reported bug seen another way; its check is then taken as explained
-// from then on:
-//   - its minimal plan still fires a reported bug's more severe check
-//     (symptom);
-//   - it needs no race: the calls of its minimal plan's bursts, sent one
-//     after another, show only bugs already reported (another tenant's
-//     action answered in a burst is not linearizable, 013, where in
-//     sequence it is a tenant leak, 007).
+// a reported bug seen another way (fateOf); its identity is then taken as
+// explained from then on, and the result counts it (Attributed):
+//   - its minimal plan's own identity is a reported bug's (a duplicate
+//     first seen in a burst that shows in sequence as well);
+//   - it needs a race (its minimal plan's calls of the action are in a
+//     burst) and the plan fires a reported bug's more severe check beside
+//     it: two calls with different payloads both accepted, 004, by a
+//     service whose race lets duplicates through, 001. A failure that
+//     shows in sequence is never a symptom: it breaks by itself;
+//   - its minimal plan's bursts, sent one call after another, show only
+//     reported bugs, one of them at least as severe as its own (another
+//     tenant's action answered in a burst is not linearizable, 013, where
+//     in sequence it is a tenant leak, 007). A race that shows nothing as
+//     severe in sequence (a duplicate under a burst, where the calls one
+//     after another only show a misread replay) is a bug of its own.
+//
+// A failure whose shrinking ran out of budget is reported whatever it
+// fires beside its own check, marked not minimal: a found bug is never
+// dropped for what a half-shrunk plan also shows.
 
 // rank is a check's place in checks.Catalogue: lower is more severe.
 func rank(id checks.ID) int {
@@ -40,31 +53,41 @@ func rank(id checks.ID) int {
 	return i
 }
 
-// known reports whether a check is already a reported bug's, or one of
-// its symptoms.
-func (r *runner) known(id checks.ID) bool {
-	if slices.ContainsFunc(r.explained, func(e checks.ID) bool { return sameBug(e, id) }) {
-		return true
-	}
-	for _, f := range r.bugs {
-		for _, v := range f.Violations {
-			if sameBug(v.Check, id) {
-				return true
-			}
-		}
-	}
-	return false
+// sameID reports whether two identities name one bug: the same kind, in
+// the same transition.
+func sameID(a, b BugID) bool { return sameKind(a, b) && a.Transition == b.Transition }
+
+// sameKind reports whether two identities are one kind of mistake,
+// whatever transition showed it: sameBug checks, the same status class
+// and the same rows.
+func sameKind(a, b BugID) bool {
+	return sameBug(a.Check, b.Check) && a.Status == b.Status && a.Rows == b.Rows
 }
 
-// newBug is the check a failing plan's violations count for: the most
-// severe one no reported bug stands for; "" when there is none.
-func (r *runner) newBug(vs []checks.Violation) checks.ID {
-	for _, id := range checks.Fired(vs) {
-		if !r.known(id) {
-			return id
-		}
+// idsOf are the identities of a trial's violations, most severe first.
+func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []BugID {
+	ids := make([]BugID, len(vs))
+	for i, v := range vs {
+		ids[i] = bugIDOf(r.cfg.Contract, plan, hist, v)
 	}
-	return ""
+	return ids
+}
+
+// known reports whether an identity is already a reported bug's, one of
+// its symptoms, or explained as one.
+func (r *runner) known(id BugID) bool {
+	return slices.ContainsFunc(r.explained, func(e BugID) bool { return sameID(e, id) }) ||
+		slices.ContainsFunc(r.reported, func(e BugID) bool { return sameID(e, id) })
+}
+
+// newBug is the identity a failing plan counts for: the most severe one
+// among ids no reported bug stands for; false when there is none.
+func newBug(ids []BugID, known func(BugID) bool) (BugID, bool) {
+	i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) })
+	if i < 0 {
+		return BugID{}, false
+	}
+	return ids[i], true
 }
 
 // violationOf is the most severe of vs that names bug, if any.
@@ -76,69 +99,118 @@ func violationOf(vs []checks.Violation, bug checks.ID) (checks.Violation, bool) 
 	return vs[i], true
 }
 
+// fateOf says which reported bug a shrunk failure is, seen another way,
+// or "" when it is a bug of its own: own is its identity, fired those of
+// every violation of its minimal plan. A failure whose shrinking was cut
+// (not minimal) is only ever the same bug seen again.
+func fateOf(own BugID, fired []BugID, known func(BugID) bool, minimal bool) string {
+	if known(own) {
+		return "the same as a reported bug (" + own.String() + ")"
+	}
+	if !minimal || own.Transition != InBurst {
+		return ""
+	}
+	if i := slices.IndexFunc(fired, func(id BugID) bool { return rank(id.Check) < rank(own.Check) && known(id) }); i >= 0 {
+		return "a symptom of the reported " + fired[i].String() + " under the same race"
+	}
+	return ""
+}
+
+// explainsRace reports whether seq, the identities a racy failure's plan
+// showed with its bursts sent one call after another, explains the race's
+// own identity: every one reported, one of them the same kind of bug or a
+// more severe check.
+func explainsRace(own BugID, seq []BugID, known func(BugID) bool) bool {
+	return len(seq) > 0 && !slices.ContainsFunc(seq, func(id BugID) bool { return !known(id) }) &&
+		slices.ContainsFunc(seq, func(id BugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
+}
+
 // hunt is the shrinking of one bug: its smallest failing plan so far, and
-// the budget: ShrinkTime from when the bug was found, rapid's part ending
-// half way.
+// the budget (shrinkBudget from when the bug was found, rapid's part
+// ending half way).
 type hunt struct {
-	best              *Failure
+	best *Failure
+	// kind is the bug as the smallest plan so far shows it.
+	kind              BugID
 	shrinkBy, rapidBy time.Time
+	budget            time.Duration
 	// cut says the budget cut an execution short; logs are what rapid
 	// said while it shrank.
 	cut  bool
 	logs []string
 }
 
+// shrinkCandidates is how many candidates as costly as the failing plan
+// a hunt's budget fits at least: a plan that hangs costs a call timeout,
+// one that crashes the target a recovery period, and thirty seconds of
+// those are two or three candidates, too few to shrink anything.
+const shrinkCandidates = 16
+
+// shrinkBudget is the time a hunt may take: ShrinkTime, or more when the
+// failing plan took long enough (took) that ShrinkTime would fit fewer
+// than shrinkCandidates runs of it.
+func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
+	return max(shrinkTime, shrinkCandidates*took)
+}
+
 // hunt shrinks the failing plan a found, which counts for bug, and adds
-// it to the run's bugs.
-func (r *runner) hunt(ctx context.Context, a attempt, bug checks.ID) {
+// it to the run's bugs unless it turns out to be one of them (fateOf).
+func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	now := time.Now()
-	f := &Failure{Check: bug, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations, Faults: a.trial.Faults,
+	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations, Faults: a.trial.Faults,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
-	h := &hunt{best: f, shrinkBy: now.Add(r.cfg.ShrinkTime), rapidBy: now.Add(r.cfg.ShrinkTime / 2)}
+	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
+	h := &hunt{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
 	r.current = h
 	r.progress("shrink")
 	r.shrinkRapid(ctx, h, a.seed)
+	minimal := false
 	if r.stop == nil {
-		h.best = r.shrink(ctx, h, h.best)
+		h.best, minimal = r.shrink(ctx, h, h.best)
 	}
 	r.current = nil
 	best := h.best
 	best.Original, best.PlanSeed, best.Plans, best.Detect = a.plan, a.seed, a.index+1, f.Detect
-	best.Shrink = time.Since(now)
+	best.Shrink, best.Budget = time.Since(now), budget
+	best.NotMinimal = !minimal
 	// rapid ends by running the minimal plan once more; when that run did
 	// not fail the same way, the target is not deterministic here. (Not
 	// when the budget cut that run short.)
 	best.Flaky = !h.cut && slices.ContainsFunc(h.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
-	if r.symptom(best) || r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best.Plan) {
-		r.explained = append(r.explained, best.Check)
+	fired := r.idsOf(best.Plan, best.History, best.Violations)
+	own := h.kind
+	if i := slices.IndexFunc(fired, func(id BugID) bool { return sameKind(id, h.kind) }); i >= 0 {
+		own = fired[i]
+	}
+	why := fateOf(own, fired, r.known, minimal)
+	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best, own) {
+		why = "a race whose calls sent one after another show only reported bugs"
+	}
+	if why != "" {
+		r.explained = append(r.explained, bug, own)
+		r.attributed++
+		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 	} else {
 		r.bugs = append(r.bugs, best)
+		r.reported = append(r.reported, fired...)
+		r.reported = append(r.reported, bug)
 	}
 	r.progress("search")
 }
 
-// symptom reports whether a shrunk failure's minimal plan still fires a
-// reported bug's check that outranks its own: the check it is named by is
-// then a symptom of that bug, as the catalogue ranks them (two concurrent
-// calls with different payloads both accepted, 004, by a service whose
-// race lets duplicates through, 001: the duplicate row is the harm).
-func (r *runner) symptom(f *Failure) bool {
-	return slices.ContainsFunc(checks.Fired(f.Violations), func(id checks.ID) bool { return rank(id) < rank(f.Check) && r.known(id) })
-}
-
-// explainedInSequence reports whether plan, its bursts sent one call after
-// another, shows bugs already reported and no other.
-func (r *runner) explainedInSequence(ctx context.Context, h *hunt, plan model.Plan) bool {
-	seq := inSequence(plan)
-	if seq.String() == plan.String() {
+// explainedInSequence reports whether f's plan, its bursts sent one call
+// after another, explains f's bug, own (explainsRace).
+func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure, own BugID) bool {
+	seq := inSequence(f.Plan)
+	if seq.String() == f.Plan.String() {
 		return false
 	}
 	// A little time past the shrink budget: the answer decides whether
 	// a bug is reported at all.
-	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(r.cfg.ShrinkTime/10))
+	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(h.budget/10))
 	defer cancel()
 	for range shrinkTries {
-		vs, _, _, err := r.once(runCtx, seq)
+		vs, hist, _, err := r.once(runCtx, seq)
 		if err != nil {
 			// Out of time, or the run cannot go on: the failure stands.
 			if ctx.Err() != nil || runCtx.Err() == nil {
@@ -147,7 +219,7 @@ func (r *runner) explainedInSequence(ctx context.Context, h *hunt, plan model.Pl
 			return false
 		}
 		if len(vs) > 0 {
-			return r.newBug(vs) == ""
+			return explainsRace(own, r.idsOf(seq, hist, vs), r.known)
 		}
 	}
 	return false
@@ -171,7 +243,7 @@ func inSequence(plan model.Plan) model.Plan {
 // shrinkRapid has rapid shrink the hunted failure, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
 func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
-	if err := setRapidFlags(1, seed, r.cfg.ShrinkTime); err != nil {
+	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return
 	}

@@ -1,6 +1,11 @@
 package stress_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -9,7 +14,8 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// A service with two bugs shows both in one run, most severe first, each
+// A service with two bugs shows both in one run, root causes first (here
+// neither derives from the other: most severe first), each
 // shrunk on its own to the two calls that show it; the checks a bug's
 // minimal plan fires beside its own (002 beside 007) are not bugs of
 // their own.
@@ -91,5 +97,69 @@ func TestMaxBugs(t *testing.T) {
 	}
 	if res.Verdict != checks.Fail || len(res.Failures) != 1 || res.Searched >= 100 {
 		t.Fatalf("verdict %s, %d bug(s) after %d plans (%v); want one, found before the budget is spent", res.Verdict, len(res.Failures), res.Searched, res.Err)
+	}
+}
+
+// Issue 17.6: a plan that shows a reported bug beside a new one counts
+// for the new one. On a service that enqueues an outbox row on every
+// call and replays a changed payload, A/k1 v0; A/k1 v1 fires IDEM-001
+// and IDEM-004: in sequence the changed payload is a bug of its own, not
+// a symptom of the duplicate.
+func TestSecondBugBesideAReportedOne(t *testing.T) {
+	svc := startSample(t, "outbox-on-retry,no-payload-check", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checks.ID
+	for _, f := range res.Failures {
+		got = append(got, f.Check)
+		t.Logf("%s after %d plans, shrunk in %s:\n%s", f.Check, f.Plans, f.Shrink, f.Plan)
+	}
+	if !slices.Contains(got, checks.DuplicateEffect) || !slices.Contains(got, checks.ChangedAccepted) {
+		t.Fatalf("verdict %s, bugs %v (%v; notes %q); want IDEM-001 and IDEM-004", res.Verdict, got, res.Err, res.Notes)
+	}
+}
+
+// Issue 16.8: a race is not hidden by a misread replay. In front of a
+// check-then-insert service, a proxy answers every replay (200) with 422,
+// which the contract reads as a conflict: every retry in sequence is
+// IDEM-005. A duplicate under a burst is IDEM-001, and sent one call at a
+// time it shows only that IDEM-005, which must not explain it away.
+func TestRaceNotHiddenByAMisreadReplay(t *testing.T) {
+	svc := startSample(t, "check-then-insert", ticketsvc.LayoutKeys)
+	up, err := url.Parse(svc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.StatusCode == http.StatusOK {
+			resp.StatusCode, resp.Status = http.StatusUnprocessableEntity, "422 Unprocessable Entity"
+		}
+		return nil
+	}
+	front := httptest.NewServer(rp)
+	defer front.Close()
+	cfg, err := svc.Config(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Target, cfg.HTTP.URL, cfg.DBStall = nil, front.URL+up.Path, "tickets"
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checks.ID
+	for _, f := range res.Failures {
+		got = append(got, f.Check)
+		t.Logf("%s after %d plans:\n%s", f.Check, f.Plans, f.Plan)
+	}
+	if !slices.Contains(got, checks.DuplicateEffect) || !slices.Contains(got, checks.EqualRejected) {
+		t.Errorf("bugs %v (%v; notes %q); want IDEM-001 (the race) and IDEM-005 (the misread replay)", got, res.Err, res.Notes)
 	}
 }

@@ -35,7 +35,7 @@ func Check(t *testing.T, cfg Config) *Result {
 }
 
 // Case is the result as one row of a report, under the given target name:
-// its most severe bug, the checks of every bug found, and the changes
+// its first bug (a root cause), the checks of every bug found, and the changes
 // outside the namespace.
 func (res *Result) Case(target string) report.Case {
 	cs := res.Cases(target)[0]
@@ -74,7 +74,7 @@ func (res *Result) Cases(target string) []report.Case {
 		if i == 0 {
 			cs.Violations = append(cs.Violations, res.Outside...)
 		}
-		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky
+		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
 		// The bug's own check first, then what else its plan fired.
 		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.Fired(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
 		out = append(out, cs)

@@ -67,6 +67,13 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 			return x.h, x.faults, err
 		}
 	}
+	for _, p := range e.Proxies {
+		// A call the proxy could not forward got no answer through no
+		// fault of the target's: the plan proves nothing.
+		if err := p.Failure(); err != nil {
+			return x.h, x.faults, stoppedOr(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+		}
+	}
 	if x.down {
 		// A crash the plan did not follow by a restart: the next plan
 		// starts with every replica up.
@@ -202,7 +209,11 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 	}
 	ev.Fired, ev.Held = report.Fired, report.Blocked
 	if !report.Fired {
-		ev.Note = fmt.Sprintf("requests neither blocked on %s nor answered within the nemesis's wait", x.Stall.Table)
+		// A request that waits for one of the service's database
+		// connections holds no lock the nemesis can see.
+		ev.Note = fmt.Sprintf("%d of %d requests blocked on %s, the others neither blocked nor were answered within the nemesis's wait: "+
+			"a request waiting for a connection of the service's database pool is invisible to it (pgx's pool holds 4 by default); "+
+			"give the pool at least as many connections as a burst has calls, or draw smaller bursts", report.Blocked, len(calls), x.Stall.Table)
 	}
 	x.faults = append(x.faults, ev)
 	return burstErr

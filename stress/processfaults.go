@@ -64,7 +64,7 @@ func (x *execution) paused(ctx context.Context, call model.Call, ev *model.Fault
 	}
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
 	if !rep.Fired {
-		ev.Note = "the call never waited on its write to " + x.CrashStall.Table + ", so the replica was not paused"
+		ev.Note = unfiredCrash(first, x.CrashStall.Table, "paused")
 	}
 	return ops, cmp.Or(firstErr, secondErr)
 }
@@ -100,7 +100,7 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 		x.cutOff[x.Contract.ActionOf(call)] = op.End
 	}
 	if !rep.Fired {
-		ev.Note = "the call never waited on its write to " + x.CrashStall.Table + ", so the replica was not killed"
+		ev.Note = unfiredCrash(op, x.CrashStall.Table, "killed")
 		x.down = false
 	}
 	if callErr != nil && x.down {
@@ -109,6 +109,16 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 		callErr = nil
 	}
 	return op, callErr
+}
+
+// unfiredCrash says why a crash or pause (done: "killed", "paused") did
+// not fire on the call answered op: a call the service refuses writes
+// nothing to interrupt.
+func unfiredCrash(op model.Op, table, done string) string {
+	if op.Out.Status >= 400 && op.Out.Status < 500 {
+		return fmt.Sprintf("the service answered %d before it wrote to %s (a call it refuses writes nothing), so the replica was not %s", op.Out.Status, table, done)
+	}
+	return "the call never waited on its write to " + table + ", so the replica was not " + done
 }
 
 // Liveness polling: how often a retry stuck in_flight after a crash is

@@ -29,9 +29,17 @@ type Failure struct {
 	// Shrink the time spent shrinking it.
 	Detect time.Duration `json:"detect_ns"`
 	Shrink time.Duration `json:"shrink_ns"`
+	// Budget is the time shrinking was given: ShrinkTime, or more when
+	// the failing plan was slow (a hang costs a call timeout), so that it
+	// fits several candidates as costly.
+	Budget time.Duration `json:"shrink_budget_ns"`
 	// Flaky says the minimal plan did not fail again the same way when
 	// rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// NotMinimal says shrinking ran out of budget (or the run stopped)
+	// before no smaller candidate failed: Plan is the smallest failing
+	// plan found so far, reported rather than dropped.
+	NotMinimal bool `json:"not_minimal,omitempty"`
 }
 
 // Checks lists the checks the failure fired, primary first.
@@ -48,14 +56,18 @@ type Result struct {
 	Plans int `json:"plans"`
 	// Searched counts every plan the search tried, after failures too.
 	Searched int `json:"searched"`
+	// Attributed counts the failing plans that were not reported because
+	// they showed only bugs already reported (each is said in Notes).
+	Attributed int `json:"attributed,omitempty"`
 	// Executions counts every plan executed, shrinking included.
 	Executions int `json:"executions"`
 	// Calls counts the calls of every execution; FaultsFired the faults
 	// that fired in them.
 	Calls       int `json:"calls"`
 	FaultsFired int `json:"faults_fired"`
-	// Failures are the distinct bugs found, each shrunk on its own, most
-	// severe first (checks.Catalogue's order of their Check).
+	// Failures are the distinct bugs found, each shrunk on its own, root
+	// causes first, then by severity (checks.Catalogue's order of their
+	// Check): see orderBugs.
 	Failures []*Failure `json:"failures,omitempty"`
 	// Detect is the time to the first failing plan; Total includes shrinking.
 	Detect time.Duration `json:"detect_ns"`

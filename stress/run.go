@@ -31,6 +31,8 @@ type runner struct {
 	faults       map[model.Fault]model.FaultCount
 	coverage     model.Coverage
 	unfiredCases int
+	// unfiredWhy is, by kind, why a fault first did not fire.
+	unfiredWhy map[model.Fault]string
 	// held counts the requests the db-stall nemesis saw waiting on its
 	// lock: a nemesis that never held one back tested nothing.
 	held int
@@ -59,11 +61,14 @@ type runner struct {
 	// shrunk.
 	bugs    []*Failure
 	current *hunt
-	// explained are checks of failures found to be a reported bug seen
-	// through a race (explainedInSequence).
-	explained []checks.ID
-	notes     []string
-	stop      error // sticky: infrastructure failure or interruption
+	// reported are the identities every reported bug's minimal plan
+	// fired; explained those of failures found to be a reported bug seen
+	// another way (fateOf), and attributed counts the failing plans of the
+	// search that showed only such bugs.
+	reported, explained []BugID
+	attributed          int
+	notes               []string
+	stop                error // sticky: infrastructure failure or interruption
 }
 
 // Run tries cfg.Plans random plans against the target, cfg.Workers at once,
@@ -89,14 +94,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg), run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg), unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
 	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
 	}
 	r.search(ctx)
-	slices.SortStableFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(rank(a.Check), rank(b.Check)) })
+	orderBugs(r.bugs)
 
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
@@ -108,7 +113,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.variantRefused()
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+	if r.attributed > 0 {
+		r.note(fmt.Sprintf("%d failing plan(s) showed only bugs already reported, and were attributed to them", r.attributed))
+	}
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
@@ -147,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	case r.unfiredCases > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, cfg.DBStall))
+		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
 	default:
 		res.Verdict = checks.Pass
 	}
@@ -204,9 +212,15 @@ func (r *runner) search(ctx context.Context) {
 			r.progress("search")
 			continue
 		}
-		if bug := r.newBug(a.trial.Violations); bug != "" {
+		if len(a.trial.Violations) == 0 {
+			r.progress("search")
+			continue
+		}
+		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 			q.quiet()
 			r.hunt(ctx, a, bug)
+		} else {
+			r.attributed++
 		}
 		r.progress("search")
 	}
@@ -284,6 +298,9 @@ func (r *runner) account(tr Trial) {
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
+		if !ev.Fired && ev.Note != "" && r.unfiredWhy[ev.Kind] == "" {
+			r.unfiredWhy[ev.Kind] = ev.Note
+		}
 	}
 	for i, op := range tr.History {
 		switch {
@@ -334,9 +351,9 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// unfiredKinds says which kinds of fault did not always fire, and why the
-// db-stall nemesis may not have.
-func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string {
+// unfiredKinds says which kinds of fault did not always fire, each with
+// why, as the first case where it did not fire said (why, by kind).
+func unfiredKinds(counts map[model.Fault]model.FaultCount, why map[model.Fault]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]
@@ -344,8 +361,8 @@ func unfiredKinds(counts map[model.Fault]model.FaultCount, stall string) string 
 			continue
 		}
 		part := fmt.Sprintf("%s fired %d of %d", k, c.Fired, c.Planned)
-		if k == model.FaultDBStall {
-			part += fmt.Sprintf(": requests neither blocked on %s nor answered within its wait", stall)
+		if why[k] != "" {
+			part += ": " + why[k]
 		}
 		parts = append(parts, part)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
@@ -39,6 +40,9 @@ type attempt struct {
 	plan  model.Plan
 	trial Trial
 	err   error
+	// took is how long the plan ran: what a shrink candidate as big
+	// costs (shrinkBudget).
+	took time.Duration
 }
 
 // window keeps up to w plans of the search running at once, each in a
@@ -77,7 +81,9 @@ func (q *window) fill(limit int) {
 					a.err = fmt.Errorf("%w: the target panicked: %v", errInfrastructure, p)
 				}
 			}()
+			start := time.Now()
 			a.trial, a.err = q.r.try(q.ctx, a.plan)
+			a.took = time.Since(start)
 		}()
 	}
 }

@@ -22,50 +22,76 @@ const shrinkTries = 3
 // candidate up to shrinkTries times and keeps it when it shows the same
 // bug, or a more severe one no other bug stands for: delta debugging over
 // steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
-// shrinking before it.
-func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) *Failure {
-	for improved := true; improved && time.Now().Before(h.shrinkBy) && ctx.Err() == nil && r.stop == nil; {
-		improved = false
+// shrinking before it; minimal says it ended because no candidate of the
+// plan failed again, not because time or the run ran out.
+func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, minimal bool) {
+	// Whether rapid's half was cut does not matter here: only this pass's
+	// last round says whether a smaller candidate fails.
+	rapidCut := h.cut
+	h.cut = false
+	defer func() { h.cut = h.cut || rapidCut }()
+	for {
+		if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+			return f, false
+		}
+		improved := false
 		for _, cand := range candidates(f.Plan) {
-			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil {
-				break
+			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+				return f, false
 			}
-			if g := r.failsAgain(ctx, h, cand, f.Check); g != nil {
-				f, improved = g, true
+			if g, kind := r.failsAgain(ctx, h, cand, h.kind); g != nil {
+				f, improved, h.kind = g, true, kind
 				h.best = f
 				break
 			}
 		}
+		if !improved {
+			return f, !h.cut && r.stop == nil && ctx.Err() == nil
+		}
 	}
-	return f
 }
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it shows bug again. Unlike rapid, this pass takes a smaller plan
-// whose message differs (the same tenant leak seen through a conflict,
-// then through a replayed ID): the check is what names the bug. It also
-// takes one that counts for a more severe new bug: the same mistake seen
-// closer, as when a changed payload refused as equivalent (005) turns out,
-// with one call fewer, to be another tenant's action (007). A candidate
-// that shows only a bug already reported is no use here.
-func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug checks.ID) *Failure {
+// when it shows bug again (showsAgain), with the bug as it shows now.
+func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug BugID) (*Failure, BugID) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
 		vs, hist, faults, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil
+			return nil, BugID{}
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil
+			return nil, BugID{}
 		}
-		if got := r.newBug(vs); got != "" && (sameBug(got, bug) || rank(got) < rank(bug)) {
-			return &Failure{Check: got, Plan: plan, History: hist, Faults: faults, Violations: vs}
+		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
+			return &Failure{Check: got.Check, Plan: plan, History: hist, Faults: faults, Violations: vs}, got
 		}
 	}
-	return nil
+	return nil, BugID{}
+}
+
+// showsAgain says whether a candidate whose violations have identities ids
+// shows the hunted bug again, and as what. Unlike rapid, this pass takes
+// a smaller plan whose message differs (the same tenant leak seen through
+// a conflict, then through a replayed ID): the kind of bug (sameKind) is
+// what names it, whatever transition shows it now (a duplicate first seen
+// in a burst that shows in sequence too), but a duplicate in another table
+// or a wrong status of another class is another bug. It also takes one
+// that counts for a more severe new bug: the same mistake seen closer, as
+// when a changed payload refused as equivalent (005) turns out, with one
+// call fewer, to be another tenant's action (007). A candidate that shows
+// only other bugs already reported is no use here.
+func showsAgain(ids []BugID, bug BugID, known func(BugID) bool) (BugID, bool) {
+	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
+		return ids[i], true
+	}
+	if i := slices.IndexFunc(ids, func(id BugID) bool { return sameKind(id, bug) }); i >= 0 {
+		return ids[i], true
+	}
+	return BugID{}, false
 }
 
 // sameBug reports whether two primary checks name one bug for shrinking:
@@ -147,7 +173,20 @@ func candidates(p model.Plan) []model.Plan {
 	if q := renamed(p); q.String() != p.String() {
 		out = append(out, q)
 	}
-	return out
+	return slices.DeleteFunc(out, func(q model.Plan) bool { return !restartsAfterCrashes(q) })
+}
+
+// restartsAfterCrashes reports whether every crash of p is followed by a
+// restart step, as the generator plans them: without it the replica stays
+// down and every later call goes unserved, a plan no search would draw.
+func restartsAfterCrashes(p model.Plan) bool {
+	for i, s := range p.Steps {
+		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == model.FaultCrash })
+		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
+			return false
+		}
+	}
+	return true
 }
 
 // baseFirst moves the lower encoding or payload variant of two calls of

@@ -470,3 +470,21 @@ func TestBaseFirst(t *testing.T) {
 		t.Error("candidates do not move the base encoding first")
 	}
 }
+
+// A crash's restart stays: no candidate leaves a crash without the
+// restart step after it, so A/k1 v0 [crash]; restart shrinks no further
+// than that.
+func TestCandidatesKeepTheRestartAfterACrash(t *testing.T) {
+	crash := model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrash}
+	p := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{crash}}, {Kind: model.StepRestart},
+		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}}}
+	cands := candidates(p)
+	if len(cands) == 0 {
+		t.Fatal("no candidate: the retry after the restart can go")
+	}
+	for _, q := range cands {
+		if !restartsAfterCrashes(q) {
+			t.Errorf("candidate %s leaves the crash without its restart", q.Compact())
+		}
+	}
+}

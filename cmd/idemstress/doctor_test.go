@@ -70,18 +70,25 @@ func TestDoctor(t *testing.T) {
 		name, yaml, db string
 		code           int
 		want           string
+		// first, when set, is a FAIL line that must come before want's:
+		// the root cause first (issue 16.6).
+		first string
 	}{
-		{"unknown column", strings.Replace(string(yaml), "key: request_key", "key: idem_key", 1), dbURL, exitUsage, `effects   FAIL effect tables do not match`},
-		{"malformed YAML", "target: [", dbURL, exitUsage, "contract  FAIL"},
-		{"unreachable database", string(yaml), "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=3", exitInconclusive, "database  FAIL database unreachable"},
-		{"a target that accepts a call without a key", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call without a key got 201 (ok)"},
-		{"a target that writes nothing", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call with a key: IDEM-002 missing effect"},
-		{"an id pointer into nothing", strings.Replace(string(yaml), "id: /ticket_id", "id: /payment/id", 1), dbURL, exitUsage, `target    FAIL target.id "/payment/id": a call with a key got 201, with no ID there: {"ticket_id":`},
+		{"unknown column", strings.Replace(string(yaml), "key: request_key", "key: idem_key", 1), dbURL, exitUsage, `effects   FAIL effect tables do not match`, ""},
+		{"malformed YAML", "target: [", dbURL, exitUsage, "contract  FAIL", ""},
+		{"unreachable database", string(yaml), "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=3", exitInconclusive, "database  FAIL database unreachable", ""},
+		{"a target that accepts a call without a key", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call without a key got 201 (ok)",
+			"target    FAIL a call with a key: IDEM-002 missing effect"},
+		{"a target that writes nothing", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call with a key: IDEM-002 missing effect", ""},
+		{"an id pointer into nothing", strings.Replace(string(yaml), "id: /ticket_id", "id: /payment/id", 1), dbURL, exitUsage, `target    FAIL target.id "/payment/id": a call with a key got 201, with no ID there: {"ticket_id":`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := invoke(t, "doctor", "--config", write("c.yaml", tc.yaml), "--database-url", tc.db)
 			if code != tc.code || !strings.Contains(stdout, tc.want) {
 				t.Errorf("exit %d, want %d; output lacks %q:\n%s%s", code, tc.code, tc.want, stdout, stderr)
+			}
+			if i := strings.Index(stdout, tc.first); tc.first != "" && (i < 0 || i > strings.Index(stdout, tc.want)) {
+				t.Errorf("%q does not come before %q:\n%s", tc.first, tc.want, stdout)
 			}
 		})
 	}

@@ -1,0 +1,112 @@
+package stress
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// A bug is told apart from another by what went wrong, not by its check
+// alone: the check and the transition that broke. A 4xx to a re-encoded
+// payload answered in sequence (IDEM-008, contract trouble) and a 500 to
+// the loser of a burst (IDEM-008, a race) are two bugs; a first report of
+// the one must never make the other "already known".
+
+// Transition is the kind of step in which a violation's action broke.
+type Transition string
+
+const (
+	// InSequence: the action's calls were sent one after another.
+	InSequence Transition = "sequence"
+	// InBurst: some call of the action was released in a burst.
+	InBurst Transition = "burst"
+	// AfterRestart: some call of the action followed a restart or a
+	// crash of the target.
+	AfterRestart Transition = "restart"
+)
+
+// BugID is a bug's identity: its check, the transition that broke, for a
+// wrong status the class of the answer (a 5xx is a crash of the request,
+// any other wrong status a misreading of the contract), and for a check of
+// committed rows its message, which names the table (a duplicate in the
+// outbox on every retry and a duplicate ticket under a burst are two
+// bugs). Answer checks leave the message out: one tenant leak is seen
+// through a conflict or through a replayed ID, depending on the plan.
+type BugID struct {
+	Check      checks.ID
+	Transition Transition
+	Status     string
+	Rows       string
+}
+
+func (b BugID) String() string {
+	s := fmt.Sprintf("%s in %s", b.Check, b.Transition)
+	if b.Status != "" {
+		s += " (" + b.Status + ")"
+	}
+	if b.Rows != "" {
+		s = fmt.Sprintf("%s in %s", b.Rows, b.Transition)
+	}
+	return s
+}
+
+// rowChecks judge committed rows; their messages name the table.
+var rowChecks = []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks.RejectedEffect, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference}
+
+// bugIDOf is the identity of violation v of a trial of plan with history
+// hist. The calls that count are those of v's action; a violation with no
+// action of its own (a keyless call's, a stray row's) takes the whole plan.
+func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Violation) BugID {
+	mine := func(call model.Call) bool {
+		if call.NoKey {
+			return v.Action.Key == "" && call.Tenant == v.Action.Tenant
+		}
+		return c.ActionOf(call) == v.Action
+	}
+	if !slices.ContainsFunc(plan.Steps, func(s model.Step) bool { return slices.ContainsFunc(s.Calls, mine) }) {
+		mine = func(model.Call) bool { return true }
+	}
+	id := BugID{Check: v.Check, Transition: transitionOf(plan, mine)}
+	if slices.Contains(rowChecks, v.Check) {
+		id.Rows = v.Message
+	}
+	if v.Check == checks.WrongStatus {
+		id.Status = "not 5xx"
+		if slices.ContainsFunc(hist, func(op model.Op) bool { return mine(op.Call) && op.Out.Status >= 500 }) {
+			id.Status = "5xx"
+		}
+	}
+	return id
+}
+
+// transitionOf is the transition the calls that mine selects went
+// through: a burst outranks a restart (a race is what a burst tests), a
+// restart outranks a plain sequence.
+func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
+	t, restarted := InSequence, false
+	for _, s := range plan.Steps {
+		if s.Kind == model.StepRestart {
+			restarted = true
+		}
+		for _, call := range s.Calls {
+			if !mine(call) {
+				if call.Fault == model.FaultCrash {
+					restarted = true
+				}
+				continue
+			}
+			switch {
+			case s.Kind == model.StepBurst:
+				return InBurst
+			case restarted:
+				t = AfterRestart
+			}
+			if call.Fault == model.FaultCrash || call.Fault == model.FaultRestart {
+				restarted = true
+			}
+		}
+	}
+	return t
+}

@@ -1,0 +1,79 @@
+package stress
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+func c1(tenant, key string, variant int) model.Call {
+	return model.Call{Tenant: tenant, Key: key, Variant: variant}
+}
+
+func seqOf(calls ...model.Call) []model.Step {
+	var steps []model.Step
+	for _, c := range calls {
+		steps = append(steps, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
+	}
+	return steps
+}
+
+func burstOf(calls ...model.Call) model.Step { return model.Step{Kind: model.StepBurst, Calls: calls} }
+
+var restartStep = model.Step{Kind: model.StepRestart}
+
+func planOf(steps ...[]model.Step) model.Plan {
+	var p model.Plan
+	for _, s := range steps {
+		p.Steps = append(p.Steps, s...)
+	}
+	return p
+}
+
+func one(s model.Step) []model.Step { return []model.Step{s} }
+
+func viol(id checks.ID, tenant, key, msg string) checks.Violation {
+	return checks.Violation{Check: id, Message: string(id) + " " + msg, Action: model.Action{Tenant: tenant, Key: key}}
+}
+
+// A violation's identity is its check and the transition its action went
+// through; a wrong status adds its status class, a check of rows its
+// message (the table).
+func TestBugIDOf(t *testing.T) {
+	crashed := c1("A", "k1", 0)
+	crashed.Fault = model.FaultCrash
+	contract := model.Contract{}.WithDefaults()
+	for _, tc := range []struct {
+		name string
+		plan model.Plan
+		hist model.History
+		v    checks.Violation
+		want BugID
+	}{
+		{"sequential retry", planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), nil,
+			viol(checks.DuplicateEffect, "A", "k1", "in outbox"), BugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 in outbox"}},
+		{"burst", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), nil,
+			viol(checks.DuplicateEffect, "A", "k1", "in tickets"), BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: "IDEM-001 in tickets"}},
+		{"another action's burst does not count", planOf(one(burstOf(c1("B", "k1", 0), c1("B", "k1", 0))), seqOf(c1("A", "k1", 0), c1("A", "k1", 1))), nil,
+			viol(checks.ChangedAccepted, "A", "k1", "x"), BugID{Check: checks.ChangedAccepted, Transition: InSequence}},
+		{"after a restart", planOf(seqOf(c1("A", "k1", 0)), one(restartStep), seqOf(c1("A", "k1", 0))), nil,
+			viol(checks.DuplicateEffect, "A", "k1", "m"), BugID{Check: checks.DuplicateEffect, Transition: AfterRestart, Rows: "IDEM-001 m"}},
+		{"after a crash of its own call", planOf(seqOf(crashed), one(restartStep), seqOf(c1("A", "k1", 0))), nil,
+			viol(checks.StuckAction, "A", "k1", "m"), BugID{Check: checks.StuckAction, Transition: AfterRestart}},
+		{"a restart after the action's calls does not count", planOf(seqOf(c1("A", "k1", 0)), one(restartStep)), nil,
+			viol(checks.MissingEffect, "A", "k1", "m"), BugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 m"}},
+		{"a 5xx", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))),
+			model.History{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 201}}, {Call: c1("A", "k1", 0), Out: model.Outcome{Status: 500}}},
+			viol(checks.WrongStatus, "A", "k1", "m"), BugID{Check: checks.WrongStatus, Transition: InBurst, Status: "5xx"}},
+		{"a 4xx", planOf(seqOf(c1("A", "k1", 0))),
+			model.History{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 400}}},
+			viol(checks.WrongStatus, "A", "k1", "m"), BugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}},
+		{"no action of its own: the whole plan", planOf(one(burstOf(c1("A", "k1", 0), c1("B", "k2", 0)))), nil,
+			viol(checks.StrayWrite, "", "", "m"), BugID{Check: checks.StrayWrite, Transition: InBurst, Rows: "IDEM-009 m"}},
+	} {
+		if got := bugIDOf(contract, tc.plan, tc.hist, tc.v); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

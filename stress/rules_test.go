@@ -1,0 +1,195 @@
+package stress
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+var (
+	outboxDupSeq  = BugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in notification_outbox"}
+	ticketDupRace = BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in tickets"}
+	falseStatus   = BugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}
+	raceStatus    = BugID{Check: checks.WrongStatus, Transition: InBurst, Status: "5xx"}
+	changedSeq    = BugID{Check: checks.ChangedAccepted, Transition: InSequence}
+	changedRace   = BugID{Check: checks.ChangedAccepted, Transition: InBurst}
+	equalSeq      = BugID{Check: checks.EqualRejected, Transition: InSequence}
+	leakSeq       = BugID{Check: checks.TenantLeak, Transition: InSequence}
+	foldedSeq     = BugID{Check: checks.KeysFolded, Transition: InSequence}
+)
+
+func knownOf(ids ...BugID) func(BugID) bool {
+	return func(id BugID) bool { return slices.ContainsFunc(ids, func(k BugID) bool { return sameID(k, id) }) }
+}
+
+// Which failing plan counts for a new bug: the first identity no reported
+// bug stands for, not the first check.
+func TestNewBug(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ids   []BugID
+		known []BugID
+		want  BugID
+		ok    bool
+	}{
+		{"nothing known", []BugID{outboxDupSeq}, nil, outboxDupSeq, true},
+		{"the same bug again", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, BugID{}, false},
+		// Issue 16.8: a false IDEM-008 must not hide a true one.
+		{"a 500 under a burst after a false 4xx", []BugID{raceStatus}, []BugID{falseStatus}, raceStatus, true},
+		{"a duplicate ticket under a burst after a duplicate outbox row", []BugID{ticketDupRace}, []BugID{outboxDupSeq}, ticketDupRace, true},
+		// Issue 17.6: the plan A/k1 v0; A/k1 v1 fires 001 and 004.
+		{"a changed payload beside a reported duplicate", []BugID{outboxDupSeq, changedSeq}, []BugID{outboxDupSeq}, changedSeq, true},
+		{"a tenant leak is a folded key", []BugID{foldedSeq}, []BugID{leakSeq}, BugID{}, false},
+	} {
+		got, ok := newBug(tc.ids, knownOf(tc.known...))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// When a shrunk failure is a reported bug seen another way, and when it
+// is a bug of its own.
+func TestFateOf(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		own     BugID
+		fired   []BugID
+		known   []BugID
+		minimal bool
+		same    bool
+	}{
+		{"its own identity is reported", outboxDupSeq, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, true, true},
+		{"a changed payload accepted in a race that duplicates", changedRace, []BugID{ticketDupRace, changedRace}, []BugID{ticketDupRace}, true, true},
+		// Issue 17.6: in sequence, a changed payload replayed is a bug
+		// of its own, whatever duplicate the same plan shows.
+		{"a changed payload accepted in sequence", changedSeq, []BugID{outboxDupSeq, changedSeq}, []BugID{outboxDupSeq}, true, false},
+		{"a race beside only less severe reported bugs", ticketDupRace, []BugID{ticketDupRace, equalSeq}, []BugID{equalSeq}, true, false},
+		// Issue 16.9: a half-shrunk plan proves nothing by what it
+		// fires beside its own check.
+		{"not minimal", changedRace, []BugID{ticketDupRace, changedRace}, []BugID{ticketDupRace}, false, false},
+		{"not minimal but the same bug", outboxDupSeq, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, false, true},
+	} {
+		if got := fateOf(tc.own, tc.fired, knownOf(tc.known...), tc.minimal); (got != "") != tc.same {
+			t.Errorf("%s: fate %q, want attributed %v", tc.name, got, tc.same)
+		}
+	}
+}
+
+// A race is explained by its calls sent one after another only when they
+// show the same kind of bug or a more severe one, and nothing new.
+func TestExplainsRace(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		own   BugID
+		seq   []BugID
+		known []BugID
+		want  bool
+	}{
+		{"not linearizable in a burst, a tenant leak in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq}, []BugID{leakSeq}, true},
+		{"a duplicate in a burst, the same duplicate in sequence", ticketDupRace, []BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}},
+			[]BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}}, true},
+		// Issue 16.8: on a service whose replay is misread as 005, a
+		// check-then-insert duplicate shows in sequence as 005 only.
+		{"a duplicate in a burst, a misread replay in sequence", ticketDupRace, []BugID{equalSeq}, []BugID{equalSeq}, false},
+		{"a duplicate ticket in a burst, a duplicate outbox row in sequence", ticketDupRace, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, false},
+		{"something new in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq, changedSeq}, []BugID{leakSeq}, false},
+		{"nothing in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, nil, nil, false},
+	} {
+		if got := explainsRace(tc.own, tc.seq, knownOf(tc.known...)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A shrink candidate fails again when it shows the hunted kind of bug in
+// any transition, or a more severe new bug.
+func TestShowsAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ids   []BugID
+		known []BugID
+		bug   BugID
+		want  checks.ID
+	}{
+		{"the hunted check", []BugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
+		{"the hunted bug, now in a known transition", []BugID{outboxDupSeq}, []BugID{outboxDupSeq},
+			BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: outboxDupSeq.Rows}, checks.DuplicateEffect},
+		{"a duplicate in another table", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, ticketDupRace, ""},
+		{"a wrong status of another class", []BugID{falseStatus}, []BugID{falseStatus}, raceStatus, ""},
+		{"a more severe new bug", []BugID{leakSeq}, nil, equalSeq, checks.TenantLeak},
+		{"only a more severe known bug", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, changedSeq, ""},
+		{"a less severe new bug", []BugID{equalSeq}, nil, ticketDupRace, ""},
+	} {
+		got, _ := showsAgain(tc.ids, tc.bug, knownOf(tc.known...))
+		if got.Check != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got.Check, tc.want)
+		}
+	}
+}
+
+// A hunt's budget fits shrinkCandidates runs of the failing plan: a plan
+// that waits out a 10 s call timeout gets more than 30 s.
+func TestShrinkBudget(t *testing.T) {
+	for _, tc := range []struct{ shrink, took, want time.Duration }{
+		{30 * time.Second, 100 * time.Millisecond, 30 * time.Second},
+		{30 * time.Second, 10 * time.Second, shrinkCandidates * 10 * time.Second},
+		{0, time.Second, shrinkCandidates * time.Second},
+	} {
+		if got := shrinkBudget(tc.shrink, tc.took); got != tc.want {
+			t.Errorf("shrinkBudget(%s, %s) = %s, want %s", tc.shrink, tc.took, got, tc.want)
+		}
+	}
+}
+
+// Root causes first: a bug whose minimal plan is inside another's comes
+// before it, whatever their severity; unrelated bugs by severity.
+func TestOrderBugs(t *testing.T) {
+	refused := c1("A", "k1", 0)
+	refused.Encoding = 4
+	otherRefused := refused
+	otherRefused.Tenant = "B"
+	bug := func(id checks.ID, p model.Plan) *Failure { return &Failure{Check: id, Plan: p} }
+	leak := bug(checks.TenantLeak, planOf(seqOf(c1("A", "k1", 0), otherRefused)))
+	status := bug(checks.WrongStatus, planOf(seqOf(refused)))
+	changed := bug(checks.ChangedAccepted, planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 1))))
+	dup := bug(checks.DuplicateEffect, planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))))
+	bugs := []*Failure{leak, changed, dup, status}
+	orderBugs(bugs)
+	var got []checks.ID
+	for _, b := range bugs {
+		got = append(got, b.Check)
+	}
+	// The refused re-encoding (008) is inside the tenant leak's plan
+	// (B/k1 renamed A/k1): it leads. 001 and 004 derive from nothing.
+	want := []checks.ID{checks.DuplicateEffect, checks.ChangedAccepted, checks.WrongStatus, checks.TenantLeak}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v: the refused re-encoding (IDEM-008) before the tenant leak it causes", got, want)
+	}
+}
+
+// The sub-plan relation that defines a root cause.
+func TestSubPlan(t *testing.T) {
+	refused := c1("A", "k1", 0)
+	refused.Encoding = 4
+	for _, tc := range []struct {
+		name       string
+		small, big model.Plan
+		want       bool
+	}{
+		{"one call inside two, renamed", planOf(seqOf(refused)), planOf(seqOf(c1("A", "k1", 0), model.Call{Tenant: "B", Key: "k1", Encoding: 4})), true},
+		{"in a burst", planOf(seqOf(c1("A", "k1", 0))), planOf(one(burstOf(c1("B", "k2", 0), c1("B", "k2", 0)))), true},
+		{"not strict", planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), false},
+		{"another variant", planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 1), c1("B", "k1", 1))), false},
+		{"one renaming for all calls", planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), planOf(seqOf(c1("A", "k1", 0), c1("B", "k1", 0), c1("B", "k2", 0))), false},
+		{"one-to-one", planOf(seqOf(c1("A", "k1", 0), c1("B", "k1", 0))), planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0), c1("A", "k2", 0))), false},
+		{"a restart is an event", planOf(seqOf(c1("A", "k1", 0)), one(restartStep), seqOf(c1("A", "k1", 0))), planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0), c1("A", "k1", 0))), false},
+	} {
+		if got := subPlan(tc.small, tc.big); got != tc.want {
+			t.Errorf("%s: subPlan(%s, %s) = %v, want %v", tc.name, tc.small.Compact(), tc.big.Compact(), got, tc.want)
+		}
+	}
+}
