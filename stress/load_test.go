@@ -45,6 +45,7 @@ func TestContractErrors(t *testing.T) {
 		{"unknown field", valid + "\nretries: 3\n", []string{"bad.yaml", "retries", "unknown field"}},
 		{"wrong type", strings.Replace(valid, "per_action: 1", "per_action: lots", 1), []string{"bad.yaml", "lots", "int"}},
 		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
+		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
@@ -149,6 +150,7 @@ payload_rules:
 key_compare: trim
 key_max_len: 64
 identity_noise: [query]
+numbers: loose
 `
 	c, err := stress.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
@@ -157,6 +159,9 @@ identity_noise: [query]
 	if !c.Contract.Fields["/currency"].Fixed || len(c.Contract.Fields["/channel"].Enum) != 2 ||
 		c.Contract.Fields["/priority"].Int.Max != 5 || c.Contract.Fields["/subject"].MaxLen != 40 {
 		t.Errorf("rules %+v", c.Contract.Fields)
+	}
+	if !c.Contract.LooseNumbers {
+		t.Errorf("numbers: loose not read")
 	}
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)
