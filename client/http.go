@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +53,8 @@ type HTTP struct {
 	urls []string
 	// sync is how bursts are released ("": LastByte).
 	sync SyncMode
+	// noise is what request noise may add without touching the template.
+	noise noiseNames
 }
 
 // NewHTTP checks the template and returns a target that sends through client
@@ -90,7 +91,7 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &HTTP{spec: spec, client: client}, nil
+	return &HTTP{spec: spec, client: client, noise: namesFor(spec, u)}, nil
 }
 
 // CloseIdleConnections closes the keep-alive connections the target holds,
@@ -214,30 +215,8 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 	for name, v := range req.Extra {
 		hr.Header.Set(name, v)
 	}
-	addNoise(hr, req.Noise)
+	h.noise.add(hr, req.Noise)
 	return hr, nil
-}
-
-// addNoise adds what a real client's retry adds without meaning another
-// action: a query parameter, tracing headers, header names in another
-// case. A service must not fold any of it into the action's identity.
-func addNoise(hr *http.Request, noise model.Noise) {
-	switch noise {
-	case model.NoiseQuery:
-		q := hr.URL.Query()
-		q.Set("trace", strconv.FormatInt(time.Now().UnixNano()%1e6, 36))
-		hr.URL.RawQuery = q.Encode()
-	case model.NoiseTrace:
-		id := fmt.Sprintf("%032x", time.Now().UnixNano())
-		hr.Header.Set("Traceparent", "00-"+id+"-"+id[16:]+"-01")
-		hr.Header.Set("X-Request-Id", id[20:])
-	case model.NoiseHeaderCase:
-		// net/http writes header names as the map holds them.
-		for name, vals := range hr.Header {
-			delete(hr.Header, name)
-			hr.Header[strings.ToLower(name)] = vals
-		}
-	}
 }
 
 // ParseResponse is the Response for an answer whose body starts with body

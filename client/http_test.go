@@ -519,3 +519,42 @@ func TestHTTPNoise(t *testing.T) {
 		}
 	}
 }
+
+// Noise never touches what the template uses: on a service whose key header
+// is X-Request-Id (in any case) and whose URL has a trace parameter, a
+// noisy call carries its own key or none, and the template's parameter as
+// the template has it.
+func TestHTTPNoiseLeavesTheTemplateAlone(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/t?trace={{tag}}&b=%2F", ID: "/id",
+		Headers: map[string]string{"x-request-id": "{{key}}", "X-Tenant": "{{tenant}}"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noise := range []model.Noise{model.NoiseQuery, model.NoiseTrace, model.NoiseHeaderCase} {
+		for _, noKey := range []bool{false, true} {
+			hr, err := h.NewRequest(t.Context(), client.Request{Tenant: "A", Key: "k1", NoKey: noKey, Tag: "T1", Body: []byte(`{}`), Noise: noise})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "k1"
+			if noKey {
+				want = ""
+			}
+			var got string
+			for name, vals := range hr.Header {
+				if strings.EqualFold(name, "X-Request-Id") {
+					got = strings.Join(vals, ",")
+				}
+			}
+			if got != want {
+				t.Errorf("%s, no key %v: X-Request-Id %q, want %q", noise, noKey, got, want)
+			}
+			if q := hr.URL.Query(); q.Get("trace") != "T1" || len(q["trace"]) != 1 {
+				t.Errorf("%s: query %q: the template's trace=T1 was changed", noise, hr.URL.RawQuery)
+			}
+			if !strings.HasPrefix(hr.URL.RawQuery, "trace=T1&b=%2F") {
+				t.Errorf("%s: query %q: the template's query is not as written", noise, hr.URL.RawQuery)
+			}
+		}
+	}
+}
