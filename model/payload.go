@@ -36,10 +36,25 @@ func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte
 // integer in every encoding (a typed decoder refuses 3.0, and that says
 // nothing about idempotency) unless the contract allows more: a number
 // rule on the field, or LooseNumbers; then 3 is written 3.0.
+//
+// Render is the payload as the reference model judges it: {{key}} and
+// {{tenant}} in its strings stay as written, for they are the call's
+// identity, not its payload (Send fills them in).
 func (c Contract) Render(tag string, variant, encoding int) []byte {
 	var b bytes.Buffer
 	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
-	e.encode("", c.varied(tag, variant))
+	e.encode("", c.varied(filler{id: Identity{Tag: tag}, tagOnly: true}, variant))
+	return b.Bytes()
+}
+
+// Send is the body sent for a call: Render's bytes with {{key}},
+// {{tenant}} and {{tag}} in the payload's strings filled in from id, and
+// for a call without its key (id.NoKey) every member whose value uses
+// {{key}} left out, as a client that has no key leaves the field out.
+func (c Contract) Send(id Identity, variant, encoding int) []byte {
+	var b bytes.Buffer
+	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
+	e.encode("", c.varied(filler{id: id}, variant))
 	return b.Bytes()
 }
 

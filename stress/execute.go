@@ -125,14 +125,16 @@ func (x *execution) add(ops []model.Op) []int {
 // request is what the target is sent for a call, and the op that records it.
 func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	tag := ns.Tag(c, call)
-	body := c.Render(tag, call.Variant, call.Encoding)
-	req := client.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica, Noise: call.Noise}
+	req := client.Request{Tenant: ns.Tenant(call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
 		req.Key = c.SentKey(ns, call.Key)
 	}
-	return req, model.Op{Call: call, Body: body}
+	// The op keeps the payload as judged: a key or tenant the body carries
+	// is identity, not payload (model.Contract.Send).
+	req.Body = c.Send(model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}, call.Variant, call.Encoding)
+	return req, model.Op{Call: call, Body: c.Render(tag, call.Variant, call.Encoding)}
 }
 
 // outcome records what a call got back; err is an infrastructure failure.

@@ -222,3 +222,25 @@ func TestConfigCheckedLikeAFile(t *testing.T) {
 		t.Errorf("a bad process env in the file: %v; want a contract error", err)
 	}
 }
+
+// The key and the tenant may travel in the payload alone (Square's
+// idempotency_key): such a contract is valid; one with neither anywhere
+// is not.
+func TestKeyInPayload(t *testing.T) {
+	const contract = `target:
+  url: http://127.0.0.1:8080/payments
+  id: /id
+payload:
+  idempotency_key: "{{key}}"
+  order: {location_id: "{{tenant}}", amount: 1250}
+effects:
+  - {table: payments, tenant: tenant, key: idem_key}
+`
+	if _, err := stress.Parse("square.yaml", []byte(contract)); err != nil {
+		t.Errorf("key and tenant in the payload: %v", err)
+	}
+	_, err := stress.Parse("square.yaml", []byte(strings.Replace(contract, `"{{key}}"`, `"fixed"`, 1)))
+	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "{{key}}") {
+		t.Errorf("no key anywhere: %v; want a contract error naming {{key}}", err)
+	}
+}

@@ -1,6 +1,7 @@
 package stress_test
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -14,8 +15,8 @@ import (
 // amounts kept in a numeric column, passes: integers are re-encoded only
 // as integers, and stored amounts are compared by value (1250.00 is 1250).
 func TestTypedServicePasses(t *testing.T) {
-	for _, header := range []string{"Idempotency-Key", "X-Request-Id"} {
-		t.Run(header, func(t *testing.T) {
+	for _, header := range []string{"Idempotency-Key", "X-Request-Id", ""} {
+		t.Run("key in "+cmp.Or(header, "body"), func(t *testing.T) {
 			cfg := startTyped(t, &typedSvc{keyHeader: header}, "", 100)
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
@@ -32,7 +33,7 @@ func TestTypedServicePasses(t *testing.T) {
 // A planted bug in the same service is caught: with its payload check left
 // out, a changed payload under a used key is replayed (IDEM-004).
 func TestTypedServiceBugCaught(t *testing.T) {
-	cfg := startTyped(t, &typedSvc{keyHeader: "X-Request-Id", bug: "no-payload-check"}, "", 100)
+	cfg := startTyped(t, &typedSvc{bug: "no-payload-check"}, "", 100)
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

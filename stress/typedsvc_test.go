@@ -19,9 +19,12 @@ import (
 
 // typedSvc is a payments service of another shape than the sample, written
 // as a Go developer would: a strictly typed decoder (int64 amounts, unknown
-// fields refused), the key in a header the test names, amounts kept in a
+// fields refused), the key in a header the test names or in the JSON body
+// (Square's idempotency_key), amounts kept in a
 // numeric(12,2) column, the key row inserted first (correct under bursts).
 type typedSvc struct {
+	// keyHeader names the key's header; "": the key is the body's
+	// idempotency_key.
 	keyHeader string
 	// bug, when set, plants one mistake: "no-payload-check" replays a
 	// changed payload.
@@ -30,8 +33,9 @@ type typedSvc struct {
 }
 
 type payment struct {
-	AmountCents int64  `json:"amount_cents"`
-	Note        string `json:"note"`
+	AmountCents    int64  `json:"amount_cents"`
+	Note           string `json:"note"`
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 func (s *typedSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -40,16 +44,20 @@ func (s *typedSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(v)
 	}
-	key, tenant := r.Header.Get(s.keyHeader), r.Header.Get("X-Tenant")
-	if key == "" {
-		answer(http.StatusBadRequest, map[string]string{"error": s.keyHeader + " is required"})
-		return
-	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	var p payment
 	if err := dec.Decode(&p); err != nil {
 		answer(http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	key, tenant := p.IdempotencyKey, r.Header.Get("X-Tenant")
+	if s.keyHeader != "" {
+		key = r.Header.Get(s.keyHeader)
+	}
+	p.IdempotencyKey = ""
+	if key == "" {
+		answer(http.StatusBadRequest, map[string]string{"error": "an idempotency key is required"})
 		return
 	}
 	ctx := r.Context()
@@ -91,12 +99,11 @@ const typedContract = `target:
   url: %s/payments
   headers:
     X-Tenant: "{{tenant}}"
-    %s: "{{key}}"
-  id: /id
+%s  id: /id
 payload:
   amount_cents: 1250
   note: coffee
-payload_rules:
+%spayload_rules:
   /amount_cents: {int: {min: 1, max: 100000}}
 effects:
   - table: payments
@@ -123,7 +130,11 @@ func startTyped(t *testing.T, svc *typedSvc, extra string, plans int) stress.Con
 	svc.pool = pool
 	srv := httptest.NewServer(svc)
 	t.Cleanup(srv.Close)
-	cfg, err := stress.Parse("typed.yaml", []byte(fmt.Sprintf(typedContract, srv.URL, svc.keyHeader)+extra))
+	header, field := "", "  idempotency_key: \"{{key}}\"\n"
+	if svc.keyHeader != "" {
+		header, field = "    "+svc.keyHeader+": \"{{key}}\"\n", ""
+	}
+	cfg, err := stress.Parse("typed.yaml", []byte(fmt.Sprintf(typedContract, srv.URL, header, field)+extra))
 	if err != nil {
 		t.Fatal(err)
 	}
