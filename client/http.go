@@ -116,6 +116,26 @@ func render(tmpl string, req Request, escape func(string) string) string {
 	})
 }
 
+// renderURL fills a URL template: placeholders path-escaped in the path
+// and query-escaped in the query (a key with & or + in it stays one
+// value), and for a call without its key the query parameters that carry
+// {{key}} left out, as a client with no key sends none.
+func renderURL(tmpl string, req Request) string {
+	path, query, ok := strings.Cut(tmpl, "?")
+	path = render(path, req, url.PathEscape)
+	if !ok {
+		return path
+	}
+	var params []string
+	for _, p := range strings.Split(query, "&") {
+		if req.NoKey && usesKey(p) {
+			continue
+		}
+		params = append(params, render(p, req, url.QueryEscape))
+	}
+	return path + "?" + strings.Join(params, "&")
+}
+
 // Sends reports whether calls carry the placeholder name ("key",
 // "tenant", "tag") anywhere: in the URL or in a header.
 func (s HTTPSpec) Sends(name string) bool {
@@ -201,7 +221,7 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 	if n := len(h.urls); n > 0 {
 		tmpl = h.urls[(req.Replica%n+n)%n]
 	}
-	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(tmpl, req, url.PathEscape), bytes.NewReader(req.Body))
+	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, renderURL(tmpl, req), bytes.NewReader(req.Body))
 	if err != nil {
 		return nil, fmt.Errorf("client: building request: %w", err)
 	}

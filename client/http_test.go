@@ -558,3 +558,27 @@ func TestHTTPNoiseLeavesTheTemplateAlone(t *testing.T) {
 		}
 	}
 }
+
+// The key may travel in the query: escaped as a query value (a key with &
+// or + stays one value), and left out of a keyless call.
+func TestHTTPKeyInQuery(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/t/{{tenant}}?idempotency_key={{key}}&v=1", ID: "/id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "ns-k1&x=2+ é"
+	hr, err := h.NewRequest(t.Context(), client.Request{Tenant: "A b", Key: key, Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := hr.URL.Query(); q.Get("idempotency_key") != key || q.Get("v") != "1" || len(q) != 2 || hr.URL.Path != "/t/A b" {
+		t.Errorf("url %s: query %v; want the key %q as one value", hr.URL, q, key)
+	}
+	hr, err = h.NewRequest(t.Context(), client.Request{Tenant: "A", NoKey: true, Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := hr.URL.Query(); q.Has("idempotency_key") || q.Get("v") != "1" {
+		t.Errorf("keyless url %s; want no idempotency_key parameter", hr.URL)
+	}
+}
