@@ -20,11 +20,13 @@ import (
 
 // HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}
 // and {{tag}} may stand in the URL and in header values; the body is the
-// call's payload.
+// call's payload (where they may stand too, see model.Contract.Send).
 type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`
 	Headers map[string]string `yaml:"headers" json:"headers"`
+	// Body is how the payload is sent: BodyJSON (default) or BodyForm.
+	Body string `yaml:"body" json:"body,omitempty"`
 	// ID says where the resource ID is in a 2xx answer: a JSON pointer into
 	// the body ("/ticket_id"), or "location" for the last path segment of
 	// the Location header.
@@ -32,6 +34,14 @@ type HTTPSpec struct {
 	// Timeout bounds one call; a call without an answer by then is unknown.
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 }
+
+// The body formats of HTTPSpec.Body.
+const (
+	BodyJSON = "json"
+	// BodyForm sends the payload as application/x-www-form-urlencoded
+	// (Stripe), model.Contract.SendForm.
+	BodyForm = "form"
+)
 
 // IDFromLocation is the HTTPSpec.ID that reads the ID from the Location header.
 const IDFromLocation = "location"
@@ -69,6 +79,9 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	u, err := url.Parse(placeholder.ReplaceAllString(spec.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
+	}
+	if spec.Body != "" && spec.Body != BodyJSON && spec.Body != BodyForm {
+		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, BodyJSON, BodyForm)
 	}
 	if spec.ID != IDFromLocation && !strings.HasPrefix(spec.ID, "/") {
 		return nil, fmt.Errorf("target.id %q: want a JSON pointer such as /id, or %q", spec.ID, IDFromLocation)
@@ -226,6 +239,9 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 		return nil, fmt.Errorf("client: building request: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if h.spec.Body == BodyForm {
+		hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 	for name, v := range h.spec.Headers {
 		if req.NoKey && usesKey(v) {
 			continue

@@ -582,3 +582,23 @@ func TestHTTPKeyInQuery(t *testing.T) {
 		t.Errorf("keyless url %s; want no idempotency_key parameter", hr.URL)
 	}
 }
+
+// A form body goes with its content type; an unknown body format is
+// refused, naming it.
+func TestHTTPFormBody(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/v1/charges", ID: "/id", Body: client.BodyForm,
+		Headers: map[string]string{"Idempotency-Key": "{{key}}"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr, err := h.NewRequest(t.Context(), client.Request{Key: "k1", Body: []byte("amount=1250")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := hr.Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
+		t.Errorf("content type %q", ct)
+	}
+	if _, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/", ID: "/id", Body: "xml"}, nil); err == nil || !strings.Contains(err.Error(), `target.body "xml"`) {
+		t.Errorf("body xml: %v; want an error naming target.body", err)
+	}
+}

@@ -45,6 +45,7 @@ func TestContractErrors(t *testing.T) {
 		{"unknown field", valid + "\nretries: 3\n", []string{"bad.yaml", "retries", "unknown field"}},
 		{"wrong type", strings.Replace(valid, "per_action: 1", "per_action: lots", 1), []string{"bad.yaml", "lots", "int"}},
 		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
+		{"bad body", strings.Replace(valid, "  id: /ticket_id\n", "  id: /ticket_id\n  body: xml\n", 1), []string{"bad.yaml", "target.body", "xml", "form"}},
 		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -55,10 +56,14 @@ func (r *runner) refusal(ctx context.Context) error {
 					"if that noise is part of an action's identity for the service, list it under identity_noise%s",
 					ErrContract, call.Noise, answered, also)
 			}
+			how := encodings[call.Encoding]
+			if r.cfg.HTTP.Body == client.BodyForm {
+				how = "a form body with its fields in reverse order"
+			}
 			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; it was sent %q. "+
 				"Any JSON document of the same value must be accepted; if this one is refused for a number, leave out numbers: loose "+
 				"and give the field an int rule instead of a number rule%s",
-				ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
+				ErrContract, call.Encoding, how, answered, model.Excerpt(op.Body, 200).String(), also)
 		}
 	}
 	if call.Variant == 0 {

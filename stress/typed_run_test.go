@@ -15,9 +15,13 @@ import (
 // amounts kept in a numeric column, passes: integers are re-encoded only
 // as integers, and stored amounts are compared by value (1250.00 is 1250).
 func TestTypedServicePasses(t *testing.T) {
-	for _, header := range []string{"Idempotency-Key", "X-Request-Id", ""} {
-		t.Run("key in "+cmp.Or(header, "body"), func(t *testing.T) {
-			cfg := startTyped(t, &typedSvc{keyHeader: header}, "", 100)
+	for _, svc := range []typedSvc{{keyHeader: "Idempotency-Key"}, {keyHeader: "X-Request-Id"}, {}, {form: true}, {keyHeader: "Idempotency-Key", form: true}} {
+		name := "key in " + cmp.Or(svc.keyHeader, "body")
+		if svc.form {
+			name += ", form body"
+		}
+		t.Run(name, func(t *testing.T) {
+			cfg := startTyped(t, &svc, "", 100)
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -30,17 +34,20 @@ func TestTypedServicePasses(t *testing.T) {
 	}
 }
 
-// A planted bug in the same service is caught: with its payload check left
-// out, a changed payload under a used key is replayed (IDEM-004).
+// A planted bug in the same service is caught, key in the JSON body or in
+// a form body: with its payload check left out, a changed payload under a
+// used key is replayed (IDEM-004).
 func TestTypedServiceBugCaught(t *testing.T) {
-	cfg := startTyped(t, &typedSvc{bug: "no-payload-check"}, "", 100)
-	res, err := stress.Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Verdict != checks.Fail || res.Failures[0].Check != checks.ChangedAccepted {
-		logFailures(t, res)
-		t.Fatalf("verdict %s (%v); want IDEM-004 first", res.Verdict, res.Err)
+	for _, form := range []bool{false, true} {
+		cfg := startTyped(t, &typedSvc{bug: "no-payload-check", form: form}, "", 100)
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != checks.Fail || res.Failures[0].Check != checks.ChangedAccepted {
+			logFailures(t, res)
+			t.Fatalf("form %v: verdict %s (%v); want IDEM-004 first", form, res.Verdict, res.Err)
+		}
 	}
 }
 

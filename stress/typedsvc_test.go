@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ type typedSvc struct {
 	// keyHeader names the key's header; "": the key is the body's
 	// idempotency_key.
 	keyHeader string
+	// form reads the body as application/x-www-form-urlencoded (Stripe),
+	// as strictly: integer amounts, no unknown fields.
+	form bool
 	// bug, when set, plants one mistake: "no-payload-check" replays a
 	// changed payload.
 	bug  string
@@ -44,10 +48,8 @@ func (s *typedSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(v)
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	var p payment
-	if err := dec.Decode(&p); err != nil {
+	p, err := s.decode(r)
+	if err != nil {
 		answer(http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
@@ -62,7 +64,7 @@ func (s *typedSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO payments (tenant, idem_key, amount_cents, note) VALUES ($1, $2, $3, $4)
+	err = s.pool.QueryRow(ctx, `INSERT INTO payments (tenant, idem_key, amount_cents, note) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (tenant, idem_key) DO NOTHING RETURNING id`, tenant, key, p.AmountCents, p.Note).Scan(&id)
 	if err == nil {
 		answer(http.StatusCreated, map[string]int64{"id": id})
@@ -83,6 +85,28 @@ func (s *typedSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	answer(http.StatusOK, map[string]int64{"id": id})
+}
+
+func (s *typedSvc) decode(r *http.Request) (payment, error) {
+	var p payment
+	if !s.form {
+		dec := json.NewDecoder(r.Body)
+		dec.DisallowUnknownFields()
+		return p, dec.Decode(&p)
+	}
+	if err := r.ParseForm(); err != nil {
+		return p, err
+	}
+	for name := range r.PostForm {
+		if name != "amount_cents" && name != "note" && name != "idempotency_key" {
+			return p, fmt.Errorf("unknown field %q", name)
+		}
+	}
+	amount, err := strconv.ParseInt(r.PostForm.Get("amount_cents"), 10, 64)
+	if err != nil {
+		return p, fmt.Errorf("amount_cents: %w", err)
+	}
+	return payment{AmountCents: amount, Note: r.PostForm.Get("note"), IdempotencyKey: r.PostForm.Get("idempotency_key")}, nil
 }
 
 const typedSchema = `CREATE TABLE payments (
@@ -133,6 +157,9 @@ func startTyped(t *testing.T, svc *typedSvc, extra string, plans int) stress.Con
 	header, field := "", "  idempotency_key: \"{{key}}\"\n"
 	if svc.keyHeader != "" {
 		header, field = "    "+svc.keyHeader+": \"{{key}}\"\n", ""
+	}
+	if svc.form {
+		header += "  body: form\n"
 	}
 	cfg, err := stress.Parse("typed.yaml", []byte(fmt.Sprintf(typedContract, srv.URL, header, field)+extra))
 	if err != nil {
