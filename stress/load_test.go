@@ -245,3 +245,34 @@ effects:
 		t.Errorf("no key anywhere: %v; want a contract error naming {{key}}", err)
 	}
 }
+
+// The README's body-key and form-body snippets are valid contracts once
+// given their effect tables.
+func TestREADMEBodySnippets(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "A Square-style body key")
+	if start < 0 {
+		t.Fatal("README.md lost the body-key snippets")
+	}
+	block := text[start:]
+	block = block[strings.Index(block, "```yaml\n")+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```")]
+	docs := strings.Split(block, "---\n")
+	if len(docs) != 2 {
+		t.Fatalf("want two snippets, got %d", len(docs))
+	}
+	for i, doc := range docs {
+		c, err := stress.Parse("README.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
+		if err != nil {
+			t.Errorf("snippet %d: %v", i+1, err)
+			continue
+		}
+		if want := []bool{false, true}[i]; (c.HTTP.Body == "form") != want {
+			t.Errorf("snippet %d: body %q", i+1, c.HTTP.Body)
+		}
+	}
+}
