@@ -60,7 +60,7 @@ func (r *runner) refusal(ctx context.Context) error {
 			if r.cfg.HTTP.Body == client.BodyForm {
 				how = "a form body with its fields in reverse order"
 			}
-			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; it was sent %q. "+
+			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; its payload was %q. "+
 				"Any JSON document of the same value must be accepted; if this one is refused for a number, leave out numbers: loose "+
 				"and give the field an int rule instead of a number rule%s",
 				ErrContract, call.Encoding, how, answered, model.Excerpt(op.Body, 200).String(), also)
@@ -68,7 +68,7 @@ func (r *runner) refusal(ctx context.Context) error {
 	}
 	if call.Variant == 0 {
 		return fmt.Errorf("%w: the service refused the base payload in encoding %d (%s), and after the run in the plain one too, "+
-			"though it took it before: %s; it was sent %q%s", ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
+			"though it took it before: %s; its payload was %q%s", ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
 	}
 	ptr := c.ChangedField(call.Variant)
 	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
