@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/idemstress/idemstress/model"
@@ -335,10 +336,16 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 	if info.winner != nil {
 		for _, r := range rows {
 			for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
-				want, _ := model.Pointer(info.winner, e.Fields[col])
-				if r.Fields[col] != want {
+				// By JSON value: a numeric column's 1250.00 is the payload's 1250.
+				stored, set := r.Fields[col]
+				if !model.StoredEqual(info.winner, e.Fields[col], stored, !set) {
+					want, _ := model.Pointer(info.winner, e.Fields[col])
+					shown := strconv.Quote(stored)
+					if !set {
+						shown = "NULL"
+					}
 					vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("column %s of %s differs from the winning payload", col, e.Table),
-						fmt.Sprintf("action %s: %s.%s is %q, the winning payload has %q", a, e.Table, col, r.Fields[col], want)))
+						fmt.Sprintf("action %s: %s.%s is %s, the winning payload has %q", a, e.Table, col, shown, want)))
 				}
 			}
 		}

@@ -638,3 +638,35 @@ func ExampleEvaluate() {
 	// IDEM-003 unstable response: ok answers of one action carry different IDs
 	//    call A/k1 v0 got ok 200 id 8
 }
+
+// Stored fields are compared by JSON value: a numeric column's 1250.00 and
+// a Node service's 2 for a payload's 2.0 are the payload's numbers, and a
+// NULL is no amount at all.
+func TestFieldsComparedByValue(t *testing.T) {
+	ns := model.Namespace("ns1-")
+	c := model.DefaultContract()
+	c.Payload = map[string]any{"amount_cents": 1250, "rate": 2.5, "note": "coffee"}
+	body := []byte(`{"amount_cents":1250,"note":"coffee","rate":2.50}`)
+	effects := []observe.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+		Fields: map[string]string{"amount_cents": "/amount_cents", "rate": "/rate", "note": "/note"}}}
+	call := model.Call{Tenant: "A", Key: "k1"}
+	for _, tc := range []struct {
+		fields map[string]string
+		fires  bool
+	}{
+		{map[string]string{"amount_cents": "1250.00", "rate": "2.5", "note": "coffee"}, false},
+		{map[string]string{"amount_cents": "1250", "rate": "2.50", "note": "coffee"}, false},
+		{map[string]string{"amount_cents": "1251.00", "rate": "2.5", "note": "coffee"}, true},
+		{map[string]string{"rate": "2.5", "note": "coffee"}, true}, // amount NULL
+		{map[string]string{"amount_cents": "1250", "rate": "2.5", "note": "Coffee"}, true},
+	} {
+		vs := checks.Evaluate(checks.Input{Contract: c, Effects: effects, NS: ns,
+			History: model.History{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}},
+			Rows:    observe.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
+		})
+		fired := slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.FieldsDiffer })
+		if fired != tc.fires || len(vs) > 1 {
+			t.Errorf("stored %v: violations %v; want IDEM-010 %v and nothing else", tc.fields, vs, tc.fires)
+		}
+	}
+}

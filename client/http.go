@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,11 +22,13 @@ import (
 
 // HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}
 // and {{tag}} may stand in the URL and in header values; the body is the
-// call's payload.
+// call's payload (where they may stand too, see model.Contract.Send).
 type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`
 	Headers map[string]string `yaml:"headers" json:"headers"`
+	// Body is how the payload is sent: BodyJSON (default) or BodyForm.
+	Body string `yaml:"body" json:"body,omitempty"`
 	// ID says where the resource ID is in an ok answer: a JSON pointer into
 	// the body ("/ticket_id"), or "location" for the last path segment of
 	// the Location header.
@@ -35,6 +36,14 @@ type HTTPSpec struct {
 	// Timeout bounds one call; a call without an answer by then is unknown.
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 }
+
+// The body formats of HTTPSpec.Body.
+const (
+	BodyJSON = "json"
+	// BodyForm sends the payload as application/x-www-form-urlencoded
+	// (Stripe), model.Contract.SendForm.
+	BodyForm = "form"
+)
 
 // IDFromLocation is the HTTPSpec.ID that reads the ID from the Location header.
 const IDFromLocation = "location"
@@ -56,6 +65,8 @@ type HTTP struct {
 	urls []string
 	// sync is how bursts are released ("": LastByte).
 	sync SyncMode
+	// noise is what request noise may add without touching the template.
+	noise noiseNames
 }
 
 // NewHTTP checks the template and returns a target that sends through client
@@ -70,6 +81,9 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	u, err := url.Parse(placeholder.ReplaceAllString(spec.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
+	}
+	if spec.Body != "" && spec.Body != BodyJSON && spec.Body != BodyForm {
+		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, BodyJSON, BodyForm)
 	}
 	if spec.ID != IDFromLocation && !strings.HasPrefix(spec.ID, "/") {
 		return nil, fmt.Errorf("target.id %q: want a JSON pointer such as /id, or %q", spec.ID, IDFromLocation)
@@ -95,7 +109,7 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &HTTP{spec: spec, client: client}, nil
+	return &HTTP{spec: spec, client: client, noise: namesFor(spec, u)}, nil
 }
 
 // CloseIdleConnections closes the keep-alive connections the target holds,
@@ -118,6 +132,26 @@ func render(tmpl string, req Request, escape func(string) string) string {
 		}
 		return escape(v)
 	})
+}
+
+// renderURL fills a URL template: placeholders path-escaped in the path
+// and query-escaped in the query (a key with & or + in it stays one
+// value), and for a call without its key the query parameters that carry
+// {{key}} left out, as a client with no key sends none.
+func renderURL(tmpl string, req Request) string {
+	path, query, ok := strings.Cut(tmpl, "?")
+	path = render(path, req, url.PathEscape)
+	if !ok {
+		return path
+	}
+	var params []string
+	for _, p := range strings.Split(query, "&") {
+		if req.NoKey && usesKey(p) {
+			continue
+		}
+		params = append(params, render(p, req, url.QueryEscape))
+	}
+	return path + "?" + strings.Join(params, "&")
 }
 
 // Sends reports whether calls carry the placeholder name ("key",
@@ -205,11 +239,14 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 	if n := len(h.urls); n > 0 {
 		tmpl = h.urls[(req.Replica%n+n)%n]
 	}
-	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, render(tmpl, req, url.PathEscape), bytes.NewReader(req.Body))
+	hr, err := http.NewRequestWithContext(ctx, h.spec.Method, renderURL(tmpl, req), bytes.NewReader(req.Body))
 	if err != nil {
 		return nil, fmt.Errorf("client: building request: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if h.spec.Body == BodyForm {
+		hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 	for name, v := range h.spec.Headers {
 		if req.NoKey && usesKey(v) {
 			continue
@@ -219,30 +256,8 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 	for name, v := range req.Extra {
 		hr.Header.Set(name, v)
 	}
-	addNoise(hr, req.Noise)
+	h.noise.add(hr, req.Noise)
 	return hr, nil
-}
-
-// addNoise adds what a real client's retry adds without meaning another
-// action: a query parameter, tracing headers, header names in another
-// case. A service must not fold any of it into the action's identity.
-func addNoise(hr *http.Request, noise model.Noise) {
-	switch noise {
-	case model.NoiseQuery:
-		q := hr.URL.Query()
-		q.Set("trace", strconv.FormatInt(time.Now().UnixNano()%1e6, 36))
-		hr.URL.RawQuery = q.Encode()
-	case model.NoiseTrace:
-		id := fmt.Sprintf("%032x", time.Now().UnixNano())
-		hr.Header.Set("Traceparent", "00-"+id+"-"+id[16:]+"-01")
-		hr.Header.Set("X-Request-Id", id[20:])
-	case model.NoiseHeaderCase:
-		// net/http writes header names as the map holds them.
-		for name, vals := range hr.Header {
-			delete(hr.Header, name)
-			hr.Header[strings.ToLower(name)] = vals
-		}
-	}
 }
 
 // ParseResponse is the Response for an answer whose body starts with body

@@ -523,3 +523,86 @@ func TestHTTPNoise(t *testing.T) {
 		}
 	}
 }
+
+// Noise never touches what the template uses: on a service whose key header
+// is X-Request-Id (in any case) and whose URL has a trace parameter, a
+// noisy call carries its own key or none, and the template's parameter as
+// the template has it.
+func TestHTTPNoiseLeavesTheTemplateAlone(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/t?trace={{tag}}&b=%2F", ID: "/id",
+		Headers: map[string]string{"x-request-id": "{{key}}", "X-Tenant": "{{tenant}}"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noise := range []model.Noise{model.NoiseQuery, model.NoiseTrace, model.NoiseHeaderCase} {
+		for _, noKey := range []bool{false, true} {
+			hr, err := h.NewRequest(t.Context(), client.Request{Tenant: "A", Key: "k1", NoKey: noKey, Tag: "T1", Body: []byte(`{}`), Noise: noise})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "k1"
+			if noKey {
+				want = ""
+			}
+			var got string
+			for name, vals := range hr.Header {
+				if strings.EqualFold(name, "X-Request-Id") {
+					got = strings.Join(vals, ",")
+				}
+			}
+			if got != want {
+				t.Errorf("%s, no key %v: X-Request-Id %q, want %q", noise, noKey, got, want)
+			}
+			if q := hr.URL.Query(); q.Get("trace") != "T1" || len(q["trace"]) != 1 {
+				t.Errorf("%s: query %q: the template's trace=T1 was changed", noise, hr.URL.RawQuery)
+			}
+			if !strings.HasPrefix(hr.URL.RawQuery, "trace=T1&b=%2F") {
+				t.Errorf("%s: query %q: the template's query is not as written", noise, hr.URL.RawQuery)
+			}
+		}
+	}
+}
+
+// The key may travel in the query: escaped as a query value (a key with &
+// or + stays one value), and left out of a keyless call.
+func TestHTTPKeyInQuery(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/t/{{tenant}}?idempotency_key={{key}}&v=1", ID: "/id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "ns-k1&x=2+ é"
+	hr, err := h.NewRequest(t.Context(), client.Request{Tenant: "A b", Key: key, Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := hr.URL.Query(); q.Get("idempotency_key") != key || q.Get("v") != "1" || len(q) != 2 || hr.URL.Path != "/t/A b" {
+		t.Errorf("url %s: query %v; want the key %q as one value", hr.URL, q, key)
+	}
+	hr, err = h.NewRequest(t.Context(), client.Request{Tenant: "A", NoKey: true, Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := hr.URL.Query(); q.Has("idempotency_key") || q.Get("v") != "1" {
+		t.Errorf("keyless url %s; want no idempotency_key parameter", hr.URL)
+	}
+}
+
+// A form body goes with its content type; an unknown body format is
+// refused, naming it.
+func TestHTTPFormBody(t *testing.T) {
+	h, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/v1/charges", ID: "/id", Body: client.BodyForm,
+		Headers: map[string]string{"Idempotency-Key": "{{key}}"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr, err := h.NewRequest(t.Context(), client.Request{Key: "k1", Body: []byte("amount=1250")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := hr.Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
+		t.Errorf("content type %q", ct)
+	}
+	if _, err := client.NewHTTP(client.HTTPSpec{URL: "http://127.0.0.1:1/", ID: "/id", Body: "xml"}, nil); err == nil || !strings.Contains(err.Error(), `target.body "xml"`) {
+		t.Errorf("body xml: %v; want an error naming target.body", err)
+	}
+}

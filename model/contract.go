@@ -46,6 +46,10 @@ type Contract struct {
 	// Fields says, by JSON pointer, how variants change a field of the
 	// payload (none: strings get a suffix, numbers a step).
 	Fields map[string]FieldRule
+	// LooseNumbers: the service decodes every number as a float (JavaScript,
+	// Python), so re-encodings may write an integer as 3.0. Without it an
+	// integer is only re-encoded as an integer, except under a number rule.
+	LooseNumbers bool
 	// KeyCompare is how the service compares keys (default exact).
 	KeyCompare KeyCompare
 	// KeyMaxLen is the longest key the service takes (default 255).

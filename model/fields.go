@@ -61,7 +61,12 @@ func (c Contract) variable() []leaf {
 			for i, e := range x {
 				walk(ptr+"/"+strconv.Itoa(i), e)
 			}
-		case string, int, int64, float64, json.Number:
+		case string:
+			// The key and the tenant are identity, never varied.
+			if !identity(x) {
+				out = append(out, leaf{ptr, rule})
+			}
+		case int, int64, float64, json.Number:
 			out = append(out, leaf{ptr, rule})
 		default:
 			if rule.Enum != nil {
@@ -82,7 +87,7 @@ func escapePointer(k string) string {
 // by step ((v-1) div n)+1. A real client that changes its payload changes
 // a field, not all of them, and a service that fingerprints only some
 // fields must be caught on the others.
-func (c Contract) varied(tag string, v int) any {
+func (c Contract) varied(fill filler, v int) any {
 	var target string
 	step := 0
 	if fields := c.variable(); v > 0 && len(fields) > 0 {
@@ -94,6 +99,9 @@ func (c Contract) varied(tag string, v int) any {
 		case map[string]any:
 			out := make(map[string]any, len(y))
 			for k, e := range y {
+				if s, ok := e.(string); ok && fill.drop(s) {
+					continue
+				}
 				out[k] = walk(ptr+"/"+escapePointer(k), e)
 			}
 			return out
@@ -104,7 +112,7 @@ func (c Contract) varied(tag string, v int) any {
 			}
 			return out
 		case string:
-			y = strings.ReplaceAll(y, "{{tag}}", tag)
+			y = fill.replace(y)
 			if ptr == target {
 				return c.Fields[ptr].vary(y, step, v)
 			}

@@ -31,18 +31,49 @@ func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte
 // variant v ≥ 1 changes one field as the contract's field rules say (see
 // varied), so different variants are never equivalent. Encodings differ
 // only in bytes: 0 compact with sorted keys, 1 spaced, 2 reversed key order,
-// 3 the first character of every string \u-escaped, 4 numbers written
-// otherwise (2 as 2.0, 0.5 as 5e-1).
+// 3 the first character of every string \u-escaped, 4 a line per member
+// with numbers written otherwise (0.5 as 5e-1). An integer stays an
+// integer in every encoding (a typed decoder refuses 3.0, and that says
+// nothing about idempotency) unless the contract allows more: a number
+// rule on the field, or LooseNumbers; then 3 is written 3.0.
+//
+// Render is the payload as the reference model judges it: {{key}} and
+// {{tenant}} in its strings stay as written, for they are the call's
+// identity, not its payload (Send fills them in).
 func (c Contract) Render(tag string, variant, encoding int) []byte {
 	var b bytes.Buffer
-	encode(&b, c.varied(tag, variant), encoding%NumEncodings)
+	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
+	e.encode("", c.varied(filler{id: Identity{Tag: tag}, tagOnly: true}, variant))
 	return b.Bytes()
 }
 
-func encode(b *bytes.Buffer, v any, enc int) {
-	space := ""
-	if enc == 1 || enc == 2 {
-		space = " "
+// Send is the body sent for a call: Render's bytes with {{key}},
+// {{tenant}} and {{tag}} in the payload's strings filled in from id, and
+// for a call without its key (id.NoKey) every member whose value uses
+// {{key}} left out, as a client that has no key leaves the field out.
+func (c Contract) Send(id Identity, variant, encoding int) []byte {
+	var b bytes.Buffer
+	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
+	e.encode("", c.varied(filler{id: id}, variant))
+	return b.Bytes()
+}
+
+// encoder writes one encoding of a payload; contract says which integers
+// may be written as other numbers.
+type encoder struct {
+	b        *bytes.Buffer
+	enc      int
+	contract Contract
+}
+
+func (e encoder) encode(ptr string, v any) {
+	b := e.b
+	open, sep, colon, end := "{", ",", ":", "}"
+	switch e.enc {
+	case 1, 2:
+		open, sep, colon, end = "{ ", ", ", " : ", " }"
+	case 4:
+		open, sep, end = "{\n", ",\n", "\n}"
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -51,30 +82,30 @@ func encode(b *bytes.Buffer, v any, enc int) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if enc == 2 {
+		if e.enc == 2 {
 			sort.Sort(sort.Reverse(sort.StringSlice(keys)))
 		}
-		b.WriteString("{" + space)
+		b.WriteString(open)
 		for i, k := range keys {
 			if i > 0 {
-				b.WriteString("," + space)
+				b.WriteString(sep)
 			}
-			encode(b, k, enc)
-			b.WriteString(space + ":" + space)
-			encode(b, x[k], enc)
+			e.encode("", k)
+			b.WriteString(colon)
+			e.encode(ptr+"/"+escapePointer(k), x[k])
 		}
-		b.WriteString(space + "}")
+		b.WriteString(end)
 	case []any:
 		b.WriteString("[")
-		for i, e := range x {
+		for i, el := range x {
 			if i > 0 {
-				b.WriteString("," + space)
+				b.WriteString(strings.TrimRight(sep, "\n"))
 			}
-			encode(b, e, enc)
+			e.encode(ptr+"/"+strconv.Itoa(i), el)
 		}
 		b.WriteString("]")
 	case string:
-		if enc == 3 && x != "" {
+		if e.enc == 3 && x != "" {
 			r, n := utf8.DecodeRuneInString(x)
 			if r < 0x10000 {
 				fmt.Fprintf(b, `"\u%04x`, r)
@@ -91,22 +122,26 @@ func encode(b *bytes.Buffer, v any, enc int) {
 			// Payloads come from decoded JSON, so every value re-encodes.
 			panic(fmt.Sprintf("model: payload value %v cannot be encoded: %v", x, err))
 		}
-		if enc == 4 {
-			raw = otherNumber(raw)
+		if e.enc == 4 {
+			raw = otherNumber(raw, e.contract.LooseNumbers || e.contract.Fields[ptr].Number != nil)
 		}
 		b.Write(raw)
 	}
 }
 
 // otherNumber writes a JSON number another way with the same value: an
-// integer with a fraction (2.0), anything else in exponent form (5e-1).
-// Other JSON values come back as they are.
-func otherNumber(raw []byte) []byte {
+// integer with a fraction (2.0) when fractions are allowed, as it is when
+// not; anything else in exponent form (5e-1). Other JSON values come back
+// as they are.
+func otherNumber(raw []byte, fractions bool) []byte {
 	r, ok := new(big.Rat).SetString(string(raw))
 	if !ok {
 		return raw
 	}
 	if r.IsInt() {
+		if !fractions {
+			return raw
+		}
 		return append(raw, ".0"...)
 	}
 	// digits·10^-exp, exact: a JSON number's denominator is 2^a·5^b.

@@ -166,20 +166,20 @@ func TestEquivalenceBytesDistinguishesEncodings(t *testing.T) {
 }
 
 func TestRenderPayloadEncodings(t *testing.T) {
-	base := map[string]any{"subject": "Hi", "n": float64(2), "tags": []any{"x", true}}
+	base := map[string]any{"subject": "Hi", "n": float64(2), "tags": []any{"x", true, 0.5}}
 	want := []string{
-		`{"n":2,"subject":"Hi","tags":["x",true]}`,
-		`{ "n" : 2, "subject" : "Hi", "tags" : ["x", true] }`,
-		`{ "tags" : ["x", true], "subject" : "Hi", "n" : 2 }`,
-		`{"\u006e":2,"\u0073ubject":"\u0048i","\u0074ags":["\u0078",true]}`,
-		`{"n":2.0,"subject":"Hi","tags":["x",true]}`,
+		`{"n":2,"subject":"Hi","tags":["x",true,0.5]}`,
+		`{ "n" : 2, "subject" : "Hi", "tags" : ["x", true, 0.5] }`,
+		`{ "tags" : ["x", true, 0.5], "subject" : "Hi", "n" : 2 }`,
+		`{"\u006e":2,"\u0073ubject":"\u0048i","\u0074ags":["\u0078",true,0.5]}`,
+		"{\n\"n\":2,\n\"subject\":\"Hi\",\n\"tags\":[\"x\",true,5e-1]\n}",
 	}
 	for e, w := range want {
 		if got := string(model.RenderPayload(base, 0, e)); got != w {
 			t.Errorf("encoding %d = %s, want %s", e, got, w)
 		}
 	}
-	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x",true]}`; got != w {
+	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x",true,0.5]}`; got != w {
 		t.Errorf("variant 2 = %s, want %s", got, w)
 	}
 	if got, w := string(model.RenderPayload(base, 0, model.NumEncodings)), want[0]; got != w {
@@ -315,7 +315,10 @@ func ExampleRenderPayload() {
 	// { "priority" : 2, "subject" : "Printer offline" }
 	// { "subject" : "Printer offline", "priority" : 2 }
 	// {"\u0070riority":2,"\u0073ubject":"\u0050rinter offline"}
-	// {"priority":2.0,"subject":"Printer offline"}
+	// {
+	// "priority":2,
+	// "subject":"Printer offline"
+	// }
 	// {"priority":3,"subject":"Printer offline"}
 	// {"priority":2,"subject":"Printer offline #2"}
 }
@@ -331,4 +334,40 @@ func ExamplePointer() {
 	id, ok := model.Pointer([]byte(`{"ticket":{"id":1042}}`), "/ticket/id")
 	fmt.Println(id, ok)
 	// Output: 1042 true
+}
+
+// A typed decoder (Go's int64 fields, unknown fields refused) takes every
+// variant and re-encoding of a payload of integers: an integer is never
+// re-encoded as 3.0 or 3e0 unless the contract allows it.
+func TestRenderKeepsIntegers(t *testing.T) {
+	type strict struct {
+		Amount   int64  `json:"amount_cents"`
+		Quantity int64  `json:"quantity"`
+		Note     string `json:"note"`
+		Nested   struct {
+			Count int64 `json:"count"`
+		} `json:"nested"`
+	}
+	c := model.Contract{Payload: map[string]any{"amount_cents": 1250, "quantity": int64(3), "note": "x", "nested": map[string]any{"count": float64(7)}},
+		Fields: map[string]model.FieldRule{"/amount_cents": {Int: &model.Range{Min: 1, Max: 100000}}}}
+	for v := range 8 {
+		for e := range model.NumEncodings {
+			doc := c.Render("", v, e)
+			d := json.NewDecoder(bytes.NewReader(doc))
+			d.DisallowUnknownFields()
+			var s strict
+			if err := d.Decode(&s); err != nil {
+				t.Errorf("variant %d encoding %d %s: a typed decoder refuses it: %v", v, e, doc, err)
+			}
+		}
+	}
+	// Allowed: a number rule on the field, or LooseNumbers for all.
+	c.Fields = map[string]model.FieldRule{"/quantity": {Number: &model.Range{Min: 0, Max: 10}}}
+	if got, want := string(c.Render("", 0, 4)), "{\n\"amount_cents\":1250,\n\"nested\":{\n\"count\":7\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
+		t.Errorf("encoding 4 under a number rule = %q, want %q", got, want)
+	}
+	c.LooseNumbers = true
+	if got, want := string(c.Render("", 0, 4)), "{\n\"amount_cents\":1250.0,\n\"nested\":{\n\"count\":7.0\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
+		t.Errorf("encoding 4 with loose numbers = %q, want %q", got, want)
+	}
 }

@@ -30,8 +30,10 @@ type Row struct {
 	Ref     string
 	RefNull bool
 	// Tag is the value of the tag column, Join of the join column.
-	Tag    string
-	Join   string
+	Tag  string
+	Join string
+	// Fields are the effect's field columns as text, by column; a NULL
+	// column is left out.
 	Fields map[string]string
 }
 
@@ -438,7 +440,9 @@ func readRows(br pgx.BatchResults, e Effect) ([]Row, error) {
 		if len(fields) > 0 {
 			r.Fields = make(map[string]string, len(fields))
 			for i, f := range fields {
-				r.Fields[f] = vals[fixed+i].String
+				if vals[fixed+i].Valid {
+					r.Fields[f] = vals[fixed+i].String
+				}
 			}
 		}
 		out = append(out, r)

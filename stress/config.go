@@ -215,11 +215,12 @@ func (c *Config) check() error {
 		}
 		// A template that never sends what names the action would have a
 		// correct service blamed for every answer.
-		if !c.HTTP.Sends("key") {
-			return fmt.Errorf("target: no {{key}} in target.url or target.headers, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers")
+		contract := c.Contract.WithDefaults()
+		if !c.HTTP.Sends("key") && !contract.Carries("key") {
+			return fmt.Errorf("target: no {{key}} in target.url, target.headers or the payload, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers, or idempotency_key: \"{{key}}\" to the payload")
 		}
-		if c.Contract.WithDefaults().KeyScope == model.KeyScopeTenant && !c.HTTP.Sends("tenant") {
-			return fmt.Errorf("target: no {{tenant}} in target.url or target.headers while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, or a path segment) or set key_scope: global")
+		if contract.KeyScope == model.KeyScopeTenant && !c.HTTP.Sends("tenant") && !contract.Carries("tenant") {
+			return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
 		}
 	}
 	if err := observe.ValidateEffects(c.Effects); err != nil {

@@ -36,6 +36,8 @@ type Executor struct {
 	Service *process.Service
 	// CrashStall locks the table whose write a crash interrupts.
 	CrashStall *fault.Stall
+	// Form sends bodies form-encoded (target.body: form), not as JSON.
+	Form bool
 }
 
 // Execute sends a plan's calls to the target, one step after the other, in
@@ -108,7 +110,7 @@ func (x *execution) unserved(calls []model.Call) {
 	ops := make([]model.Op, len(calls))
 	for j, call := range calls {
 		call.Fault = model.FaultCrash
-		_, ops[j] = request(x.Contract, x.ns, call, j)
+		_, ops[j] = x.request(x.ns, call, j)
 		ops[j].Start, ops[j].End = x.now(), x.now()
 		ops[j].Out = model.Outcome{Kind: model.Unknown, Err: "replica down after a crash, with no restart since"}
 	}
@@ -130,16 +132,24 @@ func (x *execution) add(ops []model.Op) []int {
 }
 
 // request is what the target is sent for a call, and the op that records it.
-func request(c model.Contract, ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
+func (e Executor) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
+	c := e.Contract
 	tag := ns.Tag(c, call)
-	body := c.Render(tag, call.Variant, call.Encoding)
-	req := client.Request{Tenant: ns.Tenant(call.Tenant), Body: body, Tag: tag, Replica: replica, Noise: call.Noise}
+	req := client.Request{Tenant: ns.Tenant(call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
 		req.Key = c.SentKey(ns, call.Key)
 	}
-	return req, model.Op{Call: call, Body: body}
+	// The op keeps the payload as judged: a key or tenant the body carries
+	// is identity, not payload (model.Contract.Send).
+	id := model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
+	if e.Form {
+		req.Body = c.SendForm(id, call.Variant, call.Encoding)
+		return req, model.Op{Call: call, Body: c.RenderForm(tag, call.Variant, call.Encoding)}
+	}
+	req.Body = c.Send(id, call.Variant, call.Encoding)
+	return req, model.Op{Call: call, Body: c.Render(tag, call.Variant, call.Encoding)}
 }
 
 // outcome records what a call got back; err is an infrastructure failure.
@@ -181,7 +191,7 @@ func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
 // call sends one call to a replica, with extra headers for the tester's
 // own machinery, and records what it got back.
 func (x *execution) call(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {
-	req, op := request(x.Contract, x.ns, call, replica)
+	req, op := x.request(x.ns, call, replica)
 	req.Extra = extra
 	op.Start = x.now()
 	resp, err := x.Target.Do(ctx, req)
@@ -227,7 +237,7 @@ func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.C
 	reqs := make([]client.Request, len(calls))
 	ops := make([]model.Op, len(calls))
 	for i, call := range calls {
-		reqs[i], ops[i] = request(e.Contract, ns, call, i)
+		reqs[i], ops[i] = e.request(ns, call, i)
 	}
 	var failed error
 	if b, ok := e.Target.(client.Burster); ok {

@@ -47,6 +47,9 @@ type contractFile struct {
 	DBStall string `yaml:"db_stall"`
 	// PayloadRules: how variants change payload fields, by JSON pointer.
 	PayloadRules map[string]payloadRule `yaml:"payload_rules"`
+	// Numbers: "strict" (default: integers are re-encoded only as
+	// integers) or "loose" (the service reads every number as a float).
+	Numbers string `yaml:"numbers"`
 	// KeyCompare: how the service compares keys; KeyMaxLen the longest.
 	KeyCompare string `yaml:"key_compare"`
 	KeyMaxLen  *int   `yaml:"key_max_len"`
@@ -212,6 +215,13 @@ func Parse(name string, data []byte) (Config, error) {
 		for ptr, r := range f.PayloadRules {
 			c.Contract.Fields[ptr] = r.FieldRule
 		}
+	}
+	switch f.Numbers {
+	case "", "strict":
+	case "loose":
+		c.Contract.LooseNumbers = true
+	default:
+		return none, fail("numbers: %q; want \"strict\" (the default: an integer is re-encoded only as an integer) or \"loose\" (the service reads every number as a float, so 3 may be sent as 3.0)", f.Numbers)
 	}
 	switch f.ServerErrors {
 	case "", "may-have-effects":

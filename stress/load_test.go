@@ -45,6 +45,8 @@ func TestContractErrors(t *testing.T) {
 		{"unknown field", valid + "\nretries: 3\n", []string{"bad.yaml", "retries", "unknown field"}},
 		{"wrong type", strings.Replace(valid, "per_action: 1", "per_action: lots", 1), []string{"bad.yaml", "lots", "int"}},
 		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
+		{"bad body", strings.Replace(valid, "  id: /ticket_id\n", "  id: /ticket_id\n  body: xml\n", 1), []string{"bad.yaml", "target.body", "xml", "form"}},
+		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
@@ -149,6 +151,7 @@ payload_rules:
 key_compare: trim
 key_max_len: 64
 identity_noise: [query]
+numbers: loose
 `
 	c, err := stress.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
@@ -157,6 +160,9 @@ identity_noise: [query]
 	if !c.Contract.Fields["/currency"].Fixed || len(c.Contract.Fields["/channel"].Enum) != 2 ||
 		c.Contract.Fields["/priority"].Int.Max != 5 || c.Contract.Fields["/subject"].MaxLen != 40 {
 		t.Errorf("rules %+v", c.Contract.Fields)
+	}
+	if !c.Contract.LooseNumbers {
+		t.Errorf("numbers: loose not read")
 	}
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)
@@ -215,5 +221,58 @@ func TestConfigCheckedLikeAFile(t *testing.T) {
 	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [./svc]\n  env: [\"BAD\"]\n"
 	if _, err := stress.Parse("bad.yaml", []byte(yaml)); !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "process.env[0]") {
 		t.Errorf("a bad process env in the file: %v; want a contract error", err)
+	}
+}
+
+// The key and the tenant may travel in the payload alone (Square's
+// idempotency_key): such a contract is valid; one with neither anywhere
+// is not.
+func TestKeyInPayload(t *testing.T) {
+	const contract = `target:
+  url: http://127.0.0.1:8080/payments
+  id: /id
+payload:
+  idempotency_key: "{{key}}"
+  order: {location_id: "{{tenant}}", amount: 1250}
+effects:
+  - {table: payments, tenant: tenant, key: idem_key}
+`
+	if _, err := stress.Parse("square.yaml", []byte(contract)); err != nil {
+		t.Errorf("key and tenant in the payload: %v", err)
+	}
+	_, err := stress.Parse("square.yaml", []byte(strings.Replace(contract, `"{{key}}"`, `"fixed"`, 1)))
+	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "{{key}}") {
+		t.Errorf("no key anywhere: %v; want a contract error naming {{key}}", err)
+	}
+}
+
+// The README's body-key and form-body snippets are valid contracts once
+// given their effect tables.
+func TestREADMEBodySnippets(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "A Square-style body key")
+	if start < 0 {
+		t.Fatal("README.md lost the body-key snippets")
+	}
+	block := text[start:]
+	block = block[strings.Index(block, "```yaml\n")+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```")]
+	docs := strings.Split(block, "---\n")
+	if len(docs) != 2 {
+		t.Fatalf("want two snippets, got %d", len(docs))
+	}
+	for i, doc := range docs {
+		c, err := stress.Parse("README.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
+		if err != nil {
+			t.Errorf("snippet %d: %v", i+1, err)
+			continue
+		}
+		if want := []bool{false, true}[i]; (c.HTTP.Body == "form") != want {
+			t.Errorf("snippet %d: body %q", i+1, c.HTTP.Body)
+		}
 	}
 }

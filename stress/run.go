@@ -46,8 +46,8 @@ type runner struct {
 	// is wrong, not the service.
 	unusable *model.Op
 	// baseOK says a call with the base payload was answered ok, and refused
-	// is the first call with another variant that got a 4xx anyway: then
-	// the variant, not the service, is what is wrong (payload_rules).
+	// is the first call with another variant or encoding that got a 4xx
+	// anyway: then that input, not the service, is what is wrong (refusal).
 	baseOK  bool
 	refused *model.Op
 	t0      time.Time
@@ -109,8 +109,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !r.ids && r.unusable != nil && r.stop == nil {
 		return nil, r.noUsableAnswer()
 	}
-	if len(r.bugs) > 0 && !slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Check != checks.WrongStatus }) && r.refused != nil && r.baseOK {
-		return nil, r.variantRefused()
+	if r.refused != nil && r.baseOK && ctx.Err() == nil {
+		return nil, r.refusal(ctx)
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
 		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
@@ -309,8 +309,7 @@ func (r *runner) account(tr Trial) {
 			r.baseOK = r.baseOK || op.Call.Variant == 0
 		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History[i]
-		case r.refused == nil && op.Call.Variant > 0 && !op.Call.NoKey && op.Out.Status >= 400 && op.Out.Status < 500 &&
-			op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight:
+		case r.refused == nil && refusedInput(op):
 			r.refused = &tr.History[i]
 		}
 	}
@@ -329,20 +328,6 @@ func (r *runner) idNowhere() error {
 		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
 	}
 	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
-}
-
-// variantRefused is the contract error of a run whose failure comes from
-// the service refusing a payload variant that the base payload's answers
-// show it would accept but for one field: the field's rule is missing.
-func (r *runner) variantRefused() error {
-	op := r.refused
-	c := r.cfg.Contract
-	ptr := c.ChangedField(op.Call.Variant)
-	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
-	to, _ := model.Pointer(c.Render("", op.Call.Variant, 0), ptr)
-	return fmt.Errorf("%w: payload_rules: the service refused variant %d of field %s (%q instead of %q): it answered %d %s; "+
-		"give the field its rule under payload_rules (fixed, enum: [...], int: {min, max}, number: {min, max} or max_len) so that variants stay valid",
-		ErrContract, op.Call.Variant, ptr, to, from, op.Out.Status, op.Out.Body)
 }
 
 func randomSeed() uint64 {

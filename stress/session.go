@@ -75,7 +75,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc}
+	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}

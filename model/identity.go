@@ -1,0 +1,60 @@
+package model
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Identity is what names a call's action in a request, as sent: its
+// tenant, its key (NoKey: the call carries none) and its action tag. A
+// payload may carry it ({{tenant}}, {{key}}, {{tag}} in its strings, e.g.
+// Square's "idempotency_key": "{{key}}").
+type Identity struct {
+	Tenant, Key, Tag string
+	NoKey            bool
+}
+
+// filler fills a payload's placeholders: only {{tag}} (tagOnly, the
+// payload as judged), or all three (the body as sent).
+type filler struct {
+	id      Identity
+	tagOnly bool
+}
+
+func (f filler) replace(s string) string {
+	s = strings.ReplaceAll(s, "{{tag}}", f.id.Tag)
+	if f.tagOnly {
+		return s
+	}
+	return strings.NewReplacer("{{key}}", f.id.Key, "{{tenant}}", f.id.Tenant).Replace(s)
+}
+
+// drop says a member with value s is left out of the body: it carries
+// the key, and the call is sent without one.
+func (f filler) drop(s string) bool {
+	return !f.tagOnly && f.id.NoKey && strings.Contains(s, "{{key}}")
+}
+
+// identity reports a string that carries the key or the tenant.
+func identity(s string) bool {
+	return strings.Contains(s, "{{key}}") || strings.Contains(s, "{{tenant}}")
+}
+
+// Carries reports whether the payload carries placeholder name ("key",
+// "tenant", "tag") in one of its strings, at any depth.
+func (c Contract) Carries(name string) bool {
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			return slices.ContainsFunc(slices.Collect(maps.Values(x)), walk)
+		case []any:
+			return slices.ContainsFunc(x, walk)
+		case string:
+			return strings.Contains(x, "{{"+name+"}}")
+		}
+		return false
+	}
+	return walk(map[string]any(c.Payload))
+}

@@ -1,0 +1,57 @@
+package model_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// A payload may carry the key, tenant and tag (Square's idempotency_key,
+// nested too): Send fills them in, leaves the key's member out of a
+// keyless call, and no variant changes them; Render, what the model
+// judges, is the same for every tenant and key.
+func TestPayloadCarriesIdentity(t *testing.T) {
+	c := model.Contract{Payload: map[string]any{
+		"idempotency_key": "{{key}}",
+		"order":           map[string]any{"location": "{{tenant}}", "ref": "{{key}}", "note": "lunch [{{tag}}]"},
+		"amount":          1250,
+	}}
+	id := model.Identity{Tenant: "ns-A", Key: "ns-k1", Tag: "T"}
+	for v := range 6 {
+		for e := range model.NumEncodings {
+			var sent map[string]any
+			if err := json.Unmarshal(c.Send(id, v, e), &sent); err != nil {
+				t.Fatal(err)
+			}
+			order := sent["order"].(map[string]any)
+			if sent["idempotency_key"] != "ns-k1" || order["ref"] != "ns-k1" || order["location"] != "ns-A" {
+				t.Errorf("variant %d encoding %d: sent %v; want the key and tenant as given, unvaried", v, e, sent)
+			}
+			if v == 0 && order["note"] != "lunch [T]" {
+				t.Errorf("note %v; want the tag filled in", order["note"])
+			}
+			other := c.Send(model.Identity{Tenant: "ns-B", Key: "ns-k2", Tag: "T"}, v, e)
+			if bytes.Equal(other, c.Send(id, v, e)) {
+				t.Errorf("variant %d: another tenant and key sent the same body", v)
+			}
+		}
+	}
+	var keyless map[string]any
+	if err := json.Unmarshal(c.Send(model.Identity{Tenant: "ns-A", NoKey: true}, 0, 0), &keyless); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := keyless["idempotency_key"]; ok {
+		t.Errorf("keyless call sent %v; want no idempotency_key member", keyless)
+	}
+	if _, ok := keyless["order"].(map[string]any)["ref"]; ok {
+		t.Errorf("keyless call sent %v; want no order.ref member", keyless)
+	}
+	if got := string(c.Render("T", 0, 0)); got != `{"amount":1250,"idempotency_key":"{{key}}","order":{"location":"{{tenant}}","note":"lunch [T]","ref":"{{key}}"}}` {
+		t.Errorf("judged payload %s; want the key and tenant as written", got)
+	}
+	if !c.Carries("key") || !c.Carries("tenant") || !c.Carries("tag") || (model.Contract{Payload: map[string]any{"a": "b"}}).Carries("key") {
+		t.Errorf("Carries: wrong")
+	}
+}

@@ -1,0 +1,113 @@
+package stress
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/model"
+)
+
+// refusedInput reports a call whose input, not its action's state, was
+// refused: a keyed call with another payload variant or encoding answered
+// 4xx, neither as a conflict nor as in flight. When the base payload was
+// answered ok, the service would take the action but not this input of it:
+// the contract (a missing or wrong field rule, an encoding the service does
+// not read) is what is wrong, not the service's idempotency.
+func refusedInput(op model.Op) bool {
+	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
+		op.Out.Status >= 400 && op.Out.Status < 500 &&
+		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight
+}
+
+// encodings says in words what each payload encoding changes (see
+// model.Contract.Render).
+var encodings = [model.NumEncodings]string{
+	"compact, keys sorted",
+	"spaces around every colon and comma",
+	"members in reverse key order",
+	"the first character of every string \\u-escaped",
+	"a member per line, fractions in exponent form (0.5 as 5e-1), integers as 3.0 only where numbers: loose or a number rule allows",
+}
+
+// refusal is the contract error of a run in which the service refused a
+// generated input although it took the base payload. Which input it
+// refused is found by asking again: the refused variant alone, in the
+// plain encoding and without noise, in a namespace of its own. If the
+// service takes that, the encoding (or the noise) was refused, else the
+// variant's value of the field it changes. A failure found in the same run
+// may follow from the refusal, so the run reports the refusal only.
+func (r *runner) refusal(ctx context.Context) error {
+	op := *r.refused
+	c := r.cfg.Contract
+	call := op.Call
+	var also string
+	if n := len(r.bugs); n > 0 {
+		also = fmt.Sprintf(" (the run also found %d failure(s), which may follow from the refusal: fix the contract and run again)", n)
+	}
+	answered := fmt.Sprintf("it answered %d %s", op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200))
+	if call.Encoding > 0 || call.Noise != model.NoiseNone {
+		plain := model.Call{Tenant: call.Tenant, Key: call.Key, Variant: call.Variant}
+		if r.accepts(ctx, plain) {
+			if call.Encoding == 0 {
+				return fmt.Errorf("%w: request noise: the service refused a call with +%s noise that it takes without: %s; "+
+					"if that noise is part of an action's identity for the service, list it under identity_noise%s",
+					ErrContract, call.Noise, answered, also)
+			}
+			how := encodings[call.Encoding]
+			if r.cfg.HTTP.Body == client.BodyForm {
+				how = "a form body with its fields in reverse order"
+			}
+			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; its payload was %q. "+
+				"Any JSON document of the same value must be accepted; if this one is refused for a number, leave out numbers: loose "+
+				"and give the field an int rule instead of a number rule%s",
+				ErrContract, call.Encoding, how, answered, model.Excerpt(op.Body, 200).String(), also)
+		}
+	}
+	if call.Variant == 0 {
+		return fmt.Errorf("%w: the service refused the base payload in encoding %d (%s), and after the run in the plain one too, "+
+			"though it took it before: %s; its payload was %q%s", ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
+	}
+	ptr := c.ChangedField(call.Variant)
+	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
+	to, _ := model.Pointer(c.Render("", call.Variant, 0), ptr)
+	if rule, ok := c.Fields[ptr]; ok {
+		return fmt.Errorf("%w: payload_rules.%s: the service refused variant %d, which changes the field under its rule %s to %q (from %q): %s; "+
+			"narrow the rule to the values the service takes%s", ErrContract, ptr, call.Variant, describeRule(rule), to, from, answered, also)
+	}
+	return fmt.Errorf("%w: payload_rules: the service refused variant %d of field %s (%q instead of %q): %s; "+
+		"give the field its rule under payload_rules (fixed, enum: [...], int: {min, max}, number: {min, max} or max_len) so that variants stay valid%s",
+		ErrContract, call.Variant, ptr, to, from, answered, also)
+}
+
+// accepts reports whether the service answers call, alone in a namespace
+// of its own, with anything but a refusal of its input.
+func (r *runner) accepts(ctx context.Context, call model.Call) bool {
+	tr, err := r.try(ctx, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}})
+	if err != nil || len(tr.History) != 1 {
+		return false
+	}
+	st := tr.History[0].Out.Status
+	return st < 400 || st >= 500
+}
+
+// describeRule is a field rule as the contract file writes it.
+func describeRule(r model.FieldRule) string {
+	var parts []string
+	switch {
+	case r.Fixed:
+		return "fixed"
+	case r.Enum != nil:
+		parts = append(parts, fmt.Sprintf("enum: %v", r.Enum))
+	case r.Int != nil:
+		parts = append(parts, fmt.Sprintf("int: {min: %g, max: %g}", r.Int.Min, r.Int.Max))
+	case r.Number != nil:
+		parts = append(parts, fmt.Sprintf("number: {min: %g, max: %g}", r.Number.Min, r.Number.Max))
+	}
+	if r.MaxLen > 0 {
+		parts = append(parts, fmt.Sprintf("max_len: %d", r.MaxLen))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
