@@ -73,14 +73,17 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var rows []demoRow
 	code := exitPass
 layouts:
-	for _, layout := range layouts {
+	for i, layout := range layouts {
 		for _, mode := range modes {
+			if sample.IsPay(mode) && i > 0 {
+				continue // paysvc has one schema: its rows run once
+			}
 			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
 				return exitFor(err)
 			}
-			if len(layouts) > 1 {
+			if len(layouts) > 1 && !sample.IsPay(mode) {
 				row.Target += " (" + string(layout) + ")"
 			}
 			rows = append(rows, row)
@@ -107,7 +110,7 @@ layouts:
 // when it names none. A row of several bugs is named with + between them,
 // since the flag's own list is comma-separated.
 func demoModes(only string) ([]string, error) {
-	all := append(sample.Modes(), twoBugs)
+	all := append(append(sample.Modes(), twoBugs), sample.PayModes()...)
 	if only == "" {
 		return all, nil
 	}
@@ -173,12 +176,29 @@ type demoNemesis struct {
 }
 
 func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
-	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.NewReplacer("-", "_", ",", "__").Replace(mode))
+	if sample.IsPay(mode) {
+		layout = "paysvc"
+	}
+	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.NewReplacer("-", "_", ",", "__", "/", "_").Replace(mode))
 	if err != nil {
 		return demoRow{}, err
 	}
 	var cfg stress.Config
-	if sample.Processes(mode) {
+	if sample.IsPay(mode) {
+		// The second sample, a payments API of another shape, as processes
+		// of this binary, the correct rows under every fault kind; it stalls
+		// the table its own contract names.
+		serve, err := sampleServer()
+		if err != nil {
+			return demoRow{}, err
+		}
+		if cfg, err = sample.PayProcessConfig(append(serve, "paysvc"), url, mode); err != nil {
+			return demoRow{}, err
+		}
+		n.stall = cfg.DBStall
+		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
+		fmt.Fprintf(stderr, "idemstress demo: %s as processes, faults %v\n", mode, cfg.Faults)
+	} else if sample.Processes(mode) {
 		// Restarts and crashes need processes: the real binary, started
 		// and faulted by idemstress.
 		serve, err := sampleServer()

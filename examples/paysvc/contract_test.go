@@ -10,19 +10,28 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The draft contract is valid in today's syntax, and its table and key
-// are the service's.
+// Both contracts are valid, their target is the service's, and the key
+// travels where the mode reads it: in the body, or in X-Request-Id.
 func TestContractParses(t *testing.T) {
-	c, err := stress.Parse("contract.yaml", paysvc.Contract)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.HTTP.URL != "http://127.0.0.1:8080/v2/merchants/{{tenant}}/payments" {
-		t.Errorf("target URL %q", c.HTTP.URL)
-	}
-	for _, mark := range []string{"NEW SYNTAX", "idempotency_key", "IDEMPOTENCY_KEY_REUSED", "MISSING_REQUIRED_PARAMETER"} {
-		if !strings.Contains(string(paysvc.Contract), mark) {
-			t.Errorf("contract.yaml does not mention %s", mark)
+	for _, tc := range []struct {
+		name     string
+		contract []byte
+		keyIn    string
+	}{
+		{"contract.yaml", paysvc.Contract, `idempotency_key: "{{key}}"`},
+		{"contract_request_id.yaml", paysvc.ContractRequestID, `X-Request-Id: "{{key}}"`},
+	} {
+		c, err := stress.Parse(tc.name, tc.contract)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HTTP.URL != "http://127.0.0.1:8080/v2/merchants/{{tenant}}/payments" {
+			t.Errorf("%s: target URL %q", tc.name, c.HTTP.URL)
+		}
+		for _, mark := range []string{tc.keyIn, "IDEMPOTENCY_KEY_REUSED", "MISSING_REQUIRED_PARAMETER", "IDEMPOTENCY_KEY_IN_USE"} {
+			if !strings.Contains(string(tc.contract), mark) {
+				t.Errorf("%s does not mention %s", tc.name, mark)
+			}
 		}
 	}
 }

@@ -38,11 +38,11 @@ var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, mod
 
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).
-func Processes(mode string) bool { _, ok := processFaults[mode]; return ok }
+func Processes(mode string) bool { _, ok := processFaults[mode]; return ok || IsPay(mode) }
 
-// FaultsOnly reports whether a mode is correct but for faults: only a run
-// as processes with planned faults can catch it.
-func FaultsOnly(mode string) bool { return Processes(mode) && !Passes(mode) }
+// FaultsOnly reports whether a mode of ticketsvc is correct but for
+// faults: only a run as processes with planned faults can catch it.
+func FaultsOnly(mode string) bool { _, ok := processFaults[mode]; return ok && !Passes(mode) }
 
 // ProcessConfig is a run of the sample service as processes in one mode
 // and layout, started by idemstress over the database at dbURL (it

@@ -26,7 +26,8 @@ import (
 // Correct is the name of the sample service's correct mode.
 const Correct = "correct"
 
-// Expected is the check that must catch each bug mode, as its primary finding.
+// Expected is the check that must catch each bug mode, as its primary
+// finding: ticketsvc's by mode, paysvc's by row (PayModes).
 var Expected = map[string]checks.ID{
 	"outbox-on-retry":  checks.DuplicateEffect,
 	"no-payload-check": checks.ChangedAccepted,
@@ -53,6 +54,15 @@ var Expected = map[string]checks.ID{
 	// A key left in progress by a crash: its retries answer in_flight
 	// past the recovery time.
 	"stuck-in-flight": checks.StuckAction,
+
+	// paysvc: a reused key with another request replays the original.
+	payPrefix + "replay-changed": checks.ChangedAccepted,
+	// paysvc: keys looked up across merchants.
+	payPrefix + "merchant-leak": checks.TenantLeak,
+	// paysvc: look up, then insert, nothing between: a burst makes two.
+	payPrefix + "racy-insert": checks.DuplicateEffect,
+	// paysvc: every replay writes another ledger entry.
+	payPrefix + "ledger-on-retry": checks.DuplicateEffect,
 }
 
 // Replicas is how many replicas of a mode the sample serves: two for the
