@@ -81,7 +81,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "stress":
 		return stressCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
-		return mergeCmd(args[1:], stdout, stderr)
+		return mergeCmd(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "replay":
