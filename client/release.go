@@ -390,4 +390,3 @@ func (b *burst) wrap(i int, stage string, err error) error {
 	}
 	return fmt.Errorf("%s: %s: %w", name, stage, err)
 }
-
