@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 )
 
 // Files given by mistake (an endless device, a huge log) are refused with
@@ -98,5 +100,33 @@ func TestSameTarget(t *testing.T) {
 		if got := sameTarget(tc.a, tc.b); got != tc.want {
 			t.Errorf("sameTarget(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// Flags with no meaning are refused before anything runs; they were taken
+// for the defaults (--plans -1 ran 100 plans).
+func TestAbsurdFlagsAreRefused(t *testing.T) {
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	if err := os.WriteFile(contract, ticketsvc.Contract, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--config", contract, "--plans", "-1"}, "--plans -1: want 0 or more"},
+		{[]string{"run", "--config", contract, "--shrink-time", "-5s"}, "--shrink-time -5s: want a positive duration"},
+		{[]string{"run", "--config", contract, "--workers", "-2"}, "--workers -2: want 0 or more"},
+		{[]string{"run", "--config", contract, "--replicas", "-1"}, "--replicas -1: want 1 or more"},
+		{[]string{"run", "--config", contract, "--replicas", "2"}, "--replicas 2: the contract has no process section"},
+		{[]string{"stress", "--config", contract, "--duration", "-1s"}, "--duration -1s: want a positive duration"},
+		{[]string{"stress", "--config", contract, "--plans", "-3", "--duration", "1m"}, "--plans -3: want 0 or more"},
+	} {
+		t.Run(strings.Join(tc.args[3:], " "), func(t *testing.T) {
+			code, _, stderr := invoke(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tc.want)
+			}
+		})
 	}
 }
