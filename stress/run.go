@@ -136,6 +136,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("the db-stall nemesis on %s never held back a request in %d burst(s): nothing the service does waits on that table; stall a table it writes while it handles a call (an effect table, or its own idempotency-key table)",
 			cfg.DBStall, r.faults[model.FaultDBStall].Planned)
+	case r.searched == 0:
+		// A run that tried no plan tested nothing: never a pass.
+		res.Verdict = checks.Inconclusive
+		res.Err = fmt.Errorf("no plan was tried: the run's budget (duration %s) ended before the first plan; give it time for some plans", cfg.Duration)
 	case r.unfiredCases > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
