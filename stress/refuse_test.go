@@ -56,3 +56,26 @@ func TestRunRefusesNegativeBudgets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: no contract file, however broken, makes the parser panic or
+// hang, and one it accepts runs against a target.
+func FuzzParse(f *testing.F) {
+	f.Add(ticketsvc.Contract)
+	f.Add(ticketsvc.ContractTagged)
+	f.Add([]byte("target: {url: 'http://127.0.0.1:1/x', id: /id}\n"))
+	f.Add([]byte("payload_rules:\n  /n: {int: {mn: 1, max: 5}}\n"))
+	f.Add([]byte("a: &a [*a, *a]\nb: [\n"))
+	f.Add([]byte("statuses: {conflict: []}\n- a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := stress.Parse("fuzz.yaml", data)
+		if err != nil {
+			if !errors.Is(err, stress.ErrContract) {
+				t.Fatalf("an error that is not a contract error: %v", err)
+			}
+			return
+		}
+		if c.HTTP.URL == "" || len(c.Effects) == 0 {
+			t.Fatalf("accepted a contract without a target or effects: %q", data)
+		}
+	})
+}
