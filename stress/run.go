@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"errors"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -59,6 +60,9 @@ type runner struct {
 	explained []checks.ID
 	notes     []string
 	stop      error // sticky: infrastructure failure or interruption
+	// otherWriter says why the check for stray writes could not judge:
+	// another run wrote beside this one (see otherRuns).
+	otherWriter string
 }
 
 // Run tries cfg.Plans random plans against the target, cfg.Workers at once,
@@ -90,6 +94,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	others, err := r.otherRunsBaseline(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r.search(ctx)
 	slices.SortStableFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(rank(a.Check), rank(b.Check)) })
 
@@ -112,6 +120,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 		} else {
 			res.Outside = checks.Outside(before, after)
+			if len(res.Outside) > 0 {
+				if err := r.otherRuns(afterCtx, res, others); err != nil {
+					r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+				}
+			}
 		}
 	}
 	res.Total = time.Since(r.t0)
@@ -130,6 +143,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Verdict, res.Err = checks.Inconclusive, r.stop
 	case len(res.Outside) > 0:
 		res.Verdict = checks.Fail
+	case r.otherWriter != "":
+		res.Verdict = checks.Inconclusive
+		res.Err = errors.New(r.otherWriter)
 	case r.faults[model.FaultDBStall].Planned > 0 && r.held == 0:
 		// Every burst was answered without one request waiting on the
 		// lock: the service never writes that table inside a request.
