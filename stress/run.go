@@ -1,11 +1,11 @@
 package stress
 
 import (
-	"errors"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
