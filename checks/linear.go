@@ -178,7 +178,7 @@ func linModel(c model.Contract) porcupine.Model {
 			case st.s.ID == "":
 				return fmt.Sprintf("created(v%d, id not yet seen)", st.variant)
 			default:
-				return fmt.Sprintf("created(v%d, id %s)", st.variant, st.s.ID)
+				return fmt.Sprintf("created(v%d, id %s)", st.variant, model.ShowID(st.s.ID))
 			}
 		},
 		DescribeOperationMetadata: func(meta any) string {

@@ -366,18 +366,18 @@ func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe
 		}
 		if other, found := owner[id]; found && other.Tenant != a.Tenant {
 			vs = append(vs, violation(TenantLeak, a, "an ok answer carries the ID of another tenant's row in "+e.Table,
-				fmt.Sprintf("action %s was answered id %s, the row of action %s", a, id, other)))
+				fmt.Sprintf("action %s was answered id %s, the row of action %s", a, model.ShowID(id), other)))
 			continue
 		}
 		if other, found := owner[id]; found && other != a && model.PlainKey(other.Key) == model.PlainKey(a.Key) {
 			vs = append(vs, violation(KeysFolded, a, "an ok answer carries the ID of the row of a key that differs only by white space, case or form in "+e.Table,
-				fmt.Sprintf("action %s was answered id %s, the row of action %s", model.Action{Tenant: a.Tenant, Key: model.KeyLabel(a.Key)}, id,
+				fmt.Sprintf("action %s was answered id %s, the row of action %s", model.Action{Tenant: a.Tenant, Key: model.KeyLabel(a.Key)}, model.ShowID(id),
 					model.Action{Tenant: other.Tenant, Key: model.KeyLabel(other.Key)})))
 			continue
 		}
 		if len(rows) > 0 {
 			vs = append(vs, violation(UnstableResponse, a, "an ok answer's ID is not the ID of the action's row in "+e.Table,
-				fmt.Sprintf("action %s was answered id %s%s", a, id, rowIDs(rows))))
+				fmt.Sprintf("action %s was answered id %s%s", a, model.ShowID(id), rowIDs(rows))))
 		}
 	}
 	return vs
@@ -412,7 +412,7 @@ func rowIDs(rows []observe.Row) string {
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
-		ids[i] = r.ID
+		ids[i] = model.ShowID(r.ID)
 	}
 	return " (ids " + strings.Join(ids, ", ") + ")"
 }

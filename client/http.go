@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/httpbound"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -104,7 +105,7 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	}
 	if client == nil {
 		client = &http.Client{
-			Transport: &http.Transport{MaxIdleConnsPerHost: 64},
+			Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxResponseHeaderBytes: httpbound.MaxHeader},
 			// The answer to the call is what is judged, not the page it points to.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}

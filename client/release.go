@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/idemstress/idemstress/internal/httpbound"
 )
 
 // SyncMode says how the requests of a burst are released.
@@ -384,7 +385,7 @@ func (b *burst) releaseLastByte() {
 
 // read reads the answer to request i.
 func (b *burst) read(i int) {
-	resp, err := http.ReadResponse(bufio.NewReader(b.conns[i]), b.reqs[i])
+	resp, err := httpbound.ReadResponse(b.conns[i], b.reqs[i])
 	if err != nil {
 		b.fail(i, "read answer", err)
 		return

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/httpbound"
 )
 
 // Header selects the fault a proxied call gets: "<kind> <token>", kind one
@@ -183,8 +185,14 @@ func (p *Proxy) hold() time.Duration {
 	return DefaultHold
 }
 
+// maxBody bounds the body of an answer the proxy holds: the client reads
+// 64 KiB of it at most, and a service that answers without end must not
+// make the proxy hold it all.
+const maxBody = 1 << 20
+
 // forward sends the request to the target on a connection of its own and
-// reads its complete answer.
+// reads its complete answer (its headers within httpbound.MaxHeader, its
+// body cut at maxBody).
 func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, error) {
 	up, err := p.dial()
 	if err != nil {
@@ -205,11 +213,11 @@ func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, error) 
 	if err := out.Write(up); err != nil {
 		return nil, err
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(up), out)
+	resp, err := httpbound.ReadResponse(up, out)
 	if err != nil {
 		return nil, err
 	}
-	got, err := io.ReadAll(resp.Body)
+	got, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
 	if err != nil {
 		return nil, err

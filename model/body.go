@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -33,18 +36,65 @@ func Excerpt(b []byte, n int) Body {
 }
 
 // String is the body as a report shows it.
-func (b Body) String() string {
+func (b Body) String() string { return b.shown(ShownBody) }
+
+// shown is b as text, cut to n bytes with its length and digest when longer.
+func (b Body) shown(n int) string {
 	if !utf8.Valid(b) {
 		return fmt.Sprintf("(%d bytes, not UTF-8, %s)", len(b), b.digest())
 	}
-	if len(b) <= ShownBody {
+	if len(b) <= n {
 		return string(b)
 	}
-	cut := ShownBody
+	cut := n
 	for cut > 0 && !utf8.RuneStart(b[cut]) {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes, %s)", b[:cut], len(b), b.digest())
+}
+
+// ShownID bounds how much of a resource ID a report shows: IDs come from
+// the service, and a 60,000-character one must not fill the screen.
+const ShownID = 128
+
+// ShowID is an ID as a report shows it: whole when short, else cut as a
+// body is, with its length and digest.
+func ShowID(id string) string { return Body(id).shown(ShownID) }
+
+// Printable is s with the characters that would act on a terminal instead
+// of being shown escaped as Go writes them ("\x1b", "\u202e"): control
+// characters but newline and tab, and the bidirectional overrides and
+// isolates. Bodies, IDs and errors come from the service; ESC[2J or an OSC
+// title sequence in one must reach the screen as text.
+func Printable(s string) string {
+	i := strings.IndexFunc(s, acts)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if acts(r) {
+			q := strconv.QuoteRune(r) // '\x1b'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// acts reports whether a terminal acts on r rather than showing it.
+func acts(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case unicode.IsControl(r):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }
 
 func (b Body) digest() string {

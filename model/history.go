@@ -48,7 +48,7 @@ func (o Outcome) String() string {
 	case o.Err != "":
 		return "no answer (" + o.Err + ")"
 	case o.ID != "":
-		return fmt.Sprintf("%s %d id %s", o.Kind, o.Status, o.ID)
+		return fmt.Sprintf("%s %d id %s", o.Kind, o.Status, ShowID(o.ID))
 	default:
 		return fmt.Sprintf("%s %d", o.Kind, o.Status)
 	}

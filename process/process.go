@@ -140,10 +140,13 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Replicas == 0 {
 		s.Replicas = 1
 	}
-	if s.Ready <= 0 {
+	if s.Ready < 0 || s.StopTimeout < 0 {
+		return s, fmt.Errorf("process.ready_timeout %s, stop_timeout %s: want positive durations such as 30s (or leave them out for the defaults, %s and %s)", s.Ready, s.StopTimeout, defaultReady, defaultStopTimeout)
+	}
+	if s.Ready == 0 {
 		s.Ready = defaultReady
 	}
-	if s.StopTimeout <= 0 {
+	if s.StopTimeout == 0 {
 		s.StopTimeout = defaultStopTimeout
 	}
 	if s.ReadyPath != "" && !strings.HasPrefix(s.ReadyPath, "/") {

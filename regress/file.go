@@ -2,6 +2,7 @@ package regress
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/boundedfile"
+	"github.com/idemstress/idemstress/model"
 )
 
 // Write writes c into dir (created if missing) as NAME.json and returns its
@@ -35,14 +38,29 @@ func Write(dir string, c Case) (string, error) {
 	return path, nil
 }
 
+// maxCase bounds a case file: a minimal plan and its violations are a few
+// KiB, and a path such as /dev/zero must not be read until memory runs out.
+const maxCase = 16 << 20
+
 // Read reads one case file of this format or an older one, refusing one of
-// a newer format, without a plan and check, or with a step that has no
-// call. Its PlanText is the plan's, whatever the file's plan_text says.
-func Read(path string) (Case, error) {
-	b, err := os.ReadFile(path)
+// a newer format, larger than 16 MiB, or that Decode refuses.
+func Read(path string) (Case, error) { return readCase(context.Background(), path) }
+
+func readCase(ctx context.Context, path string) (Case, error) {
+	b, err := boundedfile.Read(ctx, path, maxCase, "a case file")
 	if err != nil {
 		return Case{}, fmt.Errorf("regression case: %w", err)
 	}
+	return Decode(path, b)
+}
+
+// Decode decodes the case file named path, refusing one of a newer
+// format, without a plan and check, with a check outside the catalogue,
+// or with a plan that cannot be run as written (a call or burst step
+// without calls, a restart with calls, a step or fault of a kind this
+// idemstress does not know). Its PlanText is the plan's, whatever the
+// file's plan_text says.
+func Decode(path string, b []byte) (Case, error) {
 	var c Case
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&c); err != nil {
@@ -71,11 +89,12 @@ func Read(path string) (Case, error) {
 		}
 		c.LastSeen = Sighting{Seed: v1.Seed, Observed: v1.Check.Observed, Violations: v1.Violations, Idemstress: v1.Idemstress, Go: v1.Go}
 	}
-	// A step without a call sends nothing: its case would pass unheard.
-	for i, st := range c.Plan.Steps {
-		if len(st.Calls) == 0 {
-			return Case{}, fmt.Errorf("regression case %s: step %d of the plan has no call", path, i+1)
-		}
+	if !slices.ContainsFunc(checks.Catalogue(), func(k checks.Check) bool { return k.ID == c.Check.ID }) {
+		// A check nobody knows never fires: its case would pass unheard.
+		return Case{}, fmt.Errorf("regression case %s: check %q is not in this idemstress's catalogue (IDEM-001 to IDEM-%03d): fix the file, or upgrade idemstress", path, c.Check.ID, len(checks.Catalogue()))
+	}
+	if err := runnable(c.Plan); err != nil {
+		return Case{}, fmt.Errorf("regression case %s: %w", path, err)
 	}
 	// The plan is what replays; plan_text is for people, and a hand-edited
 	// file may not have kept it in step: show what will run.
@@ -84,10 +103,47 @@ func Read(path string) (Case, error) {
 	return c, nil
 }
 
+// runnable refuses a plan that cannot run as written. A restart step has
+// no calls (the case files of restart and crash bugs have them); a call or
+// burst step without one sends nothing, and its case would pass unheard.
+func runnable(p model.Plan) error {
+	calls := 0
+	for i, st := range p.Steps {
+		switch st.Kind {
+		case model.StepCall, model.StepBurst:
+			if len(st.Calls) == 0 {
+				return fmt.Errorf("step %d of the plan (%s) has no call", i+1, st.Kind)
+			}
+		case model.StepRestart:
+			if len(st.Calls) > 0 {
+				return fmt.Errorf("step %d of the plan (restart) has calls; a restart has none", i+1)
+			}
+		default:
+			return fmt.Errorf("step %d of the plan: kind %q; want %q, %q or %q", i+1, st.Kind, model.StepCall, model.StepBurst, model.StepRestart)
+		}
+		for _, call := range st.Calls {
+			if call.Fault != model.FaultNone && !slices.Contains(model.PlannedFaults, call.Fault) {
+				return fmt.Errorf("step %d of the plan: fault %q; want one of %v", i+1, call.Fault, model.PlannedFaults)
+			}
+			if call.Variant < 0 || call.Encoding < 0 || call.Noise < 0 || call.Noise >= model.NumNoise {
+				return fmt.Errorf("step %d of the plan: call %s: a negative variant or encoding, or an unknown noise", i+1, call)
+			}
+		}
+		calls += len(st.Calls)
+	}
+	if calls == 0 {
+		return errors.New("the plan has no call: it would pass unheard")
+	}
+	return nil
+}
+
 // Load reads the cases named by paths: files, and directories whose *.json
 // files are read in name order. A directory without any is an error, so a
 // mistyped path never passes as "no regressions".
-func Load(paths ...string) ([]Case, error) {
+func Load(paths ...string) ([]Case, error) { return LoadContext(context.Background(), paths...) }
+
+// LoadContext is Load, stopping when ctx ends (a signal while reading).
+func LoadContext(ctx context.Context, paths ...string) ([]Case, error) {
 	var cases []Case
 	for _, p := range paths {
 		files := []string{p}
@@ -110,7 +166,7 @@ func Load(paths ...string) ([]Case, error) {
 			slices.Sort(files)
 		}
 		for _, f := range files {
-			c, err := Read(f)
+			c, err := readCase(ctx, f)
 			if err != nil {
 				return nil, err
 			}

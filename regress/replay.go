@@ -20,6 +20,20 @@ import (
 // calls the case passed: a racy failure does not repeat every time.
 const Attempts = 3
 
+// RacyAttempts is Attempts for a plan with a burst, whose calls race: a
+// check-then-insert race found by a run may go the failing way once in
+// several releases, and a replay that tried it three times would call the
+// buggy service fixed.
+const RacyAttempts = 12
+
+// AttemptsFor is how many times Run tries a plan before it calls it passed.
+func AttemptsFor(p model.Plan) int {
+	if slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepBurst }) {
+		return RacyAttempts
+	}
+	return Attempts
+}
+
 // Outcome is one case replayed.
 type Outcome struct {
 	Case Case
@@ -27,7 +41,9 @@ type Outcome struct {
 	// not, Inconclusive when the replay could not tell (Err says why).
 	Verdict checks.Verdict
 	// Trial is the last attempt: its history and every violation.
-	Trial    stress.Trial
+	Trial stress.Trial
+	// Attempts counts the plan's runs: up to AttemptsFor, fewer when the
+	// check fired.
 	Attempts int
 	// Warnings say what makes the verdict less certain: a contract whose
 	// digest differs from the case's.
@@ -75,7 +91,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			sessions[hunt] = session
 		}
 		unfired := false
-		for a := range Attempts {
+		for a := range AttemptsFor(c.Plan) {
 			ns := model.Namespace(fmt.Sprintf("%s-%d-%d-", prefix, i+1, a+1))
 			tr, err := session.Try(ctx, ns, c.Plan, t0)
 			o.Trial, o.Attempts = tr, a+1

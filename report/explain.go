@@ -27,7 +27,8 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 	for _, v := range vs {
 		b.WriteString("  " + v.Message + "\n      " + v.Detail + "\n")
 	}
-	return b.String()
+	// Bodies, IDs and errors come from the service: shown, never obeyed.
+	return model.Printable(b.String())
 }
 
 // Op renders one call of a history on one line, with what it sent.

@@ -56,6 +56,9 @@ type Column struct {
 // WriteTable prints one line per case, then the minimal plan of each caught
 // case and any errors, then what faults fired and what each run covered.
 func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
+	// Targets, errors and explanations may quote the service: shown, never
+	// obeyed by the terminal.
+	w = PrintableWriter{W: w}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "TARGET\t"
 	for _, col := range extra {
@@ -120,6 +123,19 @@ func FaultLines(cases []Case) string {
 		fmt.Fprintf(&b, "%s: faults fired: %s\n", c.Target, strings.Join(parts, ", "))
 	}
 	return b.String()
+}
+
+// PrintableWriter writes to W what it is given with the characters that
+// would act on a terminal escaped (model.Printable). Each Write is escaped
+// on its own: give it whole lines or strings.
+type PrintableWriter struct{ W io.Writer }
+
+// Write reports len(p) on success, as the escaped text is longer.
+func (p PrintableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.W, model.Printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // WriteJSON prints the cases as a JSON array.

@@ -122,7 +122,13 @@ func (c *Config) defaults() error {
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
 	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
-	if c.Plans <= 0 {
+	switch {
+	case c.Plans < 0:
+		return fmt.Errorf("%w: plans: %d; want 1 or more (0 for the default, 100)", ErrContract, c.Plans)
+	case c.ShrinkTime < 0 || c.Duration < 0:
+		return fmt.Errorf("%w: shrink time %s, duration %s: want positive durations (0 for the defaults)", ErrContract, c.ShrinkTime, c.Duration)
+	}
+	if c.Plans == 0 {
 		c.Plans = 100
 	}
 	if strings.Trim(c.Namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || len(c.Namespace) > 16 {

@@ -80,7 +80,11 @@ func (r *payloadRule) UnmarshalYAML(n *yaml.Node) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch k := n.Content[i].Value; k {
-		case "fixed", "enum", "int", "number", "max_len":
+		case "fixed", "enum", "max_len":
+		case "int", "number":
+			if err := rangeKeys(k, n.Content[i+1]); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("line %d: payload rule: unknown field %q (want fixed, enum, int, number or max_len)", n.Content[i].Line, k)
 		}
@@ -89,6 +93,20 @@ func (r *payloadRule) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	r.FieldRule = model.FieldRule{Fixed: f.Fixed, Enum: f.Enum, Int: f.Int, Number: f.Number, MaxLen: f.MaxLen}
+	return nil
+}
+
+// rangeKeys refuses a range of a payload rule with a key other than min
+// and max: {mn: 1, max: 5} would silently be min 0.
+func rangeKeys(rule string, n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return nil // the decoder says what it wants
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != "min" && k != "max" {
+			return fmt.Errorf("line %d: payload rule: %s: unknown field %q (want min and max)", n.Content[i].Line, rule, k)
+		}
+	}
 	return nil
 }
 
@@ -158,6 +176,10 @@ func Parse(name string, data []byte) (Config, error) {
 		c.Contract.Payload = f.Payload
 	}
 	if f.Statuses != nil {
+		if f.Statuses.Conflict != nil && len(f.Statuses.Conflict) == 0 {
+			// Every changed payload would be judged as an answer outside the contract.
+			return none, fail("statuses.conflict: empty; list the status the service answers a reused key with a changed payload (IETF draft: 422), or leave it out for that default")
+		}
 		if f.Statuses.Conflict != nil {
 			c.Contract.Statuses.Conflict = f.Statuses.Conflict
 		}
@@ -288,14 +310,21 @@ func yamlError(err error, data []byte) string {
 			continue
 		}
 		n, _ := strconv.Atoi(sub[1])
-		text := sub[2]
+		text, block := sub[2], ""
+		if te == nil {
+			// A syntax error is reported where its block starts.
+			if at, ok := problemLine(data, n, text); ok && at != n {
+				block = fmt.Sprintf(" (in the block that starts on line %d)", n)
+				n = at
+			}
+		}
 		if strings.HasPrefix(text, "field ") && strings.Contains(text, " not found in type ") {
 			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see README.md for the fields)"
 		}
 		if n >= 1 && n <= len(lines) {
 			text += fmt.Sprintf(" in %q", strings.TrimSpace(lines[n-1]))
 		}
-		msgs[i] = fmt.Sprintf("line %d: %s", n, text)
+		msgs[i] = fmt.Sprintf("line %d: %s%s", n, text, block)
 	}
 	return strings.Join(msgs, "; ")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -69,6 +70,9 @@ type runner struct {
 	attributed          int
 	notes               []string
 	stop                error // sticky: infrastructure failure or interruption
+	// otherWriter says why the check for stray writes could not judge:
+	// another run wrote beside this one (see otherRuns).
+	otherWriter string
 }
 
 // Run tries cfg.Plans random plans against the target, cfg.Workers at once,
@@ -100,6 +104,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	others, err := r.otherRunsBaseline(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r.search(ctx)
 	orderBugs(r.bugs)
 
@@ -128,6 +136,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 		} else {
 			res.Outside = checks.Outside(before, after)
+			if len(res.Outside) > 0 {
+				if err := r.otherRuns(afterCtx, res, others); err != nil {
+					r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+				}
+			}
 		}
 	}
 	res.Total = time.Since(r.t0)
@@ -146,12 +159,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Verdict, res.Err = checks.Inconclusive, r.stop
 	case len(res.Outside) > 0:
 		res.Verdict = checks.Fail
+	case r.otherWriter != "":
+		res.Verdict = checks.Inconclusive
+		res.Err = errors.New(r.otherWriter)
 	case r.faults[model.FaultDBStall].Planned > 0 && r.held == 0:
 		// Every burst was answered without one request waiting on the
 		// lock: the service never writes that table inside a request.
 		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("the db-stall nemesis on %s never held back a request in %d burst(s): nothing the service does waits on that table; stall a table it writes while it handles a call (an effect table, or its own idempotency-key table)",
 			cfg.DBStall, r.faults[model.FaultDBStall].Planned)
+	case r.searched == 0:
+		// A run that tried no plan tested nothing: never a pass.
+		res.Verdict = checks.Inconclusive
+		res.Err = fmt.Errorf("no plan was tried: the run's budget (duration %s) ended before the first plan; give it time for some plans", cfg.Duration)
 	case r.unfiredCases > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive

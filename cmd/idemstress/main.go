@@ -16,6 +16,7 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/observe"
+	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -75,6 +76,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Database URLs reach messages (a service's argv, a quoted contract
 	// line, a driver's error); no password may reach the output.
 	stdout, stderr = redact.Writer{W: stdout}, redact.Writer{W: stderr}
+	// Bodies, IDs and errors quote the service: a terminal must show, never
+	// obey, what they hold (ESC[2J, an OSC title). JSON is untouched: it
+	// never holds a raw control character.
+	stdout, stderr = report.PrintableWriter{W: stdout}, report.PrintableWriter{W: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -87,7 +92,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "stress":
 		return stressCmd(ctx, args[1:], stdout, stderr)
 	case "merge":
-		return mergeCmd(args[1:], stdout, stderr)
+		return mergeCmd(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "replay":

@@ -2,11 +2,10 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
+	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
@@ -17,7 +16,7 @@ import (
 // mergeCmd combines the JSON reports of a job's shards into one: the worst
 // verdict, every bug once (by its check; the smallest minimal plan kept),
 // the counts and the coverage summed.
-func mergeCmd(args []string, stdout, stderr io.Writer) int {
+func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
@@ -27,19 +26,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "idemstress merge: want one or more report files written by stress --json")
 		return exitUsage
 	}
-	var reps []stressReport
-	for _, name := range fs.Args() {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "idemstress merge: %v\n", err)
-			return exitUsage
-		}
-		var rep stressReport
-		if err := json.Unmarshal(b, &rep); err != nil || rep.Verdict == "" {
-			fmt.Fprintf(stderr, "idemstress merge: %s: not a report of stress --json (%v)\n", name, err)
-			return exitUsage
-		}
-		reps = append(reps, rep)
+	reps, err := readReports(ctx, fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress merge: %v\n", err)
+		return refusedInput(ctx)
 	}
 	merged := merge(reps)
 	if err := writeStress(stdout, *asJSON, merged); err != nil {
@@ -116,4 +106,13 @@ func merge(reps []stressReport) stressReport {
 // smaller reports whether a's minimal plan is smaller than b's.
 func smaller(a, b report.Case) bool {
 	return cmp.Or(cmp.Compare(a.MinimalCalls, b.MinimalCalls), cmp.Compare(a.MinimalSteps, b.MinimalSteps)) < 0
+}
+
+// refusedInput is the exit code of an input file refused: a usage error,
+// unless a signal cut the reading short.
+func refusedInput(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return exitInconclusive
+	}
+	return exitUsage
 }

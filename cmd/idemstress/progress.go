@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/redact"
+	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -28,6 +29,11 @@ type progressLine struct {
 
 // newProgress renders progress to w, in place when w is a terminal.
 func newProgress(w io.Writer, label string) *progressLine {
+	if pw, ok := w.(report.PrintableWriter); ok {
+		// The line is idemstress's own text, and rewrites itself in place
+		// with the terminal's control sequences.
+		w = pw.W
+	}
 	return &progressLine{w: w, tty: isTerminal(w), interval: 10 * time.Second, label: label}
 }
 

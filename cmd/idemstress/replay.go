@@ -38,10 +38,10 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "idemstress replay: want FILE|DIR... and --config FILE")
 		return exitUsage
 	}
-	cases, err := regress.Load(paths...)
+	cases, err := regress.LoadContext(ctx, paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
-		return exitUsage
+		return refusedInput(ctx)
 	}
 	cfg, err := loadConfig(fs, *config, h)
 	if err != nil {
@@ -57,10 +57,12 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitFor(err)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE\tVERDICT\tCHECK\tFIRED\tPLAN")
+	// TRIED says how often the plan ran: a pass of a racy case is its check
+	// staying silent that many times, not once.
+	fmt.Fprintln(tw, "CASE\tVERDICT\tTRIED\tCHECK\tFIRED\tPLAN")
 	code := exitPass
 	for _, o := range outs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Case.Check.ID, report.IDs(o.Fired()), o.Case.PlanText)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Attempts, regress.AttemptsFor(o.Case.Plan), o.Case.Check.ID, report.IDs(o.Fired()), o.Case.PlanText)
 		switch {
 		case o.Verdict == checks.Fail:
 			code = exitViolations

@@ -52,6 +52,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
 		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
+	if err := f.check(fs); err != nil {
+		fmt.Fprintf(stderr, "idemstress run: %v\n", err)
+		return refused(stderr, args, stress.Config{}, err)
+	}
 	cfg, err := loadConfig(fs, *config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
@@ -69,6 +73,22 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitInconclusive
 	}
 	return code
+}
+
+// check refuses flag values that have no meaning, before anything runs:
+// a negative count or duration was silently taken for the default.
+func (f runFlags) check(fs *flag.FlagSet) error {
+	for _, name := range []string{"plans", "workers", "max-bugs"} {
+		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(fl.Value.String(), "-") {
+			return fmt.Errorf("--%s %s: want 0 or more", name, fl.Value)
+		}
+	}
+	for _, name := range []string{"shrink-time", "duration", "progress"} {
+		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(fl.Value.String(), "-") {
+			return fmt.Errorf("--%s %s: want a positive duration such as 30s", name, fl.Value)
+		}
+	}
+	return nil
 }
 
 // apply sets the run flags on a config; a database URL given by flag wins
@@ -108,8 +128,11 @@ func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
 
 // apply sets the hunt flags given on fs on a config.
 func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
-	if h.replicas > 0 {
-		if c.Process == nil {
+	if isSet(fs, "replicas") {
+		switch {
+		case h.replicas < 1:
+			return fmt.Errorf("--replicas %d: want 1 or more", h.replicas)
+		case c.Process == nil:
 			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", h.replicas)
 		}
 		c.Process.Replicas = h.replicas

@@ -69,6 +69,8 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	switch {
 	case *config == "" || fs.NArg() > 0:
 		why = "want --config FILE and no other arguments"
+	case f.check(fs) != nil:
+		why = f.check(fs).Error()
 	case f.plans <= 0 && *duration <= 0:
 		why = "want --duration D or --plans N (or both): a nightly run needs an end"
 	}

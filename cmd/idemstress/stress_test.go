@@ -91,3 +91,13 @@ func TestMergeGolden(t *testing.T) {
 	}
 	golden(t, "merge/stdout", stdout)
 }
+
+// A run whose budget ended before its first plan tested nothing: it is
+// inconclusive (exit 3), not a pass.
+func TestStressThatTestedNothing(t *testing.T) {
+	contract, db := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	code, stdout, stderr := invoke(t, "stress", "--config", contract, "--database-url", db, "--duration", "1ns")
+	if code != exitInconclusive || !strings.HasPrefix(stdout, "inconclusive: 0 bug(s) in 0 plans") || !strings.Contains(stdout, "no plan was tried") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}

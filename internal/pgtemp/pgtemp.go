@@ -91,9 +91,15 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 		return nil, err
 	}
 
+	// A SIGKILLed idemstress cannot remove its cluster: the next one does.
+	RemoveStale("")
 	dir, err := os.MkdirTemp("", "idemstress-pg-*")
 	if err != nil {
 		return nil, fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)
+	}
+	if err := markOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("pgtemp: create temp dir: %w", err)
 	}
 	c := &Cluster{dir: dir, log: process.NewTail(tailLines, opts.Log)}
 	defer func() {

@@ -44,6 +44,12 @@ func Main(m *testing.M, cluster **pgtemp.Cluster, examples ...string) {
 
 func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 	flag.Parse() // for testing.Short; m.Run parses only if nobody did
+	if fuzzing() {
+		// A fuzz target is pure, and each fuzz worker is a process of its
+		// own running TestMain: a cluster each would cost seconds a worker.
+		absent = errors.New("fuzzing: no cluster")
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	c, err := pgtemp.Start(ctx, pgtemp.Options{})
 	cancel()
@@ -92,6 +98,17 @@ func MainWithoutCluster(m *testing.M, examples ...string) {
 		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// fuzzing reports whether the binary runs a fuzz target (go test -fuzz),
+// as the coordinator or as one of its workers.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
 
 // skippable reports whether err, from starting a cluster or finding

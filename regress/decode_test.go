@@ -1,0 +1,108 @@
+package regress_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/regress"
+)
+
+// caseJSON is a version 2 case file with the given check and plan steps.
+func caseJSON(check, steps string) []byte {
+	return []byte(`{"version": 2, "name": "x", "check": {"id": "` + check + `"}, "plan": {"steps": ` + steps + `}}`)
+}
+
+const (
+	oneCall = `{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}`
+	restart = `{"kind": "restart"}`
+	crash   = `{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash"}]}`
+	burst   = `{"kind": "burst", "calls": [{"tenant": "A", "key": "k1"}, {"tenant": "A", "key": "k1", "encoding": 1}]}`
+)
+
+// The case files run writes for restart and crash bugs replay; a case that
+// would pass unheard (a check nobody knows, a step that sends nothing, a
+// kind this idemstress does not know) is refused with what to fix.
+func TestDecode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string // "" to accept
+	}{
+		{"call", caseJSON("IDEM-004", "["+oneCall+"]"), ""},
+		{"restart between calls (memory-keys)", caseJSON("IDEM-001", "["+oneCall+","+restart+","+oneCall+"]"), ""},
+		{"crash then restart (non-atomic)", caseJSON("IDEM-002", "["+crash+","+restart+","+oneCall+"]"), ""},
+		{"burst", caseJSON("IDEM-001", "["+burst+"]"), ""},
+		{"unknown check", caseJSON("IDEM-999", "["+oneCall+"]"), `check "IDEM-999" is not in this idemstress's catalogue`},
+		{"call step without a call", caseJSON("IDEM-001", `[{"kind": "call"}]`), "step 1 of the plan (call) has no call"},
+		{"restart only", caseJSON("IDEM-001", "["+restart+"]"), "the plan has no call"},
+		{"restart with calls", caseJSON("IDEM-001", `[{"kind": "restart", "calls": [{"tenant": "A", "key": "k1"}]}]`), "a restart has none"},
+		{"unknown kind", caseJSON("IDEM-001", `[{"kind": "explode", "calls": [{"tenant": "A", "key": "k1"}]}]`), `kind "explode"`},
+		{"unknown fault", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "meteor"}]}]`), `fault "meteor"`},
+		{"newer format", []byte(`{"version": 99}`), "upgrade idemstress"},
+		{"not JSON", []byte("\x00"), "not a case file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := regress.Decode("case.json", tc.file)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			case err == nil && c.PlanText == "":
+				t.Fatalf("accepted without a plan text: %+v", c)
+			}
+		})
+	}
+}
+
+// A plan with a burst races: a replay tries it more often before it calls
+// the case passed.
+func TestAttemptsFor(t *testing.T) {
+	for _, tc := range []struct {
+		steps string
+		want  int
+	}{
+		{"[" + oneCall + "," + restart + "," + oneCall + "]", regress.Attempts},
+		{"[" + oneCall + "," + burst + "]", regress.RacyAttempts},
+	} {
+		c, err := regress.Decode("case.json", caseJSON("IDEM-001", tc.steps))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := regress.AttemptsFor(c.Plan); got != tc.want {
+			t.Errorf("AttemptsFor(%s) = %d, want %d", c.PlanText, got, tc.want)
+		}
+	}
+	if regress.RacyAttempts <= regress.Attempts {
+		t.Errorf("RacyAttempts %d ≤ Attempts %d", regress.RacyAttempts, regress.Attempts)
+	}
+}
+
+// FuzzDecode: no case file, however broken, makes the decoder panic; one
+// it accepts has a plan that sends something, and encodes again.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range [][]byte{
+		caseJSON("IDEM-004", "["+oneCall+"]"),
+		caseJSON("IDEM-001", "["+oneCall+","+restart+","+oneCall+"]"),
+		caseJSON("IDEM-002", "["+crash+","+burst+"]"),
+		[]byte(`{"version": 1, "check": {"id": "IDEM-001", "observed": "x"}, "seed": 3, "plan": {"steps": [` + oneCall + `]}}`),
+		[]byte(`{"version": 2, "plan": null}`),
+		[]byte(`[]`),
+		[]byte(``),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := regress.Decode("fuzz.json", b)
+		if err != nil {
+			return
+		}
+		if c.Plan.NumCalls() == 0 {
+			t.Fatalf("accepted a plan without calls: %s", b)
+		}
+		if _, err := json.Marshal(c); err != nil {
+			t.Fatalf("an accepted case does not encode: %v", err)
+		}
+	})
+}
