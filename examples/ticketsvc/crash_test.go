@@ -53,6 +53,10 @@ func (e *env) interruptAtOutbox(tenant, key, body string) {
 	if _, err := tx.Exec(ctx, `LOCK TABLE notification_outbox IN EXCLUSIVE MODE`); err != nil {
 		e.t.Fatal(err)
 	}
+	var locker int
+	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&locker); err != nil {
+		e.t.Fatal(err)
+	}
 	callCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -63,6 +67,28 @@ func (e *env) interruptAtOutbox(tenant, key, body string) {
 	cancel()
 	<-done
 	waitWaiting(e, 0)
+	// No longer waiting is not yet rolled back: on a loaded machine the
+	// service's transaction (and its key row) outlived the wait, and the
+	// correct mode's retry was answered in_flight.
+	waitNoTransactionBut(e, locker)
+}
+
+// waitNoTransactionBut waits until no backend of the database but the
+// locker's (and the asking one) is inside a transaction, bounded.
+func waitNoTransactionBut(e *env, locker int) {
+	e.t.Helper()
+	for range 1000 {
+		var got int
+		if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND xact_start IS NOT NULL AND pid NOT IN (pg_backend_pid(), $1)`, locker).Scan(&got); err != nil {
+			e.t.Fatal(err)
+		}
+		if got == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.t.Fatal("the service's transaction never ended")
 }
 
 // waitWaiting waits until n backends wait on a lock, bounded.
