@@ -53,6 +53,13 @@ type Reading struct {
 	Outcome string
 }
 
+// MissingID says the answer met an ok matcher (created or replayed) but
+// carried no resource ID where the contract looks for it: the ID pointer,
+// more likely than the service, is wrong.
+func (r Reading) MissingID() bool {
+	return r.Kind == Other && (r.Outcome == "created" || r.Outcome == "replayed")
+}
+
 // outcome is one of the contract's outcomes with its matchers.
 type outcome struct {
 	name     string

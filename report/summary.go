@@ -32,6 +32,9 @@ type Case struct {
 	Error         string             `json:"error,omitempty"`
 	// Flaky: the minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
+	// Bug names what went wrong: the check and the transition that broke
+	// ("IDEM-008 in burst (5xx)"); two bugs of one check differ in it.
+	Bug string `json:"bug,omitempty"`
 	// NotMinimal: shrinking ran out of budget; MinimalPlan is the smallest
 	// failing plan found by then.
 	NotMinimal bool `json:"not_minimal,omitempty"`

@@ -191,6 +191,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 		r.attributed++
 		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 	} else {
+		best.Bug = own.String()
 		r.bugs = append(r.bugs, best)
 		r.reported = append(r.reported, fired...)
 		r.reported = append(r.reported, bug)

@@ -75,6 +75,7 @@ func (res *Result) Cases(target string) []report.Case {
 			cs.Violations = append(cs.Violations, res.Outside...)
 		}
 		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
+		cs.Bug = f.Bug
 		// The bug's own check first, then what else its plan fired.
 		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.Fired(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
 		out = append(out, cs)

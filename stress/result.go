@@ -13,7 +13,10 @@ type Failure struct {
 	// Check names the bug: the most severe check the plan fired that no
 	// bug reported before it had fired. Violations[0] may be another,
 	// more severe one that an earlier bug already stands for.
-	Check      checks.ID          `json:"check"`
+	Check checks.ID `json:"check"`
+	// Bug names what went wrong (BugID: the check and the transition that
+	// broke), which tells two bugs of one check apart.
+	Bug        string             `json:"bug,omitempty"`
 	Plan       model.Plan         `json:"plan"`
 	History    model.History      `json:"history"`
 	Violations []checks.Violation `json:"violations"`

@@ -114,10 +114,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
 	}
-	if !r.ids && r.unusable != nil && r.stop == nil {
+	// A bug found is never dropped for a contract error: a run whose calls
+	// went unanswered or 5xx may have hunted some before a wrong request.
+	if !r.ids && r.unusable != nil && r.stop == nil && len(r.bugs) == 0 {
 		return nil, r.noUsableAnswer()
 	}
-	if r.refused != nil && r.baseOK && ctx.Err() == nil {
+	// After an infrastructure stop the target cannot be asked again what it
+	// refused: the stop is the verdict (exit 3), not a payload field.
+	if r.refused != nil && r.baseOK && r.stop == nil && ctx.Err() == nil {
 		return nil, r.refusal(ctx)
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),

@@ -41,11 +41,7 @@ func (r *runner) noteUnusable(h model.History) {
 // but carried no resource ID there (the contract's ID pointer may be
 // wrong).
 func (r *runner) wantedID(op model.Op) bool {
-	if op.Out.Kind != model.Other {
-		return false
-	}
-	o := r.cfg.Contract.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).Outcome
-	return o == "created" || o == "replayed"
+	return op.Out.Kind == model.Other && r.cfg.Contract.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).MissingID()
 }
 
 // noUsableAnswer is the contract error of a run in which no call was ever

@@ -106,8 +106,8 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 	out := tr.History[0].Out
 	switch {
 	case out.Kind != model.Invalid:
-		say("target", "FAIL a call without a key got %d (%s); the contract says invalid %v: %s",
-			out.Status, out.Kind, cfg.Contract.Statuses.Invalid, out.Body)
+		say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
+			out.Status, out.Kind, cfg.Contract.Expected("invalid"), out.Body)
 		code = max(code, exitViolations)
 	case len(tr.Violations) > 0:
 		for _, v := range tr.Violations {
@@ -129,8 +129,8 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	}
 	out := tr.History[0].Out
 	switch {
-	case out.Status >= 200 && out.Status < 300 && out.ID == "":
-		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
+	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
+		say("target", "FAIL target.id %q (or the matcher's id:): a call with a key got %d, an ok answer with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
 		return exitUsage
 	case out.Kind != model.OK:
 		say("target", "FAIL a call with a key got %s: %s", out, out.Body)

@@ -14,7 +14,7 @@ import (
 )
 
 // mergeCmd combines the JSON reports of a job's shards into one: the worst
-// verdict, every bug once (by its check; the smallest minimal plan kept),
+// verdict, every bug once (by what went wrong; the smallest minimal plan kept),
 // the counts and the coverage summed.
 func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
@@ -45,7 +45,7 @@ var verdictRank = map[checks.Verdict]int{checks.Pass: 0, checks.Inconclusive: 1,
 // merge combines shard reports.
 func merge(reps []stressReport) stressReport {
 	out := stressReport{Verdict: checks.Pass, Seed: reps[0].Seed, Target: reps[0].Target}
-	byCheck := map[checks.ID]report.Case{}
+	byBug := map[string]report.Case{}
 	var others []report.Case
 	for _, r := range reps {
 		if verdictRank[r.Verdict] > verdictRank[out.Verdict] {
@@ -71,19 +71,24 @@ func merge(reps []stressReport) stressReport {
 				}
 				continue
 			}
-			if old, ok := byCheck[c.Checks[0]]; !ok || smaller(c, old) {
-				byCheck[c.Checks[0]] = c
+			// Two bugs of one check (a wrong status in sequence, a 500 in a
+			// burst) are two; a report without bug names (older) by check.
+			bug := cmp.Or(c.Bug, string(c.Checks[0]))
+			if old, ok := byBug[bug]; !ok || smaller(c, old) {
+				byBug[bug] = c
 			}
 		}
 	}
-	for _, c := range byCheck {
+	for _, c := range byBug {
 		out.Cases = append(out.Cases, c)
 	}
 	order := map[checks.ID]int{}
 	for i, c := range checks.Catalogue() {
 		order[c.ID] = i
 	}
-	slices.SortFunc(out.Cases, func(a, b report.Case) int { return cmp.Compare(order[a.Checks[0]], order[b.Checks[0]]) })
+	slices.SortFunc(out.Cases, func(a, b report.Case) int {
+		return cmp.Or(cmp.Compare(order[a.Checks[0]], order[b.Checks[0]]), cmp.Compare(a.Bug, b.Bug))
+	})
 	out.Cases = append(out.Cases, others...)
 	if len(out.Cases) == 0 {
 		out.Cases = []report.Case{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}

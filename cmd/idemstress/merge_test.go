@@ -37,3 +37,40 @@ func TestMergeCoverage(t *testing.T) {
 		t.Errorf("reports without coverage: %v %v", old.Coverage, old.CheckStatus)
 	}
 }
+
+// Bugs are merged by what went wrong, not by check: a wrong status in
+// sequence and a 500 in a burst are two bugs of IDEM-008 and both stay;
+// one bug seen by two shards stays once, with the smaller plan.
+func TestMergeKeepsBugsOfOneCheck(t *testing.T) {
+	plan := func(calls int) *model.Plan {
+		p := &model.Plan{}
+		for range calls {
+			p.Steps = append(p.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}})
+		}
+		return p
+	}
+	bug := func(name string, calls int) report.Case {
+		return report.Case{Target: "svc", Verdict: checks.Fail, Checks: []checks.ID{checks.WrongStatus}, Bug: name,
+			MinimalPlan: plan(calls), MinimalSteps: calls, MinimalCalls: calls}
+	}
+	shard := func(cases ...report.Case) stressReport {
+		return stressReport{Verdict: checks.Fail, Target: "svc", Cases: cases}
+	}
+	got := merge([]stressReport{
+		shard(bug("IDEM-008 in sequence", 3)),
+		shard(bug("IDEM-008 in burst (5xx)", 1), bug("IDEM-008 in sequence", 2)),
+	})
+	if len(got.Cases) != 2 {
+		t.Fatalf("%d cases, want the two bugs of IDEM-008: %+v", len(got.Cases), got.Cases)
+	}
+	for _, c := range got.Cases {
+		if c.Bug == "IDEM-008 in sequence" && c.MinimalCalls != 2 {
+			t.Errorf("the bug seen by two shards kept %d calls, want the smaller plan's 2", c.MinimalCalls)
+		}
+	}
+	// Reports without bug names (an older idemstress) merge by check.
+	old := merge([]stressReport{shard(bug("", 3)), shard(bug("", 2))})
+	if len(old.Cases) != 1 || old.Cases[0].MinimalCalls != 2 {
+		t.Errorf("reports without bug names: %+v", old.Cases)
+	}
+}
