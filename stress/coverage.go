@@ -27,5 +27,7 @@ func (res *Result) Statuses() map[checks.ID]checks.Status {
 		vs = append(vs, f.Violations...)
 	}
 	vs = append(vs, res.Outside...)
-	return checks.Statuses(res.Coverage, checks.Fired(vs), res.Verdict == checks.Inconclusive)
+	// A check a failure attributed to a reported bug fired failed too: it
+	// is never "passed".
+	return checks.Statuses(res.Coverage, append(checks.Fired(vs), res.AttributedChecks...), res.Verdict == checks.Inconclusive)
 }

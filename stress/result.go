@@ -62,6 +62,9 @@ type Result struct {
 	// Attributed counts the failing plans that were not reported because
 	// they showed only bugs already reported (each is said in Notes).
 	Attributed int `json:"attributed,omitempty"`
+	// AttributedChecks are the checks those failures fired: they fired in
+	// this run, though no reported bug's rows name them.
+	AttributedChecks []checks.ID `json:"attributed_checks,omitempty"`
 	// Executions counts every plan executed, shrinking included.
 	Executions int `json:"executions"`
 	// Calls counts the calls of every execution; FaultsFired the faults

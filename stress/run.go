@@ -126,6 +126,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
 		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+	for _, b := range r.explained {
+		if !slices.Contains(res.AttributedChecks, b.Check) {
+			res.AttributedChecks = append(res.AttributedChecks, b.Check)
+		}
+	}
 	if r.attributed > 0 {
 		r.note(fmt.Sprintf("%d failing plan(s) showed only bugs already reported, and were attributed to them", r.attributed))
 	}
