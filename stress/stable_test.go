@@ -36,8 +36,12 @@ func TestStableDiagnoses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// The demo's shrink budget.
-				cfg.DBStall, cfg.ShrinkTime = "tickets", 10*time.Second
+				// The demo's shrink budget, and its one bug a row: what is
+				// pinned is the first diagnosis. (Past it, process-mutex's
+				// race also accepts a changed payload in a burst, a true
+				// report whose shrink the 10 s budget may cut, reported
+				// not minimal rather than dropped.)
+				cfg.DBStall, cfg.ShrinkTime, cfg.MaxBugs = "tickets", 10*time.Second, 1
 				if sample.Replicas(tc.mode) > 1 {
 					// Each burst whose calls meet on one replica's mutex
 					// waits out the stall: fewer plans.
