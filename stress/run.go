@@ -114,9 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !r.ids && r.noID != nil && r.stop == nil {
 		return nil, r.idNowhere()
 	}
-	// A bug found is never dropped for a contract error: a run whose calls
-	// went unanswered or 5xx may have hunted some before a wrong request.
-	if !r.ids && r.unusable != nil && r.stop == nil && len(r.bugs) == 0 {
+	if !r.ids && r.unusable != nil && r.stop == nil {
 		return nil, r.noUsableAnswer()
 	}
 	// After an infrastructure stop the target cannot be asked again what it

@@ -130,7 +130,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	out := tr.History[0].Out
 	switch {
 	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
-		say("target", "FAIL target.id %q (or the matcher's id:): a call with a key got %d, an ok answer with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
+		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
 		return exitUsage
 	case out.Kind != model.OK:
 		say("target", "FAIL a call with a key got %s: %s", out, out.Body)
