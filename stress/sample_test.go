@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
@@ -30,97 +28,6 @@ func burst(steps ...model.Step) model.Step {
 		b.Calls = append(b.Calls, s.Calls...)
 	}
 	return b
-}
-
-// Through the real stack (HTTP on loopback, PostgreSQL), on both schema
-// layouts, with bursts released by last-byte synchronisation under the
-// db-stall nemesis, every bug mode is caught by its check and shrunk to the
-// two calls that show it, and the correct mode passes, for several seeds.
-func TestSampleModes(t *testing.T) {
-	reencoded := call("A", "k1", 0)
-	reencoded.Calls[0].Encoding = 1
-	traced := call("A", "k1", 0)
-	traced.Calls[0].Noise = model.NoiseQuery
-	minimal := map[string][]model.Step{
-		"outbox-on-retry":      {call("A", "k1", 0), call("A", "k1", 0)},
-		"no-payload-check":     {call("A", "k1", 0), call("A", "k1", 1)},
-		"global-keys":          {call("A", "k1", 0), call("B", "k1", 0)},
-		"raw-body-fingerprint": {call("A", "k1", 0), reencoded},
-		"check-then-insert":    {burst(call("A", "k1", 0), call("A", "k1", 0))},
-		"unique-violation-500": {burst(call("A", "k1", 0), call("A", "k1", 0))},
-		"process-mutex":        {burst(call("A", "k1", 0), call("A", "k1", 0))},
-		"partial-fingerprint":  {call("A", "k1", 0), call("A", "k1", 1)},
-		"query-in-key":         {call("A", "k1", 0), traced},
-		// In the keys layout the trimmed key is stored: one call shows it.
-		"trimmed-keys": {call("A", model.Shaped("k1", model.ShapeSpace), 0)},
-	}
-	taggedMinimal := map[string][]model.Step{
-		// The tagged layout keeps no key column: the second call shows it.
-		"trimmed-keys": {call("A", "k1", 0), call("A", model.Shaped("k1", model.ShapeSpace), 0)},
-	}
-	layouts, seeds := sample.Layouts(), []uint64{1, 2}
-	if testing.Short() {
-		// -short (the race-detector run in CI): one layout, one seed.
-		layouts, seeds = layouts[:1], seeds[:1]
-	}
-	for _, layout := range layouts {
-		for _, mode := range sample.Modes() {
-			t.Run(string(layout)+"/"+mode, func(t *testing.T) {
-				if sample.FaultsOnly(mode) {
-					t.Skip("shows only under restarts or crashes: TestProcessFaultModes")
-				}
-				if _, ok := minimal[mode]; !ok && !sample.Passes(mode) {
-					t.Fatalf("bug mode %s has no expected minimal plan here", mode)
-				}
-				svc := startSample(t, mode, layout)
-				seeds := seeds
-				if sample.Replicas(mode) > 1 {
-					// A burst's calls that land on one replica queue on its
-					// mutex, where the nemesis cannot see them, and each such
-					// burst waits out the stall: one seed is slow enough.
-					seeds = seeds[:1]
-				}
-				for _, seed := range seeds {
-					cfg, err := svc.Config(100, seed)
-					if err != nil {
-						t.Fatal(err)
-					}
-					cfg.DBStall = "tickets"
-					if mode != sample.Correct {
-						cfg.MaxBugs = 1 // what is checked here is the first
-					}
-					res, err := stress.Run(t.Context(), cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if sample.Passes(mode) {
-						if res.Verdict != checks.Pass || res.Plans != 100 {
-							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failures, res.Outside)
-						}
-						continue
-					}
-					if res.Verdict != checks.Fail || len(res.Failures) == 0 {
-						t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
-					}
-					t.Logf("seed %d: caught after %d plans in %s, shrunk in %s over %d executions", seed, res.Plans,
-						res.Detect.Round(time.Millisecond), res.Failures[0].Shrink.Round(time.Millisecond), res.Executions)
-					for _, f := range res.Failures[1:] {
-						t.Logf("seed %d: also %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink.Round(time.Millisecond), f.Plan)
-					}
-					if got := res.Failures[0].Check; got != sample.Expected[mode] {
-						t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failures[0].Violations)
-					}
-					want := model.Plan{Steps: minimal[mode]}
-					if steps, ok := taggedMinimal[mode]; ok && layout == ticketsvc.LayoutTagged {
-						want = model.Plan{Steps: steps}
-					}
-					if got := res.Failures[0].Plan; oneEncoding(got).String() != want.String() && !(mode == "trimmed-keys" && sameCalls(got, want)) {
-						t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
-					}
-				}
-			})
-		}
-	}
 }
 
 // The library API inside go test: the correct service passes.
@@ -214,23 +121,6 @@ func TestRunSchemaMismatch(t *testing.T) {
 
 // oneEncoding marks every re-encoded call as encoding 1: which of the
 // byte-different encodings a shrink ends on does not matter.
-// sameCalls: the plans make the same calls, one at a time, in any order
-// (two keys that fold into one action show it either way round).
-func sameCalls(p, q model.Plan) bool {
-	calls := func(p model.Plan) []string {
-		var out []string
-		for _, s := range p.Steps {
-			if s.Kind != model.StepCall {
-				return nil
-			}
-			out = append(out, s.Calls[0].String())
-		}
-		slices.Sort(out)
-		return out
-	}
-	return len(p.Steps) == len(q.Steps) && slices.Equal(calls(p), calls(q))
-}
-
 func oneEncoding(p model.Plan) model.Plan {
 	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
 	for i, s := range p.Steps {

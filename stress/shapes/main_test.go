@@ -1,7 +1,6 @@
 package shapes_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -29,31 +28,6 @@ func burst(steps ...model.Step) model.Step {
 	return b
 }
 
-// skeleton is the plan with every call's payload variant, encoding and
-// noise at zero, and its tenants and keys named in the order they appear
-// (A, B, …; k1, k2, …).
-func skeleton(p model.Plan) model.Plan {
-	var out model.Plan
-	tenants, keys := map[string]string{}, map[string]string{}
-	rename := func(names map[string]string, name, first string) string {
-		if _, ok := names[name]; !ok {
-			names[name] = first
-		}
-		return names[name]
-	}
-	for _, s := range p.Steps {
-		s.Calls = slices.Clone(s.Calls)
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			c.Variant, c.Encoding, c.Noise = 0, 0, model.NoiseNone
-			c.Tenant = rename(tenants, c.Tenant, string(rune('A'+len(tenants))))
-			c.Key = rename(keys, c.Key, fmt.Sprintf("k%d", len(keys)+1))
-		}
-		out.Steps = append(out.Steps, s)
-	}
-	return out
-}
-
 // assertAllFired: every kind planned fired every time, and no other kind
 // was counted (as in package stress's tests, a binary apart).
 func assertAllFired(t *testing.T, res *stress.Result, kinds []model.Fault) {
@@ -72,4 +46,11 @@ func assertAllFired(t *testing.T, res *stress.Result, kinds []model.Fault) {
 			t.Errorf("fault %s counted, never enabled", k)
 		}
 	}
+}
+
+// faulted is a single call that carries a planned fault.
+func faulted(tenant, key string, f model.Fault) model.Step {
+	s := call(tenant, key, 0)
+	s.Calls[0].Fault = f
+	return s
 }

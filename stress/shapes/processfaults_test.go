@@ -1,4 +1,4 @@
-package stress_test
+package shapes_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package stress_test
+package zoo_test
 
 import (
 	"testing"
