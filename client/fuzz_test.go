@@ -12,7 +12,8 @@ import (
 
 // FuzzParseResponse: no answer, however broken its status line, headers,
 // Location or body, makes reading it or finding its ID panic, and the ID
-// found is part of what the service sent.
+// found is part of what the service sent. (An ID is read whatever the
+// status: the contract's answer matchers say which answers carry one.)
 func FuzzParseResponse(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 201 Created\r\nLocation: /tickets/7\r\nContent-Length: 16\r\n\r\n{\"ticket_id\": 7}"))
 	f.Add([]byte("HTTP/1.1 200 OK\r\nLocation: http://x/a/b/?q=1#f\r\n\r\n{\"ticket_id\": \"a\\u0000b\"}"))
@@ -43,9 +44,6 @@ func FuzzParseResponse(f *testing.F) {
 			got := h.ParseResponse(resp, body)
 			if got.Status != resp.StatusCode {
 				t.Fatalf("status %d, want %d", got.Status, resp.StatusCode)
-			}
-			if got.ID != "" && (got.Status < 200 || got.Status > 299) {
-				t.Fatalf("an ID %q from a %d answer", got.ID, got.Status)
 			}
 			if len(got.ID) > len(raw) {
 				t.Fatalf("an ID of %d bytes from an answer of %d", len(got.ID), len(raw))
