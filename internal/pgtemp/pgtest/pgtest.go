@@ -44,7 +44,6 @@ func Main(m *testing.M, cluster **pgtemp.Cluster, examples ...string) {
 
 func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 	flag.Parse() // for testing.Short; m.Run parses only if nobody did
-	raiseDefaultTimeout()
 	if fuzzing() {
 		// A fuzz target is pure, and each fuzz worker is a process of its
 		// own running TestMain: a cluster each would cost seconds a worker.
@@ -91,7 +90,6 @@ func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 // and leaves out examples, as Main does.
 func MainWithoutCluster(m *testing.M, examples ...string) {
 	flag.Parse()
-	raiseDefaultTimeout()
 	if _, err := pgtemp.FindBinDir(); skippable(err) {
 		if err := leaveOut(examples); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
@@ -100,25 +98,6 @@ func MainWithoutCluster(m *testing.M, examples ...string) {
 		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
 	}
 	goleak.VerifyTestMain(m)
-}
-
-// goTestTimeout is the alarm go test gives each test binary unless told
-// otherwise, and endToEndTimeout the one a binary of end-to-end tests gets
-// instead.
-const goTestTimeout, endToEndTimeout = 10 * time.Minute, 30 * time.Minute
-
-// raiseDefaultTimeout gives a binary of end-to-end tests (real HTTP, real
-// processes, a real PostgreSQL for minutes) 30 minutes where go test's
-// default would give it 10: on a loaded 2-core machine their sum passes
-// 10 minutes, although nothing hangs (every call, plan, shrink and wait
-// here is bounded by a timeout of its own, far below either). The default
-// alarm exists to catch a hang; go test passes it to the binary as
-// -test.timeout=10m0s, so an explicit -timeout of another length is kept
-// (and an explicit 10m is read as the default).
-func raiseDefaultTimeout() {
-	if f := flag.Lookup("test.timeout"); f != nil && f.Value.String() == goTestTimeout.String() {
-		_ = f.Value.Set(endToEndTimeout.String())
-	}
 }
 
 // fuzzing reports whether the binary runs a fuzz target (go test -fuzz),
