@@ -109,9 +109,18 @@ func TestStressInterrupted(t *testing.T) {
 				if rep.Verdict != checks.Fail || rep.Cases[0].Checks[0] != checks.DuplicateEffect || rep.Cases[0].MinimalPlan == nil {
 					t.Errorf("partial report: %+v", rep.Cases)
 				}
-				// The bug found has its case file.
-				if files, _ := filepath.Glob(filepath.Join(cmd.Dir, "idemstress-cases", "IDEM-001-*.json")); len(files) != 1 {
-					t.Errorf("case files of the bug found: %v, want one", files)
+				// Each bug found has its case file. The signal may land
+				// while a second bug (the duplicate seen under a burst) is
+				// being shrunk: it is reported half-shrunk, never dropped,
+				// and has its file too.
+				bugs := 0
+				for _, c := range rep.Cases {
+					if c.Checks[0] == checks.DuplicateEffect {
+						bugs++
+					}
+				}
+				if files, _ := filepath.Glob(filepath.Join(cmd.Dir, "idemstress-cases", "IDEM-001-*.json")); len(files) != bugs {
+					t.Errorf("case files of the bugs found: %v, want %d (one per IDEM-001 case)", files, bugs)
 				}
 			}
 			// Everything idemstress started is gone (waited for, so not
