@@ -43,7 +43,7 @@ type Check struct {
 	ID ID
 	// Name starts every message of the check ("duplicate effect").
 	Name string
-	// Finds says what the check finds, in one line (the README's table).
+	// Finds says what the check finds, in one line (the table of docs/checks.md).
 	Finds string
 	// Needs are the transitions that exercise the check, any one of them:
 	// those under which a correct service gives the answers, or leaves the

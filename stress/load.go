@@ -22,7 +22,7 @@ import (
 	"github.com/idemstress/idemstress/process"
 )
 
-// contractFile is the YAML form; README.md documents it field by field.
+// contractFile is the YAML form; docs/contract.md documents it field by field.
 type contractFile struct {
 	Target   client.HTTPSpec `yaml:"target"`
 	Payload  map[string]any  `yaml:"payload"`
@@ -166,7 +166,7 @@ func Parse(name string, data []byte) (Config, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return none, fail("empty file; see README.md for the contract format")
+			return none, fail("empty file; see docs/contract.md for the contract format")
 		}
 		// A quoted line may hold a database URL.
 		return none, fail("%s", redact.String(yamlError(err, data)))
@@ -319,7 +319,7 @@ func yamlError(err error, data []byte) string {
 			}
 		}
 		if strings.HasPrefix(text, "field ") && strings.Contains(text, " not found in type ") {
-			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see README.md for the fields)"
+			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see docs/contract.md for the fields)"
 		}
 		if n >= 1 && n <= len(lines) {
 			text += fmt.Sprintf(" in %q", strings.TrimSpace(lines[n-1]))

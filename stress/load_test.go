@@ -246,17 +246,17 @@ effects:
 	}
 }
 
-// The README's body-key and form-body snippets are valid contracts once
+// docs/contract.md's body-key and form-body snippets are valid contracts once
 // given their effect tables.
 func TestREADMEBodySnippets(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/contract.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(readme)
 	start := strings.Index(text, "A Square-style body key")
 	if start < 0 {
-		t.Fatal("README.md lost the body-key snippets")
+		t.Fatal("docs/contract.md lost the body-key snippets")
 	}
 	block := text[start:]
 	block = block[strings.Index(block, "```yaml\n")+len("```yaml\n"):]
@@ -266,7 +266,7 @@ func TestREADMEBodySnippets(t *testing.T) {
 		t.Fatalf("want two snippets, got %d", len(docs))
 	}
 	for i, doc := range docs {
-		c, err := stress.Parse("README.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
+		c, err := stress.Parse("docs/contract.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
 		if err != nil {
 			t.Errorf("snippet %d: %v", i+1, err)
 			continue

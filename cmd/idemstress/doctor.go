@@ -23,7 +23,7 @@ import (
 // the contract says and whose rows must be found where the contract says.
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	config := fs.String("config", "", "contract file (YAML), see docs/contract.md")
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return parseExit(err)

@@ -26,7 +26,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if wantsHelp(args) {
 		fs.SetOutput(stdout)
 	}
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	config := fs.String("config", "", "contract file (YAML), see docs/contract.md")
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
 	var h hunt
 	h.register(fs)

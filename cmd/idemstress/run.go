@@ -42,7 +42,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	var a artefacts
 	a.register(fs)
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	config := fs.String("config", "", "contract file (YAML), see docs/contract.md")
 	var h hunt
 	h.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {

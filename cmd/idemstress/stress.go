@@ -54,7 +54,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Lookup("plans").Usage = "plans to try (0: no limit; --duration ends the run)"
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	config := fs.String("config", "", "contract file (YAML), see docs/contract.md")
 	var h hunt
 	h.register(fs)
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
