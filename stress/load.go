@@ -162,6 +162,9 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	var f contractFile
 	var none Config
+	if todo := todoField(data); todo != "" {
+		return none, fail("%s", todo)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {

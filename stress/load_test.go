@@ -276,3 +276,17 @@ func TestREADMEBodySnippets(t *testing.T) {
 		}
 	}
 }
+
+// A field idemstress init could not fill is a TODO, and a contract that
+// still holds one is refused with a line naming the field and init's
+// comment; "TODO" quoted is a value like any other.
+func TestParseRefusesTODO(t *testing.T) {
+	base := "target: {url: \"http://127.0.0.1:1/t/{{tenant}}\", headers: {Idempotency-Key: \"{{key}}\"}, id: /id}\npayload: {note: hi}\n"
+	_, err := stress.Parse("c.yaml", []byte(base+"effects:\n  - table: tickets\n    tenant: tenant\n    key: TODO   # no column held the key\n"))
+	if err == nil || !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "effects[0].key (line 6): TODO left by idemstress init: no column held the key") {
+		t.Errorf("a TODO key: %v", err)
+	}
+	if _, err := stress.Parse("c.yaml", []byte(base+"effects: [{table: tickets, tenant: tenant, key: \"TODO\"}]\n")); err != nil {
+		t.Errorf("a quoted TODO: %v", err)
+	}
+}
