@@ -10,6 +10,7 @@ package draft
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -297,4 +298,36 @@ func normalise(v any) any {
 		}
 	}
 	return v
+}
+
+// ErrCall marks a call of init's that got no answer.
+var ErrCall = errors.New("draft: no answer")
+
+// Defaults fills what neither the document nor the flags said: the IETF
+// draft's refusal statuses, and key_scope global when no tenant travels.
+func (d *Draft) Defaults() {
+	if d.Notes == nil {
+		d.Notes = map[string]string{}
+	}
+	if d.Rules == nil {
+		d.Rules = map[string]any{}
+	}
+	if len(d.Answers) == 0 && len(d.Statuses) == 0 {
+		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
+		d.note("statuses", "guessed: the IETF draft's statuses; nothing documented them")
+	}
+	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
+		d.KeyScope = "global"
+		d.note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
+	}
+	if !d.KeyTemplate() {
+		d.Headers = append(d.Headers, Header{"Idempotency-Key", ""})
+		d.note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
+	}
+}
+
+// NoDatabase leaves the effects a TODO: with no database there is no call
+// whose rows to read.
+func (d *Draft) NoDatabase() {
+	d.note("effects", "no --database-url: init reads the effect tables from what one create call writes")
 }
