@@ -119,9 +119,6 @@ func (d *Draft) refusals(op *openapi3.Operation) {
 			d.note("statuses."+w.outcome, "guessed: documented, and the IETF draft's status for it")
 		}
 	}
-	if len(d.Answers) == 0 && len(d.Statuses) == 0 {
-		d.note("statuses", "guessed: the IETF draft's defaults; the document names no refusal")
-	}
 }
 
 // statusTaken says whether a matcher already gives the status to a refusal.

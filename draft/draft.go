@@ -314,7 +314,7 @@ func (d *Draft) Defaults() {
 	}
 	if len(d.Answers) == 0 && len(d.Statuses) == 0 {
 		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
-		d.note("statuses", "guessed: the IETF draft's statuses; nothing documented them")
+		d.note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
 	}
 	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
 		d.KeyScope = "global"

@@ -88,7 +88,7 @@ func (d *Draft) url(server, path string, params openapi3.Parameters) {
 	full := strings.TrimRight(server, "/") + path
 	for _, p := range inPath {
 		switch {
-		case tenantLike.MatchString(p.Name) || len(inPath) == 1 && !keyLike.MatchString(p.Name):
+		case !strings.Contains(full, "{{tenant}}") && (tenantLike.MatchString(p.Name) || len(inPath) == 1 && !keyLike.MatchString(p.Name)):
 			full = strings.ReplaceAll(full, "{"+p.Name+"}", "{{tenant}}")
 			d.note("target.url", "guessed: path parameter %q is the tenant", p.Name)
 		case keyLike.MatchString(p.Name):

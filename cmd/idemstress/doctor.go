@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/idemstress/idemstress/model"
@@ -32,9 +33,28 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")
 		return exitUsage
 	}
+	// Doctor reads top-down: its lines are held until the verdict, and the
+	// first says what to fix first (the first FAIL, which the order of the
+	// checks makes the root cause), or that the contract is ready to run.
+	var lines []string
+	fix := ""
 	say := func(what, format string, args ...any) {
-		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
+		msg := fmt.Sprintf(format, args...)
+		if rest, ok := strings.CutPrefix(msg, "FAIL "); ok && fix == "" {
+			fix = what + ": " + rest
+		}
+		lines = append(lines, fmt.Sprintf("%-9s %s\n", what, msg))
 	}
+	defer func() {
+		if fix != "" {
+			fmt.Fprintf(stdout, "fix first: %s\n", fix)
+		} else {
+			fmt.Fprintf(stdout, "ok: ready to run: idemstress run --config %s\n", *config)
+		}
+		for _, l := range lines {
+			fmt.Fprint(stdout, l)
+		}
+	}()
 
 	cfg, err := stress.Load(*config)
 	if err != nil {

@@ -1,11 +1,15 @@
-package main
+package inittest_test
 
 import (
+	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -13,8 +17,69 @@ import (
 
 	"github.com/idemstress/idemstress/examples/paysvc"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+
+// Exit codes of the command.
+const (
+	exitPass       = 0
+	exitViolations = 1
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// idemstress builds the command once for the binary's tests.
+func idemstress(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds idemstress and runs it against the samples")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "idemstress-inittest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "idemstress")
+		if out, err := exec.Command("go", "build", "-o", binary, "..").CombinedOutput(); err != nil {
+			buildErr = errors.New("building idemstress: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+// invoke runs the built command, with its cases in a directory of the test.
+func invoke(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if args[0] == "run" {
+		args = append([]string{"run", "--cases", t.TempDir()}, args[1:]...)
+	}
+	cmd := exec.CommandContext(t.Context(), idemstress(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "DATABASE_URL=")
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
 
 // switched serves the correct service until the test flips it to the
 // buggy one, at the same address and over the same database: the contract
@@ -124,7 +189,7 @@ func TestInitPaymentsFromOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := initThenRun(t, &switched{correct: correct, buggy: buggy}, dbURL, "IDEM-004",
-		"--openapi", "../../examples/paysvc/openapi.yaml", "--operation", "createPayment", "--url", "SERVER")
+		"--openapi", "../../../examples/paysvc/openapi.yaml", "--operation", "createPayment", "--url", "SERVER")
 	for _, want := range []string{"/v2/merchants/{{tenant}}/payments", "idempotency_key: '{{key}}'", "id: /payment/id",
 		"/amount_money/amount: {int: {max: 100000000, min: 1}}", "equals: {/errors/0/code: IDEMPOTENCY_KEY_REUSED}",
 		"table: payments", "tenant: merchant", "join: {column: payment_id, table: payments}"} {
