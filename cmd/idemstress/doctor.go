@@ -145,7 +145,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	return exitPass
 }
 
-func describeEffect(e observe.Effect) string {
+func describeEffect(e model.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

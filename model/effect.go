@@ -1,10 +1,8 @@
-package observe
+package model
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Effect declares one table the target writes for each action, and how a
@@ -150,9 +148,4 @@ func (e Effect) RowsPerAction() int {
 		return 1
 	}
 	return e.PerAction
-}
-
-// ident quotes a possibly schema-qualified name.
-func ident(name string) string {
-	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }
