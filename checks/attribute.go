@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/idemstress/idemstress/model"
 )
@@ -23,23 +22,6 @@ const (
 	// names another tenant. It still counts for its action.
 	foreignTenantRow
 )
-
-// joinedLast orders effects so that the tables joined rows point at are
-// attributed before the joined ones.
-func joinedLast(effects []model.Effect) []model.Effect {
-	out := slices.Clone(effects)
-	slices.SortStableFunc(out, func(a, b model.Effect) int {
-		return int(boolInt(a.Join != nil) - boolInt(b.Join != nil))
-	})
-	return out
-}
-
-func boolInt(b bool) int8 {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // attribute maps a row back to its logical action. owner holds the actions
 // of the rows of tables attributed before, by table and ID.

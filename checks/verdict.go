@@ -245,7 +245,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
 	perAction := map[string]map[model.Action][]model.Row{}
-	for _, e := range joinedLast(in.Effects) {
+	for _, e := range model.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]model.Row{}
 		for _, r := range in.Rows[e.Table] {

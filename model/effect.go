@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -148,4 +149,21 @@ func (e Effect) RowsPerAction() int {
 		return 1
 	}
 	return e.PerAction
+}
+
+// JoinedLast orders effects so that the tables joined rows point at come
+// before the joined ones: a joined row is attributed, and counted, through
+// the row it points at.
+func JoinedLast(effects []Effect) []Effect {
+	out := slices.Clone(effects)
+	slices.SortStableFunc(out, func(a, b Effect) int {
+		switch {
+		case a.Join == nil && b.Join != nil:
+			return -1
+		case a.Join != nil && b.Join == nil:
+			return 1
+		}
+		return 0
+	})
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -102,7 +101,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 			st.xmax = xmax
 		}
 		var todo []model.Effect
-		for _, e := range joinedLast(o.effects) {
+		for _, e := range model.JoinedLast(o.effects) {
 			if e.Query != "" {
 				continue
 			}
@@ -305,20 +304,4 @@ func byContent(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (strin
 	var fp string
 	err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&fp)
 	return fp, err
-}
-
-// joinedLast orders effects so that the tables joined rows point at come
-// before the joined ones.
-func joinedLast(effects []model.Effect) []model.Effect {
-	out := slices.Clone(effects)
-	slices.SortStableFunc(out, func(a, b model.Effect) int {
-		switch {
-		case a.Join == nil && b.Join != nil:
-			return -1
-		case a.Join != nil && b.Join == nil:
-			return 1
-		}
-		return 0
-	})
-	return out
 }
