@@ -82,6 +82,12 @@ type ReleaseOptions struct {
 	// system's roots); the handshake is part of dialling, before release.
 	TLS *tls.Config
 
+	// keep, when set, holds connections from one burst to the next: each
+	// request goes over a kept connection when there is one, without
+	// "Connection: close", and each connection that ends with a whole
+	// answer is kept again (see warm). Nil: a new connection per request.
+	keep *warm
+
 	// beforeRelease, when set, runs once every request is on the wire up
 	// to its held-back part and before any of them is released. Tests use
 	// it to prove that no handler is entered early.
@@ -100,7 +106,8 @@ var aLongTimeAgo = time.Unix(1, 0)
 // Release releases reqs at the same instant and returns their exchanges in
 // the order of reqs. Every request goes over a new TCP connection of its
 // own to req.URL.Host, with "Connection: close", dialled before the
-// release; only http:// URLs are supported. Release consumes the requests'
+// release (a target's bursts keep theirs open for the next burst instead,
+// see warm); only http:// and https:// URLs are supported. Release consumes the requests'
 // bodies. A request that cannot be sent or answered gets an Err; the others
 // go on. When ctx ends, every exchange still open fails at once. All
 // connections are closed and all goroutines ended when Release returns.
@@ -118,8 +125,13 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 		reqs:  make([]*http.Request, len(reqs)),
 		wire:  make([][]byte, len(reqs)),
 		hold:  make([]int, len(reqs)),
+		addrs: make([]string, len(reqs)),
 		conns: make([]net.Conn, len(reqs)),
 		ex:    make([]Exchange, len(reqs)),
+		// reused and keepable are written by request i's goroutines only.
+		reused:   make([]bool, len(reqs)),
+		keepable: make([]bool, len(reqs)),
+		released: make(chan struct{}),
 	}
 	if opts.Mode != Naive && opts.Mode != LastByte {
 		for i := range reqs {
@@ -177,8 +189,14 @@ type burst struct {
 	reqs  []*http.Request // the clones that go on the wire
 	wire  [][]byte        // each request as written on the wire
 	hold  []int           // where in wire the held-back part starts
+	addrs []string        // host:port of each request
 	conns []net.Conn      // nil where the exchange failed before release
 	ex    []Exchange
+	// reused says a request went over a kept connection; keepable that
+	// its connection ended with a whole answer and may be kept again.
+	reused, keepable []bool
+	// released closes once every request's final part has been sent.
+	released chan struct{}
 	// deadline ends every exchange (ReleaseOptions.Timeout).
 	deadline time.Time
 }
@@ -215,7 +233,9 @@ func (b *burst) serialise(i int) {
 		return
 	}
 	c := r.Clone(b.ctx)
-	c.Close = true // one connection per request: nothing to reuse, and the server ends it after answering
+	// Without a keep, one connection per request: nothing to reuse, and the
+	// server ends it after answering.
+	c.Close = b.opts.keep == nil
 	var buf bytes.Buffer
 	if err := c.Write(&buf); err != nil {
 		b.fail(i, "serialise", err)
@@ -237,12 +257,21 @@ func (b *burst) dial() {
 		if r == nil {
 			continue
 		}
-		g.Go(func() error {
-			port := r.URL.Port()
-			if port == "" {
-				port = map[string]string{"http": "80", "https": "443"}[r.URL.Scheme]
+		port := r.URL.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[r.URL.Scheme]
+		}
+		b.addrs[i] = net.JoinHostPort(r.URL.Hostname(), port)
+		// TLS connections are not kept: probing a tls.Conn with a past
+		// deadline is not a read the TLS state survives for sure.
+		if r.URL.Scheme == "http" {
+			if c := b.opts.keep.get(b.addrs[i]); c != nil {
+				b.conns[i], b.reused[i] = c, true
+				continue
 			}
-			c, err := d.DialContext(b.ctx, "tcp", net.JoinHostPort(r.URL.Hostname(), port))
+		}
+		g.Go(func() error {
+			c, err := d.DialContext(b.ctx, "tcp", b.addrs[i])
 			if err != nil {
 				b.fail(i, "dial", err)
 				return nil
@@ -296,9 +325,15 @@ func settle() {
 	}
 }
 
+// closeConns closes every connection, or keeps it for the next burst
+// when it ended with a whole answer that did not ask to close it.
 func (b *burst) closeConns() {
-	for _, c := range b.conns {
-		if c != nil {
+	for i, c := range b.conns {
+		switch {
+		case c == nil:
+		case b.opts.keep != nil && b.keepable[i] && b.ctx.Err() == nil && b.reqs[i].URL.Scheme == "http":
+			b.opts.keep.put(b.addrs[i], c)
+		default:
 			_ = c.Close()
 		}
 	}
@@ -320,6 +355,9 @@ func (b *burst) releaseNaive() {
 				b.sendFailed(c)
 			}
 			b.read(i)
+			if err != nil {
+				b.keepable[i] = false
+			}
 			if err != nil && b.ex[i].Resp == nil {
 				b.fail(i, "send", err)
 			}
@@ -331,6 +369,7 @@ func (b *burst) releaseNaive() {
 		b.opts.beforeRelease()
 	}
 	close(start)
+	close(b.released)
 	_ = g.Wait()
 }
 
@@ -375,17 +414,34 @@ func (b *burst) releaseLastByte() {
 		}
 	}
 	runtime.UnlockOSThread()
+	close(b.released)
 	_ = g.Wait()
 	for i, err := range sendErr {
+		if err != nil {
+			b.keepable[i] = false
+		}
 		if err != nil && b.ex[i].Resp == nil {
 			b.fail(i, "send", err)
 		}
 	}
 }
 
-// read reads the answer to request i.
+// read reads the answer to request i. On a kept connection that ends
+// before the first byte of an answer, the server closed it while idle and
+// never read the request: it is sent again on a fresh connection.
 func (b *burst) read(i int) {
-	resp, err := httpbound.ReadResponse(b.conns[i], b.reqs[i])
+	got := &countingReader{r: b.conns[i]}
+	resp, err := httpbound.ReadResponse(got, b.reqs[i])
+	if err != nil && b.reused[i] && got.n == 0 && b.ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		b.retryFresh(i)
+		return
+	}
+	b.answer(i, resp, err, b.conns[i] != nil)
+}
+
+// answer records what request i got back; keep says its connection may
+// be kept after a whole answer.
+func (b *burst) answer(i int, resp *http.Response, err error, keep bool) {
 	if err != nil {
 		b.fail(i, "read answer", err)
 		return
@@ -398,9 +454,55 @@ func (b *burst) read(i int) {
 		return
 	}
 	b.ex[i].Resp, b.ex[i].Body, b.ex[i].Done = resp, body, time.Now()
+	// A body cut at maxBody leaves the rest of it on the connection.
+	b.keepable[i] = keep && !resp.Close && len(body) < maxBody
 	if b.opts.Answered != nil {
 		b.opts.Answered.Add(1)
 	}
+}
+
+// retryFresh sends request i again, whole, on a new connection, after the
+// kept one it went over turned out closed by the server. Its Sent is the
+// time of this sending; the connection is closed once read (it is not in
+// b.conns, which the release's other goroutines read).
+func (b *burst) retryFresh(i int) {
+	// Not before the release: the request goes out with the others, or
+	// just after them, and its Sent is written after the sender's.
+	select {
+	case <-b.released:
+	case <-b.ctx.Done():
+		b.fail(i, "read answer", b.ctx.Err())
+		return
+	}
+	d := net.Dialer{Timeout: time.Until(b.deadline)}
+	c, err := d.DialContext(b.ctx, "tcp", b.addrs[i])
+	if err != nil {
+		b.fail(i, "dial again after a kept connection closed", err)
+		return
+	}
+	defer c.Close()
+	stop := context.AfterFunc(b.ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
+	defer stop()
+	_ = c.SetDeadline(b.deadline)
+	b.ex[i].Sent = time.Now()
+	if _, err := c.Write(b.wire[i]); err != nil {
+		b.fail(i, "send again after a kept connection closed", err)
+		return
+	}
+	resp, err := httpbound.ReadResponse(c, b.reqs[i])
+	b.answer(i, resp, err, false)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 func (b *burst) fail(i int, stage string, err error) {

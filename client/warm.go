@@ -1,0 +1,91 @@
+package client
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// warm keeps the connections of past bursts open for the next ones, by
+// host:port, so that a burst call does not pay a dial (and the server an
+// accept) each time: the profiled biggest remaining cost of a plan.
+//
+// A kept connection the server has closed must never read as the service's
+// "no answer" (an unknown outcome, maybe IDEM-014). So a connection is kept
+// only after a whole answer that did not ask to close it, only for
+// warmIdle (well below any keep-alive timeout a server sets: Node's is 5s),
+// and get drops one on which the server already sent its end. What is left
+// is a server that closes the connection in the microseconds between that
+// check and the request: the burst sends such a request again on a fresh
+// connection (see burst.retryFresh), which is safe because a server closes
+// only a connection on which no request is under way.
+type warm struct {
+	mu    sync.Mutex
+	conns map[string][]warmConn
+}
+
+type warmConn struct {
+	c     net.Conn
+	since time.Time
+}
+
+const (
+	// warmIdle is how long a kept connection may wait for the next burst.
+	warmIdle = time.Second
+	// warmPerHost bounds the connections kept for one host:port: a burst
+	// has at most 64 calls.
+	warmPerHost = 64
+)
+
+// get returns a kept connection to addr that is still open, or nil.
+func (w *warm) get(addr string) net.Conn {
+	if w == nil {
+		return nil
+	}
+	for {
+		w.mu.Lock()
+		list := w.conns[addr]
+		if len(list) == 0 {
+			w.mu.Unlock()
+			return nil
+		}
+		wc := list[len(list)-1]
+		w.conns[addr] = list[:len(list)-1]
+		w.mu.Unlock()
+		if time.Since(wc.since) < warmIdle && open(wc.c) {
+			return wc.c
+		}
+		_ = wc.c.Close()
+	}
+}
+
+// put keeps c for the next burst to addr.
+func (w *warm) put(addr string, c net.Conn) {
+	_ = c.SetDeadline(time.Time{})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conns == nil {
+		w.conns = map[string][]warmConn{}
+	}
+	if len(w.conns[addr]) >= warmPerHost {
+		_ = c.Close()
+		return
+	}
+	w.conns[addr] = append(w.conns[addr], warmConn{c, time.Now()})
+}
+
+// closeAll closes every kept connection: the replicas behind them were
+// restarted, or the target is done.
+func (w *warm) closeAll() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, list := range w.conns {
+		for _, wc := range list {
+			_ = wc.c.Close()
+		}
+	}
+	w.conns = nil
+}
