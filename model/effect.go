@@ -98,8 +98,8 @@ func ValidateEffects(effects []Effect) error {
 		case e.Query != "" && !strings.Contains(e.Query, "$1"):
 			return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
 		}
-		if e.PerAction < 0 || e.PerAction > MaxPerAction {
-			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, MaxPerAction, e.Table)
+		if e.PerAction < 0 || e.PerAction > maxPerAction {
+			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, maxPerAction, e.Table)
 		}
 		for col, ptr := range e.Fields {
 			if ptr != "" && !strings.HasPrefix(ptr, "/") {
@@ -139,9 +139,9 @@ func tableNames(effects []Effect) string {
 	return strings.Join(names, ", ")
 }
 
-// MaxPerAction bounds per_action: one create that writes more rows than
+// maxPerAction bounds per_action: one create that writes more rows than
 // this to one table is a typo, and checks count rows per action in memory.
-const MaxPerAction = 10000
+const maxPerAction = 10000
 
 // RowsPerAction is how many rows one action writes here.
 func (e Effect) RowsPerAction() int {

@@ -93,7 +93,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	if c, _ := checks.Lookup(v.Check); c.Name != "" {
 		name = c.Name
 	}
-	hunt := HuntOf(cfg)
+	hunt := huntOf(cfg)
 	c := Case{
 		Version:        Version,
 		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
