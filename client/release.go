@@ -461,50 +461,6 @@ func (b *burst) answer(i int, resp *http.Response, err error, keep bool) {
 	}
 }
 
-// retryFresh sends request i again, whole, on a new connection, after the
-// kept one it went over turned out closed by the server. Its Sent is the
-// time of this sending; the connection is closed once read (it is not in
-// b.conns, which the release's other goroutines read).
-func (b *burst) retryFresh(i int) {
-	// Not before the release: the request goes out with the others, or
-	// just after them, and its Sent is written after the sender's.
-	select {
-	case <-b.released:
-	case <-b.ctx.Done():
-		b.fail(i, "read answer", b.ctx.Err())
-		return
-	}
-	d := net.Dialer{Timeout: time.Until(b.deadline)}
-	c, err := d.DialContext(b.ctx, "tcp", b.addrs[i])
-	if err != nil {
-		b.fail(i, "dial again after a kept connection closed", err)
-		return
-	}
-	defer c.Close()
-	stop := context.AfterFunc(b.ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
-	defer stop()
-	_ = c.SetDeadline(b.deadline)
-	b.ex[i].Sent = time.Now()
-	if _, err := c.Write(b.wire[i]); err != nil {
-		b.fail(i, "send again after a kept connection closed", err)
-		return
-	}
-	resp, err := httpbound.ReadResponse(c, b.reqs[i])
-	b.answer(i, resp, err, false)
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += n
-	return n, err
-}
-
 func (b *burst) fail(i int, stage string, err error) {
 	b.ex[i].Err = b.wrap(i, stage, err)
 	b.ex[i].Done = time.Now()

@@ -1,9 +1,13 @@
 package client
 
 import (
+	"context"
+	"io"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/httpbound"
 )
 
 // warm keeps the connections of past bursts open for the next ones, by
@@ -88,4 +92,48 @@ func (w *warm) closeAll() {
 		}
 	}
 	w.conns = nil
+}
+
+// retryFresh sends request i again, whole, on a new connection, after the
+// kept one it went over turned out closed by the server. Its Sent is the
+// time of this sending; the connection is closed once read (it is not in
+// b.conns, which the release's other goroutines read).
+func (b *burst) retryFresh(i int) {
+	// Not before the release: the request goes out with the others, or
+	// just after them, and its Sent is written after the sender's.
+	select {
+	case <-b.released:
+	case <-b.ctx.Done():
+		b.fail(i, "read answer", b.ctx.Err())
+		return
+	}
+	d := net.Dialer{Timeout: time.Until(b.deadline)}
+	c, err := d.DialContext(b.ctx, "tcp", b.addrs[i])
+	if err != nil {
+		b.fail(i, "dial again after a kept connection closed", err)
+		return
+	}
+	defer c.Close()
+	stop := context.AfterFunc(b.ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
+	defer stop()
+	_ = c.SetDeadline(b.deadline)
+	b.ex[i].Sent = time.Now()
+	if _, err := c.Write(b.wire[i]); err != nil {
+		b.fail(i, "send again after a kept connection closed", err)
+		return
+	}
+	resp, err := httpbound.ReadResponse(c, b.reqs[i])
+	b.answer(i, resp, err, false)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
