@@ -13,7 +13,7 @@ import (
 )
 
 // newPosts builds n POSTs to url, each with a small body.
-func newPosts(t *testing.T, n int, url string) []*http.Request {
+func newPosts(t testing.TB, n int, url string) []*http.Request {
 	t.Helper()
 	reqs := make([]*http.Request, n)
 	for i := range reqs {
@@ -144,4 +144,32 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 	opts.keep.closeAll()
 	_ = ln.Close()
 	<-done
+}
+
+// BenchmarkBurstConnections: a burst of 8 calls over fresh connections
+// (Connection: close, a dial and an accept each) and over kept ones.
+//
+//	go test -run '^$' -bench BurstConnections -benchtime 300x -count 3 ./client/
+func BenchmarkBurstConnections(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	for _, keep := range []bool{false, true} {
+		b.Run(map[bool]string{false: "fresh", true: "kept"}[keep], func(b *testing.B) {
+			opts := ReleaseOptions{}
+			if keep {
+				opts.keep = &warm{}
+				defer opts.keep.closeAll()
+			}
+			for b.Loop() {
+				for _, ex := range Release(b.Context(), newPosts(b, 8, srv.URL), opts) {
+					if ex.Err != nil {
+						b.Fatal(ex.Err)
+					}
+				}
+			}
+		})
+	}
 }
