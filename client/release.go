@@ -427,16 +427,40 @@ func (b *burst) releaseLastByte() {
 }
 
 // read reads the answer to request i. On a kept connection that ends
-// before the first byte of an answer, the server closed it while idle and
-// never read the request: it is sent again on a fresh connection.
+// before the first byte of an answer, and at once (see idleClosed), the
+// server closed it while idle and never read the request: it is sent
+// again on a fresh connection.
 func (b *burst) read(i int) {
 	got := &countingReader{r: b.conns[i]}
 	resp, err := httpbound.ReadResponse(got, b.reqs[i])
-	if err != nil && b.reused[i] && got.n == 0 && b.ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+	ended := time.Now()
+	if err != nil && b.reused[i] && got.n == 0 && b.ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) && b.idleClosed(i, ended) {
 		b.retryFresh(i)
 		return
 	}
 	b.answer(i, resp, err, b.conns[i] != nil)
+}
+
+// idleCloseWithin is how soon after its final byte left a request's kept
+// connection must end, answerless, to be taken for one the server closed
+// while idle. A server closing an idle connection does so before it reads
+// anything, and the kernel's reset comes back within microseconds on
+// loopback; a server that read the request and then dropped it (a handler
+// that panicked, maybe after it committed) took longer, and that request
+// must not be sent again: it is the service's "no answer".
+const idleCloseWithin = 5 * time.Millisecond
+
+// idleClosed reports whether request i's kept connection, which ended
+// answerless at ended, ended too soon after the request was sent for the
+// server to have read it (or before it was sent at all). It waits for the
+// release, after which request i's Sent is written.
+func (b *burst) idleClosed(i int, ended time.Time) bool {
+	select {
+	case <-b.released:
+	case <-b.ctx.Done():
+		return false
+	}
+	return ended.Sub(b.ex[i].Sent) < idleCloseWithin
 }
 
 // answer records what request i got back; keep says its connection may

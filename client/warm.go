@@ -21,8 +21,10 @@ import (
 // and get drops one on which the server already sent its end. What is left
 // is a server that closes the connection in the microseconds between that
 // check and the request: the burst sends such a request again on a fresh
-// connection (see burst.retryFresh), which is safe because a server closes
-// only a connection on which no request is under way.
+// connection (see burst.retryFresh), but only when the connection ended
+// at once (burst.idleClosed): a server closing an idle connection never
+// read the request, while one that read it and then dropped it may have
+// acted on it, and that call is the service's "no answer".
 type warm struct {
 	mu    sync.Mutex
 	conns map[string][]warmConn

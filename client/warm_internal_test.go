@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // newPosts builds n POSTs to url, each with a small body.
@@ -140,6 +141,62 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 	}
 	if got := requests.Load(); got != 2 {
 		t.Errorf("the server answered %d requests, want 2 (the second once, on a fresh connection)", got)
+	}
+	opts.keep.closeAll()
+	_ = ln.Close()
+	<-done
+}
+
+// A server that read the request on a kept connection and then dropped
+// it without an answer (a handler that panicked, maybe after it
+// committed) is not an idle close: the request is not sent again, and the
+// call has no answer.
+func TestBurstDoesNotResendARequestTheServerRead(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var requests atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for served := 0; ; served++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					requests.Add(1)
+					if served == 1 {
+						time.Sleep(50 * time.Millisecond) // the handler ran, then died
+						return
+					}
+					if _, err := io.WriteString(c, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	url := "http://" + ln.Addr().String() + "/"
+	opts := ReleaseOptions{keep: &warm{}}
+	if ex := Release(t.Context(), newPosts(t, 1, url), opts); ex[0].Err != nil {
+		t.Fatalf("first burst: %v", ex[0].Err)
+	}
+	if ex := Release(t.Context(), newPosts(t, 1, url), opts); ex[0].Err == nil {
+		t.Errorf("a call the server read and dropped: %v, want no answer", ex[0].Resp.StatusCode)
+	}
+	if got := requests.Load(); got != 2 {
+		t.Errorf("the server read %d requests, want 2 (the dropped one not sent again)", got)
 	}
 	opts.keep.closeAll()
 	_ = ln.Close()
