@@ -31,6 +31,7 @@ const (
 	NotLinearizable  ID = "IDEM-013"
 	NoAnswer         ID = "IDEM-014"
 	KeysFolded       ID = "IDEM-015"
+	ErrorReplay      ID = "IDEM-016"
 )
 
 // Fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -88,6 +89,8 @@ var catalogue = []Check{
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},

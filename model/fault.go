@@ -30,6 +30,12 @@ const (
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
+	// FaultDBError: the service's database work for the call fails once,
+	// as a passing database error would make it: its backend is
+	// terminated while it waits on its write to the last effect table.
+	// The service answers 5xx; the contract's errors: policy says what a
+	// retry must get.
+	FaultDBError Fault = "db-error"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
@@ -39,8 +45,12 @@ var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery,
 // a service that idemstress starts can have them.
 var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultPause}
 
+// DBFaults are the faults done to the service's database sessions: they
+// need an effect table to wait on, not the service's processes.
+var DBFaults = []Fault{FaultDBError}
+
 // PlannedFaults are the faults a contract may enable (`faults:`).
-var PlannedFaults = append(slices.Clone(ProxyFaults), ProcessFaults...)
+var PlannedFaults = append(append(slices.Clone(ProxyFaults), ProcessFaults...), DBFaults...)
 
 // FaultEvent is a fault as it happened, in the history of one plan's
 // execution beside its calls, like a Jepsen nemesis operation: what was

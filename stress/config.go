@@ -168,11 +168,17 @@ func (c *Config) checkFaults() error {
 			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
 			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
-		case (f == model.FaultCrash || f == model.FaultPause) && crashTable(c.Effects) == "":
+		case waitsOnLastTable(f) && crashTable(c.Effects) == "":
 			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
 		}
 	}
 	return nil
+}
+
+// waitsOnLastTable reports whether fault f acts on a call once it waits on
+// its write to the last effect table (crashTable).
+func waitsOnLastTable(f model.Fault) bool {
+	return f == model.FaultCrash || f == model.FaultPause || f == model.FaultDBError
 }
 
 func isHTTP(t client.Target) bool {

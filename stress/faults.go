@@ -26,6 +26,8 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 		op, err = x.proxied(ctx, call, &ev)
 	case call.Fault == model.FaultCrash:
 		op, err = x.crashed(ctx, call, &ev)
+	case call.Fault == model.FaultDBError:
+		op, err = x.failed(ctx, call, &ev)
 	case call.Fault == model.FaultPause:
 		var ops []model.Op
 		ops, err = x.paused(ctx, call, &ev)

@@ -34,6 +34,9 @@ type contractFile struct {
 	KeyRequired *bool        `yaml:"key_required"`
 	// ServerErrors: "may-have-effects" (default) or "no-effects".
 	ServerErrors string `yaml:"server_errors"`
+	// Errors: "not-stored" (default: a retry after a transient error is
+	// executed afresh) or "stored" (the error is replayed).
+	Errors string `yaml:"errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
 	Recovery    *time.Duration   `yaml:"recovery"`
@@ -251,6 +254,13 @@ func Parse(name string, data []byte) (Config, error) {
 		c.Contract.ServerErrorsLeaveNoEffects = true
 	default:
 		return none, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
+	}
+	switch f.Errors {
+	case "", "not-stored":
+	case "stored":
+		c.Contract.ErrorsStored = true
+	default:
+		return none, fail("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
 	}
 	if f.Recovery != nil {
 		if *f.Recovery <= 0 {

@@ -113,7 +113,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		}
 		s.exec.Target = h.WithHosts(addrs)
 	}
-	if slices.Contains(s.cfg.Faults, model.FaultCrash) || slices.Contains(s.cfg.Faults, model.FaultPause) {
+	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
 	}
 	return nil

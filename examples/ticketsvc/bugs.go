@@ -53,6 +53,11 @@ type behavior struct {
 	// before the work, and never clears it when the work does not finish:
 	// after a crash every retry answers in_flight, forever.
 	stuckInFlight bool
+	// storesErrors keeps the answer of a call that failed (a 500) under
+	// its key, in the process, and replays it to every later call of the
+	// key, as response-caching middlewares do: one passing database error
+	// and the key fails for as long as it is kept, nothing ever created.
+	storesErrors bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -80,6 +85,7 @@ var bugModes = []bugMode{
 	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
+	{name: "stores-errors", b: behavior{storesErrors: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -152,6 +158,7 @@ func (b behavior) or(o behavior) behavior {
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
+		storesErrors:         b.storesErrors || o.storesErrors,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

@@ -39,6 +39,17 @@ func stuckInFlightScenario(e *env) (bool, string) {
 	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
 }
 
+// storesErrorsScenario: a call whose database work fails (cut off while it
+// waits to write its notification) answers 500, and its retry gets the
+// same 500 instead of a fresh execution.
+func storesErrorsScenario(e *env) (bool, string) {
+	e.interruptAtOutbox("A", "k", `{"subject":"x"}`)
+	retry := e.mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := retry.status == http.StatusInternalServerError && len(ef.Tickets) == 0
+	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
+}
+
 // interruptAtOutbox sends a call while notification_outbox is write-locked
 // and gives up on it once it waits on that lock; the lock is released only
 // after the service's transaction has ended, so its write never happens.

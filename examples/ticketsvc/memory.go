@@ -21,3 +21,22 @@ func (m *keyMemory) store(a action, k storedKey) {
 	defer m.mu.Unlock()
 	m.keys[a] = k
 }
+
+// errorMemory is the stores-errors mode's store of failed answers, by
+// action: what a response cache in front of the handler keeps.
+type errorMemory struct {
+	mu     sync.Mutex
+	failed map[action]bool
+}
+
+func (m *errorMemory) has(a action) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.failed[a]
+}
+
+func (m *errorMemory) store(a action) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failed[a] = true
+}

@@ -51,6 +51,8 @@ type Service struct {
 	mutex *actionMutex
 	// memory holds the keys in the memory-keys mode; nil in every other.
 	memory *keyMemory
+	// errs holds the failed answers in the stores-errors mode.
+	errs *errorMemory
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -84,6 +86,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	}
 	if b.memoryKeys {
 		s.memory = &keyMemory{keys: map[action]storedKey{}}
+	}
+	if b.storesErrors {
+		s.errs = &errorMemory{failed: map[action]bool{}}
 	}
 	return s, nil
 }
@@ -143,11 +148,19 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
 	}
+	if s.errs != nil && s.errs.has(action{req.tenant, req.lookup}) {
+		// The mistake: the stored failure is replayed, the work never retried.
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
+		return
+	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "create ticket failed",
 			"tenant", req.tenant, "idempotency_key", req.key, "err", err)
-		writeJSON(w, http.StatusInternalServerError, errorBody{Error: "internal error; the ticket may not have been created, retry with the same Idempotency-Key"})
+		if s.errs != nil {
+			s.errs.store(action{req.tenant, req.lookup})
+		}
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
 		return
 	}
 	if out.msg != "" {
@@ -156,6 +169,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
 }
+
+// internalError is the answer to a call whose database work failed.
+const internalError = "internal error; the ticket may not have been created, retry with the same Idempotency-Key"
 
 type ticketBody struct {
 	TicketID int64 `json:"ticket_id"`

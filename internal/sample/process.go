@@ -20,6 +20,7 @@ var processFaults = map[string][]model.Fault{
 	"memory-keys":     {model.FaultRestart},
 	"non-atomic":      {model.FaultCrash},
 	"stuck-in-flight": {model.FaultCrash},
+	"stores-errors":   {model.FaultDBError},
 }
 
 // recovery is the contract's recovery time for the modes run as
@@ -34,7 +35,7 @@ const stallWait = 3 * time.Second
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
 var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
-	model.FaultRestart, model.FaultCrash, model.FaultPause}
+	model.FaultRestart, model.FaultCrash, model.FaultPause, model.FaultDBError}
 
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).

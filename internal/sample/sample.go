@@ -54,6 +54,9 @@ var Expected = map[string]checks.ID{
 	// A key left in progress by a crash: its retries answer in_flight
 	// past the recovery time.
 	"stuck-in-flight": checks.StuckAction,
+	// A 500 from a passing database error stored under the key: its retry
+	// gets the same 500 where the contract says errors are not stored.
+	"stores-errors": checks.ErrorReplay,
 
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,
