@@ -23,20 +23,22 @@ func (m *keyMemory) store(a action, k storedKey) {
 }
 
 // errorMemory is the stores-errors mode's store of failed answers, by
-// action: what a response cache in front of the handler keeps.
+// action, with the fingerprint of the payload that failed: what a
+// response cache in front of the handler keeps.
 type errorMemory struct {
 	mu     sync.Mutex
-	failed map[action]bool
+	failed map[action]string
 }
 
-func (m *errorMemory) has(a action) bool {
+func (m *errorMemory) find(a action) (fingerprint string, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.failed[a]
+	fingerprint, ok = m.failed[a]
+	return fingerprint, ok
 }
 
-func (m *errorMemory) store(a action) {
+func (m *errorMemory) store(a action, fingerprint string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.failed[a] = true
+	m.failed[a] = fingerprint
 }

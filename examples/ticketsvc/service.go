@@ -88,7 +88,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		s.memory = &keyMemory{keys: map[action]storedKey{}}
 	}
 	if b.storesErrors {
-		s.errs = &errorMemory{failed: map[action]bool{}}
+		s.errs = &errorMemory{failed: map[action]string{}}
 	}
 	return s, nil
 }
@@ -148,17 +148,24 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
 	}
-	if s.errs != nil && s.errs.has(action{req.tenant, req.lookup}) {
-		// The mistake: the stored failure is replayed, the work never retried.
-		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
-		return
+	if s.errs != nil {
+		if fp, failed := s.errs.find(action{req.tenant, req.lookup}); failed {
+			// The mistake: the stored failure is replayed, the work never
+			// retried; a changed payload is refused, as for a stored ticket.
+			if fp != req.fingerprint {
+				writeJSON(w, payloadMismatch.status, errorBody{Error: payloadMismatch.msg})
+				return
+			}
+			writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
+			return
+		}
 	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "create ticket failed",
 			"tenant", req.tenant, "idempotency_key", req.key, "err", err)
 		if s.errs != nil {
-			s.errs.store(action{req.tenant, req.lookup})
+			s.errs.store(action{req.tenant, req.lookup}, req.fingerprint)
 		}
 		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
 		return
