@@ -94,7 +94,7 @@ var catalogue = []Check{
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash)),
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash), model.FaultFired(model.FaultCrashKeyRecord)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},

@@ -129,7 +129,7 @@ func crashes(p model.Plan) model.Plan {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault = model.FaultNone
 			} else {
-				crashed = c.Fault == model.FaultCrash
+				crashed = model.Crashes(c.Fault)
 			}
 		}
 		for _, c := range s.Calls {
@@ -147,7 +147,7 @@ func crashes(p model.Plan) model.Plan {
 // crash, a pause, a transient database failure), which a replay does not
 // make.
 func interrupts(f model.Fault) bool {
-	return f == model.FaultCrash || f == model.FaultPause || f == model.FaultDBError
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
 }
 
 // dims is the size of one plan's world.

@@ -48,6 +48,8 @@ type contractFile struct {
 	Sync string `yaml:"sync"`
 	// DBStall: an effect table to hold write-locked while bursts are released.
 	DBStall string `yaml:"db_stall"`
+	// KeyTable: the service's own table of key records (crash-key-record).
+	KeyTable string `yaml:"key_table"`
 	// PayloadRules: how variants change payload fields, by JSON pointer.
 	PayloadRules map[string]payloadRule `yaml:"payload_rules"`
 	// Numbers: "strict" (default: integers are re-encoded only as
@@ -272,7 +274,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
-	c.Sync, c.DBStall, c.Process, c.Faults = sync, f.DBStall, f.Process, f.Faults
+	c.Sync, c.DBStall, c.KeyTable, c.Process, c.Faults = sync, f.DBStall, f.KeyTable, f.Process, f.Faults
 	if f.Target.URL == "" {
 		return none, fail("target.url: missing")
 	}

@@ -78,6 +78,7 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"stuck-in-flight", nil},
 		// Without a failure, nothing is stored.
 		{"stores-errors", nil},
+		{"complete-after-commit", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -110,6 +110,7 @@ func ExampleBugs() {
 	// non-atomic
 	// stuck-in-flight
 	// stores-errors
+	// complete-after-commit
 }
 
 func ExampleLayouts() {

@@ -79,7 +79,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.keyFirst || b.stuckInFlight},
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()},
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()

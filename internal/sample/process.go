@@ -15,12 +15,16 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct:           everyFault,
-	"key-first":       everyFault,
-	"memory-keys":     {model.FaultRestart},
-	"non-atomic":      {model.FaultCrash},
-	"stuck-in-flight": {model.FaultCrash},
-	"stores-errors":   {model.FaultDBError},
+	Correct: append(slices.Clone(everyFault), model.FaultCrashKeyRecord),
+	// key-first completes its key record in the transaction that claimed
+	// it, which holds the key table from its first statement: no write to
+	// the record is left after the effects' for crash-key-record to stop.
+	"key-first":             everyFault,
+	"memory-keys":           {model.FaultRestart},
+	"non-atomic":            {model.FaultCrash},
+	"stuck-in-flight":       {model.FaultCrash},
+	"stores-errors":         {model.FaultDBError},
+	"complete-after-commit": {model.FaultCrashKeyRecord},
 }
 
 // recovery is the contract's recovery time for the modes run as
