@@ -1,12 +1,10 @@
-package stress
+package interp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
-	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -28,11 +26,9 @@ func (x *execution) failed(ctx context.Context, call model.Call, ev *model.Fault
 			answered.Add(1)
 		}
 	})
-	switch {
-	case errors.Is(err, fault.ErrCannotStall):
-		return op, fmt.Errorf("%w: faults: %w", ErrContract, err)
-	case err != nil:
-		return op, stoppedOr(ctx, fmt.Errorf("%w: db-error: %w", errInfrastructure, err))
+	if err != nil {
+		// A role that may not end the service's sessions is told so by err.
+		return op, stoppedOr(ctx, fmt.Errorf("%w: db-error: %w", ErrInfrastructure, err))
 	}
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
 	if !rep.Fired {
