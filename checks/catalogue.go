@@ -31,6 +31,7 @@ const (
 	NotLinearizable  ID = "IDEM-013"
 	NoAnswer         ID = "IDEM-014"
 	KeysFolded       ID = "IDEM-015"
+	ErrorReplay      ID = "IDEM-016"
 )
 
 // Fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -89,9 +90,11 @@ var catalogue = []Check{
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash)),
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash), model.FaultFired(model.FaultCrashKeyRecord)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},

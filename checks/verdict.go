@@ -54,8 +54,8 @@ func Evaluate(in Input) []Violation {
 	actions := map[model.Action]*actionInfo{}
 	var keyless []model.Op
 	for _, op := range in.History {
-		vs = append(vs, answerChecks(in.Contract, op)...)
 		if op.Call.NoKey {
+			vs = append(vs, answerChecks(in.Contract, op)...)
 			keyless = append(keyless, op)
 			continue
 		}
@@ -74,6 +74,13 @@ func Evaluate(in Input) []Violation {
 		}
 	}
 	for a, info := range actions {
+		replays, replayed := errorReplays(in.Contract, a, info.ops)
+		vs = append(vs, replays...)
+		for i, op := range info.ops {
+			if !replayed[i] {
+				vs = append(vs, answerChecks(in.Contract, op)...)
+			}
+		}
 		var states []model.State
 		vs, states = append(vs, stuckChecks(in.Contract, a, info.ops)...), nil
 		if overlapping(info.ops) {
@@ -183,6 +190,8 @@ func answerChecks(c model.Contract, op model.Op) []Violation {
 		a = model.Action{Tenant: op.Call.Tenant}
 	}
 	switch {
+	case op.Out.Status >= 500 && failedByFault(op):
+		return nil // the transient failure the fault made; see errorReplays
 	case op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}

@@ -64,6 +64,14 @@ func encoded(c model.Call, encoding int) model.Call { c.Encoding = encoding; ret
 // faulty plans a lost reply for the call.
 func faulty(c model.Call) model.Call { c.Fault = "lose-reply"; return c }
 
+// dbError plans a transient database failure for the call.
+func dbError(c model.Call) model.Call { c.Fault = model.FaultDBError; return c }
+
+// serverError is the sample's answer to a call whose database work failed.
+func serverError() model.Outcome {
+	return model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`{"error":"internal error"}`)}
+}
+
 func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 201, ID: id} }
 
 // status is an answer without a resource ID, classified by the default contract.
@@ -289,6 +297,12 @@ func verdictCases() []verdictCase {
 				gap := either(bad, 6*time.Second, time.Second)
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
+			}},
+		{name: "a transient error replayed to its retry under errors: not-stored", check: checks.ErrorReplay, primary: true,
+			build: func(w world, bad bool) scenario {
+				failed := op(0, dbError(call(w.a, w.k1, 0)), serverError())
+				retry := op(1, call(w.a, w.k1, 0), either(bad, serverError(), ok(w.id1)))
+				return scenario{history(failed, retry), snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
 			}},
 		{name: "retries polled in_flight past the recovery time after a crash", check: checks.StuckAction, primary: true,
 			build: func(w world, bad bool) scenario {

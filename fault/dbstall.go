@@ -135,10 +135,15 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 // their write to it. whileHeld is not called when the stall did not fire
 // that way; Hold's report then says so.
 func (s Stall) Hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
-	return s.hold(ctx, n, burst, whileHeld)
+	if whileHeld == nil {
+		return s.hold(ctx, n, burst, nil)
+	}
+	return s.hold(ctx, n, burst, func(context.Context, pgx.Tx) error { whileHeld(); return nil })
 }
 
-func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
+// hold is Run, or Hold when whileHeld is set; whileHeld gets the stall's
+// own transaction, and an error it returns fails the stall.
+func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func(context.Context, pgx.Tx) error) (StallReport, error) {
 	if err := s.valid(); err != nil {
 		return StallReport{}, err
 	}
@@ -177,7 +182,7 @@ func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, 
 	rep, burstOver, pollErr := s.poll(ctx, tx, int64(n), wait, &answered, done)
 	if whileHeld != nil {
 		if rep.Fired && rep.Blocked >= n && pollErr == nil {
-			whileHeld()
+			pollErr = whileHeld(ctx, tx)
 		} else {
 			rep.Fired = false
 		}

@@ -113,7 +113,7 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 	})
 }
 
-// crashes makes every crash or pause in a plan one that can fire, and
+// crashes makes every crash, pause or db-error in a plan one that can fire, and
 // every crash one the plan recovers from: both interrupt an action's first
 // writes, so they are kept only on the first call of an action with a key
 // (a replay writes nothing to interrupt), and a restart step follows a
@@ -124,12 +124,12 @@ func crashes(p model.Plan) model.Plan {
 	var out []model.Step
 	for i, s := range p.Steps {
 		crashed := false
-		if f := s.Calls; s.Kind == model.StepCall && (f[0].Fault == model.FaultCrash || f[0].Fault == model.FaultPause) {
+		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
 			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault = model.FaultNone
 			} else {
-				crashed = c.Fault == model.FaultCrash
+				crashed = model.Crashes(c.Fault)
 			}
 		}
 		for _, c := range s.Calls {
@@ -141,6 +141,13 @@ func crashes(p model.Plan) model.Plan {
 		}
 	}
 	return model.Plan{Steps: out}
+}
+
+// interrupts reports whether fault f acts on a call's first writes (a
+// crash, a pause, a transient database failure), which a replay does not
+// make.
+func interrupts(f model.Fault) bool {
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
 }
 
 // dims is the size of one plan's world.

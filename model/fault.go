@@ -23,6 +23,13 @@ const (
 	// FaultCrash: the replica serving the call is SIGKILLed while the call
 	// is in flight, stopped between the action's first and second write.
 	FaultCrash Fault = "crash"
+	// FaultCrashKeyRecord: the replica serving the call is SIGKILLed at
+	// the call's write to the service's own key record (the contract's
+	// key_table) after its write to the last effect table: after the
+	// effects commit where the service completes the record in a
+	// transaction of its own, before it where the record is written in
+	// the effects' transaction.
+	FaultCrashKeyRecord Fault = "crash-key-record"
 	// FaultPause: the replica serving the call is SIGSTOPped until the
 	// client has given up; a retry goes to another replica.
 	FaultPause Fault = "pause"
@@ -30,6 +37,12 @@ const (
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
+	// FaultDBError: the service's database work for the call fails once,
+	// as a passing database error would make it: its backend is
+	// terminated while it waits on its write to the last effect table.
+	// The service answers 5xx; the contract's errors: policy says what a
+	// retry must get.
+	FaultDBError Fault = "db-error"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
@@ -37,10 +50,18 @@ var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery,
 
 // ProcessFaults are the faults that need the service's processes, so only
 // a service that idemstress starts can have them.
-var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultPause}
+var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultCrashKeyRecord, FaultPause}
+
+// Crashes reports whether fault f SIGKILLs the call's replica, at one of
+// the points a crash may land: the replica stays down until a restart.
+func Crashes(f Fault) bool { return f == FaultCrash || f == FaultCrashKeyRecord }
+
+// DBFaults are the faults done to the service's database sessions: they
+// need an effect table to wait on, not the service's processes.
+var DBFaults = []Fault{FaultDBError}
 
 // PlannedFaults are the faults a contract may enable (`faults:`).
-var PlannedFaults = append(slices.Clone(ProxyFaults), ProcessFaults...)
+var PlannedFaults = append(append(slices.Clone(ProxyFaults), ProcessFaults...), DBFaults...)
 
 // FaultEvent is a fault as it happened, in the history of one plan's
 // execution beside its calls, like a Jepsen nemesis operation: what was

@@ -41,6 +41,9 @@ type Config struct {
 	// DBStall names an effect table to hold write-locked while each burst
 	// is released (the db-stall nemesis); "" for none.
 	DBStall string
+	// KeyTable names the table where the service keeps its own key
+	// records (idempotency_keys), for the crash-key-record fault.
+	KeyTable string
 	// StallWait bounds how long the nemesis waits for a burst's requests to
 	// block or be answered (0: fault.DefaultStallWait). A burst that does
 	// not get there is inconclusive.
@@ -167,11 +170,19 @@ func (c *Config) checkFaults() error {
 			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
 			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
-		case (f == model.FaultCrash || f == model.FaultPause) && crashTable(c.Effects) == "":
+		case f == model.FaultCrashKeyRecord && c.KeyTable == "":
+			return fmt.Errorf("faults: %s needs key_table: the table where the service keeps its own key records, whose write it interrupts", f)
+		case waitsOnLastTable(f) && crashTable(c.Effects) == "":
 			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
 		}
 	}
 	return nil
+}
+
+// waitsOnLastTable reports whether fault f acts on a call once it waits on
+// its write to the last effect table (crashTable).
+func waitsOnLastTable(f model.Fault) bool {
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
 }
 
 func isHTTP(t client.Target) bool {

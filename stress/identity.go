@@ -92,7 +92,7 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 		}
 		for _, call := range s.Calls {
 			if !mine(call) {
-				if call.Fault == model.FaultCrash {
+				if model.Crashes(call.Fault) {
 					restarted = true
 				}
 				continue
@@ -103,7 +103,7 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 			case restarted:
 				t = AfterRestart
 			}
-			if call.Fault == model.FaultCrash || call.Fault == model.FaultRestart {
+			if model.Crashes(call.Fault) || call.Fault == model.FaultRestart {
 				restarted = true
 			}
 		}

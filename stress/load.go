@@ -33,6 +33,9 @@ type contractFile struct {
 	KeyRequired *bool        `yaml:"key_required"`
 	// ServerErrors: "may-have-effects" (default) or "no-effects".
 	ServerErrors string `yaml:"server_errors"`
+	// Errors: "not-stored" (default: a retry after a transient error is
+	// executed afresh) or "stored" (the error is replayed).
+	Errors string `yaml:"errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
 	Recovery    *time.Duration `yaml:"recovery"`
@@ -44,6 +47,8 @@ type contractFile struct {
 	Sync string `yaml:"sync"`
 	// DBStall: an effect table to hold write-locked while bursts are released.
 	DBStall string `yaml:"db_stall"`
+	// KeyTable: the service's own table of key records (crash-key-record).
+	KeyTable string `yaml:"key_table"`
 	// PayloadRules: how variants change payload fields, by JSON pointer.
 	PayloadRules map[string]payloadRule `yaml:"payload_rules"`
 	// Numbers: "strict" (default: integers are re-encoded only as
@@ -254,6 +259,13 @@ func Parse(name string, data []byte) (Config, error) {
 	default:
 		return none, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
 	}
+	switch f.Errors {
+	case "", "not-stored":
+	case "stored":
+		c.Contract.ErrorsStored = true
+	default:
+		return none, fail("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
+	}
 	if f.Recovery != nil {
 		if *f.Recovery <= 0 {
 			return none, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
@@ -264,7 +276,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
-	c.Sync, c.DBStall, c.Process, c.Faults = sync, f.DBStall, f.Process, f.Faults
+	c.Sync, c.DBStall, c.KeyTable, c.Process, c.Faults = sync, f.DBStall, f.KeyTable, f.Process, f.Faults
 	if f.Target.URL == "" {
 		return none, fail("target.url: missing")
 	}

@@ -47,6 +47,7 @@ func TestContractErrors(t *testing.T) {
 		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
 		{"bad body", strings.Replace(valid, "  id: /ticket_id\n", "  id: /ticket_id\n  body: xml\n", 1), []string{"bad.yaml", "target.body", "xml", "form"}},
 		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
+		{"bad errors", valid + "\nerrors: replayed\n", []string{"bad.yaml", "errors", "replayed", "not-stored", "stored"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
@@ -152,6 +153,7 @@ key_compare: trim
 key_max_len: 64
 identity_noise: [query]
 numbers: loose
+errors: stored
 `
 	c, err := stress.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
@@ -163,6 +165,9 @@ numbers: loose
 	}
 	if !c.Contract.LooseNumbers {
 		t.Errorf("numbers: loose not read")
+	}
+	if !c.Contract.ErrorsStored {
+		t.Errorf("errors: stored not read")
 	}
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)

@@ -124,5 +124,9 @@ func (r *runner) workers() int {
 		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on the replicas every plan uses, so plans run one at a time", w, r.cfg.Faults[i]))
 		return 1
 	}
+	if slices.Contains(r.cfg.Faults, model.FaultDBError) && w > 1 {
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-error fault locks a whole effect table and ends the sessions waiting on it, so plans run one at a time", w))
+		return 1
+	}
 	return w
 }

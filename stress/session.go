@@ -80,6 +80,13 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
+	if k := s.exec.KeyStall; k != nil {
+		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
+			return nil, fmt.Errorf("%w: key_table: %w", ErrContract, err)
+		} else if err != nil {
+			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+		}
+	}
 	if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
@@ -114,8 +121,11 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		}
 		s.exec.Target = h.WithHosts(addrs)
 	}
-	if slices.Contains(s.cfg.Faults, model.FaultCrash) || slices.Contains(s.cfg.Faults, model.FaultPause) {
+	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+	}
+	if slices.Contains(s.cfg.Faults, model.FaultCrashKeyRecord) {
+		s.exec.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil
 }

@@ -181,7 +181,7 @@ func candidates(p model.Plan) []model.Plan {
 // down and every later call goes unserved, a plan no search would draw.
 func restartsAfterCrashes(p model.Plan) bool {
 	for i, s := range p.Steps {
-		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == model.FaultCrash })
+		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return model.Crashes(c.Fault) })
 		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
 			return false
 		}

@@ -53,6 +53,16 @@ type behavior struct {
 	// before the work, and never clears it when the work does not finish:
 	// after a crash every retry answers in_flight, forever.
 	stuckInFlight bool
+	// completeAfterCommit claims the key as in progress in the effects'
+	// transaction and completes it (names its ticket) in a second one,
+	// after the commit: a crash between the two leaves a committed ticket
+	// whose key is in progress forever, and every retry answers in_flight.
+	completeAfterCommit bool
+	// storesErrors keeps the answer of a call that failed (a 500) under
+	// its key, in the process, and replays it to every later call of the
+	// key, as response-caching middlewares do: one passing database error
+	// and the key fails for as long as it is kept, nothing ever created.
+	storesErrors bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -80,6 +90,8 @@ var bugModes = []bugMode{
 	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
+	{name: "stores-errors", b: behavior{storesErrors: true}},
+	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -152,9 +164,15 @@ func (b behavior) or(o behavior) behavior {
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
+		storesErrors:         b.storesErrors || o.storesErrors,
+		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }
+
+// pendingKeys reports whether the mode writes a key row before its
+// ticket, so that the schema must let a key row name no ticket yet.
+func (b behavior) pendingKeys() bool { return b.keyFirst || b.stuckInFlight || b.completeAfterCommit }
 
 // modeName names a mode in messages.
 func modeName(bug string) string {

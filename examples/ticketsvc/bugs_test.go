@@ -17,6 +17,9 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"memory-keys":     memoryKeysScenario,
 	"non-atomic":      nonAtomicScenario,
 	"stuck-in-flight": stuckInFlightScenario,
+	"stores-errors":   storesErrorsScenario,
+	// Shown only by a crash after its commit (crash_test.go).
+	"complete-after-commit": completeAfterCommitScenario,
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

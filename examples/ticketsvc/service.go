@@ -51,6 +51,8 @@ type Service struct {
 	mutex *actionMutex
 	// memory holds the keys in the memory-keys mode; nil in every other.
 	memory *keyMemory
+	// errs holds the failed answers in the stores-errors mode.
+	errs *errorMemory
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -77,13 +79,16 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.keyFirst || b.stuckInFlight},
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()},
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()
 	}
 	if b.memoryKeys {
 		s.memory = &keyMemory{keys: map[action]storedKey{}}
+	}
+	if b.storesErrors {
+		s.errs = &errorMemory{failed: map[action]string{}}
 	}
 	return s, nil
 }
@@ -143,11 +148,26 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
 	}
+	if s.errs != nil {
+		if fp, failed := s.errs.find(action{req.tenant, req.lookup}); failed {
+			// The mistake: the stored failure is replayed, the work never
+			// retried; a changed payload is refused, as for a stored ticket.
+			if fp != req.fingerprint {
+				writeJSON(w, payloadMismatch.status, errorBody{Error: payloadMismatch.msg})
+				return
+			}
+			writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
+			return
+		}
+	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "create ticket failed",
 			"tenant", req.tenant, "idempotency_key", req.key, "err", err)
-		writeJSON(w, http.StatusInternalServerError, errorBody{Error: "internal error; the ticket may not have been created, retry with the same Idempotency-Key"})
+		if s.errs != nil {
+			s.errs.store(action{req.tenant, req.lookup}, req.fingerprint)
+		}
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
 		return
 	}
 	if out.msg != "" {
@@ -156,6 +176,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
 }
+
+// internalError is the answer to a call whose database work failed.
+const internalError = "internal error; the ticket may not have been created, retry with the same Idempotency-Key"
 
 type ticketBody struct {
 	TicketID int64 `json:"ticket_id"`

@@ -15,11 +15,16 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct:           everyFault,
-	"key-first":       everyFault,
-	"memory-keys":     {model.FaultRestart},
-	"non-atomic":      {model.FaultCrash},
-	"stuck-in-flight": {model.FaultCrash},
+	Correct: append(slices.Clone(everyFault), model.FaultCrashKeyRecord),
+	// key-first completes its key record in the transaction that claimed
+	// it, which holds the key table from its first statement: no write to
+	// the record is left after the effects' for crash-key-record to stop.
+	"key-first":             everyFault,
+	"memory-keys":           {model.FaultRestart},
+	"non-atomic":            {model.FaultCrash},
+	"stuck-in-flight":       {model.FaultCrash},
+	"stores-errors":         {model.FaultDBError},
+	"complete-after-commit": {model.FaultCrashKeyRecord},
 }
 
 // recovery is the contract's recovery time for the modes run as
@@ -34,7 +39,7 @@ const stallWait = 3 * time.Second
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
 var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
-	model.FaultRestart, model.FaultCrash, model.FaultPause}
+	model.FaultRestart, model.FaultCrash, model.FaultPause, model.FaultDBError}
 
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).

@@ -58,6 +58,12 @@ var Expected = map[string]checks.ID{
 	// A key left in progress by a crash: its retries answer in_flight
 	// past the recovery time.
 	"stuck-in-flight": checks.StuckAction,
+	// A 500 from a passing database error stored under the key: its retry
+	// gets the same 500 where the contract says errors are not stored.
+	"stores-errors": checks.ErrorReplay,
+	// The key record completed in a transaction after the effects': a
+	// crash between the two leaves the key in progress for good.
+	"complete-after-commit": checks.StuckAction,
 
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,

@@ -36,6 +36,9 @@ type Executor struct {
 	Service *process.Service
 	// CrashStall locks the table whose write a crash interrupts.
 	CrashStall *fault.Stall
+	// KeyStall locks the service's key table (Config.KeyTable), where a
+	// crash-key-record crash lands.
+	KeyStall *fault.Stall
 	// Form sends bodies form-encoded (target.body: form), not as JSON.
 	Form bool
 }

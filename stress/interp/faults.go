@@ -24,8 +24,10 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	switch {
 	case slices.Contains(model.ProxyFaults, call.Fault):
 		op, err = x.proxied(ctx, call, &ev)
-	case call.Fault == model.FaultCrash:
+	case model.Crashes(call.Fault):
 		op, err = x.crashed(ctx, call, &ev)
+	case call.Fault == model.FaultDBError:
+		op, err = x.failed(ctx, call, &ev)
 	case call.Fault == model.FaultPause:
 		var ops []model.Op
 		ops, err = x.paused(ctx, call, &ev)

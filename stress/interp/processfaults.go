@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemstress/idemstress/fault"
 	"github.com/idemstress/idemstress/model"
 )
 
@@ -79,12 +80,25 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 	}
 	var op model.Op
 	var callErr, killErr error
-	rep, err := x.CrashStall.Hold(ctx, 1, func(ctx context.Context, answered *atomic.Int64) {
+	send := func(ctx context.Context, answered *atomic.Int64) {
 		op, callErr = x.call(ctx, call, 0, nil)
 		if callErr == nil && op.Out.Kind != model.Unknown {
 			answered.Add(1)
 		}
-	}, func() { killErr = x.Service.Kill(0) })
+	}
+	kill := func() { killErr = x.Service.Kill(0) }
+	table := x.CrashStall.Table
+	var rep fault.StallReport
+	var err error
+	if call.Fault == model.FaultCrashKeyRecord {
+		if x.KeyStall == nil {
+			return model.Op{}, fmt.Errorf("stress: fault %s needs key_table", call.Fault)
+		}
+		table = x.KeyStall.Table + " after " + table
+		rep, err = x.CrashStall.HoldAfter(ctx, *x.KeyStall, send, kill)
+	} else {
+		rep, err = x.CrashStall.Hold(ctx, 1, send, kill)
+	}
 	switch {
 	case err != nil:
 		return op, stoppedOr(ctx, fmt.Errorf("%w: crash: %w", ErrInfrastructure, err))
@@ -100,7 +114,7 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 		x.cutOff[x.Contract.ActionOf(call)] = op.End
 	}
 	if !rep.Fired {
-		ev.Note = unfiredCrash(op, x.CrashStall.Table, "killed")
+		ev.Note = unfiredCrash(op, table, "killed")
 		x.down = false
 	}
 	if callErr != nil && x.down {
