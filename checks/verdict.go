@@ -54,8 +54,9 @@ func Evaluate(in Input) []Violation {
 	var vs []Violation
 	actions := map[model.Action]*actionInfo{}
 	var keyless []model.Op
-	for _, op := range in.History {
-		vs = append(vs, answerChecks(in.Contract, op)...)
+	for i, op := range in.History.Ops {
+		_, touched := in.History.TouchedBy(i)
+		vs = append(vs, answerChecks(in.Contract, op, touched || op.Call.Fault != model.FaultNone)...)
 		if op.Call.NoKey {
 			keyless = append(keyless, op)
 			continue
@@ -130,8 +131,8 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 	}
 	// The latest such action: of several that could explain the refusal,
 	// the one the target saw last is the one it most likely matched.
-	for i := len(in.History) - 1; i >= 0; i-- {
-		other := in.History[i]
+	for i := len(in.History.Ops) - 1; i >= 0; i-- {
+		other := in.History.Ops[i]
 		check, what := confusion(in.Contract, op.Call, other.Call)
 		if check == "" {
 			continue
@@ -149,7 +150,7 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 // ownCallRan reports whether another call of op's own action may have been
 // at work at the same time, which is all an in_flight answer needs.
 func ownCallRan(in Input, a model.Action, op model.Op) bool {
-	for _, own := range in.History {
+	for _, own := range in.History.Ops {
 		self := own.Start == op.Start && own.End == op.End && own.Call == op.Call
 		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Concurrent(op, own) {
 			return true
@@ -177,8 +178,10 @@ func confusion(c model.Contract, call, other model.Call) (ID, string) {
 
 // answerChecks are the checks one answer fails by itself. Their action is
 // the call's as the contract names it (key scope, folded keys), like every
-// other violation's.
-func answerChecks(c model.Contract, op model.Op) []Violation {
+// other violation's. faulted says a fault of the history touched the call
+// (one it carried, or a crash that left its replica down): its missing
+// answer is the fault's doing.
+func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 	a := c.ActionOf(op.Call)
 	if op.Call.NoKey {
 		a = model.Action{Tenant: op.Call.Tenant}
@@ -187,7 +190,7 @@ func answerChecks(c model.Contract, op model.Op) []Violation {
 	case op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
-	case op.Out.Kind == model.Unknown && op.Call.Fault == model.FaultNone:
+	case op.Out.Kind == model.Unknown && !faulted:
 		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
 	}

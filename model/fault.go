@@ -1,6 +1,11 @@
 package model
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Fault is what goes wrong on purpose: with one call (a lost reply, a crash
 // while it is in flight), or around a burst (the db-stall nemesis).
@@ -56,10 +61,47 @@ type FaultEvent struct {
 	Fired bool  `json:"fired"`
 	// Ops are the indexes, in the history, of the calls the fault touched.
 	Ops []int `json:"ops,omitempty"`
+	// Target names what the fault acted on beyond the service's own
+	// replicas: a dependency ("redis"); "" for the service.
+	Target string `json:"target,omitempty"`
 	// Held counts the requests the fault saw held back (db-stall).
 	Held int `json:"held,omitempty"`
 	// Note says why the fault did not fire. It holds no times or PIDs.
 	Note string `json:"note,omitempty"`
+}
+
+// String renders a fault as it happened, the one way idemstress shows a
+// nemesis operation: "restart fired", "crash fired, touched call 2",
+// "db-stall not fired (why)". Calls are counted from 1, as people read
+// the history.
+func (e FaultEvent) String() string {
+	s := string(e.Kind)
+	if e.Target != "" {
+		s += " " + e.Target
+	}
+	if !e.Fired {
+		s += " not fired"
+		if e.Note != "" {
+			s += " (" + e.Note + ")"
+		}
+		return s
+	}
+	s += " fired"
+	if e.Held > 0 {
+		s += fmt.Sprintf(", held %d", e.Held)
+	}
+	if len(e.Ops) > 0 {
+		calls := make([]string, len(e.Ops))
+		for i, op := range e.Ops {
+			calls[i] = strconv.Itoa(op + 1)
+		}
+		word := "call"
+		if len(calls) > 1 {
+			word = "calls"
+		}
+		s += ", touched " + word + " " + strings.Join(calls, ", ")
+	}
+	return s
 }
 
 // FaultCount is how many faults of one kind were planned and fired.

@@ -31,14 +31,14 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 		ops, err = x.paused(ctx, call, &ev)
 		ev.End = x.now()
 		ev.Ops = x.add(ops)
-		x.faults = append(x.faults, ev)
+		x.h.Faults = append(x.h.Faults, ev)
 		return err
 	default:
 		return fmt.Errorf("stress: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
 	ev.End = x.now()
 	ev.Ops = x.add([]model.Op{op})
-	x.faults = append(x.faults, ev)
+	x.h.Faults = append(x.h.Faults, ev)
 	return err
 }
 
@@ -48,7 +48,7 @@ func (x *execution) proxied(ctx context.Context, call model.Call, ev *model.Faul
 	if len(x.Proxies) == 0 {
 		return model.Op{}, fmt.Errorf("stress: fault %s needs the fault proxy, and the run has none", call.Fault)
 	}
-	token := fmt.Sprintf("%s%d", x.ns, len(x.h))
+	token := fmt.Sprintf("%s%d", x.ns, len(x.h.Ops))
 	op, err := x.call(ctx, call, 0, map[string]string{fault.Header: string(call.Fault) + " " + token})
 	if err != nil {
 		return op, err

@@ -57,7 +57,7 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
-		vs, hist, faults, err := r.once(runCtx, plan)
+		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
 			return nil, BugID{}
@@ -67,7 +67,7 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 			return nil, BugID{}
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
-			return &Failure{Check: got.Check, Plan: plan, History: hist, Faults: faults, Violations: vs}, got
+			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
 		}
 	}
 	return nil, BugID{}
