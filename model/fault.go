@@ -35,17 +35,28 @@ const (
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
+	// FaultDepRestart is a plan step (StepFault): a dependency of the
+	// service (its key store) is stopped gracefully and started again, on
+	// the same port and data directory, the way it restarts for an upgrade.
+	FaultDepRestart Fault = "dep-restart"
+	// FaultDepCrash is a plan step (StepFault): a dependency is SIGKILLed
+	// and started again, the way a supervisor restarts it after a crash.
+	FaultDepCrash Fault = "dep-crash"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
-var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery, FaultDelay}
+var ProxyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsProxy })
 
 // ProcessFaults are the faults that need the service's processes, so only
 // a service that idemstress starts can have them.
-var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultPause}
+var ProcessFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsService })
+
+// DependencyFaults are the faults done to a dependency of the service
+// that idemstress starts beside it (process.dependencies).
+var DependencyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDependency })
 
 // PlannedFaults are the faults a contract may enable (`faults:`).
-var PlannedFaults = append(slices.Clone(ProxyFaults), ProcessFaults...)
+var PlannedFaults = faultsThat(func(FaultKind) bool { return true })
 
 // FaultEvent is a fault as it happened, in the history of one plan's
 // execution beside its calls, like a Jepsen nemesis operation: what was
