@@ -60,7 +60,7 @@ func checkFaults(t *testing.T, dom string, h model.History) {
 	}
 	for i, ev := range h.Faults {
 		want := []string{map[bool]string{true: "fired", false: "unfired"}[ev.Fired], string(ev.Kind), ev.String(),
-			strconv.Itoa(ev.Step+1), map[bool]string{true: "true", false: "false"}[ev.Fired], strconv.Itoa(len(ev.Ops))}
+			strconv.Itoa(ev.Step + 1), map[bool]string{true: "true", false: "false"}[ev.Fired], strconv.Itoa(len(ev.Ops))}
 		for j, w := range want {
 			if got[i][j+1] != w {
 				t.Errorf("fault %d: attribute %d is %q, want %q", i, j, got[i][j+1], w)
@@ -75,7 +75,6 @@ func checkFaults(t *testing.T, dom string, h model.History) {
 		t.Errorf("fault lanes %q, want one for crash and one for restart", lanes)
 	}
 }
-
 
 // A crash case's page draws the crash and the restart as events in lanes
 // of their own, says which calls the crash touched, and marks the call

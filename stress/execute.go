@@ -51,7 +51,7 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 	for i, step := range plan.Steps {
 		x.step = i
 		var err error
-		if x.down && step.Kind != model.StepRestart {
+		if x.down && step.Kind != model.StepRestart && step.Kind != model.StepFault {
 			x.unserved(step.Calls)
 			continue
 		}
@@ -62,6 +62,8 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 			err = x.stalled(ctx, step.Calls)
 		case model.StepRestart:
 			err = x.restart(ctx)
+		case model.StepFault:
+			err = x.faultStep(ctx, step)
 		default:
 			err = fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
 		}

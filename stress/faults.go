@@ -71,6 +71,35 @@ func (x *execution) proxied(ctx context.Context, call model.Call, ev *model.Faul
 	}
 }
 
+// faultStep does a fault step of its own (a dependency's restart or
+// crash) through package fault's registry, and records it as an event.
+func (x *execution) faultStep(ctx context.Context, step model.Step) error {
+	do, ok := fault.Step(step.Fault)
+	if !ok {
+		return fmt.Errorf("stress: step %d: fault step %q is not supported", x.step+1, step.Fault)
+	}
+	ev := model.FaultEvent{Kind: step.Fault, Step: x.step, Target: step.Target, Start: x.now()}
+	out, err := do(ctx, x, step.Target)
+	if err != nil {
+		return stoppedOr(ctx, fmt.Errorf("%w: %s: %w", errInfrastructure, step, err))
+	}
+	ev.End, ev.Fired, ev.Note = x.now(), out.Fired, out.Note
+	x.h.Faults = append(x.h.Faults, ev)
+	return nil
+}
+
+// Dependency is the dependency called name that idemstress started beside
+// the service (fault.Env).
+func (x *execution) Dependency(name string) (fault.Dependency, bool) {
+	if x.Service == nil {
+		return nil, false
+	}
+	if d := x.Service.Dependency(name); d != nil {
+		return d, true
+	}
+	return nil, false
+}
+
 // closeIdle drops the target's kept-alive connections to replicas that
 // are gone, so that no call is sent on a dead one.
 func (x *execution) closeIdle() {

@@ -87,7 +87,9 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 	t, restarted := InSequence, false
 	for _, s := range plan.Steps {
-		if s.Kind == model.StepRestart {
+		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
+			// A dependency's restart or crash is a restart of what the
+			// service keeps.
 			restarted = true
 		}
 		for _, call := range s.Calls {
