@@ -165,7 +165,9 @@ func candidates(p model.Plan) []model.Plan {
 			for _, simpler := range simplerCalls(c) {
 				calls := slices.Clone(s.Calls)
 				calls[j] = simpler
-				out = append(out, withStep(p, i, model.Step{Kind: s.Kind, Calls: calls}))
+				step := s
+				step.Calls = calls
+				out = append(out, withStep(p, i, step))
 			}
 		}
 	}
@@ -250,7 +252,8 @@ func duplicates(calls []model.Call) ([]model.Call, bool) {
 func withKey(p model.Plan, from, to string) model.Plan {
 	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
 	for i, s := range p.Steps {
-		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		q.Steps[i] = s // a fault step keeps its fault and target
+		q.Steps[i].Calls = slices.Clone(s.Calls)
 		for j, c := range q.Steps[i].Calls {
 			if c.Key == from && !c.NoKey {
 				q.Steps[i].Calls[j].Key = to
@@ -311,7 +314,8 @@ func renamed(p model.Plan) model.Plan {
 	variants := map[model.Action]map[int]int{}
 	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
 	for i, s := range p.Steps {
-		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		q.Steps[i] = s // a fault step keeps its fault and target
+		q.Steps[i].Calls = slices.Clone(s.Calls)
 		for j, c := range s.Calls {
 			if _, ok := tenants[c.Tenant]; !ok {
 				tenants[c.Tenant] = gen.TenantName(len(tenants))

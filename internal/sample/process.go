@@ -51,7 +51,7 @@ func RedisServer() string {
 // port of its own, without persistence, or with an append-only file
 // fsynced on every write (durable).
 func Redis(bin string, durable bool) process.DependencySpec {
-	argv := []string{bin, "--port", "{port}", "--bind", "127.0.0.1", "--dir", "{data_dir}", "--save", "", "--protected-mode", "no"}
+	argv := []string{bin, "--port", "{port}", "--bind", "127.0.0.1", "--dir", "{data_dir}", "--save", ""}
 	if durable {
 		argv = append(argv, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
