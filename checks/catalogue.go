@@ -102,9 +102,10 @@ var catalogue = []Check{
 // Catalogue lists every check, most specific first.
 func Catalogue() []Check { return slices.Clone(catalogue) }
 
-// lookup finds a check's entry; an ID outside the catalogue gets a
-// nameless one, which sorts last.
-func lookup(id ID) (Check, int) {
+// Lookup finds a check's entry and its rank, its place in the catalogue
+// (lower is more severe); an ID outside the catalogue gets a nameless
+// entry, which ranks last.
+func Lookup(id ID) (c Check, rank int) {
 	i := slices.IndexFunc(catalogue, func(c Check) bool { return c.ID == id })
 	if i < 0 {
 		return Check{ID: id, fail: func(t Fataler, m string) { t.Fatalf("%s", m) }}, len(catalogue)
@@ -114,7 +115,7 @@ func lookup(id ID) (Check, int) {
 
 // Fail fails t with the violation's message from its check's own line.
 func (v Violation) Fail(t Fataler) {
-	c, _ := lookup(v.Check)
+	c, _ := Lookup(v.Check)
 	c.fail(t, v.Message)
 }
 
@@ -132,7 +133,7 @@ type Violation struct {
 // violation builds a violation of check id: its message is the ID, the
 // check's name and what exactly was wrong.
 func violation(id ID, action model.Action, what, detail string) Violation {
-	c, _ := lookup(id)
+	c, _ := Lookup(id)
 	return Violation{Check: id, Message: string(id) + " " + c.Name + ": " + what, Detail: detail, Action: action}
 }
 
@@ -141,8 +142,8 @@ func violation(id ID, action model.Action, what, detail string) Violation {
 // iteration.
 func Sort(vs []Violation) {
 	slices.SortStableFunc(vs, func(a, b Violation) int {
-		_, pa := lookup(a.Check)
-		_, pb := lookup(b.Check)
+		_, pa := Lookup(a.Check)
+		_, pb := Lookup(b.Check)
 		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Detail, b.Detail))
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // Verdict is what a run concludes. One vocabulary from the run to the
@@ -30,10 +29,10 @@ const (
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
 	Contract model.Contract
-	Effects  []observe.Effect
+	Effects  []model.Effect
 	NS       model.Namespace
 	History  model.History
-	Rows     observe.Snapshot
+	Rows     model.Snapshot
 }
 
 // actionInfo is what the history says about one action.
@@ -248,10 +247,10 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	// owner finds the action of a row by table and ID: to tell a replayed
 	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
-	perAction := map[string]map[model.Action][]observe.Row{}
-	for _, e := range joinedLast(in.Effects) {
+	perAction := map[string]map[model.Action][]model.Row{}
+	for _, e := range model.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
-		perAction[e.Table] = map[model.Action][]observe.Row{}
+		perAction[e.Table] = map[model.Action][]model.Row{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
 			switch problem {
@@ -302,7 +301,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 
 // partialIn is the first effect table other than e in which action a has
 // rows, "" when there is none.
-func partialIn(in Input, e observe.Effect, a model.Action, perAction map[string]map[model.Action][]observe.Row) string {
+func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
 	for _, o := range in.Effects {
 		if o.Table != e.Table && len(perAction[o.Table][a]) > 0 {
 			return o.Table
@@ -311,8 +310,8 @@ func partialIn(in Input, e observe.Effect, a model.Action, perAction map[string]
 	return ""
 }
 
-func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
-	perAction map[string]map[model.Action][]observe.Row, owner map[string]map[string]model.Action) []Violation {
+func actionRows(in Input, e model.Effect, a model.Action, info *actionInfo,
+	perAction map[string]map[model.Action][]model.Row, owner map[string]map[string]model.Action) []Violation {
 	var vs []Violation
 	rows := perAction[e.Table][a]
 	n, want := len(rows), e.RowsPerAction()
@@ -361,7 +360,7 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 
 // idChecks: every ok answer's ID must be the ID of the action's own row,
 // and never the ID of another tenant's row.
-func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe.Row, owner map[string]model.Action) []Violation {
+func idChecks(e model.Effect, a model.Action, info *actionInfo, rows []model.Row, owner map[string]model.Action) []Violation {
 	var vs []Violation
 	for _, id := range info.okIDs {
 		if ownsID(rows, id) {
@@ -386,7 +385,7 @@ func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe
 	return vs
 }
 
-func ownsID(rows []observe.Row, id string) bool {
+func ownsID(rows []model.Row, id string) bool {
 	for _, r := range rows {
 		if r.ID == id {
 			return true
@@ -397,7 +396,7 @@ func ownsID(rows []observe.Row, id string) bool {
 
 // referenceChecks: every row's reference must point at the same action's
 // row in the referenced table.
-func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.Row) []Violation {
+func referenceChecks(e model.Effect, a model.Action, rows, targets []model.Row) []Violation {
 	var vs []Violation
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {
@@ -409,7 +408,7 @@ func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.R
 	return vs
 }
 
-func rowIDs(rows []observe.Row) string {
+func rowIDs(rows []model.Row) string {
 	if len(rows) == 0 || rows[0].ID == "" {
 		return ""
 	}

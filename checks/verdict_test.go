@@ -11,16 +11,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []observe.Effect {
-	return []observe.Effect{
+func sampleEffects() []model.Effect {
+	return []model.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &observe.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }
 
@@ -42,7 +41,7 @@ var (
 // A scenario is what Evaluate judges: the history and the committed rows.
 type scenario struct {
 	h    model.History
-	rows observe.Snapshot
+	rows model.Snapshot
 }
 
 // either picks what the bad case has, or what the good case has instead;
@@ -93,20 +92,20 @@ func subject(variant int) string {
 // put is one row of one table.
 type put struct {
 	table string
-	row   observe.Row
+	row   model.Row
 }
 
 func (w world) ticket(tenant, key, id string, variant int) []put {
-	return []put{{"tickets", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), ID: id,
+	return []put{{"tickets", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), ID: id,
 		Fields: map[string]string{"subject": subject(variant)}}}}
 }
 
 func (w world) outbox(tenant, key, ticketID string) []put {
-	return []put{{"notification_outbox", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), Ref: ticketID}}}
+	return []put{{"notification_outbox", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), Ref: ticketID}}}
 }
 
 func (w world) outboxNullRef(tenant, key string) []put {
-	return []put{{"notification_outbox", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), RefNull: true}}}
+	return []put{{"notification_outbox", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), RefNull: true}}}
 }
 
 // created is the complete effect of one action: its ticket and its outbox row.
@@ -117,19 +116,19 @@ func (w world) created(tenant, key, id string, variant int) []put {
 // keylessTicket is a ticket written by a call without a key: the key column
 // is NULL, or empty where the column is NOT NULL.
 func (w world) keylessTicket(tenant, id string, null bool) []put {
-	return []put{{"tickets", observe.Row{Tenant: w.ns.Tenant(tenant), KeyNull: null, ID: id,
+	return []put{{"tickets", model.Row{Tenant: w.ns.Tenant(tenant), KeyNull: null, ID: id,
 		Fields: map[string]string{"subject": subject(0)}}}}
 }
 
 func rawTicket(tenant, key, id string) []put {
-	return []put{{"tickets", observe.Row{Tenant: tenant, Key: key, ID: id,
+	return []put{{"tickets", model.Row{Tenant: tenant, Key: key, ID: id,
 		Fields: map[string]string{"subject": subject(0)}}}}
 }
 
 // snapshot is what the observer would read: every effect table present,
 // empty or not.
-func snapshot(groups ...[]put) observe.Snapshot {
-	s := observe.Snapshot{"tickets": nil, "notification_outbox": nil}
+func snapshot(groups ...[]put) model.Snapshot {
+	s := model.Snapshot{"tickets": nil, "notification_outbox": nil}
 	for _, g := range groups {
 		for _, p := range g {
 			s[p.table] = append(s[p.table], p.row)
@@ -631,7 +630,7 @@ func ExampleEvaluate() {
 			{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 			{Call: call, Body: body, Start: 20, End: 30, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "8"}},
 		}},
-		Rows: observe.Snapshot{
+		Rows: model.Snapshot{
 			"tickets":             {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: map[string]string{"subject": "Printer offline"}}},
 			"notification_outbox": {{Tenant: "ns1-A", Key: "ns1-k1", Ref: "7"}},
 		},
@@ -655,7 +654,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"amount_cents": 1250, "rate": 2.5, "note": "coffee"}
 	body := []byte(`{"amount_cents":1250,"note":"coffee","rate":2.50}`)
-	effects := []observe.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+	effects := []model.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"amount_cents": "/amount_cents", "rate": "/rate", "note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}
 	for _, tc := range []struct {
@@ -670,7 +669,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 	} {
 		vs := checks.Evaluate(checks.Input{Contract: c, Effects: effects, NS: ns,
 			History: model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}},
-			Rows:    observe.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
+			Rows:    model.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
 		})
 		fired := slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.FieldsDiffer })
 		if fired != tc.fires || len(vs) > 1 {

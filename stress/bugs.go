@@ -44,13 +44,10 @@ import (
 // fires beside its own check, marked not minimal: a found bug is never
 // dropped for what a half-shrunk plan also shows.
 
-// rank is a check's place in checks.Catalogue: lower is more severe.
+// rank is a check's place in the catalogue: lower is more severe.
 func rank(id checks.ID) int {
-	i := slices.IndexFunc(checks.Catalogue(), func(c checks.Check) bool { return c.ID == id })
-	if i < 0 {
-		return len(checks.Catalogue())
-	}
-	return i
+	_, r := checks.Lookup(id)
+	return r
 }
 
 // sameID reports whether two identities name one bug: the same kind, in

@@ -15,7 +15,6 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 )
 
@@ -30,7 +29,7 @@ type Config struct {
 	// equivalence, key scope.
 	Contract model.Contract
 	// Effects are the tables one action writes.
-	Effects []observe.Effect
+	Effects []model.Effect
 	// DatabaseURL is where the effect tables are. Empty with Process set:
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
@@ -192,7 +191,7 @@ func isHTTP(t client.Target) bool {
 // crashTable is the table a crash's call waits on when the replica is
 // killed: the last effect table the contract lists (the outbox after the
 // ticket), so that the kill lands between the action's writes.
-func crashTable(effects []observe.Effect) string {
+func crashTable(effects []model.Effect) string {
 	for i := len(effects) - 1; i >= 0; i-- {
 		if effects[i].Query == "" {
 			return effects[i].Table
@@ -238,7 +237,7 @@ func (c *Config) check() error {
 			return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
 		}
 	}
-	if err := observe.ValidateEffects(c.Effects); err != nil {
+	if err := model.ValidateEffects(c.Effects); err != nil {
 		return err
 	}
 	if err := c.checkFaults(); err != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 )
 
@@ -36,9 +35,9 @@ type contractFile struct {
 	ServerErrors string `yaml:"server_errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
-	Recovery    *time.Duration   `yaml:"recovery"`
-	DatabaseURL string           `yaml:"database_url"`
-	Effects     []observe.Effect `yaml:"effects"`
+	Recovery    *time.Duration `yaml:"recovery"`
+	DatabaseURL string         `yaml:"database_url"`
+	Effects     []model.Effect `yaml:"effects"`
 	// Process: idemstress starts the service (command, replicas).
 	Process *process.Spec `yaml:"process"`
 	// Sync: "lastbyte" (default) or "naive".

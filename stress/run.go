@@ -24,7 +24,11 @@ import (
 // runner is the state of one Run. The search's workers only execute
 // plans (try); everything else here is touched by the run's own goroutine.
 type runner struct {
-	cfg     Config
+	cfg Config
+	// trials executes and judges the plans of the search and the
+	// shrinker: the only way they reach the target and the database.
+	trials trier
+	// session is what Run opened, for what it checks around the search.
 	session *Session
 	seed    uint64
 	// faults counts the fault events of every case by kind, and
@@ -98,7 +102,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg), unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	t0 := time.Now()
+	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
+	r.session = session
 	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -188,6 +194,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredCases, r.faults, r.coverage
 	return res, nil
+}
+
+// A trier executes and judges one plan in a namespace of its own: the
+// one-method seam between the search and shrinker above it and the
+// target, the service's processes and the database below. A run's trier is
+// its Session; the engine's tests script one, so that which failure is a
+// new bug and when a shrink candidate fails again are tested without a
+// service or PostgreSQL.
+type trier interface {
+	Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error)
+}
+
+// sessionTrier tries plans on a Session, on the clock of a run begun at t0.
+type sessionTrier struct {
+	s  *Session
+	t0 time.Time
+}
+
+func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error) {
+	return s.s.Try(ctx, ns, plan, s.t0)
+}
+
+// newRunner is the state of a run with seed begun at t0, trying its plans
+// with trials.
+func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
+	return &runner{cfg: cfg, trials: trials, seed: seed, t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
+		unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
 }
 
 // search runs the plans of the run, Workers at once, and takes their
@@ -297,7 +330,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 // call it at once; it touches nothing of the runner's but its counter.
 func (r *runner) try(ctx context.Context, plan model.Plan) (Trial, error) {
 	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
-	return r.session.Try(ctx, ns, plan, r.t0)
+	return r.trials.Try(ctx, ns, plan)
 }
 
 // once executes, judges and accounts one plan (while shrinking).

@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/stress/interp"
 )
 
 // Session is a Config made ready to run plans: the database connected (a
@@ -28,7 +29,7 @@ import (
 // tables checked against the database. Close releases all of it.
 type Session struct {
 	cfg      Config
-	exec     Executor
+	exec     interp.Executor
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
 	where string
@@ -75,7 +76,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
+	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
@@ -233,6 +234,10 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }
+
+// errInfrastructure marks a failure of the run itself (target or database
+// not there), as opposed to a violation found in the client.
+var errInfrastructure = interp.ErrInfrastructure
 
 // ErrBadURL marks a database URL that does not parse (exit code 2).
 var ErrBadURL = errors.New("bad database URL")

@@ -23,12 +23,12 @@ import (
 // the contract says and whose rows must be found where the contract says.
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	config := fs.String("config", "", "contract file (YAML), see README.md")
-	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	var src sourceFlags
+	src.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return parseExit(err)
 	}
-	if *config == "" || fs.NArg() > 0 {
+	if src.config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")
 		return exitUsage
 	}
@@ -36,13 +36,13 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
 	}
 
-	cfg, err := stress.Load(*config)
+	cfg, err := stress.Load(src.config)
 	if err != nil {
 		say("contract", "FAIL %v", err)
 		return exitUsage
 	}
 	say("contract", "ok: %s %s, %d effect table(s)", cmp.Or(cfg.HTTP.Method, "POST"), cfg.HTTP.URL, len(cfg.Effects))
-	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
+	cfg.DatabaseURL = cmp.Or(src.databaseURL, cfg.DatabaseURL)
 	cfg.Log = stderr
 	session, err := stress.Open(ctx, cfg)
 	if err != nil {
@@ -145,7 +145,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	return exitPass
 }
 
-func describeEffect(e observe.Effect) string {
+func describeEffect(e model.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

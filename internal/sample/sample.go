@@ -2,6 +2,10 @@
 // on a loopback port, in one of its modes, over a database of its own, and
 // says what idemstress should find there. The demo and the integration
 // tests share it.
+//
+// It is a harness at the top of the stack, beside cmd/idemstress: it
+// imports stress (it hands out each mode's stress.Config), so no package below
+// stress may use it.
 package sample
 
 import (

@@ -1,10 +1,9 @@
-package observe
+package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Effect declares one table the target writes for each action, and how a
@@ -99,8 +98,8 @@ func ValidateEffects(effects []Effect) error {
 		case e.Query != "" && !strings.Contains(e.Query, "$1"):
 			return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
 		}
-		if e.PerAction < 0 || e.PerAction > MaxPerAction {
-			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, MaxPerAction, e.Table)
+		if e.PerAction < 0 || e.PerAction > maxPerAction {
+			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, maxPerAction, e.Table)
 		}
 		for col, ptr := range e.Fields {
 			if ptr != "" && !strings.HasPrefix(ptr, "/") {
@@ -140,9 +139,9 @@ func tableNames(effects []Effect) string {
 	return strings.Join(names, ", ")
 }
 
-// MaxPerAction bounds per_action: one create that writes more rows than
+// maxPerAction bounds per_action: one create that writes more rows than
 // this to one table is a typo, and checks count rows per action in memory.
-const MaxPerAction = 10000
+const maxPerAction = 10000
 
 // RowsPerAction is how many rows one action writes here.
 func (e Effect) RowsPerAction() int {
@@ -152,7 +151,19 @@ func (e Effect) RowsPerAction() int {
 	return e.PerAction
 }
 
-// ident quotes a possibly schema-qualified name.
-func ident(name string) string {
-	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
+// JoinedLast orders effects so that the tables joined rows point at come
+// before the joined ones: a joined row is attributed, and counted, through
+// the row it points at.
+func JoinedLast(effects []Effect) []Effect {
+	out := slices.Clone(effects)
+	slices.SortStableFunc(out, func(a, b Effect) int {
+		switch {
+		case a.Join == nil && b.Join != nil:
+			return -1
+		case a.Join != nil && b.Join == nil:
+			return 1
+		}
+		return 0
+	})
+	return out
 }

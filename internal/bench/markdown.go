@@ -13,7 +13,7 @@ import (
 )
 
 // Command is the one command that regenerates RESULTS.md.
-const Command = "go run ./bench/cmd/results"
+const Command = "go run ./internal/bench/cmd/results"
 
 // Sections are RESULTS.md's headings, in order.
 var Sections = []string{"Machine", "P1 burst arrival spread", "P2 time to first detection", "P3 tester throughput",
@@ -159,7 +159,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 	p("\nThe check outside the namespace (IDEM-009, `MeasureBaseline`), on %s foreign rows per effect table, before a run\n", RowsLabel(s.BaselineRows))
 	p("and after 800 actions were written inside its namespace")
 	if len(s.BaselineLayouts) < len(sample.Layouts()) {
-		p(" (in the %s layout only: filling 10^7 rows takes minutes per layout; `go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 90m ./bench/` measures both)", layoutList(s.BaselineLayouts))
+		p(" (in the %s layout only: filling 10^7 rows takes minutes per layout; `go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 90m ./internal/bench/` measures both)", layoutList(s.BaselineLayouts))
 	}
 	p(":\n\n| layout | before | after | peak RSS |\n|---|---|---|---|\n")
 	for _, bl := range r.Baselines {
@@ -171,7 +171,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 
 	p("## %s\n\n", Sections[5])
 	p("Calls in the shrunk plan ÷ calls in the smallest plan that shows the bug (`MinimalCalls`, documented in\n")
-	p("bench/zoo.go), over the runs of P2 (shrink budget %s).\n\n", s.Shrink)
+	p("internal/bench/zoo.go), over the runs of P2 (shrink budget %s).\n\n", s.Shrink)
 	p("| bug | minimal calls | shrunk calls per seed | ratio: median | ratio: max | seeds at 1.0 |\n|---|---|---|---|---|---|\n")
 	allOne := true
 	for _, bug := range Bugs() {

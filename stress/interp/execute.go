@@ -1,4 +1,4 @@
-package stress
+package interp
 
 import (
 	"cmp"
@@ -17,9 +17,9 @@ import (
 	"github.com/idemstress/idemstress/process"
 )
 
-// errInfrastructure marks a failure of the run itself (target or database
+// ErrInfrastructure marks a failure of the run itself (target or database
 // not there), as opposed to a violation found in the client.
-var errInfrastructure = errors.New("infrastructure failure")
+var ErrInfrastructure = errors.New("infrastructure failure")
 
 // Executor runs plans against a client.
 type Executor struct {
@@ -75,14 +75,14 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 		// A call the proxy could not forward got no answer through no
 		// fault of the target's: the plan proves nothing.
 		if err := p.Failure(); err != nil {
-			return x.h, stoppedOr(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: %w", ErrInfrastructure, err))
 		}
 	}
 	if x.down {
 		// A crash the plan did not follow by a restart: the next plan
 		// starts with every replica up.
 		if err := x.Service.Restart(ctx, 0); err != nil {
-			return x.h, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", errInfrastructure, err))
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
 		}
 		x.closeIdle()
 	}
@@ -165,7 +165,7 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, client.ErrUnreachable):
-		return fmt.Errorf("%w: %w", errInfrastructure, err)
+		return fmt.Errorf("%w: %w", ErrInfrastructure, err)
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
@@ -222,7 +222,7 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 	ev.End = x.now()
 	ev.Ops = x.add(ops)
 	if err != nil {
-		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", errInfrastructure, err))
+		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
 	}
 	ev.Fired, ev.Held = report.Fired, report.Blocked
 	if !report.Fired {
@@ -267,7 +267,7 @@ func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.C
 				// from a goroutine of ours: the run stops instead.
 				if p := recover(); p != nil {
 					mu.Lock()
-					failed = cmp.Or(failed, fmt.Errorf("%w: the target panicked: %v", errInfrastructure, p))
+					failed = cmp.Or(failed, fmt.Errorf("%w: the target panicked: %v", ErrInfrastructure, p))
 					mu.Unlock()
 				}
 			}()

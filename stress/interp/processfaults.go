@@ -1,4 +1,4 @@
-package stress
+package interp
 
 import (
 	"cmp"
@@ -60,7 +60,7 @@ func (x *execution) paused(ctx context.Context, call model.Call, ev *model.Fault
 		ops = append(ops, second)
 	}
 	if err = cmp.Or(err, pauseErr, resumeErr); err != nil {
-		return ops, stoppedOr(ctx, fmt.Errorf("%w: pause: %w", errInfrastructure, err))
+		return ops, stoppedOr(ctx, fmt.Errorf("%w: pause: %w", ErrInfrastructure, err))
 	}
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
 	if !rep.Fired {
@@ -87,9 +87,9 @@ func (x *execution) crashed(ctx context.Context, call model.Call, ev *model.Faul
 	}, func() { killErr = x.Service.Kill(0) })
 	switch {
 	case err != nil:
-		return op, stoppedOr(ctx, fmt.Errorf("%w: crash: %w", errInfrastructure, err))
+		return op, stoppedOr(ctx, fmt.Errorf("%w: crash: %w", ErrInfrastructure, err))
 	case killErr != nil:
-		return op, stoppedOr(ctx, fmt.Errorf("%w: crash: %w", errInfrastructure, killErr))
+		return op, stoppedOr(ctx, fmt.Errorf("%w: crash: %w", ErrInfrastructure, killErr))
 	}
 	x.down = true
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
@@ -164,7 +164,7 @@ func (x *execution) restart(ctx context.Context) error {
 	ev := model.FaultEvent{Kind: model.FaultRestart, Step: x.step, Start: x.now()}
 	for i := range x.Service.Addrs() {
 		if err := x.Service.Restart(ctx, i); err != nil {
-			return stoppedOr(ctx, fmt.Errorf("%w: restart: %w", errInfrastructure, err))
+			return stoppedOr(ctx, fmt.Errorf("%w: restart: %w", ErrInfrastructure, err))
 		}
 	}
 	x.down = false

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // plain keep-alive loop (MeasureThroughput), with 1 and 4 workers. x-plain
 // is the median of tester calls/s ÷ plain calls/s; the goal at W=1 is 0.9.
 //
-//	go test -run '^$' -bench 'P3$' -benchtime 5x ./bench/
+//	go test -run '^$' -bench 'P3$' -benchtime 5x ./internal/bench/
 func BenchmarkP3(b *testing.B) {
 	for _, w := range []int{1, 4} {
 		b.Run(workersName(w), func(b *testing.B) {

@@ -1,4 +1,4 @@
-package stress
+package interp
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (x *execution) faultStep(ctx context.Context, step model.Step) error {
 	ev := model.FaultEvent{Kind: step.Fault, Step: x.step, Target: step.Target, Start: x.now()}
 	out, err := do(ctx, x, step.Target)
 	if err != nil {
-		return stoppedOr(ctx, fmt.Errorf("%w: %s: %w", errInfrastructure, step, err))
+		return stoppedOr(ctx, fmt.Errorf("%w: %s: %w", ErrInfrastructure, step, err))
 	}
 	ev.End, ev.Fired, ev.Note = x.now(), out.Fired, out.Note
 	x.h.Faults = append(x.h.Faults, ev)
