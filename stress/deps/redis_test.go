@@ -1,4 +1,4 @@
-package shapes_test
+package deps_test
 
 import (
 	"bytes"
