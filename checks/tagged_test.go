@@ -26,10 +26,10 @@ func TestEvaluateTagged(t *testing.T) {
 	a := model.Call{Tenant: "A", Key: "k1"}
 	body := model.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
-	created := model.History{
+	created := model.History{Ops: []model.Op{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
-	}
+	}}
 	ticket := func(id, tenant, subject string) model.Row {
 		return model.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
 	}
@@ -79,7 +79,7 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	call := model.Call{Tenant: "A", NoKey: true}
 	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
-	h := model.History{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}
+	h := model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}}
 	rows := model.Snapshot{
 		"tickets":             {{ID: "7", Tenant: "run9-2-A", Tag: subject, Fields: map[string]string{"subject": subject}}},
 		"notification_outbox": {{Join: "7"}},

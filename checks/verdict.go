@@ -38,6 +38,8 @@ type Input struct {
 // actionInfo is what the history says about one action.
 type actionInfo struct {
 	ops []model.Op
+	// faulted says, for each of ops, that a fault touched the call.
+	faulted []bool
 	// okIDs are the IDs of the action's ok answers, in order.
 	okIDs []string
 	// mayExist: some call was answered ok, or got no certain answer.
@@ -53,9 +55,12 @@ func Evaluate(in Input) []Violation {
 	var vs []Violation
 	actions := map[model.Action]*actionInfo{}
 	var keyless []model.Op
-	for _, op := range in.History {
+	for i, op := range in.History.Ops {
+		// A call a fault of the history touched may go unanswered.
+		_, touched := in.History.TouchedBy(i)
+		faulted := touched || op.Call.Fault != model.FaultNone
 		if op.Call.NoKey {
-			vs = append(vs, answerChecks(in.Contract, op)...)
+			vs = append(vs, answerChecks(in.Contract, op, faulted)...)
 			keyless = append(keyless, op)
 			continue
 		}
@@ -66,6 +71,7 @@ func Evaluate(in Input) []Violation {
 			actions[a] = info
 		}
 		info.ops = append(info.ops, op)
+		info.faulted = append(info.faulted, faulted)
 	}
 	for _, op := range keyless {
 		findings, _ := in.Contract.Walk([]model.Op{op})
@@ -78,7 +84,7 @@ func Evaluate(in Input) []Violation {
 		vs = append(vs, replays...)
 		for i, op := range info.ops {
 			if !replayed[i] {
-				vs = append(vs, answerChecks(in.Contract, op)...)
+				vs = append(vs, answerChecks(in.Contract, op, info.faulted[i])...)
 			}
 		}
 		var states []model.State
@@ -136,8 +142,8 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 	}
 	// The latest such action: of several that could explain the refusal,
 	// the one the target saw last is the one it most likely matched.
-	for i := len(in.History) - 1; i >= 0; i-- {
-		other := in.History[i]
+	for i := len(in.History.Ops) - 1; i >= 0; i-- {
+		other := in.History.Ops[i]
 		check, what := confusion(in.Contract, op.Call, other.Call)
 		if check == "" {
 			continue
@@ -155,7 +161,7 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 // ownCallRan reports whether another call of op's own action may have been
 // at work at the same time, which is all an in_flight answer needs.
 func ownCallRan(in Input, a model.Action, op model.Op) bool {
-	for _, own := range in.History {
+	for _, own := range in.History.Ops {
 		self := own.Start == op.Start && own.End == op.End && own.Call == op.Call
 		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Concurrent(op, own) {
 			return true
@@ -183,8 +189,10 @@ func confusion(c model.Contract, call, other model.Call) (ID, string) {
 
 // answerChecks are the checks one answer fails by itself. Their action is
 // the call's as the contract names it (key scope, folded keys), like every
-// other violation's.
-func answerChecks(c model.Contract, op model.Op) []Violation {
+// other violation's. faulted says a fault of the history touched the call
+// (one it carried, or a crash that left its replica down): its missing
+// answer is the fault's doing.
+func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 	a := c.ActionOf(op.Call)
 	if op.Call.NoKey {
 		a = model.Action{Tenant: op.Call.Tenant}
@@ -195,7 +203,7 @@ func answerChecks(c model.Contract, op model.Op) []Violation {
 	case op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
-	case op.Out.Kind == model.Unknown && op.Call.Fault == model.FaultNone:
+	case op.Out.Kind == model.Unknown && !faulted:
 		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
 	}

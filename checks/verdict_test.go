@@ -89,7 +89,7 @@ func op(step int, c model.Call, out model.Outcome) model.Op {
 		Body: model.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
 }
 
-func history(ops ...model.Op) model.History { return ops }
+func history(ops ...model.Op) model.History { return model.Calls(ops...) }
 
 // subject is what the tickets.subject column holds for a payload variant.
 func subject(variant int) string {
@@ -318,7 +318,7 @@ func verdictCases() []verdictCase {
 					}
 					poll.Start = crashed.End + int64(i)*int64(time.Second/2)
 					poll.End = poll.Start + 50
-					h = append(h, poll)
+					h.Ops = append(h.Ops, poll)
 				}
 				return scenario{h, snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
 			}},
@@ -485,6 +485,14 @@ func verdictCases() []verdictCase {
 				c := call(w.a, w.k1, 0)
 				return scenario{history(op(0, either(bad, c, faulty(c)), noAnswer("timeout after 5s"))), snapshot()}
 			}},
+		{name: "no answer of a call no fault of the history touched", check: checks.NoAnswer, primary: true,
+			build: func(w world, bad bool) scenario {
+				// A call made while a crash left its replica down carries no
+				// fault of its own: the crash's event lists it as touched.
+				h := history(op(0, faulty(call(w.a, w.k1, 0)), noAnswer("EOF")), op(1, call(w.a, w.k2, 0), noAnswer("replica down")))
+				h.Faults = []model.FaultEvent{{Kind: model.FaultCrash, Fired: true, Ops: either(bad, []int{0}, []int{0, 1})}}
+				return scenario{h, snapshot()}
+			}},
 	}
 }
 
@@ -632,10 +640,10 @@ func ExampleEvaluate() {
 		Contract: c,
 		Effects:  sampleEffects(),
 		NS:       ns,
-		History: model.History{
+		History: model.History{Ops: []model.Op{
 			{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 			{Call: call, Body: body, Start: 20, End: 30, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "8"}},
-		},
+		}},
 		Rows: model.Snapshot{
 			"tickets":             {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: map[string]string{"subject": "Printer offline"}}},
 			"notification_outbox": {{Tenant: "ns1-A", Key: "ns1-k1", Ref: "7"}},
@@ -674,7 +682,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 		{map[string]string{"amount_cents": "1250", "rate": "2.5", "note": "Coffee"}, true},
 	} {
 		vs := checks.Evaluate(checks.Input{Contract: c, Effects: effects, NS: ns,
-			History: model.History{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}},
+			History: model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}},
 			Rows:    model.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
 		})
 		fired := slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.FieldsDiffer })

@@ -35,6 +35,9 @@ type World struct {
 	// followed by a restart step: the replica stays down until one.
 	Faults  []model.Fault
 	Restart bool
+	// StepFaults are the fault steps a plan may have (model.StepFault: a
+	// dependency's restart or crash, each naming its dependency).
+	StepFaults []model.Step
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -46,7 +49,7 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart
+		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil
 }
 
 // Validate reports a world that cannot draw plans.
@@ -92,6 +95,10 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			// draw shrinks to 0, a call.
 			if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
 				return model.Step{Kind: model.StepRestart}
+			}
+			// As often, a fault step of its own; it shrinks to a call.
+			if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
+				return rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")
 			}
 			base := d.call(t, w.KeyRequired)
 			// One step in four is a burst; the draw shrinks to 0, a single call.

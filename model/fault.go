@@ -1,6 +1,11 @@
 package model
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Fault is what goes wrong on purpose: with one call (a lost reply, a crash
 // while it is in flight), or around a burst (the db-stall nemesis).
@@ -43,14 +48,21 @@ const (
 	// The service answers 5xx; the contract's errors: policy says what a
 	// retry must get.
 	FaultDBError Fault = "db-error"
+	// FaultDepRestart is a plan step (StepFault): a dependency of the
+	// service (its key store) is stopped gracefully and started again, on
+	// the same port and data directory, the way it restarts for an upgrade.
+	FaultDepRestart Fault = "dep-restart"
+	// FaultDepCrash is a plan step (StepFault): a dependency is SIGKILLed
+	// and started again, the way a supervisor restarts it after a crash.
+	FaultDepCrash Fault = "dep-crash"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
-var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery, FaultDelay}
+var ProxyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsProxy })
 
 // ProcessFaults are the faults that need the service's processes, so only
 // a service that idemstress starts can have them.
-var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultCrashKeyRecord, FaultPause}
+var ProcessFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsService })
 
 // Crashes reports whether fault f SIGKILLs the call's replica, at one of
 // the points a crash may land: the replica stays down until a restart.
@@ -58,10 +70,14 @@ func Crashes(f Fault) bool { return f == FaultCrash || f == FaultCrashKeyRecord 
 
 // DBFaults are the faults done to the service's database sessions: they
 // need an effect table to wait on, not the service's processes.
-var DBFaults = []Fault{FaultDBError}
+var DBFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDatabase })
+
+// DependencyFaults are the faults done to a dependency of the service
+// that idemstress starts beside it (process.dependencies).
+var DependencyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDependency })
 
 // PlannedFaults are the faults a contract may enable (`faults:`).
-var PlannedFaults = append(append(slices.Clone(ProxyFaults), ProcessFaults...), DBFaults...)
+var PlannedFaults = faultsThat(func(FaultKind) bool { return true })
 
 // FaultEvent is a fault as it happened, in the history of one plan's
 // execution beside its calls, like a Jepsen nemesis operation: what was
@@ -77,10 +93,47 @@ type FaultEvent struct {
 	Fired bool  `json:"fired"`
 	// Ops are the indexes, in the history, of the calls the fault touched.
 	Ops []int `json:"ops,omitempty"`
+	// Target names what the fault acted on beyond the service's own
+	// replicas: a dependency ("redis"); "" for the service.
+	Target string `json:"target,omitempty"`
 	// Held counts the requests the fault saw held back (db-stall).
 	Held int `json:"held,omitempty"`
 	// Note says why the fault did not fire. It holds no times or PIDs.
 	Note string `json:"note,omitempty"`
+}
+
+// String renders a fault as it happened, the one way idemstress shows a
+// nemesis operation: "restart fired", "crash fired, touched call 2",
+// "db-stall not fired (why)". Calls are counted from 1, as people read
+// the history.
+func (e FaultEvent) String() string {
+	s := string(e.Kind)
+	if e.Target != "" {
+		s += " " + e.Target
+	}
+	if !e.Fired {
+		s += " not fired"
+		if e.Note != "" {
+			s += " (" + e.Note + ")"
+		}
+		return s
+	}
+	s += " fired"
+	if e.Held > 0 {
+		s += fmt.Sprintf(", held %d", e.Held)
+	}
+	if len(e.Ops) > 0 {
+		calls := make([]string, len(e.Ops))
+		for i, op := range e.Ops {
+			calls[i] = strconv.Itoa(op + 1)
+		}
+		word := "call"
+		if len(calls) > 1 {
+			word = "calls"
+		}
+		s += ", touched " + word + " " + strings.Join(calls, ", ")
+	}
+	return s
 }
 
 // FaultCount is how many faults of one kind were planned and fired.

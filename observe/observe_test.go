@@ -231,7 +231,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 	c := model.Call{Tenant: "A", Key: "k1"}
 	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	answer := model.Outcome{Kind: model.OK, Status: 201, ID: "7"}
-	h := model.History{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}
+	h := model.History{Ops: []model.Op{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}}
 	judge := func() []checks.Violation {
 		snap := observeNS(t, pool, sampleEffects(), "ns1-")
 		return checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(), NS: "ns1-", History: h, Rows: snap})

@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 				o.Verdict = checks.Fail
 				break
 			}
-			unfired = unfired || !model.AllFired(tr.Faults)
+			unfired = unfired || !model.AllFired(tr.History.Faults)
 		}
 		if o.Verdict == checks.Pass && unfired {
 			// A planned fault that did not fire proved nothing: never a pass.

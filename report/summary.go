@@ -40,8 +40,6 @@ type Case struct {
 	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Faults counts the run's faults by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
-	// FaultEvents are the minimal plan's faults as they happened.
-	FaultEvents []model.FaultEvent `json:"fault_events,omitempty"`
 	// Coverage counts the transitions the run's executions made, and
 	// CheckStatus says of every check whether it failed, passed, or was
 	// not exercised (none of the transitions it needs happened).

@@ -113,11 +113,18 @@ func (c *Config) defaults() error {
 	if err := c.World.Validate(); err != nil {
 		return err
 	}
-	c.World.Faults, c.World.Restart = nil, false
+	c.World.Faults, c.World.Restart, c.World.StepFaults = nil, false, nil
 	for _, f := range c.Faults {
-		if f == model.FaultRestart {
+		k, _ := model.KindOf(f)
+		switch {
+		case f == model.FaultRestart:
 			c.World.Restart = true
-		} else {
+		case k.Needs == model.NeedsDependency:
+			// One step of each kind for each dependency.
+			for _, d := range c.Process.Dependencies {
+				c.World.StepFaults = append(c.World.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
+			}
+		default:
 			c.World.Faults = append(c.World.Faults, f)
 		}
 	}
@@ -166,6 +173,8 @@ func (c *Config) checkFaults() error {
 			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
 		case slices.Contains(model.ProcessFaults, f) && c.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
+		case slices.Contains(model.DependencyFaults, f) && (c.Process == nil || len(c.Process.Dependencies) == 0):
+			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
 		case f == model.FaultPause && c.Process.Replicas < 2:
 			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):

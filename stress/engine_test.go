@@ -48,7 +48,7 @@ func (s *scripted) Try(ctx context.Context, ns model.Namespace, plan model.Plan)
 	tr := Trial{NS: ns}
 	for i, st := range plan.Steps {
 		for _, c := range st.Calls {
-			tr.History = append(tr.History, model.Op{Call: c, Step: i, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "1"}})
+			tr.History.Ops = append(tr.History.Ops, model.Op{Call: c, Step: i, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "1"}})
 		}
 	}
 	c := model.DefaultContract()

@@ -295,7 +295,6 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History
-	var faults []model.FaultEvent
 	if r.stop == nil {
 		runCtx, cancel := context.WithDeadline(ctx, h.rapidBy)
 		defer cancel()
@@ -306,7 +305,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 			return
 		}
 		var err error
-		vs, hist, faults, err = r.once(runCtx, plan)
+		vs, hist, err = r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // cut mid-plan by the budget: proves nothing
 			return
@@ -322,7 +321,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 	if !ok {
 		return
 	}
-	h.record(plan, hist, faults, vs, v)
+	h.record(plan, hist, vs, v)
 	// Each check fails from a line of its own (see checks.Catalogue).
 	v.Fail(t)
 }
@@ -335,26 +334,26 @@ func (r *runner) try(ctx context.Context, plan model.Plan) (Trial, error) {
 }
 
 // once executes, judges and accounts one plan (while shrinking).
-func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, []model.FaultEvent, error) {
+func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
 	tr, err := r.try(ctx, plan)
 	if err != nil {
-		return nil, tr.History, tr.Faults, err
+		return nil, tr.History, err
 	}
 	r.account(tr)
 	r.progress("shrink")
-	return tr.Violations, tr.History, tr.Faults, nil
+	return tr.Violations, tr.History, nil
 }
 
 // account adds what a trial says about the run as a whole: the faults by
 // kind and whether they all fired, IDs, refused variants.
 func (r *runner) account(tr Trial) {
-	r.calls += len(tr.History)
-	model.Tally(r.faults, tr.Faults)
+	r.calls += len(tr.History.Ops)
+	model.Tally(r.faults, tr.History.Faults)
 	r.coverage.Add(tr.Coverage)
-	if !model.AllFired(tr.Faults) {
+	if !model.AllFired(tr.History.Faults) {
 		r.unfiredCases++
 	}
-	for _, ev := range tr.Faults {
+	for _, ev := range tr.History.Faults {
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
@@ -362,15 +361,15 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
-	for i, op := range tr.History {
+	for i, op := range tr.History.Ops {
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true
 			r.baseOK = r.baseOK || op.Call.Variant == 0
 		case r.noID == nil && r.wantedID(op):
-			r.noID = &tr.History[i]
+			r.noID = &tr.History.Ops[i]
 		case r.refused == nil && refusedInput(op):
-			r.refused = &tr.History[i]
+			r.refused = &tr.History.Ops[i]
 		}
 	}
 	r.noteUnusable(tr.History)

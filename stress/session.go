@@ -214,11 +214,10 @@ func (s *Session) Where() string { return s.where }
 
 // Trial is one plan's execution in a namespace of its own, and its verdict.
 type Trial struct {
-	NS      model.Namespace
-	History model.History
-	// Faults are the plan's faults as they happened, on the clock of
-	// History: what fired, and which calls each touched.
-	Faults     []model.FaultEvent
+	NS model.Namespace
+	// History is what the plan's execution did: its calls, and its faults
+	// as they happened (what fired, which calls each touched).
+	History    model.History
 	Violations []checks.Violation
 	// Coverage counts the transitions the execution made (model.Exercised).
 	Coverage model.Coverage
@@ -231,7 +230,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	tr := Trial{NS: ns}
 	s.observer.Begin(ctx, ns) // where ns's rows will begin, so that Observe reads only those
 	var err error
-	tr.History, tr.Faults, err = s.exec.Execute(ctx, ns, plan, t0)
+	tr.History, err = s.exec.Execute(ctx, ns, plan, t0)
 	if err != nil {
 		return tr, stopped(ctx, err)
 	}
@@ -241,7 +240,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: s.cfg.HTTP.Sends("tag"), History: tr.History, Faults: tr.Faults})
+	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: s.cfg.HTTP.Sends("tag"), History: tr.History})
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }

@@ -123,7 +123,7 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 		say("target", "FAIL a call without a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	out := tr.History[0].Out
+	out := tr.History.Ops[0].Out
 	switch {
 	case out.Kind != model.Invalid:
 		say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
@@ -147,7 +147,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 		say("target", "FAIL a call with a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	out := tr.History[0].Out
+	out := tr.History.Ops[0].Out
 	switch {
 	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
 		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)

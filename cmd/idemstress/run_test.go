@@ -122,7 +122,7 @@ func TestRunExitCodes(t *testing.T) {
 // the noisy retry's key, a second, true report beside the duplicate.
 func TestRunTaggedContract(t *testing.T) {
 	for _, mode := range sample.Modes() {
-		if sample.Replicas(mode) > 1 || sample.FaultsOnly(mode) {
+		if sample.Replicas(mode) > 1 || sample.FaultsOnly(mode) || sample.NeedsRedis(mode) {
 			continue // needs replicas, or restarts and crashes: TestRunProcessReplicas, TestDemoJSON
 		}
 		t.Run(mode, func(t *testing.T) {

@@ -134,6 +134,12 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if err := insertKey(ctx, tx, req, id); err != nil {
 		return outcome{}, err
 	}
+	if s.redis != nil {
+		// Before the commit: see keyRedis.
+		if err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id}); err != nil {
+			return outcome{}, err
+		}
+	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
 }
 
@@ -216,6 +222,9 @@ func (s *Service) findKey(ctx context.Context, tx pgx.Tx, req createRequest) (st
 	if s.memory != nil {
 		k, ok := s.memory.find(action{req.tenant, req.lookup})
 		return k, ok, nil
+	}
+	if s.redis != nil {
+		return s.redis.find(ctx, action{req.tenant, req.lookup})
 	}
 	return findKey(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
 }

@@ -23,6 +23,9 @@ type Options struct {
 	// Layout is the schema layout of the database (see Layouts); empty is
 	// LayoutKeys. It must be the layout the database was migrated with.
 	Layout Layout
+	// RedisURL is the Redis (redis://host:port/db) the keys-in-redis modes
+	// keep their keys in; the other modes ignore it.
+	RedisURL string
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
 	// OnArrival, if set, is called with time.Now() (which carries a
@@ -53,6 +56,8 @@ type Service struct {
 	memory *keyMemory
 	// errs holds the failed answers in the stores-errors mode.
 	errs *errorMemory
+	// redis holds the keys in the keys-in-redis modes; nil in every other.
+	redis *keyRedis
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -90,7 +95,21 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if b.storesErrors {
 		s.errs = &errorMemory{failed: map[action]string{}}
 	}
+	if b.redisKeys {
+		if s.redis, err = newKeyRedis(opts.RedisURL); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// Close releases what the Service holds besides its pool (the Redis
+// client of the keys-in-redis modes). The pool is the caller's.
+func (s *Service) Close() error {
+	if s.redis != nil {
+		return s.redis.close()
+	}
+	return nil
 }
 
 // checkSchema fails unless the database holds the schema of the service's

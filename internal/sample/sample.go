@@ -64,6 +64,9 @@ var Expected = map[string]checks.ID{
 	// The key record completed in a transaction after the effects': a
 	// crash between the two leaves the key in progress for good.
 	"complete-after-commit": checks.StuckAction,
+	// Keys in a Redis without persistence: after Redis restarts, the same
+	// call creates again.
+	"keys-in-redis": checks.DuplicateEffect,
 
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,
@@ -92,9 +95,10 @@ func Replicas(mode string) int {
 func Layouts() []ticketsvc.Layout { return ticketsvc.Layouts() }
 
 // Modes lists the correct mode, the other correct designs (key-first),
-// then every bug mode.
+// every bug mode, then the modes that keep their keys in a Redis
+// (NeedsRedis).
 func Modes() []string {
-	return append(append([]string{Correct}, ticketsvc.CorrectModes()...), ticketsvc.Bugs()...)
+	return slices.Concat([]string{Correct}, ticketsvc.CorrectModes(), ticketsvc.Bugs(), ticketsvc.RedisModes())
 }
 
 // Passes reports whether a mode, or every mode of a comma-separated list,
@@ -137,6 +141,9 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 	bug := mode
 	if mode == Correct {
 		bug = ""
+	}
+	if NeedsRedis(mode) {
+		return nil, fmt.Errorf("sample: mode %s keeps its keys in a Redis that idemstress starts beside the service: run it as processes (ProcessConfig)", mode)
 	}
 	contract, err := Contract(layout)
 	if err != nil {

@@ -44,17 +44,17 @@ type Executor struct {
 }
 
 // Execute sends a plan's calls to the target, one step after the other, in
-// namespace ns, and returns what each call got back and every fault the
-// plan planned, as events on the same clock. The calls of a burst are
+// namespace ns, and returns its history: what each call got back, and
+// every fault the plan planned as an event on the same clock. The calls of a burst are
 // released together; every other call waits for the one before. Times are
 // measured from t0 on the monotonic clock. It fails only when the run itself
 // cannot go on: the context ended or the target or database is not there.
-func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, []model.FaultEvent, error) {
+func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
 	x := execution{Executor: e, ns: ns, t0: t0}
 	for i, step := range plan.Steps {
 		x.step = i
 		var err error
-		if x.down && step.Kind != model.StepRestart {
+		if x.down && step.Kind != model.StepRestart && step.Kind != model.StepFault {
 			x.unserved(step.Calls)
 			continue
 		}
@@ -65,40 +65,41 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 			err = x.stalled(ctx, step.Calls)
 		case model.StepRestart:
 			err = x.restart(ctx)
+		case model.StepFault:
+			err = x.faultStep(ctx, step)
 		default:
 			err = fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
 		}
 		if err != nil {
-			return x.h, x.faults, err
+			return x.h, err
 		}
 	}
 	for _, p := range e.Proxies {
 		// A call the proxy could not forward got no answer through no
 		// fault of the target's: the plan proves nothing.
 		if err := p.Failure(); err != nil {
-			return x.h, x.faults, stoppedOr(ctx, fmt.Errorf("%w: %w", ErrInfrastructure, err))
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: %w", ErrInfrastructure, err))
 		}
 	}
 	if x.down {
 		// A crash the plan did not follow by a restart: the next plan
 		// starts with every replica up.
 		if err := x.Service.Restart(ctx, 0); err != nil {
-			return x.h, x.faults, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
 		}
 		x.closeIdle()
 	}
-	return x.h, x.faults, nil
+	return x.h, nil
 }
 
 // execution is one plan's execution under way: the history and the fault
 // events so far.
 type execution struct {
 	Executor
-	ns     model.Namespace
-	t0     time.Time
-	step   int
-	h      model.History
-	faults []model.FaultEvent
+	ns   model.Namespace
+	t0   time.Time
+	step int
+	h    model.History
 	// down says a crash left replica 0 down.
 	down bool
 	// cutOff is when each action a crash interrupted was cut off.
@@ -107,17 +108,23 @@ type execution struct {
 
 // unserved records calls made while a crash left the replica down and no
 // restart step has started it again (a plan shrunk without its restart):
-// they are answered by nobody, and carry the crash as their fault, so that
-// no check blames the service for the missing answer.
+// they are answered by nobody, and the crash's event lists them among the
+// calls it touched, so that no check blames the service for the missing
+// answer.
 func (x *execution) unserved(calls []model.Call) {
 	ops := make([]model.Op, len(calls))
 	for j, call := range calls {
-		call.Fault = model.FaultCrash
 		_, ops[j] = x.request(x.ns, call, j)
 		ops[j].Start, ops[j].End = x.now(), x.now()
 		ops[j].Out = model.Outcome{Kind: model.Unknown, Err: "replica down after a crash, with no restart since"}
 	}
-	x.add(ops)
+	idx := x.add(ops)
+	for i := len(x.h.Faults) - 1; i >= 0; i-- {
+		if ev := &x.h.Faults[i]; model.Crashes(ev.Kind) && ev.Fired {
+			ev.Ops = append(ev.Ops, idx...)
+			return
+		}
+	}
 }
 
 // now is the time since the run began, the clock of the history.
@@ -128,8 +135,8 @@ func (x *execution) add(ops []model.Op) []int {
 	idx := make([]int, len(ops))
 	for j := range ops {
 		ops[j].Step = x.step
-		idx[j] = len(x.h)
-		x.h = append(x.h, ops[j])
+		idx[j] = len(x.h.Ops)
+		x.h.Ops = append(x.h.Ops, ops[j])
 	}
 	return idx
 }
@@ -228,7 +235,7 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 			"a request waiting for a connection of the service's database pool is invisible to it (pgx's pool holds 4 by default); "+
 			"give the pool at least as many connections as a burst has calls, or draw smaller bursts", report.Blocked, len(calls), x.Stall.Table)
 	}
-	x.faults = append(x.faults, ev)
+	x.h.Faults = append(x.h.Faults, ev)
 	return burstErr
 }
 

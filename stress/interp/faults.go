@@ -33,14 +33,14 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 		ops, err = x.paused(ctx, call, &ev)
 		ev.End = x.now()
 		ev.Ops = x.add(ops)
-		x.faults = append(x.faults, ev)
+		x.h.Faults = append(x.h.Faults, ev)
 		return err
 	default:
 		return fmt.Errorf("stress: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
 	ev.End = x.now()
 	ev.Ops = x.add([]model.Op{op})
-	x.faults = append(x.faults, ev)
+	x.h.Faults = append(x.h.Faults, ev)
 	return err
 }
 
@@ -50,7 +50,7 @@ func (x *execution) proxied(ctx context.Context, call model.Call, ev *model.Faul
 	if len(x.Proxies) == 0 {
 		return model.Op{}, fmt.Errorf("stress: fault %s needs the fault proxy, and the run has none", call.Fault)
 	}
-	token := fmt.Sprintf("%s%d", x.ns, len(x.h))
+	token := fmt.Sprintf("%s%d", x.ns, len(x.h.Ops))
 	op, err := x.call(ctx, call, 0, map[string]string{fault.Header: string(call.Fault) + " " + token})
 	if err != nil {
 		return op, err
@@ -71,6 +71,35 @@ func (x *execution) proxied(ctx context.Context, call model.Call, ev *model.Faul
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// faultStep does a fault step of its own (a dependency's restart or
+// crash) through package fault's registry, and records it as an event.
+func (x *execution) faultStep(ctx context.Context, step model.Step) error {
+	do, ok := fault.Step(step.Fault)
+	if !ok {
+		return fmt.Errorf("stress: step %d: fault step %q is not supported", x.step+1, step.Fault)
+	}
+	ev := model.FaultEvent{Kind: step.Fault, Step: x.step, Target: step.Target, Start: x.now()}
+	out, err := do(ctx, x, step.Target)
+	if err != nil {
+		return stoppedOr(ctx, fmt.Errorf("%w: %s: %w", ErrInfrastructure, step, err))
+	}
+	ev.End, ev.Fired, ev.Note = x.now(), out.Fired, out.Note
+	x.h.Faults = append(x.h.Faults, ev)
+	return nil
+}
+
+// Dependency is the dependency called name that idemstress started beside
+// the service (fault.Env).
+func (x *execution) Dependency(name string) (fault.Dependency, bool) {
+	if x.Service == nil {
+		return nil, false
+	}
+	if d := x.Service.Dependency(name); d != nil {
+		return d, true
+	}
+	return nil, false
 }
 
 // closeIdle drops the target's kept-alive connections to replicas that

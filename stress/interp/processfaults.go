@@ -184,6 +184,6 @@ func (x *execution) restart(ctx context.Context) error {
 	x.down = false
 	x.closeIdle()
 	ev.End, ev.Fired = x.now(), true
-	x.faults = append(x.faults, ev)
+	x.h.Faults = append(x.h.Faults, ev)
 	return nil
 }
