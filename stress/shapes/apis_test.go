@@ -31,6 +31,7 @@ type api struct {
 const (
 	squareStyle     = "square"     // 200 for created and replayed; 400 + errors[0].code for a reused and a missing key
 	gocardlessStyle = "gocardless" // 201 created; a replay is 409 carrying the existing ID; 422 reused; 400 missing
+	graphqlStyle    = "graphql"    // everything 200: data.createPayment on success, errors[0] with a code on failure
 )
 
 // serveAPI starts the service on a loopback port over a new database and
@@ -72,15 +73,27 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 }
 
 func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v2/payments" {
+	if r.Method != http.MethodPost || r.URL.Path != "/v2/payments" && r.URL.Path != "/graphql" {
 		s.fail(w, http.StatusNotFound, "NOT_FOUND")
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var payload struct {
 		Note string `json:"note"`
+		// A GraphQL request's fields are the mutation's variables.
+		Variables struct {
+			Input struct {
+				Note string `json:"note"`
+			} `json:"input"`
+		} `json:"variables"`
 	}
-	if err != nil || json.Unmarshal(raw, &payload) != nil || payload.Note == "" {
+	if err == nil {
+		err = json.Unmarshal(raw, &payload)
+	}
+	if s.style == graphqlStyle {
+		payload.Note = payload.Variables.Input.Note
+	}
+	if err != nil || payload.Note == "" {
 		s.fail(w, http.StatusBadRequest, "INVALID_REQUEST_BODY")
 		return
 	}
@@ -103,7 +116,7 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.created(w, id, true)
 			return
 		}
-		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422}[s.style], "IDEMPOTENCY_KEY_REUSED")
+		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422, graphqlStyle: 200}[s.style], "IDEMPOTENCY_KEY_REUSED")
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	default:
@@ -137,6 +150,8 @@ func (s *api) created(w http.ResponseWriter, id int64, replay bool) {
 	switch {
 	case s.style == squareStyle:
 		fmt.Fprintf(w, `{"payment":{"id":%q,"status":"COMPLETED"}}`, pid)
+	case s.style == graphqlStyle:
+		fmt.Fprintf(w, `{"data":{"createPayment":{"id":%q}}}`, pid)
 	case replay && s.bug == "replay-new-id":
 		s.replayed(w, strconv.FormatInt(id+1000, 10))
 	case replay:
@@ -154,6 +169,11 @@ func (s *api) replayed(w http.ResponseWriter, pid string) {
 
 func (s *api) fail(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/json")
+	if s.style == graphqlStyle {
+		// Every GraphQL answer is a 200; what failed is in its errors.
+		fmt.Fprintf(w, `{"data":{"createPayment":null},"errors":[{"message":"createPayment failed","extensions":{"code":%q}}]}`, code)
+		return
+	}
 	w.WriteHeader(status)
 	if s.style == squareStyle {
 		fmt.Fprintf(w, `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":%q}]}`, code)
