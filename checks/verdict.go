@@ -71,7 +71,7 @@ func Evaluate(in Input) []Violation {
 	for _, op := range keyless {
 		findings, _ := in.Contract.Walk([]model.Op{op})
 		for _, f := range findings {
-			vs = append(vs, ruleViolation(f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
+			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
 		}
 	}
 	for a, info := range actions {
@@ -96,7 +96,7 @@ func Evaluate(in Input) []Violation {
 						continue
 					}
 				}
-				vs = append(vs, ruleViolation(f.Rule, op, a))
+				vs = append(vs, ruleViolation(in.Contract, f.Rule, op, a))
 			}
 		}
 		for _, op := range info.ops {
@@ -208,12 +208,12 @@ var ruleChecks = map[model.Rule]struct {
 
 // ruleViolation reports the rule an answer broke; a wrong status says
 // which answer was wrong for what.
-func ruleViolation(rule model.Rule, op model.Op, a model.Action) Violation {
+func ruleViolation(c model.Contract, rule model.Rule, op model.Op, a model.Action) Violation {
 	detail := fmt.Sprintf("call %s got %s", op.Call, op.Out)
 	if rc, ok := ruleChecks[rule]; ok {
 		return violation(rc.id, a, rc.what, detail)
 	}
-	return violation(WrongStatus, a, wrongStatusReason(op), detail)
+	return violation(WrongStatus, a, wrongStatusReason(c, op), detail)
 }
 
 // brokenRule reports a rule broken by the action's calls together.
@@ -222,7 +222,10 @@ func brokenRule(rule model.Rule, a model.Action, detail string) Violation {
 	return violation(rc.id, a, rc.what, detail)
 }
 
-func wrongStatusReason(op model.Op) string {
+// wrongStatusReason says what was wrong with an answer no state allows.
+// It depends on the contract and the kind of answer only, never on an ID,
+// so that a shrunk plan fails with the same message.
+func wrongStatusReason(c model.Contract, op model.Op) string {
 	switch {
 	case op.Call.NoKey:
 		return "a call without a key was not answered invalid"
@@ -232,8 +235,18 @@ func wrongStatusReason(op model.Op) string {
 		return "in_flight with no other call of the action in flight"
 	case op.Out.Kind == model.Invalid:
 		return "invalid for a call that carried a key"
-	case op.Out.Status >= 200 && op.Out.Status < 300:
+	case op.Out.Status >= 200 && op.Out.Status < 300 && len(c.Answers.Created)+len(c.Answers.Replayed) == 0:
 		return "a 2xx answer without a resource ID"
+	case op.Out.Status >= 200 && op.Out.Status < 300:
+		// The answer matchers decide what a success is: say what they take.
+		if r := c.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body, ID: op.Out.ID}); r.MissingID() {
+			return fmt.Sprintf("an answer that answers.%s takes, without a resource ID where it says (%s)", r.Outcome, c.Expected(r.Outcome))
+		}
+		takes := "created: " + c.Expected("created")
+		if r := c.Expected("replayed"); r != "none" {
+			takes += "; replayed: " + r
+		}
+		return "a 2xx answer that no matcher takes (" + takes + ")"
 	default:
 		return "an answer outside the contract"
 	}

@@ -69,7 +69,7 @@ func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 
 
 // status is an answer without a resource ID, classified by the default contract.
 func status(code int) model.Outcome {
-	return model.Outcome{Kind: model.DefaultContract().Classify(true, code, false), Status: code}
+	return model.Outcome{Kind: model.DefaultContract().Read(model.Answer{Status: code}).Kind, Status: code}
 }
 
 func noAnswer(why string) model.Outcome { return model.Outcome{Kind: model.Unknown, Err: why} }
@@ -668,5 +668,45 @@ func TestFieldsComparedByValue(t *testing.T) {
 		if fired != tc.fires || len(vs) > 1 {
 			t.Errorf("stored %v: violations %v; want IDEM-010 %v and nothing else", tc.fields, vs, tc.fires)
 		}
+	}
+}
+
+// Where answer matchers decide what a success is, a wrong 2xx says what
+// they take: "without a resource ID" would send a GraphQL user looking for
+// an ID that is not the problem. The message holds no ID, so a shrunk plan
+// fails the same way.
+func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
+	ns := model.Namespace("ns1-")
+	graphql := model.DefaultContract()
+	graphql.Answers.Created = []model.Matcher{{Status: []int{200}, Present: []string{"/data/createPayment"}, Absent: []string{"/errors"}, ID: "/data/createPayment/id"}}
+	call := model.Call{Tenant: "A", Key: "k1"}
+	for _, tc := range []struct {
+		name     string
+		contract model.Contract
+		body     string
+		want     string
+	}{
+		{"shorthand", model.DefaultContract(), `{}`, "a 2xx answer without a resource ID"},
+		{"no matcher takes it", graphql, `{"errors":[{"extensions":{"code":"RATE_LIMITED"}}]}`,
+			"a 2xx answer that no matcher takes (created: {status: [200], present: [/data/createPayment], absent: [/errors], id: /data/createPayment/id})"},
+		{"matched without its ID", graphql, `{"data":{"createPayment":{"ref":"7"}}}`,
+			"an answer that answers.created takes, without a resource ID where it says ({status: [200], present: [/data/createPayment], absent: [/errors], id: /data/createPayment/id})"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := model.Outcome{Status: 200, Body: model.Body(tc.body)}
+			out.Kind = tc.contract.Read(model.Answer{Status: 200, Body: []byte(tc.body)}).Kind
+			if out.Kind != model.Other {
+				t.Fatalf("answer read as %s; the case needs one outside the contract", out.Kind)
+			}
+			vs := checks.Evaluate(checks.Input{Contract: tc.contract, Effects: sampleEffects(), NS: ns,
+				History: model.History{{Call: call, Body: []byte(`{}`), Start: 0, End: 10, Out: out}}, Rows: observe.Snapshot{}})
+			i := slices.IndexFunc(vs, func(v checks.Violation) bool { return v.Check == checks.WrongStatus })
+			if i < 0 {
+				t.Fatalf("no IDEM-008: %v", vs)
+			}
+			if !strings.HasSuffix(vs[i].Message, ": "+tc.want) {
+				t.Errorf("message %q\nwant    %q", vs[i].Message, tc.want)
+			}
+		})
 	}
 }

@@ -224,7 +224,9 @@ func conditionsHint(a, b Matcher) string {
 }
 
 // conditions counts the matcher's body conditions.
-func (m Matcher) conditions() int { return len(m.Equals) + len(m.Matches) + len(m.Present) + len(m.Absent) }
+func (m Matcher) conditions() int {
+	return len(m.Equals) + len(m.Matches) + len(m.Present) + len(m.Absent)
+}
 
 func (m Matcher) check(o outcome) error {
 	if len(m.Status) == 0 {

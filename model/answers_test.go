@@ -191,17 +191,6 @@ func TestCheckAnswers(t *testing.T) {
 	}
 }
 
-// Classify, the status-only shorthand, reads like Read with no body.
-func TestClassifyIsReadWithoutBody(t *testing.T) {
-	c := square()
-	if got := c.Classify(true, 400, false); got != model.Other {
-		t.Errorf("a bodiless 400 under Square's matchers: %s, want other", got)
-	}
-	if got := c.Classify(true, 409, false); got != model.InFlight {
-		t.Errorf("409: %s, want in_flight", got)
-	}
-}
-
 // Expected says what the contract takes for an outcome, shorthand or not.
 func TestExpected(t *testing.T) {
 	for _, tc := range []struct {
