@@ -46,6 +46,9 @@ type runner struct {
 	// allows (see unusable.go): with no ok answer in the run, the request
 	// is wrong, not the service.
 	unusable *model.Op
+	// serverErrors says a call with a key was answered 5xx: the service
+	// took the request, even with no ok answer.
+	serverErrors bool
 	// baseOK says a call with the base payload was answered ok, and refused
 	// is the first call with another variant or encoding that got a 4xx
 	// anyway: then that input, not the service, is what is wrong (refusal).
@@ -115,7 +118,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.idNowhere()
 	}
 	if !r.ids && r.unusable != nil && r.stop == nil {
-		return nil, r.noUsableAnswer()
+		// No ok answer, and one no state allows: the request is wrong,
+		// and what a wrong request shows (a keyless call's 404) is no
+		// bug. But where the service answered 5xx, it took the request,
+		// and the bugs found then (rows stored behind every 500) are
+		// real: they are reported, and the odd answer is a note.
+		if len(r.bugs) == 0 || !r.serverErrors {
+			return nil, r.noUsableAnswer()
+		}
+		r.note(r.unusableNote())
 	}
 	// After an infrastructure stop the target cannot be asked again what it
 	// refused: the stop is the verdict (exit 3), not a payload field.
@@ -330,6 +341,7 @@ func (r *runner) account(tr Trial) {
 		}
 	}
 	for i, op := range tr.History {
+		r.serverErrors = r.serverErrors || op.Out.Status >= 500 && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true

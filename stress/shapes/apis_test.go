@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +27,9 @@ import (
 type api struct {
 	style, bug string
 	pool       *pgxpool.Pool
+	// served counts the requests, for a bug that answers one of them
+	// otherwise.
+	served atomic.Int64
 }
 
 const (
@@ -48,7 +52,7 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
 		t.Fatal(err)
 	}
-	if bug == "insert-then-500" {
+	if strings.HasPrefix(bug, "insert-then-500") {
 		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +107,13 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := canonical(raw)
-	if s.bug == "insert-then-500" {
+	if s.bug == "insert-then-500-one-404" && s.served.Add(1) == notFoundAt {
+		// Once, well after the first bug was found: a 404 (a proxy's
+		// hiccup) that no state allows.
+		s.fail(w, http.StatusNotFound, "NOT_FOUND")
+		return
+	}
+	if strings.HasPrefix(s.bug, "insert-then-500") {
 		// No idempotency at all, and every answer a 500: no call is ever ok.
 		_, err := s.pool.Exec(r.Context(), `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)`, tenant, key, body, payload.Note)
 		http.Error(w, fmt.Sprint("stored, then failed: ", err), http.StatusInternalServerError)
@@ -125,6 +135,9 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var errReused = errors.New("key reused with another body")
+
+// notFoundAt is the request insert-then-500-one-404 answers 404.
+const notFoundAt = 150
 
 // create inserts the key's row first; a key already there is a replay of
 // an equal body and a reuse of another.
