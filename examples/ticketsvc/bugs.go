@@ -53,6 +53,10 @@ type behavior struct {
 	// before the work, and never clears it when the work does not finish:
 	// after a crash every retry answers in_flight, forever.
 	stuckInFlight bool
+	// joinIdentical joins a request identical to one in flight in this
+	// process (tenant, key, payload) to it, and never hands it the
+	// result: a burst of identical calls hangs all but the first.
+	joinIdentical bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -80,6 +84,7 @@ var bugModes = []bugMode{
 	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
+	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -152,6 +157,7 @@ func (b behavior) or(o behavior) behavior {
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
+		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

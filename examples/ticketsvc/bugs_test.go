@@ -17,6 +17,8 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"memory-keys":     memoryKeysScenario,
 	"non-atomic":      nonAtomicScenario,
 	"stuck-in-flight": stuckInFlightScenario,
+	// Shown only by identical calls at once (hang_test.go).
+	"hang-on-burst": hangOnBurstScenario,
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

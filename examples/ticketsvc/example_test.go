@@ -109,6 +109,7 @@ func ExampleBugs() {
 	// memory-keys
 	// non-atomic
 	// stuck-in-flight
+	// hang-on-burst
 }
 
 func ExampleLayouts() {

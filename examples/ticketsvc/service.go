@@ -51,6 +51,9 @@ type Service struct {
 	mutex *actionMutex
 	// memory holds the keys in the memory-keys mode; nil in every other.
 	memory *keyMemory
+	// identical holds the requests in flight in the hang-on-burst mode;
+	// nil in every other.
+	identical *identicalCalls
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -84,6 +87,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	}
 	if b.memoryKeys {
 		s.memory = &keyMemory{keys: map[action]storedKey{}}
+	}
+	if b.joinIdentical {
+		s.identical = newIdenticalCalls()
 	}
 	return s, nil
 }

@@ -64,6 +64,7 @@ func ProcessConfig(serve []string, dbURL, mode string, layout ticketsvc.Layout) 
 	cfg.Process = &process.Spec{Command: append(slices.Clone(serve), "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}",
 		"-bug", bug, "-schema", string(layout))}
 	cfg.DatabaseURL = dbURL
+	cfg.HTTP.Timeout = CallTimeout(mode, cfg.HTTP.Timeout)
 	cfg.Faults = slices.Clone(processFaults[mode])
 	if slices.Contains(cfg.Faults, model.FaultPause) {
 		cfg.Process.Replicas = 2 // the retry goes to the replica not paused
