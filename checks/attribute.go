@@ -2,10 +2,8 @@ package checks
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.
@@ -25,29 +23,12 @@ const (
 	foreignTenantRow
 )
 
-// joinedLast orders effects so that the tables joined rows point at are
-// attributed before the joined ones.
-func joinedLast(effects []observe.Effect) []observe.Effect {
-	out := slices.Clone(effects)
-	slices.SortStableFunc(out, func(a, b observe.Effect) int {
-		return int(boolInt(a.Join != nil) - boolInt(b.Join != nil))
-	})
-	return out
-}
-
-func boolInt(b bool) int8 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // attribute maps a row back to its logical action. owner holds the actions
 // of the rows of tables attributed before, by table and ID.
-func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
+func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
 	global := in.Contract.KeyScope == model.KeyScopeGlobal
 	switch e.Attribution() {
-	case observe.ByJoin:
+	case model.ByJoin:
 		a, ok := owner[e.Join.Table][r.Join]
 		switch {
 		case !ok:
@@ -57,7 +38,7 @@ func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[s
 			return a, keylessRow
 		}
 		return a, rowOK
-	case observe.ByTag:
+	case model.ByTag:
 		tenant, key, ok := in.NS.ParseTag(r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
@@ -86,11 +67,11 @@ func attribute(in Input, e observe.Effect, r observe.Row, owner map[string]map[s
 }
 
 // describeRow names a row by the columns that attribute it.
-func describeRow(e observe.Effect, r observe.Row) string {
+func describeRow(e model.Effect, r model.Row) string {
 	switch e.Attribution() {
-	case observe.ByTag:
+	case model.ByTag:
 		return fmt.Sprintf("tagged %q", r.Tag)
-	case observe.ByJoin:
+	case model.ByJoin:
 		return fmt.Sprintf("pointing at %q", r.Join)
 	default:
 		return fmt.Sprintf("tenant %q key %q", r.Tenant, r.Key)

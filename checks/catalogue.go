@@ -31,6 +31,7 @@ const (
 	NotLinearizable  ID = "IDEM-013"
 	NoAnswer         ID = "IDEM-014"
 	KeysFolded       ID = "IDEM-015"
+	ErrorReplay      ID = "IDEM-016"
 )
 
 // Fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -43,7 +44,7 @@ type Check struct {
 	ID ID
 	// Name starts every message of the check ("duplicate effect").
 	Name string
-	// Finds says what the check finds, in one line (the README's table).
+	// Finds says what the check finds, in one line (the table of docs/checks.md).
 	Finds string
 	// Needs are the transitions that exercise the check, any one of them:
 	// those under which a correct service gives the answers, or leaves the
@@ -89,9 +90,11 @@ var catalogue = []Check{
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
+		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
-	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash)),
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash), model.FaultFired(model.FaultCrashKeyRecord)),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
 	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
 		func(t Fataler, m string) { t.Fatalf("%s", m) }},
@@ -102,9 +105,10 @@ var catalogue = []Check{
 // Catalogue lists every check, most specific first.
 func Catalogue() []Check { return slices.Clone(catalogue) }
 
-// lookup finds a check's entry; an ID outside the catalogue gets a
-// nameless one, which sorts last.
-func lookup(id ID) (Check, int) {
+// Lookup finds a check's entry and its rank, its place in the catalogue
+// (lower is more severe); an ID outside the catalogue gets a nameless
+// entry, which ranks last.
+func Lookup(id ID) (c Check, rank int) {
 	i := slices.IndexFunc(catalogue, func(c Check) bool { return c.ID == id })
 	if i < 0 {
 		return Check{ID: id, fail: func(t Fataler, m string) { t.Fatalf("%s", m) }}, len(catalogue)
@@ -114,7 +118,7 @@ func lookup(id ID) (Check, int) {
 
 // Fail fails t with the violation's message from its check's own line.
 func (v Violation) Fail(t Fataler) {
-	c, _ := lookup(v.Check)
+	c, _ := Lookup(v.Check)
 	c.fail(t, v.Message)
 }
 
@@ -132,7 +136,7 @@ type Violation struct {
 // violation builds a violation of check id: its message is the ID, the
 // check's name and what exactly was wrong.
 func violation(id ID, action model.Action, what, detail string) Violation {
-	c, _ := lookup(id)
+	c, _ := Lookup(id)
 	return Violation{Check: id, Message: string(id) + " " + c.Name + ": " + what, Detail: detail, Action: action}
 }
 
@@ -141,8 +145,8 @@ func violation(id ID, action model.Action, what, detail string) Violation {
 // iteration.
 func Sort(vs []Violation) {
 	slices.SortStableFunc(vs, func(a, b Violation) int {
-		_, pa := lookup(a.Check)
-		_, pb := lookup(b.Check)
+		_, pa := Lookup(a.Check)
+		_, pb := Lookup(b.Check)
 		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Detail, b.Detail))
 	})
 }

@@ -51,8 +51,8 @@ type linState struct {
 // and appear in the LinearizationInfo as annotations on their client's row.
 //
 // timeout bounds the search; on timeout the result is porcupine.Unknown. A timeout <= 0 means
-// no bound. The LinearizationInfo feeds porcupine.Visualize with this package's model (see
-// report.WriteTimeline).
+// no bound. The LinearizationInfo, with this package's model, feeds porcupine.Visualize (the
+// tests draw timelines with it to pin the model's descriptions).
 func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
 	if timeout < 0 {
 		timeout = 0 // porcupine reads 0 as "no bound"
@@ -62,10 +62,6 @@ func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porc
 	info.AddAnnotations(aside)
 	return result, info
 }
-
-// Model is the reference model as porcupine sees it, for porcupine.Visualize
-// with the LinearizationInfo of Linearizable (report.WriteTimeline).
-func Model(c model.Contract) porcupine.Model { return linModel(c) }
 
 // operations turns the keyed calls of one action into porcupine operations,
 // each call its own client (ClientId is its index among the keyed calls),

@@ -13,7 +13,6 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 )
 
 // linCall is one call of action A/k1 with payload variant v in encoding e,
@@ -274,7 +273,7 @@ func TestLinearizableBurstOfInFlightIsCheap(t *testing.T) {
 	}
 }
 
-func TestWriteTimeline(t *testing.T) {
+func TestTimelineDescriptions(t *testing.T) {
 	c := model.DefaultContract()
 	tests := []struct {
 		name string
@@ -324,7 +323,8 @@ func TestWriteTimeline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := report.WriteTimeline(&b, c, tt.ops); err != nil {
+			_, info := checks.Linearizable(c, tt.ops, 10*time.Second)
+			if err := porcupine.Visualize(checks.LinModel(c), info, &b); err != nil {
 				t.Fatal(err)
 			}
 			html := b.String()

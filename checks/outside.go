@@ -6,12 +6,11 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // Outside lists the tables whose rows outside the run changed between two
 // baselines (IDEM-009): a run wrote where no plan of it may.
-func Outside(before, after observe.Baseline) []Violation {
+func Outside(before, after model.Baseline) []Violation {
 	var vs []Violation
 	for _, table := range slices.Sorted(maps.Keys(before)) {
 		if after[table] != before[table] {

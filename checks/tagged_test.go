@@ -6,15 +6,14 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []observe.Effect {
-	return []observe.Effect{
+func taggedEffects() []model.Effect {
+	return []model.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &observe.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }
 
@@ -27,33 +26,33 @@ func TestEvaluateTagged(t *testing.T) {
 	a := model.Call{Tenant: "A", Key: "k1"}
 	body := model.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
-	created := model.History{
+	created := model.History{Ops: []model.Op{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
+	}}
+	ticket := func(id, tenant, subject string) model.Row {
+		return model.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
 	}
-	ticket := func(id, tenant, subject string) observe.Row {
-		return observe.Row{ID: id, Tenant: tenant, Tag: subject, Fields: map[string]string{"subject": subject}}
-	}
-	good := observe.Snapshot{
+	good := model.Snapshot{
 		"tickets":             {ticket("7", "run9-1-A", subject)},
 		"notification_outbox": {{Join: "7"}},
 	}
 	for _, tc := range []struct {
 		name  string
 		check checks.ID
-		rows  observe.Snapshot
+		rows  model.Snapshot
 	}{
-		{"a second outbox row for the retry", checks.DuplicateEffect, observe.Snapshot{
+		{"a second outbox row for the retry", checks.DuplicateEffect, model.Snapshot{
 			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "7"}}}},
-		{"no outbox row", checks.MissingEffect, observe.Snapshot{"tickets": good["tickets"], "notification_outbox": nil}},
-		{"the ticket written under another tenant", checks.TenantLeak, observe.Snapshot{
+		{"no outbox row", checks.MissingEffect, model.Snapshot{"tickets": good["tickets"], "notification_outbox": nil}},
+		{"the ticket written under another tenant", checks.TenantLeak, model.Snapshot{
 			"tickets": {ticket("7", "run9-1-B", subject)}, "notification_outbox": {{Join: "7"}}}},
-		{"a ticket whose tag is mangled", checks.StrayWrite, observe.Snapshot{
+		{"a ticket whose tag is mangled", checks.StrayWrite, model.Snapshot{
 			"tickets":             {good["tickets"][0], ticket("8", "run9-1-A", "Printer offline [run9-1-A.k1]")},
 			"notification_outbox": {{Join: "7"}}}},
-		{"an outbox row pointing at a foreign ticket", checks.BrokenReference, observe.Snapshot{
+		{"an outbox row pointing at a foreign ticket", checks.BrokenReference, model.Snapshot{
 			"tickets": good["tickets"], "notification_outbox": {{Join: "7"}, {Join: "99"}}}},
-		{"a ticket of an action never called", checks.StrayWrite, observe.Snapshot{
+		{"a ticket of an action never called", checks.StrayWrite, model.Snapshot{
 			"tickets":             {good["tickets"][0], ticket("8", "run9-1-B", "x [run9-1-B.k2.v0]")},
 			"notification_outbox": {{Join: "7"}, {Join: "8"}}}},
 	} {
@@ -80,8 +79,8 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	call := model.Call{Tenant: "A", NoKey: true}
 	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
 	subject, _ := model.Pointer(body, "/subject")
-	h := model.History{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}
-	rows := observe.Snapshot{
+	h := model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}}
+	rows := model.Snapshot{
 		"tickets":             {{ID: "7", Tenant: "run9-2-A", Tag: subject, Fields: map[string]string{"subject": subject}}},
 		"notification_outbox": {{Join: "7"}},
 	}
@@ -91,7 +90,7 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 		t.Fatalf("checks %v, want %v:\n%v", got, want, vs)
 	}
 	// A joined row that points at no ticket at all is still a broken reference.
-	rows["notification_outbox"] = []observe.Row{{Join: "7"}, {Join: "99"}}
+	rows["notification_outbox"] = []model.Row{{Join: "7"}, {Join: "99"}}
 	vs = checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: h, Rows: rows})
 	if !slices.Contains(checks.Fired(vs), checks.BrokenReference) {
 		t.Fatalf("a dangling outbox row went unreported: %v", vs)

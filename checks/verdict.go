@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // Verdict is what a run concludes. One vocabulary from the run to the
@@ -30,15 +29,17 @@ const (
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
 	Contract model.Contract
-	Effects  []observe.Effect
+	Effects  []model.Effect
 	NS       model.Namespace
 	History  model.History
-	Rows     observe.Snapshot
+	Rows     model.Snapshot
 }
 
 // actionInfo is what the history says about one action.
 type actionInfo struct {
 	ops []model.Op
+	// faulted says, for each of ops, that a fault touched the call.
+	faulted []bool
 	// okIDs are the IDs of the action's ok answers, in order.
 	okIDs []string
 	// mayExist: some call was answered ok, or got no certain answer.
@@ -54,9 +55,12 @@ func Evaluate(in Input) []Violation {
 	var vs []Violation
 	actions := map[model.Action]*actionInfo{}
 	var keyless []model.Op
-	for _, op := range in.History {
-		vs = append(vs, answerChecks(in.Contract, op)...)
+	for i, op := range in.History.Ops {
+		// A call a fault of the history touched may go unanswered.
+		ev, touched := in.History.TouchedBy(i)
+		faulted := touched && mayExplainNoAnswer(ev, op) || op.Call.Fault != model.FaultNone
 		if op.Call.NoKey {
+			vs = append(vs, answerChecks(in.Contract, op, faulted)...)
 			keyless = append(keyless, op)
 			continue
 		}
@@ -67,6 +71,7 @@ func Evaluate(in Input) []Violation {
 			actions[a] = info
 		}
 		info.ops = append(info.ops, op)
+		info.faulted = append(info.faulted, faulted)
 	}
 	for _, op := range keyless {
 		findings, _ := in.Contract.Walk([]model.Op{op})
@@ -75,6 +80,13 @@ func Evaluate(in Input) []Violation {
 		}
 	}
 	for a, info := range actions {
+		replays, replayed := errorReplays(in.Contract, a, info.ops)
+		vs = append(vs, replays...)
+		for i, op := range info.ops {
+			if !replayed[i] {
+				vs = append(vs, answerChecks(in.Contract, op, info.faulted[i])...)
+			}
+		}
 		var states []model.State
 		vs, states = append(vs, stuckChecks(in.Contract, a, info.ops)...), nil
 		if overlapping(info.ops) {
@@ -130,8 +142,8 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 	}
 	// The latest such action: of several that could explain the refusal,
 	// the one the target saw last is the one it most likely matched.
-	for i := len(in.History) - 1; i >= 0; i-- {
-		other := in.History[i]
+	for i := len(in.History.Ops) - 1; i >= 0; i-- {
+		other := in.History.Ops[i]
 		check, what := confusion(in.Contract, op.Call, other.Call)
 		if check == "" {
 			continue
@@ -149,7 +161,7 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 // ownCallRan reports whether another call of op's own action may have been
 // at work at the same time, which is all an in_flight answer needs.
 func ownCallRan(in Input, a model.Action, op model.Op) bool {
-	for _, own := range in.History {
+	for _, own := range in.History.Ops {
 		self := own.Start == op.Start && own.End == op.End && own.Call == op.Call
 		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Concurrent(op, own) {
 			return true
@@ -175,19 +187,37 @@ func confusion(c model.Contract, call, other model.Call) (ID, string) {
 	return "", ""
 }
 
+// mayExplainNoAnswer reports whether fault ev, which touched op, may be
+// why op got no answer. A db-stall holds a burst's requests only until it
+// releases them: a call that then waited longer than it was held had the
+// rest of its timeout to be answered, so the hang is the service's (a
+// request that joined another in the process and never got an answer
+// looks to the nemesis like one it could not see, and it releases the
+// lock after its wait, well before the call timeout).
+func mayExplainNoAnswer(ev model.FaultEvent, op model.Op) bool {
+	if ev.Kind != model.FaultDBStall {
+		return true
+	}
+	return op.End-ev.End < ev.End-op.Start
+}
+
 // answerChecks are the checks one answer fails by itself. Their action is
 // the call's as the contract names it (key scope, folded keys), like every
-// other violation's.
-func answerChecks(c model.Contract, op model.Op) []Violation {
+// other violation's. faulted says a fault of the history touched the call
+// (one it carried, or a crash that left its replica down): its missing
+// answer is the fault's doing.
+func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 	a := c.ActionOf(op.Call)
 	if op.Call.NoKey {
 		a = model.Action{Tenant: op.Call.Tenant}
 	}
 	switch {
+	case op.Out.Status >= 500 && failedByFault(op):
+		return nil // the transient failure the fault made; see errorReplays
 	case op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
-	case op.Out.Kind == model.Unknown && op.Call.Fault == model.FaultNone:
+	case op.Out.Kind == model.Unknown && !faulted:
 		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
 	}
@@ -258,10 +288,10 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	// owner finds the action of a row by table and ID: to tell a replayed
 	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
-	perAction := map[string]map[model.Action][]observe.Row{}
-	for _, e := range joinedLast(in.Effects) {
+	perAction := map[string]map[model.Action][]model.Row{}
+	for _, e := range model.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
-		perAction[e.Table] = map[model.Action][]observe.Row{}
+		perAction[e.Table] = map[model.Action][]model.Row{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
 			switch problem {
@@ -312,7 +342,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 
 // partialIn is the first effect table other than e in which action a has
 // rows, "" when there is none.
-func partialIn(in Input, e observe.Effect, a model.Action, perAction map[string]map[model.Action][]observe.Row) string {
+func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
 	for _, o := range in.Effects {
 		if o.Table != e.Table && len(perAction[o.Table][a]) > 0 {
 			return o.Table
@@ -321,8 +351,8 @@ func partialIn(in Input, e observe.Effect, a model.Action, perAction map[string]
 	return ""
 }
 
-func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
-	perAction map[string]map[model.Action][]observe.Row, owner map[string]map[string]model.Action) []Violation {
+func actionRows(in Input, e model.Effect, a model.Action, info *actionInfo,
+	perAction map[string]map[model.Action][]model.Row, owner map[string]map[string]model.Action) []Violation {
 	var vs []Violation
 	rows := perAction[e.Table][a]
 	n, want := len(rows), e.RowsPerAction()
@@ -371,7 +401,7 @@ func actionRows(in Input, e observe.Effect, a model.Action, info *actionInfo,
 
 // idChecks: every ok answer's ID must be the ID of the action's own row,
 // and never the ID of another tenant's row.
-func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe.Row, owner map[string]model.Action) []Violation {
+func idChecks(e model.Effect, a model.Action, info *actionInfo, rows []model.Row, owner map[string]model.Action) []Violation {
 	var vs []Violation
 	for _, id := range info.okIDs {
 		if ownsID(rows, id) {
@@ -396,7 +426,7 @@ func idChecks(e observe.Effect, a model.Action, info *actionInfo, rows []observe
 	return vs
 }
 
-func ownsID(rows []observe.Row, id string) bool {
+func ownsID(rows []model.Row, id string) bool {
 	for _, r := range rows {
 		if r.ID == id {
 			return true
@@ -407,7 +437,7 @@ func ownsID(rows []observe.Row, id string) bool {
 
 // referenceChecks: every row's reference must point at the same action's
 // row in the referenced table.
-func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.Row) []Violation {
+func referenceChecks(e model.Effect, a model.Action, rows, targets []model.Row) []Violation {
 	var vs []Violation
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {
@@ -419,7 +449,7 @@ func referenceChecks(e observe.Effect, a model.Action, rows, targets []observe.R
 	return vs
 }
 
-func rowIDs(rows []observe.Row) string {
+func rowIDs(rows []model.Row) string {
 	if len(rows) == 0 || rows[0].ID == "" {
 		return ""
 	}

@@ -11,16 +11,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []observe.Effect {
-	return []observe.Effect{
+func sampleEffects() []model.Effect {
+	return []model.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &observe.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }
 
@@ -42,7 +41,7 @@ var (
 // A scenario is what Evaluate judges: the history and the committed rows.
 type scenario struct {
 	h    model.History
-	rows observe.Snapshot
+	rows model.Snapshot
 }
 
 // either picks what the bad case has, or what the good case has instead;
@@ -65,6 +64,14 @@ func encoded(c model.Call, encoding int) model.Call { c.Encoding = encoding; ret
 // faulty plans a lost reply for the call.
 func faulty(c model.Call) model.Call { c.Fault = "lose-reply"; return c }
 
+// dbError plans a transient database failure for the call.
+func dbError(c model.Call) model.Call { c.Fault = model.FaultDBError; return c }
+
+// serverError is the sample's answer to a call whose database work failed.
+func serverError() model.Outcome {
+	return model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`{"error":"internal error"}`)}
+}
+
 func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 201, ID: id} }
 
 // status is an answer without a resource ID, classified by the default contract.
@@ -82,7 +89,7 @@ func op(step int, c model.Call, out model.Outcome) model.Op {
 		Body: model.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
 }
 
-func history(ops ...model.Op) model.History { return ops }
+func history(ops ...model.Op) model.History { return model.Calls(ops...) }
 
 // subject is what the tickets.subject column holds for a payload variant.
 func subject(variant int) string {
@@ -93,20 +100,20 @@ func subject(variant int) string {
 // put is one row of one table.
 type put struct {
 	table string
-	row   observe.Row
+	row   model.Row
 }
 
 func (w world) ticket(tenant, key, id string, variant int) []put {
-	return []put{{"tickets", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), ID: id,
+	return []put{{"tickets", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), ID: id,
 		Fields: map[string]string{"subject": subject(variant)}}}}
 }
 
 func (w world) outbox(tenant, key, ticketID string) []put {
-	return []put{{"notification_outbox", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), Ref: ticketID}}}
+	return []put{{"notification_outbox", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), Ref: ticketID}}}
 }
 
 func (w world) outboxNullRef(tenant, key string) []put {
-	return []put{{"notification_outbox", observe.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), RefNull: true}}}
+	return []put{{"notification_outbox", model.Row{Tenant: w.ns.Tenant(tenant), Key: w.ns.Key(key), RefNull: true}}}
 }
 
 // created is the complete effect of one action: its ticket and its outbox row.
@@ -117,19 +124,19 @@ func (w world) created(tenant, key, id string, variant int) []put {
 // keylessTicket is a ticket written by a call without a key: the key column
 // is NULL, or empty where the column is NOT NULL.
 func (w world) keylessTicket(tenant, id string, null bool) []put {
-	return []put{{"tickets", observe.Row{Tenant: w.ns.Tenant(tenant), KeyNull: null, ID: id,
+	return []put{{"tickets", model.Row{Tenant: w.ns.Tenant(tenant), KeyNull: null, ID: id,
 		Fields: map[string]string{"subject": subject(0)}}}}
 }
 
 func rawTicket(tenant, key, id string) []put {
-	return []put{{"tickets", observe.Row{Tenant: tenant, Key: key, ID: id,
+	return []put{{"tickets", model.Row{Tenant: tenant, Key: key, ID: id,
 		Fields: map[string]string{"subject": subject(0)}}}}
 }
 
 // snapshot is what the observer would read: every effect table present,
 // empty or not.
-func snapshot(groups ...[]put) observe.Snapshot {
-	s := observe.Snapshot{"tickets": nil, "notification_outbox": nil}
+func snapshot(groups ...[]put) model.Snapshot {
+	s := model.Snapshot{"tickets": nil, "notification_outbox": nil}
 	for _, g := range groups {
 		for _, p := range g {
 			s[p.table] = append(s[p.table], p.row)
@@ -291,6 +298,12 @@ func verdictCases() []verdictCase {
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
 			}},
+		{name: "a transient error replayed to its retry under errors: not-stored", check: checks.ErrorReplay, primary: true,
+			build: func(w world, bad bool) scenario {
+				failed := op(0, dbError(call(w.a, w.k1, 0)), serverError())
+				retry := op(1, call(w.a, w.k1, 0), either(bad, serverError(), ok(w.id1)))
+				return scenario{history(failed, retry), snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
+			}},
 		{name: "retries polled in_flight past the recovery time after a crash", check: checks.StuckAction, primary: true,
 			build: func(w world, bad bool) scenario {
 				crashed := op(0, faulty(call(w.a, w.k1, 0)), noAnswer("EOF"))
@@ -305,7 +318,7 @@ func verdictCases() []verdictCase {
 					}
 					poll.Start = crashed.End + int64(i)*int64(time.Second/2)
 					poll.End = poll.Start + 50
-					h = append(h, poll)
+					h.Ops = append(h.Ops, poll)
 				}
 				return scenario{h, snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
 			}},
@@ -472,6 +485,14 @@ func verdictCases() []verdictCase {
 				c := call(w.a, w.k1, 0)
 				return scenario{history(op(0, either(bad, c, faulty(c)), noAnswer("timeout after 5s"))), snapshot()}
 			}},
+		{name: "no answer of a call no fault of the history touched", check: checks.NoAnswer, primary: true,
+			build: func(w world, bad bool) scenario {
+				// A call made while a crash left its replica down carries no
+				// fault of its own: the crash's event lists it as touched.
+				h := history(op(0, faulty(call(w.a, w.k1, 0)), noAnswer("EOF")), op(1, call(w.a, w.k2, 0), noAnswer("replica down")))
+				h.Faults = []model.FaultEvent{{Kind: model.FaultCrash, Fired: true, Ops: either(bad, []int{0}, []int{0, 1})}}
+				return scenario{h, snapshot()}
+			}},
 	}
 }
 
@@ -619,11 +640,11 @@ func ExampleEvaluate() {
 		Contract: c,
 		Effects:  sampleEffects(),
 		NS:       ns,
-		History: model.History{
+		History: model.History{Ops: []model.Op{
 			{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 			{Call: call, Body: body, Start: 20, End: 30, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "8"}},
-		},
-		Rows: observe.Snapshot{
+		}},
+		Rows: model.Snapshot{
 			"tickets":             {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: map[string]string{"subject": "Printer offline"}}},
 			"notification_outbox": {{Tenant: "ns1-A", Key: "ns1-k1", Ref: "7"}},
 		},
@@ -647,7 +668,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"amount_cents": 1250, "rate": 2.5, "note": "coffee"}
 	body := []byte(`{"amount_cents":1250,"note":"coffee","rate":2.50}`)
-	effects := []observe.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+	effects := []model.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"amount_cents": "/amount_cents", "rate": "/rate", "note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}
 	for _, tc := range []struct {
@@ -661,8 +682,8 @@ func TestFieldsComparedByValue(t *testing.T) {
 		{map[string]string{"amount_cents": "1250", "rate": "2.5", "note": "Coffee"}, true},
 	} {
 		vs := checks.Evaluate(checks.Input{Contract: c, Effects: effects, NS: ns,
-			History: model.History{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}},
-			Rows:    observe.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
+			History: model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 10, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}},
+			Rows:    model.Snapshot{"payments": {{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: tc.fields}}},
 		})
 		fired := slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.FieldsDiffer })
 		if fired != tc.fires || len(vs) > 1 {
@@ -699,13 +720,49 @@ func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
 				t.Fatalf("answer read as %s; the case needs one outside the contract", out.Kind)
 			}
 			vs := checks.Evaluate(checks.Input{Contract: tc.contract, Effects: sampleEffects(), NS: ns,
-				History: model.History{{Call: call, Body: []byte(`{}`), Start: 0, End: 10, Out: out}}, Rows: observe.Snapshot{}})
+				History: model.Calls(model.Op{Call: call, Body: []byte(`{}`), Start: 0, End: 10, Out: out}), Rows: model.Snapshot{}})
 			i := slices.IndexFunc(vs, func(v checks.Violation) bool { return v.Check == checks.WrongStatus })
 			if i < 0 {
 				t.Fatalf("no IDEM-008: %v", vs)
 			}
 			if !strings.HasSuffix(vs[i].Message, ": "+tc.want) {
 				t.Errorf("message %q\nwant    %q", vs[i].Message, tc.want)
+			}
+		})
+	}
+}
+
+// A call of a stalled burst may go unanswered while the db-stall holds it,
+// but a call that, once released, waited longer than it was held and still
+// got no answer hung in the service: IDEM-014. (A request joined to an
+// identical one in the process never reaches the lock; the nemesis
+// releases it after its wait, and the call then waits out its timeout.)
+func TestNoAnswerAfterTheStallReleased(t *testing.T) {
+	ns := model.Namespace("ns1-")
+	first, joined := model.Call{Tenant: "A", Key: "k1"}, model.Call{Tenant: "A", Key: "k1"}
+	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	const ms = int64(time.Millisecond)
+	for _, tc := range []struct {
+		name    string
+		release int64
+		fires   bool
+	}{
+		{"released early, then hung", 1000 * ms, true},
+		{"held until it gave up", 2900 * ms, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := model.History{
+				Ops: []model.Op{
+					{Call: first, Body: body, Start: 0, End: tc.release + 20*ms, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
+					{Call: joined, Body: body, Start: 0, End: 3000 * ms, Out: model.Outcome{Kind: model.Unknown, Err: "timeout"}},
+				},
+				Faults: []model.FaultEvent{{Kind: model.FaultDBStall, Start: 0, End: tc.release, Fired: false, Ops: []int{0, 1}}},
+			}
+			vs := checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(), NS: ns, History: h,
+				Rows: snapshot(plain.created("A", "k1", "7", 0))})
+			fired := slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer })
+			if fired != tc.fires {
+				t.Errorf("IDEM-014 fired %v, want %v: %v", fired, tc.fires, vs)
 			}
 		})
 	}

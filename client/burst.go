@@ -32,8 +32,10 @@ func (h *HTTP) WithSync(mode SyncMode) *HTTP {
 	return &c
 }
 
-// Burst sends every call on a new connection of its own and releases them
-// together (see Release), call i to replica req.Replica.
+// Burst sends every call on a connection of its own and releases them
+// together (see Release), call i to replica req.Replica. The connections
+// are dialled ahead, or kept from an earlier burst while they stay open
+// (see warm); CloseIdleConnections closes the kept ones.
 func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []Result {
 	results := make([]Result, len(reqs))
 	hreqs := make([]*http.Request, 0, len(reqs))
@@ -47,7 +49,7 @@ func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64
 		hreqs = append(hreqs, hr)
 		index = append(index, i)
 	}
-	opts := ReleaseOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered}
+	opts := ReleaseOptions{Mode: h.sync, Timeout: h.spec.Timeout, Answered: answered, keep: h.keep}
 	if t, ok := h.client.Transport.(*http.Transport); ok {
 		opts.TLS = t.TLSClientConfig // the trust the target's own client has
 	}

@@ -68,6 +68,9 @@ type HTTP struct {
 	sync SyncMode
 	// noise is what request noise may add without touching the template.
 	noise noiseNames
+	// keep holds the connections of past bursts for the next ones; the
+	// copies WithHosts and WithSync make share it.
+	keep *warm
 }
 
 // NewHTTP checks the template and returns a target that sends through client
@@ -110,12 +113,15 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &HTTP{spec: spec, client: client, noise: namesFor(spec, u)}, nil
+	return &HTTP{spec: spec, client: client, noise: namesFor(spec, u), keep: &warm{}}, nil
 }
 
 // CloseIdleConnections closes the keep-alive connections the target holds,
 // so that nothing of it outlives a run.
-func (h *HTTP) CloseIdleConnections() { h.client.CloseIdleConnections() }
+func (h *HTTP) CloseIdleConnections() {
+	h.client.CloseIdleConnections()
+	h.keep.closeAll()
+}
 
 // Spec is the template the target was made from, with defaults filled in.
 func (h *HTTP) Spec() HTTPSpec { return h.spec }

@@ -82,6 +82,12 @@ type ReleaseOptions struct {
 	// system's roots); the handshake is part of dialling, before release.
 	TLS *tls.Config
 
+	// keep, when set, holds connections from one burst to the next: each
+	// request goes over a kept connection when there is one, without
+	// "Connection: close", and each connection that ends with a whole
+	// answer is kept again (see warm). Nil: a new connection per request.
+	keep *warm
+
 	// beforeRelease, when set, runs once every request is on the wire up
 	// to its held-back part and before any of them is released. Tests use
 	// it to prove that no handler is entered early.
@@ -100,7 +106,8 @@ var aLongTimeAgo = time.Unix(1, 0)
 // Release releases reqs at the same instant and returns their exchanges in
 // the order of reqs. Every request goes over a new TCP connection of its
 // own to req.URL.Host, with "Connection: close", dialled before the
-// release; only http:// URLs are supported. Release consumes the requests'
+// release (a target's bursts keep theirs open for the next burst instead,
+// see warm); only http:// and https:// URLs are supported. Release consumes the requests'
 // bodies. A request that cannot be sent or answered gets an Err; the others
 // go on. When ctx ends, every exchange still open fails at once. All
 // connections are closed and all goroutines ended when Release returns.
@@ -118,8 +125,13 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 		reqs:  make([]*http.Request, len(reqs)),
 		wire:  make([][]byte, len(reqs)),
 		hold:  make([]int, len(reqs)),
+		addrs: make([]string, len(reqs)),
 		conns: make([]net.Conn, len(reqs)),
 		ex:    make([]Exchange, len(reqs)),
+		// reused and keepable are written by request i's goroutines only.
+		reused:   make([]bool, len(reqs)),
+		keepable: make([]bool, len(reqs)),
+		released: make(chan struct{}),
 	}
 	if opts.Mode != Naive && opts.Mode != LastByte {
 		for i := range reqs {
@@ -177,8 +189,14 @@ type burst struct {
 	reqs  []*http.Request // the clones that go on the wire
 	wire  [][]byte        // each request as written on the wire
 	hold  []int           // where in wire the held-back part starts
+	addrs []string        // host:port of each request
 	conns []net.Conn      // nil where the exchange failed before release
 	ex    []Exchange
+	// reused says a request went over a kept connection; keepable that
+	// its connection ended with a whole answer and may be kept again.
+	reused, keepable []bool
+	// released closes once every request's final part has been sent.
+	released chan struct{}
 	// deadline ends every exchange (ReleaseOptions.Timeout).
 	deadline time.Time
 }
@@ -215,7 +233,9 @@ func (b *burst) serialise(i int) {
 		return
 	}
 	c := r.Clone(b.ctx)
-	c.Close = true // one connection per request: nothing to reuse, and the server ends it after answering
+	// Without a keep, one connection per request: nothing to reuse, and the
+	// server ends it after answering.
+	c.Close = b.opts.keep == nil
 	var buf bytes.Buffer
 	if err := c.Write(&buf); err != nil {
 		b.fail(i, "serialise", err)
@@ -237,12 +257,21 @@ func (b *burst) dial() {
 		if r == nil {
 			continue
 		}
-		g.Go(func() error {
-			port := r.URL.Port()
-			if port == "" {
-				port = map[string]string{"http": "80", "https": "443"}[r.URL.Scheme]
+		port := r.URL.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[r.URL.Scheme]
+		}
+		b.addrs[i] = net.JoinHostPort(r.URL.Hostname(), port)
+		// TLS connections are not kept: probing a tls.Conn with a past
+		// deadline is not a read the TLS state survives for sure.
+		if r.URL.Scheme == "http" {
+			if c := b.opts.keep.get(b.addrs[i]); c != nil {
+				b.conns[i], b.reused[i] = c, true
+				continue
 			}
-			c, err := d.DialContext(b.ctx, "tcp", net.JoinHostPort(r.URL.Hostname(), port))
+		}
+		g.Go(func() error {
+			c, err := d.DialContext(b.ctx, "tcp", b.addrs[i])
 			if err != nil {
 				b.fail(i, "dial", err)
 				return nil
@@ -296,9 +325,15 @@ func settle() {
 	}
 }
 
+// closeConns closes every connection, or keeps it for the next burst
+// when it ended with a whole answer that did not ask to close it.
 func (b *burst) closeConns() {
-	for _, c := range b.conns {
-		if c != nil {
+	for i, c := range b.conns {
+		switch {
+		case c == nil:
+		case b.opts.keep != nil && b.keepable[i] && b.ctx.Err() == nil && b.reqs[i].URL.Scheme == "http":
+			b.opts.keep.put(b.addrs[i], c)
+		default:
 			_ = c.Close()
 		}
 	}
@@ -320,6 +355,9 @@ func (b *burst) releaseNaive() {
 				b.sendFailed(c)
 			}
 			b.read(i)
+			if err != nil {
+				b.keepable[i] = false
+			}
 			if err != nil && b.ex[i].Resp == nil {
 				b.fail(i, "send", err)
 			}
@@ -331,6 +369,7 @@ func (b *burst) releaseNaive() {
 		b.opts.beforeRelease()
 	}
 	close(start)
+	close(b.released)
 	_ = g.Wait()
 }
 
@@ -375,17 +414,58 @@ func (b *burst) releaseLastByte() {
 		}
 	}
 	runtime.UnlockOSThread()
+	close(b.released)
 	_ = g.Wait()
 	for i, err := range sendErr {
+		if err != nil {
+			b.keepable[i] = false
+		}
 		if err != nil && b.ex[i].Resp == nil {
 			b.fail(i, "send", err)
 		}
 	}
 }
 
-// read reads the answer to request i.
+// read reads the answer to request i. On a kept connection that ends
+// before the first byte of an answer, and at once (see idleClosed), the
+// server closed it while idle and never read the request: it is sent
+// again on a fresh connection.
 func (b *burst) read(i int) {
-	resp, err := httpbound.ReadResponse(b.conns[i], b.reqs[i])
+	got := &countingReader{r: b.conns[i]}
+	resp, err := httpbound.ReadResponse(got, b.reqs[i])
+	ended := time.Now()
+	if err != nil && b.reused[i] && got.n == 0 && b.ctx.Err() == nil && !errors.Is(err, os.ErrDeadlineExceeded) && b.idleClosed(i, ended) {
+		b.retryFresh(i)
+		return
+	}
+	b.answer(i, resp, err, b.conns[i] != nil)
+}
+
+// idleCloseWithin is how soon after its final byte left a request's kept
+// connection must end, answerless, to be taken for one the server closed
+// while idle. A server closing an idle connection does so before it reads
+// anything, and the kernel's reset comes back within microseconds on
+// loopback; a server that read the request and then dropped it (a handler
+// that panicked, maybe after it committed) took longer, and that request
+// must not be sent again: it is the service's "no answer".
+const idleCloseWithin = 5 * time.Millisecond
+
+// idleClosed reports whether request i's kept connection, which ended
+// answerless at ended, ended too soon after the request was sent for the
+// server to have read it (or before it was sent at all). It waits for the
+// release, after which request i's Sent is written.
+func (b *burst) idleClosed(i int, ended time.Time) bool {
+	select {
+	case <-b.released:
+	case <-b.ctx.Done():
+		return false
+	}
+	return ended.Sub(b.ex[i].Sent) < idleCloseWithin
+}
+
+// answer records what request i got back; keep says its connection may
+// be kept after a whole answer.
+func (b *burst) answer(i int, resp *http.Response, err error, keep bool) {
 	if err != nil {
 		b.fail(i, "read answer", err)
 		return
@@ -398,6 +478,8 @@ func (b *burst) read(i int) {
 		return
 	}
 	b.ex[i].Resp, b.ex[i].Body, b.ex[i].Done = resp, body, time.Now()
+	// A body cut at maxBody leaves the rest of it on the connection.
+	b.keepable[i] = keep && !resp.Close && len(body) < maxBody
 	if b.opts.Answered != nil {
 		b.opts.Answered.Add(1)
 	}

@@ -1,5 +1,8 @@
-// Package docs holds examples for running idemstress unattended; its test
-// keeps them parseable and in step with the command line.
+// Package docs holds the pages the README links to and the examples for
+// running idemstress unattended; its tests keep the examples parseable and
+// in step with the command line, and every link of the pages resolving.
+// The pages' code and tables are pinned by the tests of the packages they
+// describe (checks, stress, regress).
 package docs_test
 
 import (

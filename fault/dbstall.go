@@ -40,6 +40,9 @@ type StallReport struct {
 	Fired bool
 	// Blocked is how many requests were seen waiting on the lock at release.
 	Blocked int
+	// Released is when the lock was let go: from then on the requests it
+	// held had the rest of their call timeout to be answered.
+	Released time.Time
 }
 
 // DefaultStallWait is how long a burst's requests are given to block on
@@ -135,10 +138,15 @@ func (s Stall) Run(ctx context.Context, n int, burst func(ctx context.Context, a
 // their write to it. whileHeld is not called when the stall did not fire
 // that way; Hold's report then says so.
 func (s Stall) Hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
-	return s.hold(ctx, n, burst, whileHeld)
+	if whileHeld == nil {
+		return s.hold(ctx, n, burst, nil)
+	}
+	return s.hold(ctx, n, burst, func(context.Context, pgx.Tx) error { whileHeld(); return nil })
 }
 
-func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func()) (StallReport, error) {
+// hold is Run, or Hold when whileHeld is set; whileHeld gets the stall's
+// own transaction, and an error it returns fails the stall.
+func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, answered *atomic.Int64), whileHeld func(context.Context, pgx.Tx) error) (StallReport, error) {
 	if err := s.valid(); err != nil {
 		return StallReport{}, err
 	}
@@ -177,12 +185,13 @@ func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, 
 	rep, burstOver, pollErr := s.poll(ctx, tx, int64(n), wait, &answered, done)
 	if whileHeld != nil {
 		if rep.Fired && rep.Blocked >= n && pollErr == nil {
-			whileHeld()
+			pollErr = whileHeld(ctx, tx)
 		} else {
 			rep.Fired = false
 		}
 	}
 	relErr := s.release(ctx, conn, tx)
+	rep.Released = time.Now()
 	p := burstOver
 	if p == nil {
 		p = <-done

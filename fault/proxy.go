@@ -45,7 +45,7 @@ const (
 // never reaches another call.
 type Proxy struct {
 	// Hold bounds how long a delayed answer is held for a client that
-	// does not give up; 0 is DefaultHold.
+	// does not give up; 0 is defaultHold.
 	Hold time.Duration
 
 	ln     net.Listener
@@ -68,8 +68,8 @@ type ProxyReport struct {
 	Note string
 }
 
-// DefaultHold is how long a delayed answer waits for its client to give up.
-const DefaultHold = time.Minute
+// defaultHold is how long a delayed answer waits for its client to give up.
+const defaultHold = time.Minute
 
 // exchangeTimeout bounds reading a request from the client and one
 // exchange with the target, so that no connection is held forever.
@@ -182,7 +182,7 @@ func (p *Proxy) hold() time.Duration {
 	if p.Hold > 0 {
 		return p.Hold
 	}
-	return DefaultHold
+	return defaultHold
 }
 
 // maxBody bounds the body of an answer the proxy holds: the client reads

@@ -35,6 +35,9 @@ type World struct {
 	// followed by a restart step: the replica stays down until one.
 	Faults  []model.Fault
 	Restart bool
+	// StepFaults are the fault steps a plan may have (model.StepFault: a
+	// dependency's restart or crash, each naming its dependency).
+	StepFaults []model.Step
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -46,7 +49,7 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart
+		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil
 }
 
 // Validate reports a world that cannot draw plans.
@@ -93,6 +96,10 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
 				return model.Step{Kind: model.StepRestart}
 			}
+			// As often, a fault step of its own; it shrinks to a call.
+			if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
+				return rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")
+			}
 			base := d.call(t, w.KeyRequired)
 			// One step in four is a burst; the draw shrinks to 0, a single call.
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
@@ -113,7 +120,7 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 	})
 }
 
-// crashes makes every crash or pause in a plan one that can fire, and
+// crashes makes every crash, pause or db-error in a plan one that can fire, and
 // every crash one the plan recovers from: both interrupt an action's first
 // writes, so they are kept only on the first call of an action with a key
 // (a replay writes nothing to interrupt), and a restart step follows a
@@ -124,12 +131,12 @@ func crashes(p model.Plan) model.Plan {
 	var out []model.Step
 	for i, s := range p.Steps {
 		crashed := false
-		if f := s.Calls; s.Kind == model.StepCall && (f[0].Fault == model.FaultCrash || f[0].Fault == model.FaultPause) {
+		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
 			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault = model.FaultNone
 			} else {
-				crashed = c.Fault == model.FaultCrash
+				crashed = model.Crashes(c.Fault)
 			}
 		}
 		for _, c := range s.Calls {
@@ -141,6 +148,13 @@ func crashes(p model.Plan) model.Plan {
 		}
 	}
 	return model.Plan{Steps: out}
+}
+
+// interrupts reports whether fault f acts on a call's first writes (a
+// crash, a pause, a transient database failure), which a replay does not
+// make.
+func interrupts(f model.Fault) bool {
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
 }
 
 // dims is the size of one plan's world.

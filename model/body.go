@@ -53,13 +53,13 @@ func (b Body) shown(n int) string {
 	return fmt.Sprintf("%s… (%d bytes, %s)", b[:cut], len(b), b.digest())
 }
 
-// ShownID bounds how much of a resource ID a report shows: IDs come from
+// shownID bounds how much of a resource ID a report shows: IDs come from
 // the service, and a 60,000-character one must not fill the screen.
-const ShownID = 128
+const shownID = 128
 
 // ShowID is an ID as a report shows it: whole when short, else cut as a
 // body is, with its length and digest.
-func ShowID(id string) string { return Body(id).shown(ShownID) }
+func ShowID(id string) string { return Body(id).shown(shownID) }
 
 // Printable is s with the characters that would act on a terminal instead
 // of being shown escaped as Go writes them ("\x1b", "\u202e"): control

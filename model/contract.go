@@ -61,6 +61,13 @@ type Contract struct {
 	// Recovery is how long after the calls of an action are gone (answered,
 	// or unanswered since a crash) its retries may still answer in_flight.
 	Recovery time.Duration
+	// ErrorsStored: the service stores an error answer under its key and
+	// replays it to every retry (Stripe v1 replays a saved 5xx), where by
+	// default (false, `errors: not-stored`) a retry after a transient
+	// failure is executed afresh. Left out of JSON when false, so that a
+	// contract without errors: keeps the digest its case files were
+	// written with.
+	ErrorsStored bool `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

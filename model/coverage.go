@@ -112,7 +112,6 @@ type Exercise struct {
 	// space or case, ever send the service one key.
 	KeyInTag bool
 	History  History
-	Faults   []FaultEvent
 }
 
 // Exercised counts what one execution did, from what actually ran: each
@@ -125,9 +124,9 @@ func Exercised(in Exercise) Coverage {
 	cov := Coverage{}
 	// Each call's action and canonical body, computed once: the pairs
 	// below are many.
-	actions := make([]Action, len(in.History))
-	canon := make([][]byte, len(in.History))
-	for i, op := range in.History {
+	actions := make([]Action, len(in.History.Ops))
+	canon := make([][]byte, len(in.History.Ops))
+	for i, op := range in.History.Ops {
 		actions[i] = c.ActionOf(op.Call)
 		if b, err := Canonical(op.Body); err == nil {
 			canon[i] = b
@@ -138,11 +137,11 @@ func Exercised(in Exercise) Coverage {
 	// equivalent is Contract.Equivalent over the bodies computed above.
 	equivalent := func(i, j int) bool {
 		if c.Equivalence == EquivalenceBytes {
-			return bytes.Equal(in.History[i].Body, in.History[j].Body)
+			return bytes.Equal(in.History.Ops[i].Body, in.History.Ops[j].Body)
 		}
 		return bytes.Equal(canon[i], canon[j])
 	}
-	for i, op := range in.History {
+	for i, op := range in.History.Ops {
 		cov[Called]++
 		if !answered(op) {
 			continue
@@ -152,7 +151,7 @@ func Exercised(in Exercise) Coverage {
 			continue
 		}
 		var leak, fold, burst, retry, changed, reencoded bool
-		for j, other := range in.History {
+		for j, other := range in.History.Ops {
 			earlier := before(other, j, op, i)
 			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
 				continue
@@ -175,7 +174,7 @@ func Exercised(in Exercise) Coverage {
 			}
 		}
 	}
-	for _, ev := range in.Faults {
+	for _, ev := range in.History.Faults {
 		if ev.Fired {
 			cov[FaultFired(ev.Kind)]++
 		}

@@ -33,55 +33,57 @@ func TestExercised(t *testing.T) {
 		faults   []model.FaultEvent
 		want     model.Coverage
 	}{
-		{"one call", exact, false, model.History{covOp("A", "k1", p, 0, 10)},
+		{"one call", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
 			nil, model.Coverage{model.Called: 1}},
-		{"a retry after the first call ended", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 20, 30)},
+		{"a retry after the first call ended", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
-		{"a retry nobody heard back from is not judged", exact, false, model.History{covOp("A", "k1", p, 0, 10), lost},
+		{"a retry nobody heard back from is not judged", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), lost),
 			nil, model.Coverage{model.Called: 2}},
-		{"a re-encoded retry", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)},
+		{"a re-encoded retry", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1, model.Reencoding: 1}},
 		{"a re-encoding under byte equivalence is a changed payload", bytesEq, false,
-			model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)},
+			model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Reencoding: 1}},
-		{"a changed payload", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 20, 30)},
+		{"a changed payload", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1}},
-		{"a changed payload at once", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 0, 10)},
+		{"a changed payload at once", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 0, 10)),
 			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Burst: 2}},
-		{"a burst of two", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 5, 15)},
+		{"a burst of two", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 5, 15)),
 			nil, model.Coverage{model.Called: 2, model.Burst: 2}},
-		{"another tenant's key", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+		{"another tenant's key", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.OtherTenantSameKey: 1}},
-		{"another tenant, another key", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k2", p, 20, 30)},
+		{"another tenant, another key", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k2", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2}},
-		{"one tenant", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k2", p, 20, 30)},
+		{"one tenant", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k2", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2}},
 		{"another tenant's key under a global scope is a retry", global, false,
-			model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+			model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
-		{"another tenant's key inside a tag", exact, true, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)},
+		{"another tenant's key inside a tag", exact, true, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2}},
-		{"a key apart by white space", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+		{"a key apart by white space", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
 		{"a key apart by white space that the contract trims is a retry", trim, false,
-			model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+			model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
-		{"a key apart by case under trim", trim, false, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1c", p, 20, 30)},
+		{"a key apart by case under trim", trim, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1c", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
-		{"a key apart by white space inside a tag", exact, true, model.History{covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)},
+		{"a key apart by white space inside a tag", exact, true, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2}},
-		{"a key apart by white space of another tenant", exact, false, model.History{covOp("A", "k1", p, 0, 10), covOp("B", "k1s", p, 20, 30)},
+		{"a key apart by white space of another tenant", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1s", p, 20, 30)),
 			nil, model.Coverage{model.Called: 2}},
-		{"a keyless call", exact, false, model.History{keyless}, nil, model.Coverage{model.Called: 1, model.Keyless: 1}},
-		{"a keyless call is no retry", exact, false, model.History{covOp("A", "k1", p, 0, 10), keyless},
+		{"a keyless call", exact, false, model.Calls(keyless), nil, model.Coverage{model.Called: 1, model.Keyless: 1}},
+		{"a keyless call is no retry", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), keyless),
 			nil, model.Coverage{model.Called: 2, model.Keyless: 1}},
-		{"faults count when they fired", exact, false, model.History{covOp("A", "k1", p, 0, 10)},
+		{"faults count when they fired", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
 			[]model.FaultEvent{{Kind: model.FaultCrash, Fired: true}, {Kind: model.FaultRestart, Fired: true}, {Kind: model.FaultLoseReply}},
 			model.Coverage{model.Called: 1, "crash": 1, "restart": 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := model.Exercised(model.Exercise{Contract: tc.contract, KeyInTag: tc.keyInTag, History: tc.history, Faults: tc.faults})
+			h := tc.history
+			h.Faults = tc.faults
+			got := model.Exercised(model.Exercise{Contract: tc.contract, KeyInTag: tc.keyInTag, History: h})
 			if !maps.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
@@ -117,7 +119,7 @@ func BenchmarkExercised(b *testing.B) {
 		for j := range 16 {
 			tenant, key := string(rune('A'+j%3)), []string{"k1", "k2", "k1s", "k3"}[j%4]
 			body := c.Render("", j%2, j%3)
-			h = append(h, covOp(tenant, key, body, int64(step*100), int64(step*100+50)))
+			h.Ops = append(h.Ops, covOp(tenant, key, body, int64(step*100), int64(step*100+50)))
 		}
 	}
 	for b.Loop() {

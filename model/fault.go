@@ -1,6 +1,11 @@
 package model
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Fault is what goes wrong on purpose: with one call (a lost reply, a crash
 // while it is in flight), or around a burst (the db-stall nemesis).
@@ -23,6 +28,13 @@ const (
 	// FaultCrash: the replica serving the call is SIGKILLed while the call
 	// is in flight, stopped between the action's first and second write.
 	FaultCrash Fault = "crash"
+	// FaultCrashKeyRecord: the replica serving the call is SIGKILLed at
+	// the call's write to the service's own key record (the contract's
+	// key_table) after its write to the last effect table: after the
+	// effects commit where the service completes the record in a
+	// transaction of its own, before it where the record is written in
+	// the effects' transaction.
+	FaultCrashKeyRecord Fault = "crash-key-record"
 	// FaultPause: the replica serving the call is SIGSTOPped until the
 	// client has given up; a retry goes to another replica.
 	FaultPause Fault = "pause"
@@ -30,17 +42,42 @@ const (
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
+	// FaultDBError: the service's database work for the call fails once,
+	// as a passing database error would make it: its backend is
+	// terminated while it waits on its write to the last effect table.
+	// The service answers 5xx; the contract's errors: policy says what a
+	// retry must get.
+	FaultDBError Fault = "db-error"
+	// FaultDepRestart is a plan step (StepFault): a dependency of the
+	// service (its key store) is stopped gracefully and started again, on
+	// the same port and data directory, the way it restarts for an upgrade.
+	FaultDepRestart Fault = "dep-restart"
+	// FaultDepCrash is a plan step (StepFault): a dependency is SIGKILLed
+	// and started again, the way a supervisor restarts it after a crash.
+	FaultDepCrash Fault = "dep-crash"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
-var ProxyFaults = []Fault{FaultLoseReply, FaultDropRequest, FaultDoubleDelivery, FaultDelay}
+var ProxyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsProxy })
 
 // ProcessFaults are the faults that need the service's processes, so only
 // a service that idemstress starts can have them.
-var ProcessFaults = []Fault{FaultRestart, FaultCrash, FaultPause}
+var ProcessFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsService })
+
+// Crashes reports whether fault f SIGKILLs the call's replica, at one of
+// the points a crash may land: the replica stays down until a restart.
+func Crashes(f Fault) bool { return f == FaultCrash || f == FaultCrashKeyRecord }
+
+// DBFaults are the faults done to the service's database sessions: they
+// need an effect table to wait on, not the service's processes.
+var DBFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDatabase })
+
+// DependencyFaults are the faults done to a dependency of the service
+// that idemstress starts beside it (process.dependencies).
+var DependencyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDependency })
 
 // PlannedFaults are the faults a contract may enable (`faults:`).
-var PlannedFaults = append(slices.Clone(ProxyFaults), ProcessFaults...)
+var PlannedFaults = faultsThat(func(FaultKind) bool { return true })
 
 // FaultEvent is a fault as it happened, in the history of one plan's
 // execution beside its calls, like a Jepsen nemesis operation: what was
@@ -56,10 +93,47 @@ type FaultEvent struct {
 	Fired bool  `json:"fired"`
 	// Ops are the indexes, in the history, of the calls the fault touched.
 	Ops []int `json:"ops,omitempty"`
+	// Target names what the fault acted on beyond the service's own
+	// replicas: a dependency ("redis"); "" for the service.
+	Target string `json:"target,omitempty"`
 	// Held counts the requests the fault saw held back (db-stall).
 	Held int `json:"held,omitempty"`
 	// Note says why the fault did not fire. It holds no times or PIDs.
 	Note string `json:"note,omitempty"`
+}
+
+// String renders a fault as it happened, the one way idemstress shows a
+// nemesis operation: "restart fired", "crash fired, touched call 2",
+// "db-stall not fired (why)". Calls are counted from 1, as people read
+// the history.
+func (e FaultEvent) String() string {
+	s := string(e.Kind)
+	if e.Target != "" {
+		s += " " + e.Target
+	}
+	if !e.Fired {
+		s += " not fired"
+		if e.Note != "" {
+			s += " (" + e.Note + ")"
+		}
+		return s
+	}
+	s += " fired"
+	if e.Held > 0 {
+		s += fmt.Sprintf(", held %d", e.Held)
+	}
+	if len(e.Ops) > 0 {
+		calls := make([]string, len(e.Ops))
+		for i, op := range e.Ops {
+			calls[i] = strconv.Itoa(op + 1)
+		}
+		word := "call"
+		if len(calls) > 1 {
+			word = "calls"
+		}
+		s += ", touched " + word + " " + strings.Join(calls, ", ")
+	}
+	return s
 }
 
 // FaultCount is how many faults of one kind were planned and fired.

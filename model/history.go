@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // OutcomeKind is Jepsen's ok / fail / info, refined by the contract.
@@ -96,5 +97,55 @@ func Overlap(a, b Op) bool { return a.Start <= b.End && b.Start <= a.End }
 // another of its action may answer in_flight.
 func Concurrent(a, b Op) bool { return a.Start <= b.Until() && b.Start <= a.Until() }
 
-// History is every call of one plan's execution, in the order they started.
-type History []Op
+// History is one plan's execution as it happened, like a Jepsen history:
+// every call (Ops, in the order they started) and every nemesis operation
+// (Faults, the planned faults as they happened, in the order they
+// started), on one clock. Checks, explanations, the timeline and
+// shrinking read both from here; nothing about a fault travels beside it.
+type History struct {
+	Ops    []Op         `json:"ops"`
+	Faults []FaultEvent `json:"faults,omitempty"`
+}
+
+// Calls is a history of calls alone, with no fault.
+func Calls(ops ...Op) History { return History{Ops: ops} }
+
+// Len counts the history's calls.
+func (h History) Len() int { return len(h.Ops) }
+
+// TouchedBy is the fault that touched call i of the history (a fault it
+// carried, a crash that left its replica down, a dependency it found
+// gone), and whether there was one.
+func (h History) TouchedBy(i int) (FaultEvent, bool) {
+	for _, ev := range h.Faults {
+		if slices.Contains(ev.Ops, i) {
+			return ev, true
+		}
+	}
+	return FaultEvent{}, false
+}
+
+// Event is one entry of a history in time order: a call (Op, its index in
+// Ops) or a nemesis operation (Fault, its index in Faults).
+type Event struct {
+	Op    *Op
+	Fault *FaultEvent
+	Index int
+}
+
+// Events is the history in the order things started: each nemesis
+// operation before the calls that started with it or after it.
+func (h History) Events() []Event {
+	evs := make([]Event, 0, len(h.Ops)+len(h.Faults))
+	i, j := 0, 0
+	for i < len(h.Ops) || j < len(h.Faults) {
+		if j < len(h.Faults) && (i == len(h.Ops) || h.Faults[j].Start <= h.Ops[i].Start) {
+			evs = append(evs, Event{Fault: &h.Faults[j], Index: j})
+			j++
+			continue
+		}
+		evs = append(evs, Event{Op: &h.Ops[i], Index: i})
+		i++
+	}
+	return evs
+}

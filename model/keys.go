@@ -14,8 +14,8 @@ const (
 	KeyCompareCaseInsensitive KeyCompare = "case-insensitive"
 )
 
-// DefaultKeyMaxLen is the longest key a service is assumed to take.
-const DefaultKeyMaxLen = 255
+// defaultKeyMaxLen is the longest key a service is assumed to take.
+const defaultKeyMaxLen = 255
 
 // Key shapes. A logical key is a short name ("k1") with an optional shape
 // letter that says how its sent form differs from the plain one: real
@@ -125,5 +125,5 @@ func (c Contract) keyMaxLen() int {
 	if c.KeyMaxLen > 0 {
 		return c.KeyMaxLen
 	}
-	return DefaultKeyMaxLen
+	return defaultKeyMaxLen
 }

@@ -113,12 +113,19 @@ const (
 	// StepRestart restarts every replica gracefully (stop, start, ready),
 	// or starts again one that a crash left down; it has no calls.
 	StepRestart StepKind = "restart"
+	// StepFault is a nemesis operation of its own, with no calls: Fault
+	// says which (a fault kind of scope AsStep, e.g. dep-restart), Target
+	// what it acts on (a dependency's name).
+	StepFault StepKind = "fault"
 )
 
 // Step is one unit of a plan.
 type Step struct {
 	Kind  StepKind `json:"kind"`
 	Calls []Call   `json:"calls,omitempty"`
+	// Fault and Target are a StepFault's fault and what it acts on.
+	Fault  Fault  `json:"fault,omitempty"`
+	Target string `json:"target,omitempty"`
 }
 
 // Plan is an ordered list of steps: data that can be saved, replayed and shrunk.
@@ -136,8 +143,12 @@ func (p Plan) NumCalls() int {
 }
 
 // String renders the step: "call A/k1 v0", "burst A/k1 v0 | A/k1 v0e1",
-// "restart".
+// "restart", "dep-restart redis".
 func (s Step) String() string {
+	if s.Kind == StepFault {
+		// "dep-restart redis": the fault names the step.
+		return strings.TrimSpace(string(s.Fault) + " " + s.Target)
+	}
 	if len(s.Calls) == 0 {
 		return string(s.Kind)
 	}

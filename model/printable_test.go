@@ -30,10 +30,10 @@ func TestShowID(t *testing.T) {
 	}
 	long := strings.Repeat("x", 60000)
 	got := ShowID(long)
-	if len(got) > ShownID+64 || !strings.Contains(got, "… (60000 bytes, sha256 ") {
+	if len(got) > shownID+64 || !strings.Contains(got, "… (60000 bytes, sha256 ") {
 		t.Errorf("ShowID of 60000 characters = %d bytes: %.200q", len(got), got)
 	}
-	if out := (Outcome{Kind: OK, Status: 201, ID: long}).String(); len(out) > ShownID+80 {
+	if out := (Outcome{Kind: OK, Status: 201, ID: long}).String(); len(out) > shownID+80 {
 		t.Errorf("an outcome with a 60000-character ID renders as %d bytes", len(out))
 	}
 }

@@ -93,7 +93,7 @@ func TestObserveFindsTheSameRowsInEveryLayout(t *testing.T) {
 				if layout.indexes != "" {
 					exec(t, pool, layout.indexes)
 				}
-				effects := []observe.Effect{
+				effects := []model.Effect{
 					{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", Fields: map[string]string{"subject": "/subject"}},
 					{Table: "notification_outbox", Tenant: "tenant", Key: "request_key"},
 				}
@@ -156,13 +156,13 @@ func expectKeyRows(t *testing.T, pool *pgxpool.Pool, ns string) map[string][]str
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []observe.Row
+		var got []model.Row
 		for rows.Next() {
 			var tenant, key *string
 			if err := rows.Scan(&tenant, &key); err != nil {
 				t.Fatal(err)
 			}
-			r := observe.Row{KeyNull: key == nil}
+			r := model.Row{KeyNull: key == nil}
 			if tenant != nil {
 				r.Tenant = *tenant
 			}
@@ -181,7 +181,7 @@ func expectKeyRows(t *testing.T, pool *pgxpool.Pool, ns string) map[string][]str
 	return want
 }
 
-func keyRowStrings(rows []observe.Row) []string {
+func keyRowStrings(rows []model.Row) []string {
 	out := make([]string, 0, len(rows))
 	for _, r := range rows {
 		key := strconv.Quote(r.Key)
@@ -394,7 +394,7 @@ func usesIndex(plan, idx string) bool {
 func TestObserveUsesTheIndexes(t *testing.T) {
 	for _, layout := range []struct {
 		name, schema, fill string
-		effects            []observe.Effect
+		effects            []model.Effect
 		// uses are the indexes each table's statement must use.
 		uses map[string][]string
 	}{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -12,13 +11,6 @@ import (
 
 	"github.com/idemstress/idemstress/model"
 )
-
-// Baseline fingerprints the effect rows OUTSIDE a run's namespace prefix,
-// one string per table. Taken before a run and again after, it proves the
-// run wrote nothing but its own rows (IDEM-009): a table whose string
-// differs changed outside the run. Query effects are left out: a query only
-// ever shows the namespace's rows.
-type Baseline map[string]string
 
 // runState is what the baseline before a run keeps for the ones after.
 type runState struct {
@@ -29,7 +21,7 @@ type runState struct {
 	// marks are the mark columns' values before the run: the run's rows
 	// are above them (see markColumn).
 	marks  marks
-	before Baseline
+	before model.Baseline
 	// byContent are the tables fingerprinted by their content instead of
 	// by xmin (see Baseline).
 	byContent map[string]bool
@@ -72,7 +64,7 @@ type runState struct {
 // cannot be read, is left out (its string before the run stands for the
 // one after, so that nothing is reported that was not measured), and Notes
 // says so. Baseline only fails when it cannot start a transaction at all.
-func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseline, error) {
+func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.Baseline, error) {
 	info := o.prepare(ctx)
 	o.mu.Lock()
 	st := o.runs[prefix]
@@ -88,7 +80,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 			st.marks = marks{}
 		}
 	}
-	b := Baseline{}
+	b := model.Baseline{}
 	budget := o.BaselineBudget
 	if budget <= 0 {
 		budget = 30 * time.Second
@@ -99,7 +91,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 		// note, a context that ends is an error.
 		deadline = d.Add(-time.Second)
 	}
-	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]Effect) error {
+	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]model.Effect) error {
 		var xmax uint64
 		var age int64 // of st.xmax: row versions at most this old are recent
 		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, age($1::text::xid)`, xid32(st.xmax)).Scan(&xmax, &age); err != nil {
@@ -108,8 +100,8 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (Baseli
 		if first {
 			st.xmax = xmax
 		}
-		var todo []Effect
-		for _, e := range joinedLast(o.effects) {
+		var todo []model.Effect
+		for _, e := range model.JoinedLast(o.effects) {
 			if e.Query != "" {
 				continue
 			}
@@ -167,7 +159,7 @@ type counting struct {
 	o       *Observer
 	tx      pgx.Tx
 	info    map[string]*tableInfo
-	byTable map[string]Effect
+	byTable map[string]model.Effect
 	prefix  model.Namespace
 	st      *runState
 	age     int64
@@ -181,7 +173,7 @@ type counting struct {
 // fingerprint is one table's string, computed under a savepoint with its
 // share of the budget as statement_timeout, so that a table that fails or
 // takes too long leaves the transaction usable for the next.
-func (c *counting) fingerprint(ctx context.Context, e Effect, first bool, left time.Duration) (string, error) {
+func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, left time.Duration) (string, error) {
 	sp, err := c.tx.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -225,7 +217,7 @@ func (c *counting) fingerprint(ctx context.Context, e Effect, first bool, left t
 // before counts the rows outside the prefix: all, less those inside, found
 // as Observe finds them. (There are none inside yet: the prefix is the
 // run's own, drawn at random.)
-func (c *counting) before(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (string, error) {
+func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
 	var total, inside int64
 	q := fmt.Sprintf("SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM (%s) AS inside)", ident(e.Table), rowsQuery(e, f, "1"))
 	if err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&total, &inside); err != nil {
@@ -236,7 +228,7 @@ func (c *counting) before(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (
 
 // after counts the rows outside the prefix, and the row versions outside
 // it committed since the baseline before the run.
-func (c *counting) after(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (string, error) {
+func (c *counting) after(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
 	recent := c.recent(f)
 	exact := f.inNamespace(e)
 	if e.Join != nil && c.missed[e.Join.Table] {
@@ -306,26 +298,10 @@ func (c *counting) recent(f *finder) string {
 // byContent fingerprints the rows outside the prefix by their content: a
 // count and a sum of row hashes, in one pass, in any order. It sees a row
 // changed to other values, added or removed, not one rewritten as it was.
-func byContent(ctx context.Context, tx pgx.Tx, e Effect, f *finder) (string, error) {
+func byContent(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
 	q := fmt.Sprintf(`SELECT count(*)::text || ' rows, content ' || coalesce(sum(hashtext(t::text)), 0)::text
 		FROM %s AS t WHERE NOT coalesce((%s), false)`, ident(e.Table), f.inNamespace(e))
 	var fp string
 	err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&fp)
 	return fp, err
-}
-
-// joinedLast orders effects so that the tables joined rows point at come
-// before the joined ones.
-func joinedLast(effects []Effect) []Effect {
-	out := slices.Clone(effects)
-	slices.SortStableFunc(out, func(a, b Effect) int {
-		switch {
-		case a.Join == nil && b.Join != nil:
-			return -1
-		case a.Join != nil && b.Join == nil:
-			return 1
-		}
-		return 0
-	})
-	return out
 }

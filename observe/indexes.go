@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
+	"github.com/idemstress/idemstress/model"
 	"regexp"
 	"strings"
 
@@ -48,7 +49,7 @@ func (o *Observer) Indexes(ctx context.Context) []IndexAdvice {
 
 // scanNote is the note for a table whose rows are searched by a scan for
 // every plan, "" for a table that needs none.
-func scanNote(e Effect, info map[string]*tableInfo, byTable map[string]Effect) string {
+func scanNote(e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) string {
 	a := advise(e, info, byTable)
 	if a.OK || e.Query != "" {
 		return ""
@@ -56,7 +57,7 @@ func scanNote(e Effect, info map[string]*tableInfo, byTable map[string]Effect) s
 	return fmt.Sprintf("observer: %s is scanned whole for every plan; to read only each plan's rows: %s", e.Table, strings.TrimPrefix(a.String(), "MISSING: "))
 }
 
-func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) IndexAdvice {
+func advise(e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
 		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
@@ -89,7 +90,7 @@ func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) Ind
 		missing = append(missing, fmt.Sprintf("%s has no index that serves a prefix%s", what, collationWhy(t.cols[col])))
 	}
 	switch e.Attribution() {
-	case ByTag:
+	case model.ByTag:
 		what := fmt.Sprintf("(%s), holding the tag,", sqlName(e.Tag))
 		if !bySince(what) {
 			a.OK = false
@@ -102,7 +103,7 @@ func advise(e Effect, info map[string]*tableInfo, byTable map[string]Effect) Ind
 			missing = append(missing, fmt.Sprintf("a tag inside %s is a substring no btree index finds, and %s has no column to search only the rows written since the plan began (%s); give it a sequence-assigned id with an index, e.g. id bigserial PRIMARY KEY",
 				sqlName(e.Tag), sqlName(e.Table), t.markWhy))
 		}
-	case ByJoin:
+	case model.ByJoin:
 		ref := byTable[e.Join.Table]
 		col := t.cols[e.Join.Column]
 		what := "(" + sqlName(e.Join.Column) + ")"

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 )
 
@@ -12,7 +13,7 @@ import (
 func TestIndexes(t *testing.T) {
 	for _, tc := range []struct {
 		name, schema string
-		effects      []observe.Effect
+		effects      []model.Effect
 		want         []string // one line per effect table, as doctor prints it
 	}{
 		{"keys, as the sample service has them", `

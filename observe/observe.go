@@ -19,27 +19,6 @@ import (
 // ErrSchema marks a declared table or column that the database does not have.
 var ErrSchema = errors.New("effect tables do not match the contract")
 
-// Row is one effect row, every value read as text.
-type Row struct {
-	Tenant string
-	Key    string
-	// KeyNull is true when the key column is NULL (a keyless call's row).
-	KeyNull bool
-	ID      string
-	// Ref is the value of the references column; RefNull when it is NULL.
-	Ref     string
-	RefNull bool
-	// Tag is the value of the tag column, Join of the join column.
-	Tag  string
-	Join string
-	// Fields are the effect's field columns as text, by column; a NULL
-	// column is left out.
-	Fields map[string]string
-}
-
-// Snapshot is the rows of one namespace, by effect table.
-type Snapshot map[string][]Row
-
 // Observer reads effect tables. It only ever reads: every observation is
 // one READ ONLY REPEATABLE READ transaction, so it sees one consistent
 // moment and could not write if it tried.
@@ -47,7 +26,7 @@ type Snapshot map[string][]Row
 // Its methods may be called from several goroutines.
 type Observer struct {
 	pool    *pgxpool.Pool
-	effects []Effect
+	effects []model.Effect
 	// BaselineBudget bounds one Baseline call (default 30s; less when the
 	// context ends sooner): a table not
 	// fingerprinted by then is left out, and Notes says so.
@@ -72,7 +51,7 @@ type Observer struct {
 const maxPlanMarks = 64
 
 // NewObserver returns an observer of the declared effects.
-func NewObserver(pool *pgxpool.Pool, effects []Effect) *Observer {
+func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
 	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second,
 		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
 }
@@ -113,7 +92,7 @@ func (o *Observer) Validate(ctx context.Context) error {
 }
 
 // columns lists the columns of an effect's table, or of its query's result.
-func (o *Observer) columns(ctx context.Context, i int, e Effect) ([]string, error) {
+func (o *Observer) columns(ctx context.Context, i int, e model.Effect) ([]string, error) {
 	if e.Query != "" {
 		rows, err := o.pool.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
 		if err != nil {
@@ -163,16 +142,16 @@ func (o *Observer) tables(ctx context.Context, schema *string) string {
 // pointing at such a row. What it reads follows what the plan wrote when
 // the tables have the indexes Indexes names, and Begin was called before
 // the plan's first call (see access.go).
-func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (Snapshot, error) {
+func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snapshot, error) {
 	info := o.prepare(ctx)
 	m := o.marksFor(ns)
-	snap := Snapshot{}
+	snap := model.Snapshot{}
 	// The statements are the same for every plan, and what they read is a
 	// plan's worth of rows: plan them once. A custom plan (what PostgreSQL
 	// otherwise picks, its estimates for the namespace being far lower than
 	// for any) costs more to make than to run.
 	const generic = "SET LOCAL plan_cache_mode = force_generic_plan"
-	err := o.readOnlyThen(ctx, generic, func(tx pgx.Tx, byTable map[string]Effect) error {
+	err := o.readOnlyThen(ctx, generic, func(tx pgx.Tx, byTable map[string]model.Effect) error {
 		// Every table's statement in one round trip: per plan, round trips
 		// to the database were the tester's largest cost of its own.
 		batch := &pgx.Batch{}
@@ -288,7 +267,7 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 	o.mu.Unlock()
 	info := map[string]*tableInfo{}
 	var notes []string
-	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]Effect) error {
+	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
 		for _, e := range o.effects {
 			if e.Query != "" {
 				continue
@@ -341,8 +320,8 @@ func (o *Observer) note(format string, args ...any) {
 	}
 }
 
-func (o *Observer) byTable() map[string]Effect {
-	byTable := map[string]Effect{}
+func (o *Observer) byTable() map[string]model.Effect {
+	byTable := map[string]model.Effect{}
 	for _, e := range o.effects {
 		byTable[e.Table] = e
 	}
@@ -352,7 +331,7 @@ func (o *Observer) byTable() map[string]Effect {
 // readOnly runs read in one READ ONLY REPEATABLE READ transaction, so it
 // sees one consistent moment and could not write if it tried. byTable
 // finds an effect by its table name.
-func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]Effect) error) error {
+func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
 	return o.readOnlyThen(ctx, "", read)
 }
 
@@ -361,7 +340,7 @@ const beginReadOnly = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
 // readOnlyThen is readOnly with setup (a statement without parameters, ""
 // for none) run in the same round trip as BEGIN.
-func (o *Observer) readOnlyThen(ctx context.Context, setup string, read func(tx pgx.Tx, byTable map[string]Effect) error) error {
+func (o *Observer) readOnlyThen(ctx context.Context, setup string, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
 	begin := beginReadOnly
 	if setup != "" {
 		begin += "; " + setup
@@ -382,7 +361,7 @@ func text(col string) string {
 }
 
 // source is what an effect reads from: its table, or its query.
-func source(e Effect) string {
+func source(e model.Effect) string {
 	if e.Query != "" {
 		return "(" + e.Query + ") AS q"
 	}
@@ -391,7 +370,7 @@ func source(e Effect) string {
 
 // rowsQuery selects cols from the effect's rows in the namespace: one
 // SELECT per branch, under UNION ALL.
-func rowsQuery(e Effect, f *finder, cols string) string {
+func rowsQuery(e model.Effect, f *finder, cols string) string {
 	var parts []string
 	for _, b := range f.branches(e) {
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))
@@ -401,7 +380,7 @@ func rowsQuery(e Effect, f *finder, cols string) string {
 
 // rowCols is what readRows selects: tenant, key, id, reference, tag and
 // join, each as text or NULL, then the fields in sorted order.
-func rowCols(e Effect) (cols, fields []string) {
+func rowCols(e model.Effect) (cols, fields []string) {
 	fields = sortedKeys(e.Fields)
 	cols = []string{text(e.Tenant), text(e.Key), text(e.ID), "NULL", text(e.Tag), "NULL"}
 	if e.References != nil {
@@ -416,7 +395,7 @@ func rowCols(e Effect) (cols, fields []string) {
 	return cols, fields
 }
 
-func readRows(br pgx.BatchResults, e Effect) ([]Row, error) {
+func readRows(br pgx.BatchResults, e model.Effect) ([]model.Row, error) {
 	const fixed = 6
 	cols, fields := rowCols(e)
 	rows, err := br.Query()
@@ -424,7 +403,7 @@ func readRows(br pgx.BatchResults, e Effect) ([]Row, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Row
+	var out []model.Row
 	vals := make([]pgtype.Text, len(cols))
 	dest := make([]any, len(cols))
 	for i := range vals {
@@ -434,7 +413,7 @@ func readRows(br pgx.BatchResults, e Effect) ([]Row, error) {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		r := Row{Tenant: vals[0].String, Key: vals[1].String, KeyNull: !vals[1].Valid,
+		r := model.Row{Tenant: vals[0].String, Key: vals[1].String, KeyNull: !vals[1].Valid,
 			ID: vals[2].String, Ref: vals[3].String, RefNull: e.References != nil && !vals[3].Valid,
 			Tag: vals[4].String, Join: vals[5].String}
 		if len(fields) > 0 {
@@ -465,4 +444,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// ident quotes a possibly schema-qualified name.
+func ident(name string) string {
+	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }

@@ -139,9 +139,9 @@ func sampleDB(t *testing.T) (url, name string, pool *pgxpool.Pool) {
 }
 
 // wantSample is what Observe must read of sampleRows in namespace ns1-.
-func wantSample() observe.Snapshot {
+func wantSample() model.Snapshot {
 	subject := func(s string) map[string]string { return map[string]string{"subject": s} }
-	return observe.Snapshot{
+	return model.Snapshot{
 		"tickets": {
 			{Tenant: "ns1-A", Key: "ns1-k1", ID: "7", Fields: subject("Printer offline")},
 			{Tenant: "ns1-A", KeyNull: true, ID: "8", Fields: subject("Printer offline")},
@@ -157,16 +157,16 @@ func wantSample() observe.Snapshot {
 }
 
 // sorted orders each table's rows; Observe promises no order.
-func sorted(s observe.Snapshot) observe.Snapshot {
+func sorted(s model.Snapshot) model.Snapshot {
 	for _, rows := range s {
-		slices.SortFunc(rows, func(a, b observe.Row) int {
+		slices.SortFunc(rows, func(a, b model.Row) int {
 			return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.Key, b.Key), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Ref, b.Ref))
 		})
 	}
 	return s
 }
 
-func dumpSnapshot(s observe.Snapshot) string {
+func dumpSnapshot(s model.Snapshot) string {
 	var b strings.Builder
 	for _, table := range slices.Sorted(func(yield func(string) bool) {
 		for k := range s {
@@ -182,7 +182,7 @@ func dumpSnapshot(s observe.Snapshot) string {
 	return b.String()
 }
 
-func observeNS(t *testing.T, pool *pgxpool.Pool, effects []observe.Effect, ns model.Namespace) observe.Snapshot {
+func observeNS(t *testing.T, pool *pgxpool.Pool, effects []model.Effect, ns model.Namespace) model.Snapshot {
 	t.Helper()
 	snap, err := observe.NewObserver(pool, effects).Observe(t.Context(), ns)
 	if err != nil {
@@ -209,7 +209,7 @@ func TestObserveMatchesThePrefixLiterally(t *testing.T) {
 		(22, 'n_1%%A', 'n_1%%k1', 'Printer offline')`)
 	got := observeNS(t, pool, sampleEffects(), "n_1%")
 	subject := map[string]string{"subject": "Printer offline"}
-	want := sorted(observe.Snapshot{
+	want := sorted(model.Snapshot{
 		"tickets": {
 			{Tenant: "n_1%A", Key: "n_1%k1", ID: "20", Fields: subject},
 			{Tenant: "n_1%%A", Key: "n_1%%k1", ID: "22", Fields: subject}, // logical tenant "%A"
@@ -231,7 +231,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 	c := model.Call{Tenant: "A", Key: "k1"}
 	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	answer := model.Outcome{Kind: model.OK, Status: 201, ID: "7"}
-	h := model.History{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}
+	h := model.History{Ops: []model.Op{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}}
 	judge := func() []checks.Violation {
 		snap := observeNS(t, pool, sampleEffects(), "ns1-")
 		return checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(), NS: "ns1-", History: h, Rows: snap})
@@ -247,7 +247,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	_, _, pool := sampleDB(t)
-	with := func(change func(e []observe.Effect)) []observe.Effect {
+	with := func(change func(e []model.Effect)) []model.Effect {
 		e := sampleEffects()
 		change(e)
 		return e
@@ -255,24 +255,24 @@ func TestValidate(t *testing.T) {
 	const ticketColumns = "(columns: id, tenant, request_key, subject)"
 	cases := []struct {
 		name    string
-		effects []observe.Effect
+		effects []model.Effect
 		want    []string // phrases of the error; none: Validate passes
 	}{
 		{name: "declared schema", effects: sampleEffects()},
-		{name: "schema-qualified table", effects: with(func(e []observe.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
-		{name: "missing table", effects: with(func(e []observe.Effect) { e[1].Table = "outbox" }),
+		{name: "schema-qualified table", effects: with(func(e []model.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
+		{name: "missing table", effects: with(func(e []model.Effect) { e[1].Table = "outbox" }),
 			want: []string{`effects[1].table`, `table "outbox" not found`, "(tables: notification_outbox, tickets)"}},
-		{name: "missing schema", effects: with(func(e []observe.Effect) { e[0].Table = "billing.tickets" }),
+		{name: "missing schema", effects: with(func(e []model.Effect) { e[0].Table = "billing.tickets" }),
 			want: []string{`table "billing.tickets" not found`, "(tables: none)"}},
-		{name: "missing key column", effects: with(func(e []observe.Effect) { e[0].Key = "idempotency_key" }),
+		{name: "missing key column", effects: with(func(e []model.Effect) { e[0].Key = "idempotency_key" }),
 			want: []string{`effects[0].key`, `column "idempotency_key" not found in table "tickets"`, ticketColumns}},
-		{name: "missing tenant column", effects: with(func(e []observe.Effect) { e[0].Tenant = "tenant_id" }),
+		{name: "missing tenant column", effects: with(func(e []model.Effect) { e[0].Tenant = "tenant_id" }),
 			want: []string{`effects[0].tenant`, `column "tenant_id"`, ticketColumns}},
-		{name: "missing id column", effects: with(func(e []observe.Effect) { e[0].ID = "ticket_id" }),
+		{name: "missing id column", effects: with(func(e []model.Effect) { e[0].ID = "ticket_id" }),
 			want: []string{`effects[0].id`, `column "ticket_id"`, ticketColumns}},
-		{name: "missing field column", effects: with(func(e []observe.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
+		{name: "missing field column", effects: with(func(e []model.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
 			want: []string{`effects[0].fields.title`, `column "title"`, ticketColumns}},
-		{name: "missing reference column", effects: with(func(e []observe.Effect) { e[1].References.Column = "ticket" }),
+		{name: "missing reference column", effects: with(func(e []model.Effect) { e[1].References.Column = "ticket" }),
 			want: []string{`effects[1].references.column`, `column "ticket" not found in table "notification_outbox"`,
 				"(columns: id, tenant, request_key, ticket_id)"}},
 	}
@@ -347,7 +347,7 @@ func TestObserveTransactionIsReadOnlyRepeatableRead(t *testing.T) {
 			current_setting('transaction_isolation') AS isolation
 		FROM tickets`)
 	reader := newReader(t, url, db, admin, "tickets_probe")
-	probe := []observe.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
+	probe := []model.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"read_only": "/unused", "isolation": "/unused"}}}
 	for _, pool := range []*pgxpool.Pool{admin, reader} {
 		snap := observeNS(t, pool, probe, "ns1-")
@@ -377,7 +377,7 @@ func TestObserveCannotWrite(t *testing.T) {
 		CREATE FUNCTION note_read() RETURNS text LANGUAGE sql VOLATILE AS
 			$$ INSERT INTO reads_log DEFAULT VALUES RETURNING 'noted' $$;
 		CREATE VIEW tickets_noisy AS SELECT tenant, request_key, id, note_read() AS noted FROM tickets`)
-	noisy := []observe.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
+	noisy := []model.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"noted": "/unused"}}}
 	_, err := observe.NewObserver(admin, noisy).Observe(t.Context(), "ns1-")
 	if !isCode(err, "25006") {
@@ -404,11 +404,11 @@ func isCode(err error, code string) bool {
 }
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []observe.Effect {
-	return []observe.Effect{
+func sampleEffects() []model.Effect {
+	return []model.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &observe.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }

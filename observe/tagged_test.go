@@ -58,7 +58,7 @@ func TestObserveQuery(t *testing.T) {
 	url, _ := newDatabase(t)
 	pool := connect(t, url, "")
 	exec(t, pool, taggedSchema)
-	effects := []observe.Effect{{
+	effects := []model.Effect{{
 		Table: "tickets_by_tag",
 		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0",
 		Tag:   "label", Tenant: "tenant", ID: "id",
@@ -89,28 +89,28 @@ func TestObserveQuery(t *testing.T) {
 func TestValidateEffectsAttribution(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		effects []observe.Effect
+		effects []model.Effect
 		want    string
 	}{
-		{"no attribution", []observe.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
-		{"key and tag", []observe.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
-		{"key without tenant", []observe.Effect{{Table: "t", Key: "k"}}, "tenant"},
-		{"join to an undeclared table", []observe.Effect{{Table: "t", Join: &observe.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
-		{"join to a table without id", []observe.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &observe.Reference{Column: "c", Table: "u"}}}, "no id column"},
-		{"join to a joined table", []observe.Effect{
+		{"no attribution", []model.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
+		{"key and tag", []model.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
+		{"key without tenant", []model.Effect{{Table: "t", Key: "k"}}, "tenant"},
+		{"join to an undeclared table", []model.Effect{{Table: "t", Join: &model.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
+		{"join to a table without id", []model.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &model.Reference{Column: "c", Table: "u"}}}, "no id column"},
+		{"join to a joined table", []model.Effect{
 			{Table: "a", Tag: "s", ID: "id"},
-			{Table: "b", ID: "id", Join: &observe.Reference{Column: "c", Table: "a"}},
-			{Table: "c", Join: &observe.Reference{Column: "c", Table: "b"}}}, "joined itself"},
-		{"query without the namespace", []observe.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
+			{Table: "b", ID: "id", Join: &model.Reference{Column: "c", Table: "a"}},
+			{Table: "c", Join: &model.Reference{Column: "c", Table: "b"}}}, "joined itself"},
+		{"query without the namespace", []model.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := observe.ValidateEffects(tc.effects)
+			err := model.ValidateEffects(tc.effects)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
-	if err := observe.ValidateEffects(taggedEffects()); err != nil {
+	if err := model.ValidateEffects(taggedEffects()); err != nil {
 		t.Errorf("tagged effects: %v", err)
 	}
 }
@@ -119,7 +119,7 @@ func TestValidateEffectsAttribution(t *testing.T) {
 func TestBaseline(t *testing.T) {
 	for _, layout := range []struct {
 		name, schema string
-		effects      []observe.Effect
+		effects      []model.Effect
 		inside       string
 		outside      string
 	}{
@@ -166,9 +166,9 @@ func TestBaseline(t *testing.T) {
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []observe.Effect {
-	return []observe.Effect{
+func taggedEffects() []model.Effect {
+	return []model.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &observe.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }

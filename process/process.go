@@ -39,6 +39,14 @@ type Spec struct {
 	// Env is extra KEY=VALUE entries, after PORT and DATABASE_URL so they may
 	// override them; {port} and {database_url} are substituted in them too.
 	Env []string `yaml:"env" json:"env,omitempty"`
+	// Dependencies are started before the replicas and stopped after
+	// them; their {dep.NAME.url} (addr, port, data_dir) placeholders are
+	// substituted in Command and Env.
+	Dependencies []DependencySpec `yaml:"dependencies" json:"dependencies,omitempty"`
+
+	// probe, when set, is a replica's ready check past accepting
+	// connections (a dependency's ReadyCheck).
+	probe func(ctx context.Context, addr string) bool
 }
 
 const (
@@ -77,6 +85,7 @@ type Service struct {
 	spec  Spec // defaults filled in
 	dbURL string
 	reps  []*replica
+	deps  []*Dependency
 
 	mu      sync.Mutex // guards stopped, ports, and every replica's port and cur
 	stopped bool
@@ -105,7 +114,10 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	for i := range spec.Replicas {
 		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, nil)})
 	}
-	err = p.startReplica(ctx, p.reps[0])
+	err = p.startDependencies(ctx)
+	if err == nil {
+		err = p.startReplica(ctx, p.reps[0])
+	}
 	if err == nil && len(p.reps) > 1 {
 		g, gctx := errgroup.WithContext(ctx)
 		for _, r := range p.reps[1:] {
@@ -162,7 +174,7 @@ func (s Spec) withDefaults() (Spec, error) {
 			return s, fmt.Errorf("process.dir %q: not a directory the service can run in", s.Dir)
 		}
 	}
-	return s, nil
+	return s, s.checkDependencies()
 }
 
 func (p *Service) replica(i int) (*replica, error) {
@@ -304,7 +316,8 @@ func (p *Service) Stop() error {
 			wg.Go(func() { errs[k] = pr.end(context.Background(), p.spec.StopTimeout) })
 		}
 		wg.Wait()
-		p.stopErr = errors.Join(errs...)
+		// The service's key store goes after the service.
+		p.stopErr = errors.Join(append(errs, p.stopDependencies())...)
 	})
 	return p.stopErr
 }

@@ -66,7 +66,7 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 	tick := time.NewTicker(readyPoll)
 	defer tick.Stop()
 	for {
-		switch ready(ctx, addr, pr, client, p.spec.ReadyPath) {
+		switch ready(ctx, addr, pr, client, p.spec.ReadyPath, p.spec.probe) {
 		case readyYes:
 			return nil
 		case readyForeign:
@@ -90,6 +90,9 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 			what := "accept connections on " + addr
 			if client != nil {
 				what = "answer 2xx to GET http://" + addr + p.spec.ReadyPath
+			}
+			if p.spec.probe != nil {
+				what = "answer its ready check on " + addr
 			}
 			return fmt.Errorf("process: replica %d (pid %d) did not %s within %s "+
 				"(the command must listen on {port} or $PORT; raise process.ready_timeout if it starts slowly)%s",
@@ -118,7 +121,7 @@ const (
 )
 
 // ready tells whether pr is ready on addr.
-func ready(ctx context.Context, addr string, pr *proc, client *http.Client, path string) readiness {
+func ready(ctx context.Context, addr string, pr *proc, client *http.Client, path string, probe func(context.Context, string) bool) readiness {
 	d := net.Dialer{Timeout: 250 * time.Millisecond}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -135,6 +138,9 @@ func ready(ctx context.Context, addr string, pr *proc, client *http.Client, path
 	// not pr, and calls must not go there.
 	if whoListens(pr.pid, pr.port) == listenerForeign {
 		return readyForeign
+	}
+	if probe != nil && !probe(ctx, addr) {
+		return readyNot
 	}
 	if client == nil {
 		return readyYes

@@ -90,12 +90,10 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 		violations[i].Message, violations[i].Detail = redact.String(violations[i].Message), redact.String(violations[i].Detail)
 	}
 	name := string(v.Check)
-	for _, c := range checks.Catalogue() {
-		if c.ID == v.Check {
-			name = c.Name
-		}
+	if c, _ := checks.Lookup(v.Check); c.Name != "" {
+		name = c.Name
 	}
-	hunt := HuntOf(cfg)
+	hunt := huntOf(cfg)
 	c := Case{
 		Version:        Version,
 		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
@@ -114,10 +112,8 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 // expected says what the contract promises where a check fires: that what
 // the check finds does not happen.
 func expected(id checks.ID) string {
-	for _, c := range checks.Catalogue() {
-		if c.ID == id {
-			return fmt.Sprintf("never: %s (%s %s stays silent)", c.Finds, c.ID, c.Name)
-		}
+	if c, _ := checks.Lookup(id); c.Name != "" {
+		return fmt.Sprintf("never: %s (%s %s stays silent)", c.Finds, c.ID, c.Name)
 	}
 	return fmt.Sprintf("%s stays silent", id)
 }

@@ -39,6 +39,10 @@ func TestDecode(t *testing.T) {
 		{"restart with calls", caseJSON("IDEM-001", `[{"kind": "restart", "calls": [{"tenant": "A", "key": "k1"}]}]`), "a restart has none"},
 		{"unknown kind", caseJSON("IDEM-001", `[{"kind": "explode", "calls": [{"tenant": "A", "key": "k1"}]}]`), `kind "explode"`},
 		{"unknown fault", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "meteor"}]}]`), `fault "meteor"`},
+		{"a dependency restarted between calls (keys-in-redis)", caseJSON("IDEM-001", "["+oneCall+`,{"kind": "fault", "fault": "dep-restart", "target": "redis"},`+oneCall+"]"), ""},
+		{"a fault step of a call's fault", caseJSON("IDEM-001", "["+oneCall+`,{"kind": "fault", "fault": "lose-reply", "target": "redis"}]`), `fault step "lose-reply"`},
+		{"a fault step that names nothing", caseJSON("IDEM-001", "["+oneCall+`,{"kind": "fault", "fault": "dep-crash"}]`), "names what it acts on"},
+		{"a call carrying a step's fault", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-crash"}]}]`), `fault "dep-crash" of a call`},
 		{"newer format", []byte(`{"version": 99}`), "upgrade idemstress"},
 		{"not JSON", []byte("\x00"), "not a case file"},
 	} {

@@ -89,7 +89,7 @@ func Decode(path string, b []byte) (Case, error) {
 		}
 		c.LastSeen = Sighting{Seed: v1.Seed, Observed: v1.Check.Observed, Violations: v1.Violations, Idemstress: v1.Idemstress, Go: v1.Go}
 	}
-	if !slices.ContainsFunc(checks.Catalogue(), func(k checks.Check) bool { return k.ID == c.Check.ID }) {
+	if known, _ := checks.Lookup(c.Check.ID); known.Name == "" {
 		// A check nobody knows never fires: its case would pass unheard.
 		return Case{}, fmt.Errorf("regression case %s: check %q is not in this idemstress's catalogue (IDEM-001 to IDEM-%03d): fix the file, or upgrade idemstress", path, c.Check.ID, len(checks.Catalogue()))
 	}
@@ -118,12 +118,20 @@ func runnable(p model.Plan) error {
 			if len(st.Calls) > 0 {
 				return fmt.Errorf("step %d of the plan (restart) has calls; a restart has none", i+1)
 			}
+		case model.StepFault:
+			// A fault of its own: a dependency's restart or crash.
+			if k, ok := model.KindOf(st.Fault); !ok || k.Scope != model.AsStep {
+				return fmt.Errorf("step %d of the plan: fault step %q; want one of %v", i+1, st.Fault, stepFaults())
+			}
+			if len(st.Calls) > 0 || st.Target == "" {
+				return fmt.Errorf("step %d of the plan (%s): a fault step has no calls and names what it acts on (target)", i+1, st.Fault)
+			}
 		default:
-			return fmt.Errorf("step %d of the plan: kind %q; want %q, %q or %q", i+1, st.Kind, model.StepCall, model.StepBurst, model.StepRestart)
+			return fmt.Errorf("step %d of the plan: kind %q; want %q, %q, %q or %q", i+1, st.Kind, model.StepCall, model.StepBurst, model.StepRestart, model.StepFault)
 		}
 		for _, call := range st.Calls {
-			if call.Fault != model.FaultNone && !slices.Contains(model.PlannedFaults, call.Fault) {
-				return fmt.Errorf("step %d of the plan: fault %q; want one of %v", i+1, call.Fault, model.PlannedFaults)
+			if k, ok := model.KindOf(call.Fault); call.Fault != model.FaultNone && (!ok || k.Scope != model.OnCall) {
+				return fmt.Errorf("step %d of the plan: fault %q of a call; want one of %v", i+1, call.Fault, callFaults())
 			}
 			if call.Variant < 0 || call.Encoding < 0 || call.Noise < 0 || call.Noise >= model.NumNoise {
 				return fmt.Errorf("step %d of the plan: call %s: a negative variant or encoding, or an unknown noise", i+1, call)
@@ -135,6 +143,19 @@ func runnable(p model.Plan) error {
 		return errors.New("the plan has no call: it would pass unheard")
 	}
 	return nil
+}
+
+// callFaults are the faults a call of a plan may carry.
+func callFaults() []model.Fault {
+	return slices.DeleteFunc(slices.Clone(model.PlannedFaults), func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Scope != model.OnCall })
+}
+
+// stepFaults are the faults that are steps of their own (StepFault).
+func stepFaults() []model.Fault {
+	return slices.DeleteFunc(slices.Clone(model.PlannedFaults), func(f model.Fault) bool {
+		k, _ := model.KindOf(f)
+		return k.Scope != model.AsStep || f == model.FaultRestart
+	})
 }
 
 // Load reads the cases named by paths: files, and directories whose *.json

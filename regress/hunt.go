@@ -24,8 +24,8 @@ type Hunt struct {
 	DBStall string `json:"db_stall"`
 }
 
-// HuntOf is how a run of cfg hunts.
-func HuntOf(cfg stress.Config) Hunt {
+// huntOf is how a run of cfg hunts.
+func huntOf(cfg stress.Config) Hunt {
 	h := Hunt{Sync: cfg.Sync, DBStall: cfg.DBStall}
 	if h.Sync == "" {
 		h.Sync = client.LastByte

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// The README's replay snippet is the compiled example, word for word (but
+// docs/replay.md's replay snippet is the compiled example, word for word (but
 // for the example's lower-case name, which keeps its file an example).
 func TestREADMEShowsTheReplayExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/replay.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +21,6 @@ func TestREADMEShowsTheReplayExample(t *testing.T) {
 	fn = fn[:strings.Index(fn, "\n}\n")+3]
 	want := strings.Replace(fn, "func testRegressions(", "func TestRegressions(", 1)
 	if !strings.Contains(string(readme), "```go\n"+want+"```") {
-		t.Errorf("README.md does not show the replay example as it is:\n%s", want)
+		t.Errorf("docs/replay.md does not show the replay example as it is:\n%s", want)
 	}
 }

@@ -75,12 +75,12 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 		if c.ContractDigest != digest {
 			o.Warnings = append(o.Warnings, fmt.Sprintf("the contract's digest %s is not the case's %s: the case was found under another contract and may not mean what it did", digest, c.ContractDigest))
 		}
-		ccfg, hunt := cfg, HuntOf(cfg)
+		ccfg, hunt := cfg, huntOf(cfg)
 		if c.Hunt != nil {
 			if w := c.Hunt.apply(&ccfg); w != "" {
 				o.Warnings = append(o.Warnings, w)
 			}
-			hunt = HuntOf(ccfg)
+			hunt = huntOf(ccfg)
 		}
 		session := sessions[hunt]
 		if session == nil {
@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 				o.Verdict = checks.Fail
 				break
 			}
-			unfired = unfired || !model.AllFired(tr.Faults)
+			unfired = unfired || !model.AllFired(tr.History.Faults)
 		}
 		if o.Verdict == checks.Pass && unfired {
 			// A planned fault that did not fire proved nothing: never a pass.

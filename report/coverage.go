@@ -50,9 +50,9 @@ func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string
 	return line
 }
 
-// CoverageLines says, one line per run (cases of one run share their
+// coverageLines says, one line per run (cases of one run share their
 // coverage), what CoverageLine says: "correct: coverage: calls 40, …".
-func CoverageLines(cases []Case) string {
+func coverageLines(cases []Case) string {
 	var b strings.Builder
 	last := ""
 	for _, c := range cases {

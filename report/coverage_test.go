@@ -21,15 +21,15 @@ func TestCoverageLine(t *testing.T) {
 	got := report.CoverageLine(oneTenant, status)
 	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
 		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30; " +
-		"IDEM-012 not exercised (no crash fault fired)"
+		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crash fault fired, no crash-key-record fault fired)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	all := model.Coverage{"crash": 2}
+	all := model.Coverage{"crash": 2, "db-error": 1}
 	all.Add(oneTenant)
 	all[model.OtherTenantSameKey], all[model.FoldedKey] = 7, 3
 	got = report.CoverageLine(all, checks.Statuses(all, nil, false))
-	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, crash 2") {
+	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, crash 2, db-error 1") {
 		t.Errorf("a run that exercised every check: %s", got)
 	}
 }
@@ -47,7 +47,8 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 	want := map[string]string{
 		"idemstress.IDEM-007": "not exercised: no call of another tenant with the same key",
 		"idemstress.IDEM-015": "not exercised: no key that differs from another only by white space, case or form",
-		"idemstress.IDEM-012": "not exercised: no crash fault fired",
+		"idemstress.IDEM-012": "not exercised: no crash fault fired, no crash-key-record fault fired",
+		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
 	}
 	if len(skipped) != len(want) {
 		t.Errorf("skipped %v, want %v", skipped, want)
@@ -57,7 +58,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 			t.Errorf("%s: skipped %q, want %q", class, skipped[class], msg)
 		}
 	}
-	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, "crash": 1}
+	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, "crash": 1, "db-error": 1}
 	all.Add(oneTenant)
 	for _, tc := range junit(t, report.JUnitRun{Target: "svc", Coverage: all}).Suites[0].Cases {
 		if tc.Skipped != nil {

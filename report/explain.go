@@ -11,8 +11,9 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// Explain renders a failing case for people: the minimal plan, what each
-// call sent and got, and every violation with its details.
+// Explain renders a failing case for people: the minimal plan, the
+// history in the order things started (what each call sent and got, and
+// each fault as it happened), and every violation with its details.
 func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 	var b strings.Builder
 	b.WriteString("minimal plan:\n")
@@ -20,8 +21,12 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 		b.WriteString("  " + line + "\n")
 	}
 	b.WriteString("history:\n")
-	for _, op := range h {
-		b.WriteString("  " + Op(op) + "\n")
+	for _, ev := range h.Events() {
+		if ev.Fault != nil {
+			b.WriteString("  " + Fault(*ev.Fault) + "\n")
+			continue
+		}
+		b.WriteString("  " + Op(*ev.Op) + "\n")
 	}
 	b.WriteString("violations:\n")
 	for _, v := range vs {
@@ -39,6 +44,11 @@ func Op(op model.Op) string {
 		s += " answer " + op.Out.Body.String()
 	}
 	return s
+}
+
+// Fault renders one nemesis operation of a history on one line.
+func Fault(ev model.FaultEvent) string {
+	return fmt.Sprintf("step %d: fault %s", ev.Step+1, ev)
 }
 
 // IDs joins check IDs with commas; "-" for none.

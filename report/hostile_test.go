@@ -17,11 +17,11 @@ func TestHostileAnswersAreShownNotObeyed(t *testing.T) {
 	longID := strings.Repeat("9", 60000)
 	call := model.Call{Tenant: "A", Key: "k1"}
 	plan := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}, {Kind: model.StepCall, Calls: []model.Call{call}}}}
-	h := model.History{
+	h := model.History{Ops: []model.Op{
 		{Step: 0, Call: call, Body: model.Body(`{}`), Out: model.Outcome{Kind: model.OK, Status: 201, ID: "\x1b[2J\x1b]0;pwned\x07"}},
 		{Step: 1, Call: call, Body: model.Body(`{}`), Out: model.Outcome{Kind: model.OK, Status: 200, ID: longID}},
 		{Step: 1, Call: call, Body: model.Body(`{}`), Out: model.Outcome{Kind: model.Other, Status: 500, Body: model.Body("\x1b[31mboom\u202e")}},
-	}
+	}}
 	vs := []checks.Violation{{Check: checks.UnstableResponse, Message: "IDEM-003 unstable response: x", Detail: "id \x1b[2J"}}
 	c := report.Case{Target: "http://t/\x1b[2J", Verdict: checks.Fail, Checks: []checks.ID{checks.UnstableResponse},
 		MinimalPlan: &plan, MinimalSteps: 2, MinimalCalls: 2, History: h, Violations: vs, Error: "the service said \x1b]0;title\x07"}

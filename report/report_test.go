@@ -22,10 +22,10 @@ func cases() []report.Case {
 	plan := model.Plan{Steps: []model.Step{step(model.Call{Tenant: "A", Key: "k1"}), step(model.Call{Tenant: "A", Key: "k1", Encoding: 2})}}
 	vs := []checks.Violation{{Check: checks.DuplicateEffect, Message: "IDEM-001 duplicate effect: an action has more than 1 row(s) in notification_outbox",
 		Detail: "action A/k1: 2 row(s) in notification_outbox"}}
-	h := model.History{
+	h := model.History{Ops: []model.Op{
 		{Step: 0, Call: plan.Steps[0].Calls[0], Body: []byte(`{"subject":"x"}`), Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Step: 1, Call: plan.Steps[1].Calls[0], Body: []byte(`{ "subject" : "x" }`), Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
-	}
+	}}
 	return []report.Case{
 		{Target: "correct", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.5, Plans: 100, Seed: 1},
 		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,

@@ -40,8 +40,6 @@ type Case struct {
 	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Faults counts the run's faults by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
-	// FaultEvents are the minimal plan's faults as they happened.
-	FaultEvents []model.FaultEvent `json:"fault_events,omitempty"`
 	// Coverage counts the transitions the run's executions made, and
 	// CheckStatus says of every check whether it failed, passed, or was
 	// not exercised (none of the transitions it needs happened).
@@ -104,16 +102,16 @@ func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
 		}
 	}
-	if line := FaultLines(cases) + CoverageLines(cases); line != "" {
+	if line := faultLines(cases) + coverageLines(cases); line != "" {
 		fmt.Fprint(w, "\n"+line)
 	}
 	return nil
 }
 
-// FaultLines says, one line per case that planned faults, how many of
+// faultLines says, one line per case that planned faults, how many of
 // each kind were planned and how many fired:
 // "correct: faults fired: crash 12/12, lose-reply 30/30".
-func FaultLines(cases []Case) string {
+func faultLines(cases []Case) string {
 	var b strings.Builder
 	for _, c := range cases {
 		if len(c.Faults) == 0 {

@@ -66,6 +66,7 @@ type tlLane struct {
 	Label   string
 	Y, H    int
 	Blamed  bool
+	Fault   bool
 	Calls   int
 	TextY   int
 	Stripe  bool
@@ -84,9 +85,23 @@ type tlData struct {
 	Lanes               []tlLane
 	Bars                []tlBar
 	Ticks               []tlTick
+	Faults              []tlFault
 	Plan                string
 	Violations          []checks.Violation
 	Calls               int
+}
+
+// tlFault is a nemesis operation of the history, drawn in its kind's lane
+// from when it started to when it ended.
+type tlFault struct {
+	X, Y, W, H int
+	LabelX     int
+	Kind       string
+	Label      string
+	Fired      bool
+	Step       int
+	Touched    int
+	Tip        string
 }
 
 // laneOf is the lane a call is drawn in: its action as called (a keyless
@@ -99,30 +114,39 @@ func laneOf(c model.Call) string {
 }
 
 func timelineData(title string, f Finding) tlData {
-	d := tlData{Title: redact.String(title), Plan: strings.TrimSpace(f.Plan.String()), Violations: masked(f.Violations), Calls: len(f.History),
+	ops := f.History.Ops
+	d := tlData{Title: redact.String(title), Plan: strings.TrimSpace(f.Plan.String()), Violations: masked(f.Violations), Calls: len(ops),
 		PlotLeft: tlLabelWidth, PlotRight: tlLabelWidth + tlPlotWidth}
 	if len(f.Violations) > 0 {
 		d.Headline = d.Violations[0].Message
 	}
-	// Time runs from the first call's start to the last answer; a call with
-	// no answer runs on past it, to show that it never ended.
+	// Time runs from the first call's or fault's start to the last answer
+	// or fault's end; a call with no answer runs on past it, to show that
+	// it never ended.
 	var t0, t1 int64
-	for i, op := range f.History {
-		if i == 0 || op.Start < t0 {
-			t0 = op.Start
+	first := true
+	for _, ev := range f.History.Events() {
+		start, end := eventSpan(ev)
+		if first || start < t0 {
+			t0, first = start, false
 		}
-		t1 = max(t1, op.End, op.Start)
+		t1 = max(t1, end, start)
 	}
 	span := max(t1-t0, 1)
 	x := func(t int64) int { return tlLabelWidth + int(float64(t-t0)/float64(span)*tlPlotWidth*(1-tlUnknownBar)) }
 
 	// Each bar and its label, in pixels: the label right of the bar; where
 	// it would run off the page, inside a bar wide enough for it, else left.
-	bars := make([]tlBar, len(f.History))
-	spans := make([][2]int, len(f.History)) // what a bar and its label cover
-	for i, op := range f.History {
+	bars := make([]tlBar, len(ops))
+	spans := make([][2]int, len(ops)) // what a bar and its label cover
+	for i, op := range ops {
 		b := tlBar{X: x(op.Start), H: tlRowHeight - 6, Label: op.Call.String(), Answer: op.Out.String(),
 			Class: "k-" + string(op.Out.Kind), Step: op.Step + 1, Fault: string(op.Call.Fault)}
+		if ev, ok := f.History.TouchedBy(i); ok && b.Fault == "" {
+			// Not its own fault, but one that reached it (a crash that left
+			// its replica down).
+			b.Fault = string(ev.Kind)
+		}
 		end := x(max(op.End, op.Start))
 		if op.Out.Err != "" {
 			// Never answered, as far as the client knows: the bar runs on.
@@ -154,8 +178,8 @@ func timelineData(title string, f Finding) tlData {
 	// call takes the first row where it and its label overlap nothing.
 	var names []string
 	rowsEnd := map[string][]int{}
-	rowOf := make([]int, len(f.History))
-	for i, op := range f.History {
+	rowOf := make([]int, len(ops))
+	for i, op := range ops {
 		name := laneOf(op.Call)
 		if !slices.Contains(names, name) {
 			names = append(names, name)
@@ -189,10 +213,11 @@ func timelineData(title string, f Finding) tlData {
 		d.Lanes = append(d.Lanes, tlLane{Label: name, Y: y, H: h, TextY: y + tlRowHeight/2 + 5, Blamed: blamed[name], Stripe: i%2 == 1, LaneIdx: i})
 		y += h
 	}
-	for i, op := range f.History {
+	for i, op := range ops {
 		bars[i].Y = laneY[laneOf(op.Call)] + tlLanePad/2 + rowOf[i]*tlRowHeight + 2
 	}
 	d.Bars = bars
+	d.Faults, y = faultLanes(&d, f.History.Faults, x, y, t0)
 	for i := range 5 {
 		t := t0 + span*int64(i)/4
 		d.Ticks = append(d.Ticks, tlTick{X: x(t), Label: fmt.Sprintf("%.2f ms", float64(t-t0)/1e6)})
@@ -200,6 +225,58 @@ func timelineData(title string, f Finding) tlData {
 	d.Width = tlLabelWidth + tlPlotWidth + tlRightPad
 	d.Height = y + 10
 	return d
+}
+
+// eventSpan is when a call or fault of a history started and ended.
+func eventSpan(ev model.Event) (int64, int64) {
+	if ev.Op != nil {
+		return ev.Op.Start, ev.Op.End
+	}
+	return ev.Fault.Start, ev.Fault.End
+}
+
+// faultLanes draws the history's faults below the calls, each kind of
+// fault in a lane of its own ("fault: restart"), from y on, and returns
+// them and where the lanes end. A fault that did not fire is drawn
+// hollow: the case proved nothing.
+func faultLanes(d *tlData, faults []model.FaultEvent, x func(int64) int, y int, t0 int64) ([]tlFault, int) {
+	var kinds []model.Fault
+	for _, ev := range faults {
+		if !slices.Contains(kinds, ev.Kind) {
+			kinds = append(kinds, ev.Kind)
+		}
+	}
+	var out []tlFault
+	for _, k := range kinds {
+		lane := len(d.Lanes)
+		var rowsEnd []int
+		for _, ev := range faults {
+			if ev.Kind != k {
+				continue
+			}
+			label := ev.String()
+			fl := tlFault{X: x(ev.Start), H: tlRowHeight - 6, Kind: string(ev.Kind), Label: label, Fired: ev.Fired,
+				Step: ev.Step + 1, Touched: len(ev.Ops)}
+			fl.W = max(x(max(ev.End, ev.Start))-fl.X, tlMinBar)
+			fl.LabelX = fl.X + fl.W + 4
+			end := fl.LabelX + textWidth(label)
+			r := slices.IndexFunc(rowsEnd, func(e int) bool { return e+6 < fl.X })
+			if r < 0 {
+				rowsEnd = append(rowsEnd, 0)
+				r = len(rowsEnd) - 1
+			}
+			rowsEnd[r] = end
+			fl.Y = y + tlLanePad/2 + r*tlRowHeight + 2
+			fl.Tip = redact.String(fmt.Sprintf("step %d: %s\n%.3f ms – %.3f ms", ev.Step+1, label,
+				float64(ev.Start-t0)/1e6, float64(max(ev.End, ev.Start)-t0)/1e6))
+			fl.Label = redact.String(fl.Label)
+			out = append(out, fl)
+		}
+		h := len(rowsEnd)*tlRowHeight + tlLanePad
+		d.Lanes = append(d.Lanes, tlLane{Label: "⚡ " + string(k), Fault: true, Y: y, H: h, TextY: y + tlRowHeight/2 + 5, Stripe: lane%2 == 1, LaneIdx: lane})
+		y += h
+	}
+	return out, y
 }
 
 // masked is vs with the passwords in their messages and details masked.

@@ -30,13 +30,13 @@ func timelineFinding() report.Finding {
 		{Kind: model.StepCall, Calls: []model.Call{c("A", "k1", 0)}},
 		{Kind: model.StepCall, Calls: []model.Call{faulty}},
 	}}
-	h := model.History{
+	h := model.History{Ops: []model.Op{
 		{Step: 0, Call: plan.Steps[0].Calls[0], Body: []byte(`{"subject":"x"}`), Start: 10 * ms, End: 14 * ms, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Step: 0, Call: plan.Steps[0].Calls[1], Body: []byte(`{"subject":"x"}`), Start: 10 * ms, End: 15 * ms, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "8"}},
 		{Step: 0, Call: plan.Steps[0].Calls[2], Body: []byte(`{"subject":"x #1"}`), Start: 11 * ms, End: 13 * ms, Out: model.Outcome{Kind: model.Conflict, Status: 422}},
 		{Step: 1, Call: plan.Steps[1].Calls[0], Body: []byte(`{"subject":"x"}`), Start: 16 * ms, End: 17 * ms, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
 		{Step: 2, Call: plan.Steps[2].Calls[0], Body: []byte(`{"subject":"<b>&"}`), Start: 18 * ms, End: 28 * ms, Out: model.Outcome{Kind: model.Unknown, Err: "timeout"}},
-	}
+	}}
 	vs := []checks.Violation{{Check: checks.DuplicateEffect, Message: "IDEM-001 duplicate effect: an action has more than 1 row(s) in tickets",
 		Detail: "action A/k1: 2 row(s) in tickets", Action: model.Action{Tenant: "A", Key: "k1"}}}
 	return report.Finding{Plan: plan, History: h, Violations: vs}
@@ -81,10 +81,10 @@ func TestWriteTimelineHTML(t *testing.T) {
 func checkCalls(t *testing.T, dom string, h model.History) {
 	t.Helper()
 	got := callElem.FindAllStringSubmatch(dom, -1)
-	if len(got) != len(h) {
-		t.Fatalf("%d call elements, want %d", len(got), len(h))
+	if len(got) != len(h.Ops) {
+		t.Fatalf("%d call elements, want %d", len(got), len(h.Ops))
 	}
-	for i, op := range h {
+	for i, op := range h.Ops {
 		if got[i][1] != op.Call.String() || got[i][2] != op.Out.String() {
 			t.Errorf("call %d: label %q answer %q, want %q %q", i, got[i][1], got[i][2], op.Call.String(), op.Out.String())
 		}
@@ -148,7 +148,7 @@ func TestTimelineInChromium(t *testing.T) {
 	}
 	dom := headless(t, bin, dir, "--dump-dom", "file://"+page)
 	checkCalls(t, dom, f.History)
-	if want := fmt.Sprintf(`data-calls="%d"`, len(f.History)); !strings.Contains(dom, want) {
+	if want := fmt.Sprintf(`data-calls="%d"`, len(f.History.Ops)); !strings.Contains(dom, want) {
 		t.Errorf("the page's script did not run: no %s in the DOM", want)
 	}
 }
@@ -174,7 +174,7 @@ func headless(t *testing.T, bin, dir string, args ...string) string {
 // service's database URL, nor from a violation's detail.
 func TestTimelineHTMLMasksPasswords(t *testing.T) {
 	f := timelineFinding()
-	f.History[4].Out = model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`connect postgres://app:s3cret@db/x: refused`)}
+	f.History.Ops[4].Out = model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`connect postgres://app:s3cret@db/x: refused`)}
 	f.Violations[0].Detail = "seen postgres://app:s3cret@db/x"
 	var b bytes.Buffer
 	if err := report.WriteTimelineHTML(&b, "http://127.0.0.1:1/tickets", f); err != nil {

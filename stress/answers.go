@@ -11,7 +11,7 @@ import (
 )
 
 // answersFile is the contract's answers: section: for each outcome, the
-// matchers that recognise its answers (README.md, "Answers").
+// matchers that recognise its answers (docs/contract.md, "Answers").
 type answersFile struct {
 	Created  []matcherFile `yaml:"created"`
 	Replayed []matcherFile `yaml:"replayed"`

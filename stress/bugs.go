@@ -44,13 +44,10 @@ import (
 // fires beside its own check, marked not minimal: a found bug is never
 // dropped for what a half-shrunk plan also shows.
 
-// rank is a check's place in checks.Catalogue: lower is more severe.
+// rank is a check's place in the catalogue: lower is more severe.
 func rank(id checks.ID) int {
-	i := slices.IndexFunc(checks.Catalogue(), func(c checks.Check) bool { return c.ID == id })
-	if i < 0 {
-		return len(checks.Catalogue())
-	}
-	return i
+	_, r := checks.Lookup(id)
+	return r
 }
 
 // sameID reports whether two identities name one bug: the same kind, in
@@ -157,7 +154,7 @@ func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
 // it to the run's bugs unless it turns out to be one of them (fateOf).
 func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	now := time.Now()
-	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations, Faults: a.trial.Faults,
+	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
 	h := &hunt{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
@@ -211,7 +208,7 @@ func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure, o
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(h.budget/10))
 	defer cancel()
 	for range shrinkTries {
-		vs, hist, _, err := r.once(runCtx, seq)
+		vs, hist, err := r.once(runCtx, seq)
 		if err != nil {
 			// Out of time, or the run cannot go on: the failure stands.
 			if ctx.Err() != nil || runCtx.Err() == nil {
@@ -256,8 +253,8 @@ func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
 // record keeps a smaller plan that fails with the hunted bug's message:
 // rapid's last failing run of the property is the minimal plan it shrank
 // to, and it keeps a smaller plan only when it fails with the same message.
-func (h *hunt) record(plan model.Plan, hist model.History, faults []model.FaultEvent, vs []checks.Violation, v checks.Violation) {
+func (h *hunt) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
 	if old, _ := violationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
-		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Faults: faults, Violations: vs}
+		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
 	}
 }

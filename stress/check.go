@@ -70,7 +70,7 @@ func (res *Result) Cases(target string) []report.Case {
 		cs := base
 		cs.MinimalPlan = &f.Plan
 		cs.MinimalSteps, cs.MinimalCalls = len(f.Plan.Steps), f.Plan.NumCalls()
-		cs.Violations, cs.History, cs.FaultEvents = slices.Clone(f.Violations), f.History, f.Faults
+		cs.Violations, cs.History = slices.Clone(f.Violations), f.History
 		if i == 0 {
 			cs.Violations = append(cs.Violations, res.Outside...)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 )
 
@@ -30,7 +29,7 @@ type Config struct {
 	// equivalence, key scope.
 	Contract model.Contract
 	// Effects are the tables one action writes.
-	Effects []observe.Effect
+	Effects []model.Effect
 	// DatabaseURL is where the effect tables are. Empty with Process set:
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
@@ -42,6 +41,9 @@ type Config struct {
 	// DBStall names an effect table to hold write-locked while each burst
 	// is released (the db-stall nemesis); "" for none.
 	DBStall string
+	// KeyTable names the table where the service keeps its own key
+	// records (idempotency_keys), for the crash-key-record fault.
+	KeyTable string
 	// StallWait bounds how long the nemesis waits for a burst's requests to
 	// block or be answered (0: fault.DefaultStallWait). A burst that does
 	// not get there is inconclusive.
@@ -111,11 +113,18 @@ func (c *Config) defaults() error {
 	if err := c.World.Validate(); err != nil {
 		return err
 	}
-	c.World.Faults, c.World.Restart = nil, false
+	c.World.Faults, c.World.Restart, c.World.StepFaults = nil, false, nil
 	for _, f := range c.Faults {
-		if f == model.FaultRestart {
+		k, _ := model.KindOf(f)
+		switch {
+		case f == model.FaultRestart:
 			c.World.Restart = true
-		} else {
+		case k.Needs == model.NeedsDependency:
+			// One step of each kind for each dependency.
+			for _, d := range c.Process.Dependencies {
+				c.World.StepFaults = append(c.World.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
+			}
+		default:
 			c.World.Faults = append(c.World.Faults, f)
 		}
 	}
@@ -164,15 +173,25 @@ func (c *Config) checkFaults() error {
 			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
 		case slices.Contains(model.ProcessFaults, f) && c.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
+		case slices.Contains(model.DependencyFaults, f) && (c.Process == nil || len(c.Process.Dependencies) == 0):
+			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
 		case f == model.FaultPause && c.Process.Replicas < 2:
 			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
 			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
-		case (f == model.FaultCrash || f == model.FaultPause) && crashTable(c.Effects) == "":
+		case f == model.FaultCrashKeyRecord && c.KeyTable == "":
+			return fmt.Errorf("faults: %s needs key_table: the table where the service keeps its own key records, whose write it interrupts", f)
+		case waitsOnLastTable(f) && crashTable(c.Effects) == "":
 			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
 		}
 	}
 	return nil
+}
+
+// waitsOnLastTable reports whether fault f acts on a call once it waits on
+// its write to the last effect table (crashTable).
+func waitsOnLastTable(f model.Fault) bool {
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
 }
 
 func isHTTP(t client.Target) bool {
@@ -183,7 +202,7 @@ func isHTTP(t client.Target) bool {
 // crashTable is the table a crash's call waits on when the replica is
 // killed: the last effect table the contract lists (the outbox after the
 // ticket), so that the kill lands between the action's writes.
-func crashTable(effects []observe.Effect) string {
+func crashTable(effects []model.Effect) string {
 	for i := len(effects) - 1; i >= 0; i-- {
 		if effects[i].Query == "" {
 			return effects[i].Table
@@ -229,7 +248,7 @@ func (c *Config) check() error {
 			return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
 		}
 	}
-	if err := observe.ValidateEffects(c.Effects); err != nil {
+	if err := model.ValidateEffects(c.Effects); err != nil {
 		return err
 	}
 	if err := c.checkFaults(); err != nil {

@@ -74,7 +74,7 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 	}
 	if v.Check == checks.WrongStatus {
 		id.Status = "not 5xx"
-		if slices.ContainsFunc(hist, func(op model.Op) bool { return mine(op.Call) && op.Out.Status >= 500 }) {
+		if slices.ContainsFunc(hist.Ops, func(op model.Op) bool { return mine(op.Call) && op.Out.Status >= 500 }) {
 			id.Status = "5xx"
 		}
 	}
@@ -87,12 +87,14 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 	t, restarted := InSequence, false
 	for _, s := range plan.Steps {
-		if s.Kind == model.StepRestart {
+		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
+			// A dependency's restart or crash is a restart of what the
+			// service keeps.
 			restarted = true
 		}
 		for _, call := range s.Calls {
 			if !mine(call) {
-				if call.Fault == model.FaultCrash {
+				if model.Crashes(call.Fault) {
 					restarted = true
 				}
 				continue
@@ -103,7 +105,7 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 			case restarted:
 				t = AfterRestart
 			}
-			if call.Fault == model.FaultCrash || call.Fault == model.FaultRestart {
+			if model.Crashes(call.Fault) || call.Fault == model.FaultRestart {
 				restarted = true
 			}
 		}

@@ -39,8 +39,8 @@ func TestKeyInTag(t *testing.T) {
 			// Two tenants sending one key: a transition only when the
 			// service sees the key.
 			a, b := model.Call{Tenant: "A", Key: "k1"}, model.Call{Tenant: "B", Key: "k1"}
-			hist := model.History{{Call: a, Start: 0, End: 1, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "1"}},
-				{Call: b, Start: 2, End: 3, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "2"}}}
+			hist := model.Calls(model.Op{Call: a, Start: 0, End: 1, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "1"}},
+				model.Op{Call: b, Start: 2, End: 3, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "2"}})
 			cov := model.Exercised(model.Exercise{Contract: c, KeyInTag: keyInTag(cfg), History: hist})
 			if got := cov[model.OtherTenantSameKey] > 0; got == tc.want {
 				t.Errorf("other tenant, same key exercised: %v, want %v", got, !tc.want)

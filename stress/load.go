@@ -18,11 +18,10 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 )
 
-// contractFile is the YAML form; README.md documents it field by field.
+// contractFile is the YAML form; docs/contract.md documents it field by field.
 type contractFile struct {
 	Target   client.HTTPSpec `yaml:"target"`
 	Payload  map[string]any  `yaml:"payload"`
@@ -34,17 +33,22 @@ type contractFile struct {
 	KeyRequired *bool        `yaml:"key_required"`
 	// ServerErrors: "may-have-effects" (default) or "no-effects".
 	ServerErrors string `yaml:"server_errors"`
+	// Errors: "not-stored" (default: a retry after a transient error is
+	// executed afresh) or "stored" (the error is replayed).
+	Errors string `yaml:"errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
-	Recovery    *time.Duration   `yaml:"recovery"`
-	DatabaseURL string           `yaml:"database_url"`
-	Effects     []observe.Effect `yaml:"effects"`
+	Recovery    *time.Duration `yaml:"recovery"`
+	DatabaseURL string         `yaml:"database_url"`
+	Effects     []model.Effect `yaml:"effects"`
 	// Process: idemstress starts the service (command, replicas).
 	Process *process.Spec `yaml:"process"`
 	// Sync: "lastbyte" (default) or "naive".
 	Sync string `yaml:"sync"`
 	// DBStall: an effect table to hold write-locked while bursts are released.
 	DBStall string `yaml:"db_stall"`
+	// KeyTable: the service's own table of key records (crash-key-record).
+	KeyTable string `yaml:"key_table"`
 	// PayloadRules: how variants change payload fields, by JSON pointer.
 	PayloadRules map[string]payloadRule `yaml:"payload_rules"`
 	// Numbers: "strict" (default: integers are re-encoded only as
@@ -162,11 +166,14 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	var f contractFile
 	var none Config
+	if todo := todoField(data); todo != "" {
+		return none, fail("%s", todo)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return none, fail("empty file; see README.md for the contract format")
+			return none, fail("empty file; see docs/contract.md for the contract format")
 		}
 		// A quoted line may hold a database URL.
 		return none, fail("%s", redact.String(yamlError(err, data)))
@@ -252,6 +259,13 @@ func Parse(name string, data []byte) (Config, error) {
 	default:
 		return none, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
 	}
+	switch f.Errors {
+	case "", "not-stored":
+	case "stored":
+		c.Contract.ErrorsStored = true
+	default:
+		return none, fail("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
+	}
 	if f.Recovery != nil {
 		if *f.Recovery <= 0 {
 			return none, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
@@ -262,7 +276,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
-	c.Sync, c.DBStall, c.Process, c.Faults = sync, f.DBStall, f.Process, f.Faults
+	c.Sync, c.DBStall, c.KeyTable, c.Process, c.Faults = sync, f.DBStall, f.KeyTable, f.Process, f.Faults
 	if f.Target.URL == "" {
 		return none, fail("target.url: missing")
 	}
@@ -319,7 +333,7 @@ func yamlError(err error, data []byte) string {
 			}
 		}
 		if strings.HasPrefix(text, "field ") && strings.Contains(text, " not found in type ") {
-			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see README.md for the fields)"
+			text = "unknown field " + strconv.Quote(strings.Fields(text)[1]) + " (see docs/contract.md for the fields)"
 		}
 		if n >= 1 && n <= len(lines) {
 			text += fmt.Sprintf(" in %q", strings.TrimSpace(lines[n-1]))

@@ -47,6 +47,7 @@ func TestContractErrors(t *testing.T) {
 		{"bad equivalence", strings.Replace(valid, "equivalence: canonical-json", "equivalence: fuzzy", 1), []string{"bad.yaml", "equivalence", "fuzzy", "canonical-json"}},
 		{"bad body", strings.Replace(valid, "  id: /ticket_id\n", "  id: /ticket_id\n  body: xml\n", 1), []string{"bad.yaml", "target.body", "xml", "form"}},
 		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
+		{"bad errors", valid + "\nerrors: replayed\n", []string{"bad.yaml", "errors", "replayed", "not-stored", "stored"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
@@ -152,6 +153,7 @@ key_compare: trim
 key_max_len: 64
 identity_noise: [query]
 numbers: loose
+errors: stored
 `
 	c, err := stress.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
@@ -163,6 +165,9 @@ numbers: loose
 	}
 	if !c.Contract.LooseNumbers {
 		t.Errorf("numbers: loose not read")
+	}
+	if !c.Contract.ErrorsStored {
+		t.Errorf("errors: stored not read")
 	}
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)
@@ -246,17 +251,17 @@ effects:
 	}
 }
 
-// The README's body-key and form-body snippets are valid contracts once
+// docs/contract.md's body-key and form-body snippets are valid contracts once
 // given their effect tables.
 func TestREADMEBodySnippets(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/contract.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(readme)
 	start := strings.Index(text, "A Square-style body key")
 	if start < 0 {
-		t.Fatal("README.md lost the body-key snippets")
+		t.Fatal("docs/contract.md lost the body-key snippets")
 	}
 	block := text[start:]
 	block = block[strings.Index(block, "```yaml\n")+len("```yaml\n"):]
@@ -266,7 +271,7 @@ func TestREADMEBodySnippets(t *testing.T) {
 		t.Fatalf("want two snippets, got %d", len(docs))
 	}
 	for i, doc := range docs {
-		c, err := stress.Parse("README.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
+		c, err := stress.Parse("docs/contract.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
 		if err != nil {
 			t.Errorf("snippet %d: %v", i+1, err)
 			continue
@@ -274,5 +279,19 @@ func TestREADMEBodySnippets(t *testing.T) {
 		if want := []bool{false, true}[i]; (c.HTTP.Body == "form") != want {
 			t.Errorf("snippet %d: body %q", i+1, c.HTTP.Body)
 		}
+	}
+}
+
+// A field idemstress init could not fill is a TODO, and a contract that
+// still holds one is refused with a line naming the field and init's
+// comment; "TODO" quoted is a value like any other.
+func TestParseRefusesTODO(t *testing.T) {
+	base := "target: {url: \"http://127.0.0.1:1/t/{{tenant}}\", headers: {Idempotency-Key: \"{{key}}\"}, id: /id}\npayload: {note: hi}\n"
+	_, err := stress.Parse("c.yaml", []byte(base+"effects:\n  - table: tickets\n    tenant: tenant\n    key: TODO   # no column held the key\n"))
+	if err == nil || !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "effects[0].key (line 6): TODO left by idemstress init: no column held the key") {
+		t.Errorf("a TODO key: %v", err)
+	}
+	if _, err := stress.Parse("c.yaml", []byte(base+"effects: [{table: tickets, tenant: tenant, key: \"TODO\"}]\n")); err != nil {
+		t.Errorf("a quoted TODO: %v", err)
 	}
 }

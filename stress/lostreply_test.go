@@ -50,10 +50,10 @@ func TestLostReplyRetry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(tr.Faults) != 1 || !tr.Faults[0].Fired || tr.Faults[0].Kind != model.FaultLoseReply || len(tr.Faults[0].Ops) != 1 || tr.Faults[0].Ops[0] != 0 {
-				t.Fatalf("fault events %+v, want one lose-reply that fired on call 0", tr.Faults)
+			if len(tr.History.Faults) != 1 || !tr.History.Faults[0].Fired || tr.History.Faults[0].Kind != model.FaultLoseReply || len(tr.History.Faults[0].Ops) != 1 || tr.History.Faults[0].Ops[0] != 0 {
+				t.Fatalf("fault events %+v, want one lose-reply that fired on call 0", tr.History.Faults)
 			}
-			lost, retry := tr.History[0], tr.History[1]
+			lost, retry := tr.History.Ops[0], tr.History.Ops[1]
 			if lost.Out.Kind != model.Unknown || lost.Call.Fault != model.FaultLoseReply {
 				t.Errorf("first call: %s, want no answer with its fault on the call", lost)
 			}

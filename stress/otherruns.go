@@ -7,7 +7,6 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 )
 
 // runsPrefix is what every namespace of a run without a configured one
@@ -20,7 +19,7 @@ const runsPrefix = model.Namespace("is")
 // beside the run's own baseline, so that rows another run writes meanwhile
 // can be told from stray writes; nil when the run has a namespace of its
 // own configured (a shard's, shared with the job's other shards).
-func (r *runner) otherRunsBaseline(ctx context.Context) (observe.Baseline, error) {
+func (r *runner) otherRunsBaseline(ctx context.Context) (model.Baseline, error) {
 	if r.cfg.Namespace != "" {
 		return nil, nil
 	}
@@ -33,7 +32,7 @@ func (r *runner) otherRunsBaseline(ctx context.Context) (observe.Baseline, error
 // run on this database, not the service writing where no call asked it
 // to. The run is then inconclusive (it cannot tell its own stray writes
 // among them), with a note on how to run jobs side by side.
-func (r *runner) otherRuns(ctx context.Context, res *Result, before observe.Baseline) error {
+func (r *runner) otherRuns(ctx context.Context, res *Result, before model.Baseline) error {
 	if before == nil {
 		return nil
 	}

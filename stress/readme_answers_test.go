@@ -11,22 +11,22 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// README.md's "Answers" section: its contracts are under 30 lines, what
+// docs/contract.md's "Answers" section: its contracts are under 30 lines, what
 // they say in answers: is accepted and reads the answers of the API it
 // names as the section says, and the one that needs nothing else parses
 // whole.
 func TestREADMEAnswersContracts(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/contract.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(readme)
-	start := strings.Index(text, "### Answers")
+	start := strings.Index(text, "## Answers")
 	if start < 0 {
-		t.Fatal(`README.md has no "### Answers" section`)
+		t.Fatal(`docs/contract.md has no "## Answers" section`)
 	}
 	text = text[start:]
-	text = text[:strings.Index(text[1:], "\n### ")+1]
+	text = text[:strings.Index(text[1:], "\n## ")+1]
 	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(text, -1)
 	if len(blocks) != 5 {
 		t.Fatalf("the Answers section has %d YAML blocks, want the reference and four contracts", len(blocks))
@@ -55,7 +55,7 @@ func TestREADMEAnswersContracts(t *testing.T) {
 		i := map[string]int{"reference": 0, "Stripe-like": 1, "Square-like": 2, "GoCardless-like": 3, "GraphQL-like": 4}[tc.name]
 		block := blocks[i][1]
 		if i > 0 && (!strings.HasPrefix(block, "# "+tc.name) || strings.Count(block, "\n") >= 30) {
-			t.Errorf("README contract %d: want a %s contract of under 30 lines, got %d lines:\n%s", i, tc.name, strings.Count(block, "\n"), block)
+			t.Errorf("docs/contract.md contract %d: want a %s contract of under 30 lines, got %d lines:\n%s", i, tc.name, strings.Count(block, "\n"), block)
 		}
 		yaml := withoutStatuses + "\n" + answersOf(block)
 		if line := regexp.MustCompile(`(?m)^statuses:.*$`).FindString(block); line != "" {

@@ -86,10 +86,10 @@ func (r *runner) refusal(ctx context.Context) error {
 // of its own, with anything but a refusal of its input.
 func (r *runner) accepts(ctx context.Context, call model.Call) bool {
 	tr, err := r.try(ctx, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}})
-	if err != nil || len(tr.History) != 1 {
+	if err != nil || len(tr.History.Ops) != 1 {
 		return false
 	}
-	st := tr.History[0].Out.Status
+	st := tr.History.Ops[0].Out.Status
 	return st < 400 || st >= 500
 }
 

@@ -20,8 +20,6 @@ type Failure struct {
 	Plan       model.Plan         `json:"plan"`
 	History    model.History      `json:"history"`
 	Violations []checks.Violation `json:"violations"`
-	// Faults are the minimal plan's faults as they happened.
-	Faults []model.FaultEvent `json:"faults,omitempty"`
 	// Original is the failing plan the search found, before shrinking,
 	// and PlanSeed the seed rapid drew it from.
 	Original model.Plan `json:"original"`

@@ -35,17 +35,19 @@ func orderBugs(bugs []*Failure) {
 	})
 }
 
-// event is a call or a restart of a plan, in order; bursts are their calls.
+// event is a call or a step of the nemesis (a restart, a dependency's
+// restart or crash: step names it) of a plan, in order; bursts are their
+// calls.
 type event struct {
-	restart bool
-	call    model.Call
+	step string
+	call model.Call
 }
 
 func events(p model.Plan) []event {
 	var out []event
 	for _, s := range p.Steps {
-		if s.Kind == model.StepRestart {
-			out = append(out, event{restart: true})
+		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
+			out = append(out, event{step: s.String()})
 		}
 		for _, c := range s.Calls {
 			out = append(out, event{call: c})
@@ -84,8 +86,8 @@ func embeds(s, b []event, tenants, keys map[string]string) bool {
 // match says whether event x of the smaller plan can be event y of the
 // bigger under the renamings, and returns them extended.
 func match(x, y event, tenants, keys map[string]string) (map[string]string, map[string]string, bool) {
-	if x.restart || y.restart {
-		return tenants, keys, x.restart == y.restart
+	if x.step != "" || y.step != "" {
+		return tenants, keys, x.step == y.step
 	}
 	c, d := x.call, y.call
 	if c.Variant != d.Variant || c.Encoding != d.Encoding || c.Noise != d.Noise || c.NoKey != d.NoKey || c.Fault != d.Fault {

@@ -24,7 +24,11 @@ import (
 // runner is the state of one Run. The search's workers only execute
 // plans (try); everything else here is touched by the run's own goroutine.
 type runner struct {
-	cfg     Config
+	cfg Config
+	// trials executes and judges the plans of the search and the
+	// shrinker: the only way they reach the target and the database.
+	trials trier
+	// session is what Run opened, for what it checks around the search.
 	session *Session
 	seed    uint64
 	// faults counts the fault events of every case by kind, and
@@ -107,7 +111,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := &runner{cfg: cfg, session: session, seed: seed, t0: time.Now(), faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg), unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+	t0 := time.Now()
+	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
+	r.session = session
 	if keyInPath {
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
@@ -210,6 +216,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// A trier executes and judges one plan in a namespace of its own: the
+// one-method seam between the search and shrinker above it and the
+// target, the service's processes and the database below. A run's trier is
+// its Session; the engine's tests script one, so that which failure is a
+// new bug and when a shrink candidate fails again are tested without a
+// service or PostgreSQL.
+type trier interface {
+	Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error)
+}
+
+// sessionTrier tries plans on a Session, on the clock of a run begun at t0.
+type sessionTrier struct {
+	s  *Session
+	t0 time.Time
+}
+
+func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error) {
+	return s.s.Try(ctx, ns, plan, s.t0)
+}
+
+// newRunner is the state of a run with seed begun at t0, trying its plans
+// with trials.
+func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
+	return &runner{cfg: cfg, trials: trials, seed: seed, t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
+		unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+}
+
 // search runs the plans of the run, Workers at once, and takes their
 // verdicts in plan order: each plan that counts for a new bug is hunted
 // (shrunk) before the next plan's verdict is taken, so the bugs found are
@@ -282,7 +315,6 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History
-	var faults []model.FaultEvent
 	if r.stop == nil {
 		runCtx, cancel := context.WithDeadline(ctx, h.rapidBy)
 		defer cancel()
@@ -293,7 +325,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 			return
 		}
 		var err error
-		vs, hist, faults, err = r.once(runCtx, plan)
+		vs, hist, err = r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // cut mid-plan by the budget: proves nothing
 			return
@@ -309,7 +341,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 	if !ok {
 		return
 	}
-	h.record(plan, hist, faults, vs, v)
+	h.record(plan, hist, vs, v)
 	// Each check fails from a line of its own (see checks.Catalogue).
 	v.Fail(t)
 }
@@ -318,30 +350,30 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
 // call it at once; it touches nothing of the runner's but its counter.
 func (r *runner) try(ctx context.Context, plan model.Plan) (Trial, error) {
 	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
-	return r.session.Try(ctx, ns, plan, r.t0)
+	return r.trials.Try(ctx, ns, plan)
 }
 
 // once executes, judges and accounts one plan (while shrinking).
-func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, []model.FaultEvent, error) {
+func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation, model.History, error) {
 	tr, err := r.try(ctx, plan)
 	if err != nil {
-		return nil, tr.History, tr.Faults, err
+		return nil, tr.History, err
 	}
 	r.account(tr)
 	r.progress("shrink")
-	return tr.Violations, tr.History, tr.Faults, nil
+	return tr.Violations, tr.History, nil
 }
 
 // account adds what a trial says about the run as a whole: the faults by
 // kind and whether they all fired, IDs, refused variants.
 func (r *runner) account(tr Trial) {
-	r.calls += len(tr.History)
-	model.Tally(r.faults, tr.Faults)
+	r.calls += len(tr.History.Ops)
+	model.Tally(r.faults, tr.History.Faults)
 	r.coverage.Add(tr.Coverage)
-	if !model.AllFired(tr.Faults) {
+	if !model.AllFired(tr.History.Faults) {
 		r.unfiredCases++
 	}
-	for _, ev := range tr.Faults {
+	for _, ev := range tr.History.Faults {
 		if ev.Kind == model.FaultDBStall {
 			r.held += ev.Held
 		}
@@ -349,16 +381,16 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
-	for i, op := range tr.History {
+	for i, op := range tr.History.Ops {
 		r.serverErrors = r.serverErrors || op.Out.Status >= 500 && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true
 			r.baseOK = r.baseOK || op.Call.Variant == 0
 		case r.noID == nil && r.wantedID(op):
-			r.noID = &tr.History[i]
+			r.noID = &tr.History.Ops[i]
 		case r.refused == nil && refusedInput(op):
-			r.refused = &tr.History[i]
+			r.refused = &tr.History.Ops[i]
 		}
 	}
 	r.noteUnusable(tr.History)

@@ -106,7 +106,7 @@ func TestRunSchemaMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Effects = append([]observe.Effect(nil), cfg.Effects...)
+	cfg.Effects = append([]model.Effect(nil), cfg.Effects...)
 	cfg.Effects[0].Key = "idempotency_key"
 	_, err = stress.Run(t.Context(), cfg)
 	if !errors.Is(err, observe.ErrSchema) {

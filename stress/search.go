@@ -120,8 +120,12 @@ func (r *runner) workers() int {
 		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-stall nemesis on %s locks the whole table, so plans run one at a time", w, r.cfg.DBStall))
 		return 1
 	}
-	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { return slices.Contains(model.ProcessFaults, f) }); i >= 0 && w > 1 {
-		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on the replicas every plan uses, so plans run one at a time", w, r.cfg.Faults[i]))
+	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Needs != model.NeedsProxy }); i >= 0 && w > 1 {
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on the processes every plan uses, so plans run one at a time", w, r.cfg.Faults[i]))
+		return 1
+	}
+	if slices.Contains(r.cfg.Faults, model.FaultDBError) && w > 1 {
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-error fault locks a whole effect table and ends the sessions waiting on it, so plans run one at a time", w))
 		return 1
 	}
 	return w

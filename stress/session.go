@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/stress/interp"
 )
 
 // Session is a Config made ready to run plans: the database connected (a
@@ -28,7 +29,7 @@ import (
 // tables checked against the database. Close releases all of it.
 type Session struct {
 	cfg      Config
-	exec     Executor
+	exec     interp.Executor
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
 	where string
@@ -75,9 +76,16 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
+	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
 	if err := s.faults(pool); err != nil {
 		return nil, err
+	}
+	if k := s.exec.KeyStall; k != nil {
+		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
+			return nil, fmt.Errorf("%w: key_table: %w", ErrContract, err)
+		} else if err != nil {
+			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+		}
 	}
 	if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
@@ -113,8 +121,11 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		}
 		s.exec.Target = h.WithHosts(addrs)
 	}
-	if slices.Contains(s.cfg.Faults, model.FaultCrash) || slices.Contains(s.cfg.Faults, model.FaultPause) {
+	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+	}
+	if slices.Contains(s.cfg.Faults, model.FaultCrashKeyRecord) {
+		s.exec.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil
 }
@@ -203,11 +214,10 @@ func (s *Session) Where() string { return s.where }
 
 // Trial is one plan's execution in a namespace of its own, and its verdict.
 type Trial struct {
-	NS      model.Namespace
-	History model.History
-	// Faults are the plan's faults as they happened, on the clock of
-	// History: what fired, and which calls each touched.
-	Faults     []model.FaultEvent
+	NS model.Namespace
+	// History is what the plan's execution did: its calls, and its faults
+	// as they happened (what fired, which calls each touched).
+	History    model.History
 	Violations []checks.Violation
 	// Coverage counts the transitions the execution made (model.Exercised).
 	Coverage model.Coverage
@@ -220,7 +230,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	tr := Trial{NS: ns}
 	s.observer.Begin(ctx, ns) // where ns's rows will begin, so that Observe reads only those
 	var err error
-	tr.History, tr.Faults, err = s.exec.Execute(ctx, ns, plan, t0)
+	tr.History, err = s.exec.Execute(ctx, ns, plan, t0)
 	if err != nil {
 		return tr, stopped(ctx, err)
 	}
@@ -230,10 +240,14 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Faults: tr.Faults})
+	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History})
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }
+
+// errInfrastructure marks a failure of the run itself (target or database
+// not there), as opposed to a violation found in the client.
+var errInfrastructure = interp.ErrInfrastructure
 
 // ErrBadURL marks a database URL that does not parse (exit code 2).
 var ErrBadURL = errors.New("bad database URL")

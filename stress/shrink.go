@@ -57,7 +57,7 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
-		vs, hist, faults, err := r.once(runCtx, plan)
+		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
 			return nil, BugID{}
@@ -67,7 +67,7 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 			return nil, BugID{}
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
-			return &Failure{Check: got.Check, Plan: plan, History: hist, Faults: faults, Violations: vs}, got
+			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
 		}
 	}
 	return nil, BugID{}
@@ -165,7 +165,9 @@ func candidates(p model.Plan) []model.Plan {
 			for _, simpler := range simplerCalls(c) {
 				calls := slices.Clone(s.Calls)
 				calls[j] = simpler
-				out = append(out, withStep(p, i, model.Step{Kind: s.Kind, Calls: calls}))
+				step := s
+				step.Calls = calls
+				out = append(out, withStep(p, i, step))
 			}
 		}
 	}
@@ -181,7 +183,7 @@ func candidates(p model.Plan) []model.Plan {
 // down and every later call goes unserved, a plan no search would draw.
 func restartsAfterCrashes(p model.Plan) bool {
 	for i, s := range p.Steps {
-		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == model.FaultCrash })
+		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return model.Crashes(c.Fault) })
 		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
 			return false
 		}
@@ -250,7 +252,8 @@ func duplicates(calls []model.Call) ([]model.Call, bool) {
 func withKey(p model.Plan, from, to string) model.Plan {
 	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
 	for i, s := range p.Steps {
-		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		q.Steps[i] = s // a fault step keeps its fault and target
+		q.Steps[i].Calls = slices.Clone(s.Calls)
 		for j, c := range q.Steps[i].Calls {
 			if c.Key == from && !c.NoKey {
 				q.Steps[i].Calls[j].Key = to
@@ -311,7 +314,8 @@ func renamed(p model.Plan) model.Plan {
 	variants := map[model.Action]map[int]int{}
 	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
 	for i, s := range p.Steps {
-		q.Steps[i] = model.Step{Kind: s.Kind, Calls: slices.Clone(s.Calls)}
+		q.Steps[i] = s // a fault step keeps its fault and target
+		q.Steps[i].Calls = slices.Clone(s.Calls)
 		for j, c := range s.Calls {
 			if _, ok := tenants[c.Tenant]; !ok {
 				tenants[c.Tenant] = gen.TenantName(len(tenants))

@@ -23,7 +23,7 @@ func (r *runner) noteUnusable(h model.History) {
 		return
 	}
 	seen := map[model.Action]bool{}
-	for i, op := range h {
+	for i, op := range h.Ops {
 		a := r.cfg.Contract.ActionOf(op.Call)
 		first := !seen[a]
 		seen[a] = true
@@ -31,7 +31,7 @@ func (r *runner) noteUnusable(h model.History) {
 			continue
 		}
 		if k := op.Out.Kind; k == model.Other || k == model.Invalid || (k == model.Conflict && first) {
-			r.unusable = &h[i]
+			r.unusable = &h.Ops[i]
 			return
 		}
 	}

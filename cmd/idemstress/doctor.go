@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/idemstress/idemstress/model"
@@ -23,26 +24,45 @@ import (
 // the contract says and whose rows must be found where the contract says.
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	config := fs.String("config", "", "contract file (YAML), see README.md")
-	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	var src sourceFlags
+	src.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return parseExit(err)
 	}
-	if *config == "" || fs.NArg() > 0 {
+	if src.config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")
 		return exitUsage
 	}
+	// Doctor reads top-down: its lines are held until the verdict, and the
+	// first says what to fix first (the first FAIL, which the order of the
+	// checks makes the root cause), or that the contract is ready to run.
+	var lines []string
+	fix := ""
 	say := func(what, format string, args ...any) {
-		fmt.Fprintf(stdout, "%-9s %s\n", what, fmt.Sprintf(format, args...))
+		msg := fmt.Sprintf(format, args...)
+		if rest, ok := strings.CutPrefix(msg, "FAIL "); ok && fix == "" {
+			fix = what + ": " + rest
+		}
+		lines = append(lines, fmt.Sprintf("%-9s %s\n", what, msg))
 	}
+	defer func() {
+		if fix != "" {
+			fmt.Fprintf(stdout, "fix first: %s\n", fix)
+		} else {
+			fmt.Fprintf(stdout, "ok: ready to run: idemstress run --config %s\n", src.config)
+		}
+		for _, l := range lines {
+			fmt.Fprint(stdout, l)
+		}
+	}()
 
-	cfg, err := stress.Load(*config)
+	cfg, err := stress.Load(src.config)
 	if err != nil {
 		say("contract", "FAIL %v", err)
 		return exitUsage
 	}
 	say("contract", "ok: %s %s, %d effect table(s)", cmp.Or(cfg.HTTP.Method, "POST"), cfg.HTTP.URL, len(cfg.Effects))
-	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
+	cfg.DatabaseURL = cmp.Or(src.databaseURL, cfg.DatabaseURL)
 	cfg.Log = stderr
 	session, err := stress.Open(ctx, cfg)
 	if err != nil {
@@ -103,7 +123,7 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 		say("target", "FAIL a call without a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	out := tr.History[0].Out
+	out := tr.History.Ops[0].Out
 	switch {
 	case out.Kind != model.Invalid:
 		say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
@@ -127,7 +147,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 		say("target", "FAIL a call with a key got no answer: %v", err)
 		return exitInconclusive
 	}
-	out := tr.History[0].Out
+	out := tr.History.Ops[0].Out
 	switch {
 	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
 		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
@@ -145,7 +165,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	return exitPass
 }
 
-func describeEffect(e observe.Effect) string {
+func describeEffect(e model.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

@@ -33,6 +33,9 @@ func TestDoctor(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
+	if head := strings.SplitN(stdout, "\n", 2)[0]; head != "ok: ready to run: idemstress run --config "+contract {
+		t.Errorf("first line %q; want it to say the contract is ready to run", head)
+	}
 	for _, want := range []string{"contract  ok: POST", "database  ok: PostgreSQL", "effects   ok: tickets: rows by tenant tenant, key request_key, id id",
 		"effects   ok: notification_outbox", "target    ok: a call without a key got 400", "target    ok: a call with a key got 201 with id"} {
 		if !strings.Contains(stdout, want) {
@@ -86,6 +89,16 @@ func TestDoctor(t *testing.T) {
 			code, stdout, stderr := invoke(t, "doctor", "--config", write("c.yaml", tc.yaml), "--database-url", tc.db)
 			if code != tc.code || !strings.Contains(stdout, tc.want) {
 				t.Errorf("exit %d, want %d; output lacks %q:\n%s%s", code, tc.code, tc.want, stdout, stderr)
+			}
+			// The first line says what to fix first: the first FAIL.
+			firstFail := tc.first
+			if firstFail == "" {
+				firstFail = tc.want
+			}
+			stage, msg, _ := strings.Cut(firstFail, "FAIL")
+			head := strings.SplitN(stdout, "\n", 2)[0]
+			if !strings.HasPrefix(head, "fix first: "+strings.TrimSpace(stage)+": "+strings.TrimSpace(msg)) {
+				t.Errorf("first line %q; want it to say what to fix first: %q", head, firstFail)
 			}
 			if i := strings.Index(stdout, tc.first); tc.first != "" && (i < 0 || i > strings.Index(stdout, tc.want)) {
 				t.Errorf("%q does not come before %q:\n%s", tc.first, tc.want, stdout)

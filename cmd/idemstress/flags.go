@@ -35,3 +35,25 @@ func parseExit(err error) int {
 	}
 	return exitUsage
 }
+
+// sourceFlags are where a command's contract and the service's database
+// are: --config and --database-url, the same flags with the same words in
+// run, stress, replay and doctor (demo takes --database-url alone).
+type sourceFlags struct {
+	config      string
+	databaseURL string
+}
+
+// register declares both flags on fs.
+func (s *sourceFlags) register(fs *flag.FlagSet) {
+	s.registerConfig(fs)
+	s.registerDatabase(fs)
+}
+
+func (s *sourceFlags) registerConfig(fs *flag.FlagSet) {
+	fs.StringVar(&s.config, "config", "", "contract file (YAML), see docs/contract.md")
+}
+
+func (s *sourceFlags) registerDatabase(fs *flag.FlagSet) {
+	fs.StringVar(&s.databaseURL, "database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+}

@@ -39,6 +39,8 @@ commands:
            and reported; --shard i/n splits a job: stress --config FILE
   merge    combine the JSON reports of a job's shards: merge FILE...
   replay   re-run regression case files: replay FILE|DIR... --config FILE
+  init     draft a commented contract from an OpenAPI document and one create
+           call, then doctor it: init --openapi FILE --operation ID --url URL
   doctor   check a contract file against the database and the service,
            with a keyless call and one create: doctor --config FILE
   sample-service
@@ -95,6 +97,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return mergeCmd(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
+	case "init":
+		return initCmd(ctx, args[1:], stdout, stderr)
 	case "replay":
 		return replayCmd(ctx, args[1:], stdout, stderr)
 	case sampleServiceCmd:

@@ -82,12 +82,9 @@ func merge(reps []stressReport) stressReport {
 	for _, c := range byBug {
 		out.Cases = append(out.Cases, c)
 	}
-	order := map[checks.ID]int{}
-	for i, c := range checks.Catalogue() {
-		order[c.ID] = i
-	}
+	rank := func(id checks.ID) int { _, r := checks.Lookup(id); return r }
 	slices.SortFunc(out.Cases, func(a, b report.Case) int {
-		return cmp.Or(cmp.Compare(order[a.Checks[0]], order[b.Checks[0]]), cmp.Compare(a.Bug, b.Bug))
+		return cmp.Or(cmp.Compare(rank(a.Checks[0]), rank(b.Checks[0])), cmp.Compare(a.Bug, b.Bug))
 	})
 	out.Cases = append(out.Cases, others...)
 	if len(out.Cases) == 0 {

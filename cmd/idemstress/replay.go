@@ -26,15 +26,15 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if wantsHelp(args) {
 		fs.SetOutput(stdout)
 	}
-	config := fs.String("config", "", "contract file (YAML), see README.md")
-	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	var src sourceFlags
+	src.register(fs)
 	var h hunt
 	h.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseExit(err)
 	}
-	if *config == "" || len(paths) == 0 {
+	if src.config == "" || len(paths) == 0 {
 		fmt.Fprintln(stderr, "idemstress replay: want FILE|DIR... and --config FILE")
 		return exitUsage
 	}
@@ -43,13 +43,13 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return refusedInput(ctx)
 	}
-	cfg, err := loadConfig(fs, *config, h)
+	cfg, err := loadConfig(fs, src.config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitUsage
 	}
 	overrideHunts(fs, h, cfg, cases)
-	cfg.DatabaseURL = cmp.Or(*databaseURL, cfg.DatabaseURL)
+	cfg.DatabaseURL = cmp.Or(src.databaseURL, cfg.DatabaseURL)
 	cfg.Log = stderr
 	outs, err := regress.Run(ctx, cfg, cases)
 	if err != nil {

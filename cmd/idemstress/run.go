@@ -17,17 +17,17 @@ import (
 
 // runFlags are the flags run and demo share.
 type runFlags struct {
-	databaseURL string
-	plans       int
-	seed        uint64
-	shrinkTime  time.Duration
-	workers     int
-	maxBugs     int
-	json        bool
+	sourceFlags
+	plans      int
+	seed       uint64
+	shrinkTime time.Duration
+	workers    int
+	maxBugs    int
+	json       bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.databaseURL, "database-url", "", "PostgreSQL URL of the target's database (default $DATABASE_URL)")
+	f.registerDatabase(fs)
 	fs.IntVar(&f.plans, "plans", 100, "random plans to try per target")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for a repeatable run (0: random, printed)")
 	fs.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time allowed to shrink a failing plan")
@@ -42,13 +42,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	var a artefacts
 	a.register(fs)
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	f.registerConfig(fs)
 	var h hunt
 	h.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
 	}
-	if *config == "" || fs.NArg() > 0 {
+	if f.config == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "idemstress run: want --config FILE and no other arguments")
 		return refused(stderr, args, stress.Config{}, errors.New("want --config FILE and no other arguments"))
 	}
@@ -56,14 +56,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress run: %v\n", err)
 		return refused(stderr, args, stress.Config{}, err)
 	}
-	cfg, err := loadConfig(fs, *config, h)
+	cfg, err := loadConfig(fs, f.config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return refused(stderr, args, cfg, err)
 	}
 	f.apply(&cfg)
 	cfg.Log = stderr
-	a.config = *config
+	a.config = f.config
 	cases, code := runTarget(ctx, cfg, stderr, a)
 	if cases == nil {
 		return code

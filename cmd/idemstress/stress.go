@@ -54,7 +54,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Lookup("plans").Usage = "plans to try (0: no limit; --duration ends the run)"
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
-	config := fs.String("config", "", "contract file (YAML), see README.md")
+	f.registerConfig(fs)
 	var h hunt
 	h.register(fs)
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
@@ -67,7 +67,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	why := ""
 	switch {
-	case *config == "" || fs.NArg() > 0:
+	case f.config == "" || fs.NArg() > 0:
 		why = "want --config FILE and no other arguments"
 	case f.check(fs) != nil:
 		why = f.check(fs).Error()
@@ -78,7 +78,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "idemstress stress: "+why)
 		return refused(stderr, args, stress.Config{}, errors.New(why))
 	}
-	cfg, err := loadConfig(fs, *config, h)
+	cfg, err := loadConfig(fs, f.config, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return refused(stderr, args, cfg, err)
@@ -102,7 +102,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
 	}
 	cfg.Log = stderr
-	a.config = *config
+	a.config = f.config
 	res, code := runArtefacts(ctx, cfg, stderr, a, *every)
 	if res == nil {
 		return code

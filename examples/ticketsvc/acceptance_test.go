@@ -76,6 +76,9 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"memory-keys", nil},
 		{"non-atomic", nil},
 		{"stuck-in-flight", nil},
+		// Without a failure, nothing is stored.
+		{"stores-errors", nil},
+		{"complete-after-commit", nil},
 		// One call at a time joins no other.
 		{"hang-on-burst", nil},
 	}

@@ -40,6 +40,10 @@ type behavior struct {
 	// memoryKeys keeps the key → ticket map in process memory instead of
 	// the database: a restarted process has forgotten every key.
 	memoryKeys bool
+	// redisKeys keeps the key → ticket records in Redis (Options.RedisURL)
+	// instead of the database: whether they outlive a restart of Redis is
+	// how Redis is run (see keyRedis).
+	redisKeys bool
 	// nonAtomic writes the ticket (and its key) in one transaction and
 	// the outbox row in a second: a crash between them leaves a ticket
 	// that a retry replays without its notification.
@@ -53,6 +57,16 @@ type behavior struct {
 	// before the work, and never clears it when the work does not finish:
 	// after a crash every retry answers in_flight, forever.
 	stuckInFlight bool
+	// completeAfterCommit claims the key as in progress in the effects'
+	// transaction and completes it (names its ticket) in a second one,
+	// after the commit: a crash between the two leaves a committed ticket
+	// whose key is in progress forever, and every retry answers in_flight.
+	completeAfterCommit bool
+	// storesErrors keeps the answer of a call that failed (a 500) under
+	// its key, in the process, and replays it to every later call of the
+	// key, as response-caching middlewares do: one passing database error
+	// and the key fails for as long as it is kept, nothing ever created.
+	storesErrors bool
 	// joinIdentical joins a request identical to one in flight in this
 	// process (tenant, key, payload) to it, and never hands it the
 	// result: a burst of identical calls hangs all but the first.
@@ -84,6 +98,8 @@ var bugModes = []bugMode{
 	{name: "memory-keys", b: behavior{memoryKeys: true, unconstrained: true}},
 	{name: "non-atomic", b: behavior{nonAtomic: true}},
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
+	{name: "stores-errors", b: behavior{storesErrors: true}},
+	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
 	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 }
 
@@ -93,8 +109,29 @@ var correctModes = []bugMode{
 	{name: "key-first", b: behavior{keyFirst: true, noActionLock: true}},
 }
 
-// allModes are the bug modes and the other correct designs.
-func allModes() []bugMode { return append(slices.Clone(bugModes), correctModes...) }
+// redisModes keep their keys in a Redis (Options.RedisURL), so they need
+// one to run: keys-in-redis over a Redis without persistence (a bug: a
+// restarted Redis has forgotten every key), keys-in-redis-durable, the
+// same code, over one with an append-only file fsynced on every write
+// (correct). What differs is the Redis they are given.
+var redisModes = []bugMode{
+	{name: "keys-in-redis", b: behavior{redisKeys: true, unconstrained: true}},
+	{name: "keys-in-redis-durable", b: behavior{redisKeys: true, unconstrained: true}},
+}
+
+// RedisModes returns the names of the modes that keep their keys in a
+// Redis (Options.RedisURL), accepted by Options.Bug and ForBug.
+func RedisModes() []string {
+	names := make([]string, len(redisModes))
+	for i, m := range redisModes {
+		names[i] = m.name
+	}
+	return names
+}
+
+// allModes are the bug modes, the other correct designs and the modes
+// that keep their keys in Redis.
+func allModes() []bugMode { return slices.Concat(bugModes, correctModes, redisModes) }
 
 // CorrectModes returns the names of the correct designs besides the
 // default one, accepted by Options.Bug and ForBug.
@@ -129,8 +166,8 @@ func behaviorFor(bug string) (behavior, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(modes, func(m bugMode) bool { return m.name == name })
 		if i < 0 {
-			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; correct designs: %s; empty for the correct mode)",
-				name, bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "))
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; correct designs: %s; keys in Redis: %s; empty for the correct mode)",
+				name, bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "), strings.Join(RedisModes(), ", "))
 		}
 		all = all.or(modes[i].b)
 	}
@@ -154,13 +191,20 @@ func (b behavior) or(o behavior) behavior {
 		queryInKey:           b.queryInKey || o.queryInKey,
 		trimKeys:             b.trimKeys || o.trimKeys,
 		memoryKeys:           b.memoryKeys || o.memoryKeys,
+		redisKeys:            b.redisKeys || o.redisKeys,
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
+		storesErrors:         b.storesErrors || o.storesErrors,
+		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }
+
+// pendingKeys reports whether the mode writes a key row before its
+// ticket, so that the schema must let a key row name no ticket yet.
+func (b behavior) pendingKeys() bool { return b.keyFirst || b.stuckInFlight || b.completeAfterCommit }
 
 // modeName names a mode in messages.
 func modeName(bug string) string {

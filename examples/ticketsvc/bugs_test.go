@@ -17,6 +17,9 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"memory-keys":     memoryKeysScenario,
 	"non-atomic":      nonAtomicScenario,
 	"stuck-in-flight": stuckInFlightScenario,
+	"stores-errors":   storesErrorsScenario,
+	// Shown only by a crash after its commit (crash_test.go).
+	"complete-after-commit": completeAfterCommitScenario,
 	// Shown only by identical calls at once (hang_test.go).
 	"hang-on-burst": hangOnBurstScenario,
 	// Every retry enqueues another notification for the same ticket.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
+
+	"github.com/idemstress/idemstress/fault"
 )
 
 // memoryKeysScenario: a restarted process (a new Service over the same
@@ -37,6 +40,39 @@ func stuckInFlightScenario(e *env) (bool, string) {
 	ef := e.effectsOf("A", "k")
 	shown := retry.status == http.StatusConflict && len(ef.Tickets) == 0
 	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
+}
+
+// storesErrorsScenario: a call whose database work fails (cut off while it
+// waits to write its notification) answers 500, and its retry gets the
+// same 500 instead of a fresh execution.
+func storesErrorsScenario(e *env) (bool, string) {
+	e.interruptAtOutbox("A", "k", `{"subject":"x"}`)
+	retry := e.mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := retry.status == http.StatusInternalServerError && len(ef.Tickets) == 0
+	return shown, fmt.Sprintf("retry %v, effects %+v", retry, ef)
+}
+
+// completeAfterCommitScenario: a call cut off at its write to its key
+// record after its notification (where complete-after-commit has
+// committed the ticket and not yet completed the key) leaves the key in
+// progress: the retry answers in_flight, with the ticket there.
+func completeAfterCommitScenario(e *env) (bool, string) {
+	outbox := fault.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
+	keys := fault.Stall{Pool: e.pool, Table: "idempotency_keys", Wait: 5 * time.Second}
+	callCtx, cancel := context.WithCancel(e.t.Context())
+	defer cancel()
+	rep, err := outbox.HoldAfter(e.t.Context(), keys, func(context.Context, *atomic.Int64) {
+		_, _ = e.post(callCtx, "A", "k", `{"subject":"x"}`)
+	}, cancel)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	waitWaiting(e, 0)
+	retry := e.mustPost("A", "k", `{"subject":"x"}`)
+	ef := e.effectsOf("A", "k")
+	shown := rep.Fired && retry.status == http.StatusConflict && len(ef.Tickets) == 1
+	return shown, fmt.Sprintf("held %+v, retry %v, effects %+v", rep, retry, ef)
 }
 
 // interruptAtOutbox sends a call while notification_outbox is write-locked

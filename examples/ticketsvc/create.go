@@ -67,6 +67,14 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		return outcome{}, err
 	}
 	if out.status == http.StatusCreated {
+		if s.b.completeAfterCommit {
+			// The mistake: the key record is completed only after the
+			// effects have committed, in a transaction of its own.
+			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return setKeyTicket(ctx, tx, req, out.ticketID) })
+			if err != nil {
+				return outcome{}, err
+			}
+		}
 		if s.memory != nil {
 			s.memory.store(action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: out.ticketID})
 		}
@@ -104,12 +112,26 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if err != nil {
 		return outcome{}, err
 	}
+	if found && prior.ticketID == 0 {
+		return inFlight, nil // complete-after-commit: not completed yet
+	}
 	if found {
 		return s.replay(ctx, tx, req, prior)
+	}
+	if s.b.completeAfterCommit {
+		if _, err := claimKey(ctx, tx, req); err != nil {
+			return outcome{}, err
+		}
 	}
 	id, err := insertTicket(ctx, tx, s.schema.spec, req)
 	if err != nil {
 		return outcome{}, err
+	}
+	if s.b.completeAfterCommit {
+		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
+			return outcome{}, err
+		}
+		return outcome{status: http.StatusCreated, ticketID: id}, nil
 	}
 	if !s.b.nonAtomic {
 		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
@@ -118,6 +140,12 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	}
 	if err := insertKey(ctx, tx, req, id); err != nil {
 		return outcome{}, err
+	}
+	if s.redis != nil {
+		// Before the commit: see keyRedis.
+		if err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id}); err != nil {
+			return outcome{}, err
+		}
 	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
 }
@@ -211,6 +239,9 @@ func (s *Service) findKey(ctx context.Context, tx pgx.Tx, req createRequest) (st
 	if s.memory != nil {
 		k, ok := s.memory.find(action{req.tenant, req.lookup})
 		return k, ok, nil
+	}
+	if s.redis != nil {
+		return s.redis.find(ctx, action{req.tenant, req.lookup})
 	}
 	return findKey(ctx, tx, req.tenant, req.lookup, s.b.globalKeys)
 }

@@ -31,7 +31,7 @@ func schemaFor(layout Layout, bug string) (schema, error) {
 	if err != nil {
 		return schema{}, err
 	}
-	return schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.keyFirst || b.stuckInFlight}, nil
+	return schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()}, nil
 }
 
 // constraints says whether the schema has its unique constraints, and

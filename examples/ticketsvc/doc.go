@@ -53,7 +53,6 @@
 //     Service, not in the database, over tables without unique constraints.
 //     Correct with one process; with two (or two Services over one
 //     database), concurrent calls of one action, one to each, both create.
-//
 //   - hang-on-burst: a request identical to one in flight in the process
 //     (tenant, key, payload) joins it, to be answered with its result, which
 //     the first never hands over: all but the first of a burst of identical

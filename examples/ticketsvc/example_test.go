@@ -109,6 +109,8 @@ func ExampleBugs() {
 	// memory-keys
 	// non-atomic
 	// stuck-in-flight
+	// stores-errors
+	// complete-after-commit
 	// hang-on-burst
 }
 

@@ -96,6 +96,7 @@ func serve(t *testing.T, pool *pgxpool.Pool, opts ticketsvc.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = svc.Close() })
 	srv := httptest.NewServer(svc)
 	t.Cleanup(srv.Close)
 	client := srv.Client()

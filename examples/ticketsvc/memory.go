@@ -21,3 +21,24 @@ func (m *keyMemory) store(a action, k storedKey) {
 	defer m.mu.Unlock()
 	m.keys[a] = k
 }
+
+// errorMemory is the stores-errors mode's store of failed answers, by
+// action, with the fingerprint of the payload that failed: what a
+// response cache in front of the handler keeps.
+type errorMemory struct {
+	mu     sync.Mutex
+	failed map[action]string
+}
+
+func (m *errorMemory) find(a action) (fingerprint string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fingerprint, ok = m.failed[a]
+	return fingerprint, ok
+}
+
+func (m *errorMemory) store(a action, fingerprint string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failed[a] = fingerprint
+}

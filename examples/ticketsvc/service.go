@@ -23,6 +23,9 @@ type Options struct {
 	// Layout is the schema layout of the database (see Layouts); empty is
 	// LayoutKeys. It must be the layout the database was migrated with.
 	Layout Layout
+	// RedisURL is the Redis (redis://host:port/db) the keys-in-redis modes
+	// keep their keys in; the other modes ignore it.
+	RedisURL string
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
 	// OnArrival, if set, is called with time.Now() (which carries a
@@ -51,6 +54,10 @@ type Service struct {
 	mutex *actionMutex
 	// memory holds the keys in the memory-keys mode; nil in every other.
 	memory *keyMemory
+	// errs holds the failed answers in the stores-errors mode.
+	errs *errorMemory
+	// redis holds the keys in the keys-in-redis modes; nil in every other.
+	redis *keyRedis
 	// identical holds the requests in flight in the hang-on-burst mode;
 	// nil in every other.
 	identical *identicalCalls
@@ -80,7 +87,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.keyFirst || b.stuckInFlight},
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()},
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()
@@ -88,10 +95,27 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if b.memoryKeys {
 		s.memory = &keyMemory{keys: map[action]storedKey{}}
 	}
+	if b.storesErrors {
+		s.errs = &errorMemory{failed: map[action]string{}}
+	}
+	if b.redisKeys {
+		if s.redis, err = newKeyRedis(opts.RedisURL); err != nil {
+			return nil, err
+		}
+	}
 	if b.joinIdentical {
 		s.identical = newIdenticalCalls()
 	}
 	return s, nil
+}
+
+// Close releases what the Service holds besides its pool (the Redis
+// client of the keys-in-redis modes). The pool is the caller's.
+func (s *Service) Close() error {
+	if s.redis != nil {
+		return s.redis.close()
+	}
+	return nil
 }
 
 // checkSchema fails unless the database holds the schema of the service's
@@ -149,11 +173,26 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
 	}
+	if s.errs != nil {
+		if fp, failed := s.errs.find(action{req.tenant, req.lookup}); failed {
+			// The mistake: the stored failure is replayed, the work never
+			// retried; a changed payload is refused, as for a stored ticket.
+			if fp != req.fingerprint {
+				writeJSON(w, payloadMismatch.status, errorBody{Error: payloadMismatch.msg})
+				return
+			}
+			writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
+			return
+		}
+	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "create ticket failed",
 			"tenant", req.tenant, "idempotency_key", req.key, "err", err)
-		writeJSON(w, http.StatusInternalServerError, errorBody{Error: "internal error; the ticket may not have been created, retry with the same Idempotency-Key"})
+		if s.errs != nil {
+			s.errs.store(action{req.tenant, req.lookup}, req.fingerprint)
+		}
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
 		return
 	}
 	if out.msg != "" {
@@ -162,6 +201,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
 }
+
+// internalError is the answer to a call whose database work failed.
+const internalError = "internal error; the ticket may not have been created, retry with the same Idempotency-Key"
 
 type ticketBody struct {
 	TicketID int64 `json:"ticket_id"`

@@ -1,6 +1,8 @@
 package sample
 
 import (
+	"fmt"
+	"os/exec"
 	"slices"
 	"time"
 
@@ -15,11 +17,53 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct:           everyFault,
-	"key-first":       everyFault,
-	"memory-keys":     {model.FaultRestart},
-	"non-atomic":      {model.FaultCrash},
-	"stuck-in-flight": {model.FaultCrash},
+	Correct: append(slices.Clone(everyFault), model.FaultCrashKeyRecord),
+	// key-first completes its key record in the transaction that claimed
+	// it, which holds the key table from its first statement: no write to
+	// the record is left after the effects' for crash-key-record to stop.
+	"key-first":             everyFault,
+	"memory-keys":           {model.FaultRestart},
+	"non-atomic":            {model.FaultCrash},
+	"stuck-in-flight":       {model.FaultCrash},
+	"stores-errors":         {model.FaultDBError},
+	"complete-after-commit": {model.FaultCrashKeyRecord},
+	// Keys in a Redis without persistence: a restart of Redis (or its
+	// crash) forgets them. The durable Redis must pass everything.
+	"keys-in-redis":         {model.FaultDepRestart, model.FaultDepCrash},
+	"keys-in-redis-durable": append(slices.Clone(everyFault), model.FaultDepRestart, model.FaultDepCrash),
+}
+
+// redisModes are the modes that keep their keys in a Redis idemstress
+// starts beside the service, and whether that Redis is durable.
+var redisModes = map[string]bool{"keys-in-redis": false, "keys-in-redis-durable": true}
+
+// NeedsRedis reports whether a mode keeps its keys in a Redis, which
+// idemstress starts as a dependency of the service (ProcessConfig): it
+// runs only as processes, and only where redis-server is installed.
+func NeedsRedis(mode string) bool { _, ok := redisModes[mode]; return ok }
+
+// RedisServer is the redis-server the Redis modes start, "" when none is
+// on PATH.
+func RedisServer() string {
+	p, err := exec.LookPath("redis-server")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// Redis is the dependency the Redis modes keep their keys in: bin on a
+// port of its own, without persistence, or with an append-only file
+// fsynced on every write (durable).
+func Redis(bin string, durable bool) process.DependencySpec {
+	argv := []string{bin, "--port", "{port}", "--bind", "127.0.0.1", "--dir", "{data_dir}", "--save", ""}
+	if durable {
+		argv = append(argv, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		argv = append(argv, "--appendonly", "no")
+	}
+	return process.DependencySpec{Name: "redis", Command: argv, URL: "redis://{addr}/0",
+		Ready: process.ReadyCheck{Send: "PING\r\n", Expect: "+PONG"}, StopTimeout: 5 * time.Second}
 }
 
 // recovery is the contract's recovery time for the modes run as
@@ -34,7 +78,7 @@ const stallWait = 3 * time.Second
 // everyFault is what a correct mode is tested with: every fault kind but
 // delay, which costs a whole call timeout per delayed call.
 var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
-	model.FaultRestart, model.FaultCrash, model.FaultPause}
+	model.FaultRestart, model.FaultCrash, model.FaultPause, model.FaultDBError}
 
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).
@@ -63,6 +107,14 @@ func ProcessConfig(serve []string, dbURL, mode string, layout ticketsvc.Layout) 
 	}
 	cfg.Process = &process.Spec{Command: append(slices.Clone(serve), "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}",
 		"-bug", bug, "-schema", string(layout))}
+	if durable, ok := redisModes[mode]; ok {
+		bin := RedisServer()
+		if bin == "" {
+			return stress.Config{}, fmt.Errorf("sample: mode %s keeps its keys in Redis, and there is no redis-server on PATH: apt-get install -y redis-server", mode)
+		}
+		cfg.Process.Dependencies = []process.DependencySpec{Redis(bin, durable)}
+		cfg.Process.Command = append(cfg.Process.Command, "-redis-url", "{dep.redis.url}")
+	}
 	cfg.DatabaseURL = dbURL
 	cfg.HTTP.Timeout = CallTimeout(mode, cfg.HTTP.Timeout)
 	cfg.Faults = slices.Clone(processFaults[mode])

@@ -2,6 +2,10 @@
 // on a loopback port, in one of its modes, over a database of its own, and
 // says what idemstress should find there. The demo and the integration
 // tests share it.
+//
+// It is a harness at the top of the stack, beside cmd/idemstress: it
+// imports stress (it hands out each mode's stress.Config), so no package below
+// stress may use it.
 package sample
 
 import (
@@ -54,6 +58,15 @@ var Expected = map[string]checks.ID{
 	// A key left in progress by a crash: its retries answer in_flight
 	// past the recovery time.
 	"stuck-in-flight": checks.StuckAction,
+	// A 500 from a passing database error stored under the key: its retry
+	// gets the same 500 where the contract says errors are not stored.
+	"stores-errors": checks.ErrorReplay,
+	// The key record completed in a transaction after the effects': a
+	// crash between the two leaves the key in progress for good.
+	"complete-after-commit": checks.StuckAction,
+	// Keys in a Redis without persistence: after Redis restarts, the same
+	// call creates again.
+	"keys-in-redis": checks.DuplicateEffect,
 	// Identical calls at once: all but the first wait for an answer the
 	// first never hands over (caught by a burst).
 	"hang-on-burst": checks.NoAnswer,
@@ -105,9 +118,10 @@ func Replicas(mode string) int {
 func Layouts() []ticketsvc.Layout { return ticketsvc.Layouts() }
 
 // Modes lists the correct mode, the other correct designs (key-first),
-// then every bug mode.
+// every bug mode, then the modes that keep their keys in a Redis
+// (NeedsRedis).
 func Modes() []string {
-	return append(append([]string{Correct}, ticketsvc.CorrectModes()...), ticketsvc.Bugs()...)
+	return slices.Concat([]string{Correct}, ticketsvc.CorrectModes(), ticketsvc.Bugs(), ticketsvc.RedisModes())
 }
 
 // Passes reports whether a mode, or every mode of a comma-separated list,
@@ -150,6 +164,9 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 	bug := mode
 	if mode == Correct {
 		bug = ""
+	}
+	if NeedsRedis(mode) {
+		return nil, fmt.Errorf("sample: mode %s keeps its keys in a Redis that idemstress starts beside the service: run it as processes (ProcessConfig)", mode)
 	}
 	contract, err := Contract(layout)
 	if err != nil {

@@ -39,6 +39,8 @@ func TestProcessFaultModes(t *testing.T) {
 		// The partial effect shows without a retry (issue 16.10).
 		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart}},
 		{mode: "stuck-in-flight", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
+		{mode: "complete-after-commit", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrashKeyRecord), restart, call("A", "k1", 0)}},
+		{mode: "stores-errors", check: checks.ErrorReplay, minimal: []model.Step{faulted("A", "k1", model.FaultDBError), call("A", "k1", 0)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)

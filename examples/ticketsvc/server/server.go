@@ -61,6 +61,7 @@ type config struct {
 	databaseURL string
 	bug         string
 	schema      ticketsvc.Layout
+	redisURL    string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -70,7 +71,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (default 127.0.0.1:$PORT when PORT is set)")
 	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode, or several joined by commas (a,b): "+strings.Join(ticketsvc.Bugs(), ", ")+
-		"; or a correct design: "+strings.Join(ticketsvc.CorrectModes(), ", ")+" (empty: correct)")
+		"; or a correct design: "+strings.Join(ticketsvc.CorrectModes(), ", ")+"; or keys in Redis (-redis-url): "+strings.Join(ticketsvc.RedisModes(), ", ")+" (empty: correct)")
+	fs.StringVar(&c.redisURL, "redis-url", getenv("REDIS_URL"), "Redis URL the keys-in-redis modes keep their keys in (default $REDIS_URL)")
 	var layouts []string
 	for _, l := range ticketsvc.Layouts() {
 		layouts = append(layouts, string(l))
@@ -132,10 +134,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{fmt.Errorf("-database-url: %w", err)}
 	}
 	defer pool.Close()
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, Logger: logger})
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, RedisURL: c.redisURL, Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}
+	defer svc.Close()
 	mctx, cancel := context.WithTimeout(ctx, migrateTimeout)
 	err = ticketsvc.Migrate(mctx, pool, c.schema, ticketsvc.ForBug(c.bug))
 	cancel()

@@ -1,0 +1,61 @@
+package checks
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// A transient failure (the db-error fault) makes one call's database work
+// fail inside the service, and the service answers 5xx. What the retries
+// of that call must get is the contract's errors: policy. By default
+// (not-stored) a retry is executed afresh: most idempotency libraries store
+// nothing when the work fails, and a middleware that stores the 500 and
+// replays it turns a passing database error into a key that fails for as
+// long as the key is kept. Under stored (Stripe v1 replays a saved 5xx)
+// the retry must get the same error, and a fresh execution is the mistake.
+
+// failedByFault reports whether op is a call the db-error fault made fail:
+// it carried the fault and was answered 5xx. Its 5xx is what the fault
+// asked for, not a wrong status.
+func failedByFault(op model.Op) bool {
+	return op.Call.Fault == model.FaultDBError && op.Out.Status >= 500
+}
+
+// errorReplays judges the retries of an action's calls that a transient
+// failure made fail, against the errors: policy. It returns the violations
+// and the history positions (within ops) of the retries that replayed a
+// stored error as the contract says they must: their 5xx is no wrong
+// status.
+func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation, map[int]bool) {
+	var vs []Violation
+	replayed := map[int]bool{}
+	for _, failed := range ops {
+		if !failedByFault(failed) {
+			continue
+		}
+		for i, retry := range ops {
+			// A retry is a later call of the action with an equivalent
+			// payload: a changed one is judged by the model's own rules.
+			if retry.Start < failed.End || retry.Call.Fault != model.FaultNone || retry.Out.Status == 0 ||
+				!c.Equivalent(failed.Body, retry.Body) {
+				continue
+			}
+			same := retry.Out.Status == failed.Out.Status
+			switch {
+			case c.ErrorsStored && same:
+				replayed[i] = true
+			case c.ErrorsStored:
+				vs = append(vs, violation(ErrorReplay, a, "a retry after a transient error was executed afresh, but the contract stores errors (errors: stored)",
+					fmt.Sprintf("call %s got %d, then its retry %s got %s", failed.Call, failed.Out.Status, retry.Call, retry.Out)))
+			case same && bytes.Equal(retry.Out.Body, failed.Out.Body):
+				vs = append(vs, violation(ErrorReplay, a, "a retry after a transient error got the error replayed, but the contract does not store errors (errors: not-stored)",
+					fmt.Sprintf("call %s got %d, then its retry %s got the same %d and body", failed.Call, failed.Out.Status, retry.Call, retry.Out.Status)))
+				// Its 5xx is reported here, as the replay it is.
+				replayed[i] = true
+			}
+		}
+	}
+	return vs, replayed
+}

@@ -1,0 +1,43 @@
+package checks_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// The errors: policy, both ways: a call failed by the db-error fault and
+// its retry. Under not-stored the retry must be executed afresh, under
+// stored it must get the same error; the failed call's own 5xx is never a
+// wrong status, a fresh 5xx of a retry (another body) is one, and a
+// partial effect the failure left is a missing effect.
+func TestErrorPolicy(t *testing.T) {
+	w := plain
+	other := model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body(`{"error":"another"}`)}
+	for _, tc := range []struct {
+		name   string
+		stored bool
+		retry  model.Outcome
+		rows   []put
+		want   []checks.ID // the checks that fire, primary first; none: silent
+	}{
+		{name: "not-stored: executed afresh", retry: ok(w.id1), rows: w.created(w.a, w.k1, w.id1, 0)},
+		{name: "not-stored: replayed", retry: serverError(), want: []checks.ID{checks.ErrorReplay}},
+		{name: "not-stored: a fresh 5xx", retry: other, want: []checks.ID{checks.WrongStatus}},
+		{name: "stored: replayed", stored: true, retry: serverError()},
+		{name: "stored: executed afresh", stored: true, retry: ok(w.id1), rows: w.created(w.a, w.k1, w.id1, 0), want: []checks.ID{checks.ErrorReplay}},
+		{name: "not-stored: a partial effect left by the failure", retry: ok(w.id1), rows: w.ticket(w.a, w.k1, w.id1, 0), want: []checks.ID{checks.MissingEffect}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := model.DefaultContract()
+			c.ErrorsStored = tc.stored
+			h := history(op(0, dbError(call(w.a, w.k1, 0)), serverError()), op(1, call(w.a, w.k1, 0), tc.retry))
+			got := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot(tc.rows)})
+			if ids := checks.Fired(got); !slices.Equal(ids, tc.want) {
+				t.Errorf("checks fired %v, want %v:\n%s", ids, tc.want, dump(got))
+			}
+		})
+	}
+}

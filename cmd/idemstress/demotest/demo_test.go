@@ -1,0 +1,158 @@
+package demotest_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
+)
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+
+// twoBugs is the target of the demo's row of two bugs at once (cmd/idemstress/demo.go; --modes names it with a +).
+const twoBugs = "no-payload-check,global-keys"
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// idemstress builds the command once for this binary's tests.
+func idemstress(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds idemstress and runs its demo")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "idemstress-demotest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "idemstress")
+		if out, err := exec.Command("go", "build", "-o", binary, "..").CombinedOutput(); err != nil {
+			buildErr = errors.New("building idemstress: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+// demo runs the built command's demo with args in a directory of its own
+// and env, and returns its exit code, stdout and stderr.
+func demo(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(idemstress(t), append([]string{"demo"}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// demo --json: the correct service passes, each bug row is caught by its
+// own check with a minimal plan, and the exit code says all is as expected.
+func TestDemoJSON(t *testing.T) {
+	// One row of each kind: a correct mode and a fault-only bug as
+	// processes of this binary, an in-process bug, a race, and the row of
+	// two bugs (stress.TestSampleModes and TestProcessFaultModes catch every
+	// zoo bug; the whole demo is for people, and CI runs it). A loaded
+	// machine shrinks slowly: a shrink ends at its minimum, so the generous
+	// budget costs a quiet machine nothing, and the assertions below want
+	// the minimum.
+	rows := []string{"correct", "outbox-on-retry", "check-then-insert", "memory-keys", "no-payload-check+global-keys"}
+	code, stdout, stderr := demo(t, append(os.Environ(), "DATABASE_URL="+pgtest.Cluster(t, cluster).URL()), "--json", "--plans", "60", "--shrink-time", "2m", "--modes", strings.Join(rows, ","))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var cases []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(cases) != len(rows) {
+		t.Fatalf("%d cases, want %d (%s)", len(cases), len(rows), strings.Join(rows, ", "))
+	}
+	for _, c := range cases {
+		if c["as_expected"] != true || c["layout"] != "keys" {
+			t.Errorf("case %v: as_expected %v, layout %v", c["target"], c["as_expected"], c["layout"])
+		}
+		for _, field := range []string{"target", "verdict", "checks", "minimal_steps", "seconds"} {
+			if _, ok := c[field]; !ok {
+				t.Errorf("case %v lacks %q", c["target"], field)
+			}
+		}
+		mode := c["target"].(string)
+		if sample.Passes(mode) {
+			if c["verdict"] != "pass" {
+				t.Errorf("correct: %v", c)
+			}
+			continue
+		}
+		checks := c["checks"].([]any)
+		calls := 2.0
+		switch {
+		case mode == "trimmed-keys":
+			calls = 1 // the keys layout stores the trimmed key: one call shows it
+		case sample.FaultsOnly(mode):
+			// A call, a restart, a call (a crashed call and its restart
+			// for non-atomic, whose partial effect needs no retry):
+			// stress.TestProcessFaultModes asserts the steps with a budget
+			// for plans that restart; here, on a loaded machine, a restart
+			// must be among them.
+			calls = c["minimal_calls"].(float64)
+			least := 3.0
+			if mode == "non-atomic" {
+				least = 2
+			}
+			if !strings.Contains(fmt.Sprint(c["minimal_plan"]), "restart") || c["minimal_steps"].(float64) < least {
+				t.Errorf("%s: minimal plan %v, want a restart among at least %v steps", mode, c["minimal_plan"], least)
+			}
+		}
+		want := []any{string(sample.Expected[mode])}
+		if mode == twoBugs {
+			want = []any{"IDEM-007", "IDEM-004"} // both bugs, the tenant leak first
+		}
+		if c["verdict"] != "fail" || len(checks) < len(want) || !slices.Equal(checks[:len(want)], want) || c["minimal_calls"].(float64) != calls {
+			t.Errorf("%s: verdict %v checks %v minimal_calls %v", mode, c["verdict"], checks, c["minimal_calls"])
+		}
+	}
+}
+
+// An installed idemstress runs its demo anywhere: from a directory outside
+// any checkout, with no Go toolchain on PATH, the rows run as processes are
+// served by the binary itself (idemstress sample-service). It used to build
+// the sample from this module's source and fail with "go.mod file not
+// found".
+func TestDemoOutsideACheckout(t *testing.T) {
+	env := []string{"PATH=/nonexistent", "HOME=" + t.TempDir(), "DATABASE_URL=" + pgtest.Cluster(t, cluster).URL()}
+	code, out, stderr := demo(t, env, "--modes", "memory-keys", "--plans", "30", "--json")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(out, `"as_expected": true`) || !strings.Contains(out, `"target": "memory-keys"`) {
+		t.Fatalf("demo row not as expected:\n%s", out)
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/draft"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// headerFlags collects repeated --header "Name: value" flags.
+type headerFlags []draft.Header
+
+func (h *headerFlags) String() string { return fmt.Sprint(*h) }
+func (h *headerFlags) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want \"Name: value\", got %q", s)
+	}
+	*h = append(*h, draft.Header{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	return nil
+}
+
+// initCmd drafts a contract: the request from an OpenAPI document or the
+// flags, the effect tables from one create call and the rows it wrote,
+// writes it with every guess commented, and runs doctor on it.
+func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	openapi := fs.String("openapi", "", "OpenAPI 3 document of the service (YAML or JSON)")
+	operation := fs.String("operation", "", `the create operation in --openapi: its operationId or "METHOD PATH"`)
+	rawURL := fs.String("url", "", "with --openapi: the server URL (default: the document's first); without: the request URL, {{tenant}} and {{key}} where they travel")
+	method := fs.String("method", "", "HTTP method without --openapi (default POST)")
+	var headers headerFlags
+	fs.Var(&headers, "header", `a request header template, "Name: value" ({{key}}, {{tenant}}); repeatable`)
+	payload := fs.String("payload", "", "the base payload as a JSON object (default: the document's example)")
+	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the service's database (default $DATABASE_URL)")
+	out := fs.String("out", "contract.yaml", "where to write the drafted contract (never overwritten)")
+	if err := parseFlags(fs, args, stdout, stderr); err != nil {
+		return parseExit(err)
+	}
+	if fs.NArg() > 0 || (*openapi == "") != (*operation == "") || *openapi == "" && *rawURL == "" {
+		fmt.Fprintln(stderr, "idemstress init: want --openapi FILE --operation ID, or --url URL with --header and --payload; and no other arguments")
+		return exitUsage
+	}
+	if _, err := os.Stat(*out); err == nil {
+		fmt.Fprintf(stderr, "idemstress init: %s exists; init never overwrites a contract (--out FILE)\n", *out)
+		return exitUsage
+	}
+	d := &draft.Draft{Source: "the command line", URL: *rawURL, Method: *method, Rules: map[string]any{}, Notes: map[string]string{}}
+	if *openapi != "" {
+		var err error
+		if d, err = draft.FromOpenAPI(ctx, *openapi, *operation, *rawURL); err != nil {
+			fmt.Fprintf(stderr, "idemstress init: %v\n", err)
+			return exitUsage
+		}
+	}
+	d.Headers = append(d.Headers, headers...)
+	if *payload != "" {
+		var p map[string]any
+		dec := json.NewDecoder(strings.NewReader(*payload))
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
+			fmt.Fprintf(stderr, "idemstress init: --payload: not a JSON object: %v\n", err)
+			return exitUsage
+		}
+		d.Payload = p
+		if d.Notes == nil {
+			d.Notes = map[string]string{}
+		}
+		d.Notes["payload"] = "--payload"
+	}
+	d.Defaults()
+	dbURL := *databaseURL
+	if dbURL == "" {
+		dbURL = os.Getenv("DATABASE_URL")
+	}
+	code := exitPass
+	if dbURL == "" {
+		d.NoDatabase()
+	} else if err := initCalls(ctx, d, dbURL, stderr); err != nil {
+		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
+		code = exitFor(err)
+		if errors.Is(err, draft.ErrCall) {
+			code = exitInconclusive
+		}
+	}
+	text, err := d.Render()
+	if err == nil {
+		err = os.WriteFile(*out, text, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "idemstress init: wrote %s (%d guesses to check, %d TODOs); doctor on it:\n", *out, strings.Count(string(text), "guessed:"), strings.Count(string(text), " "+stress.Todo))
+	doctorArgs := []string{"--config", *out}
+	if dbURL != "" {
+		doctorArgs = append(doctorArgs, "--database-url", dbURL)
+	}
+	return max(code, doctorCmd(ctx, doctorArgs, stdout, stderr))
+}
+
+// initCalls makes init's calls against the service: one create, whose rows
+// draft the effects, then a call per variant the draft would send.
+func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writer) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("%w: %v", stress.ErrBadURL, err)
+	}
+	defer pool.Close()
+	client := &http.Client{Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	ns := fmt.Sprintf("init%d-", time.Now().UnixNano())
+	a, err := d.Observe(ctx, pool, client, ns)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "idemstress init: the create call was answered %d; it wrote rows in %d table(s)\n", a.Status, len(d.Effects))
+	n, err := d.ProbeVariants(ctx, client, ns+"p")
+	fmt.Fprintf(stderr, "idemstress init: %d call(s) tried the payload's variants\n", n)
+	return err
+}

@@ -1,0 +1,96 @@
+package deps_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/redistest"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// The ticketsvc binary keeping its keys in a real Redis that idemstress
+// starts beside it and restarts or crashes as plan steps: without
+// persistence a retry after the Redis restart creates a second ticket,
+// caught as IDEM-001 with a minimal plan of a call, the dependency's fault
+// and the same call, the fault an event of the history (and of its
+// timeline); with an append-only file fsynced on every write, the mode
+// passes with every fault kind fired, the dependency's among them.
+func TestRedisModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	redistest.Server(t)
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("keys-in-redis", func(t *testing.T) {
+		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "keys-in-redis", ticketsvc.LayoutKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall, cfg.MaxBugs = 40, 5, time.Minute, "tickets", 1
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != checks.Fail || len(res.Failures) == 0 || res.Failures[0].Check != checks.DuplicateEffect {
+			t.Fatalf("verdict %s (%v), want IDEM-001", res.Verdict, res.Err)
+		}
+		f := res.Failures[0]
+		got := skeleton(f.Plan).String()
+		var ok bool
+		for _, fault := range model.DependencyFaults {
+			dep := model.Step{Kind: model.StepFault, Fault: fault, Target: "redis"}
+			ok = ok || got == (model.Plan{Steps: []model.Step{call("A", "k1", 0), dep, call("A", "k1", 0)}}).String()
+		}
+		if !ok {
+			t.Errorf("minimal plan (not minimal %v, shrunk in %s of %s):\n%swant a call, redis's restart or crash, the same call", f.NotMinimal, f.Shrink, f.Budget, got)
+		}
+		// The dependency's fault is an event of the history: fired, named
+		// by its target, drawn on the timeline in a lane of its own.
+		var ev *model.FaultEvent
+		for i := range f.History.Faults {
+			if e := &f.History.Faults[i]; e.Target == "redis" {
+				ev = e
+			}
+		}
+		if ev == nil || !ev.Fired || ev.Start > ev.End {
+			t.Fatalf("history faults %+v: want redis's fault, fired", f.History.Faults)
+		}
+		var page bytes.Buffer
+		if err := report.WriteTimelineHTML(&page, "keys-in-redis", report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(page.String(), `data-fault="`+string(ev.Kind)+`"`) || !strings.Contains(page.String(), "lanelabel faultlane") {
+			t.Errorf("the timeline does not draw redis's %s", ev.Kind)
+		}
+		if exp := report.Explain(f.Plan, f.History, f.Violations); !strings.Contains(exp, "fault "+string(ev.Kind)+" redis fired") {
+			t.Errorf("the explanation does not list redis's %s:\n%s", ev.Kind, exp)
+		}
+	})
+	t.Run("keys-in-redis-durable", func(t *testing.T) {
+		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "keys-in-redis-durable", ticketsvc.LayoutKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, time.Minute, "tickets"
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != checks.Pass {
+			t.Fatalf("verdict %s: %v %+v", res.Verdict, res.Err, res.Failures)
+		}
+		t.Logf("faults: %v", res.Faults)
+		assertAllFired(t, res, append(cfg.Faults, model.FaultDBStall))
+	})
+}

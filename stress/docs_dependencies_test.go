@@ -1,0 +1,69 @@
+package stress_test
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// docs/faults.md's "Dependencies" example parses as the process section of the
+// sample's contract, and declares the Redis the sample's keys-in-redis
+// mode runs with.
+func TestDocsDependencies(t *testing.T) {
+	readme, err := os.ReadFile("../docs/faults.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "### Dependencies")
+	if start < 0 {
+		t.Fatal(`docs/faults.md has no "### Dependencies" section`)
+	}
+	text = text[start:]
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(text)
+	if block == nil {
+		t.Fatal("the Dependencies section has no YAML block")
+	}
+	cfg, err := stress.Parse("dependencies.yaml", append(append([]byte{}, ticketsvc.Contract...), "\n"+block[1]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Process == nil || len(cfg.Process.Dependencies) != 1 {
+		t.Fatalf("process %+v: want one dependency", cfg.Process)
+	}
+	got, want := cfg.Process.Dependencies[0], sample.Redis("redis-server", false)
+	if got.Name != want.Name || !slices.Equal(got.Command, want.Command) || got.URL != want.URL || got.Ready != want.Ready {
+		t.Errorf("README's dependency %+v\nthe sample's         %+v", got, want)
+	}
+	if !slices.Equal(cfg.Faults, model.DependencyFaults) {
+		t.Errorf("faults %v, want %v", cfg.Faults, model.DependencyFaults)
+	}
+	if !slices.Contains(cfg.Process.Command, "{dep.redis.url}") {
+		t.Errorf("the service's command %q is not handed {dep.redis.url}", cfg.Process.Command)
+	}
+}
+
+// A dependency's fault without a dependency to act on is a contract error,
+// found before anything starts; with one declared, the same faults pass
+// the check.
+func TestDependencyFaultsNeedDependencies(t *testing.T) {
+	cfg, err := stress.Parse("contract.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Faults = []model.Fault{model.FaultDepRestart}
+	cfg.Process = &process.Spec{Command: []string{"./ticketsvc"}}
+	_, err = stress.Open(t.Context(), cfg)
+	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "dep-restart needs process.dependencies") {
+		t.Fatalf("Open: %v, want a contract error naming process.dependencies", err)
+	}
+}

@@ -1,0 +1,301 @@
+package interp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/process"
+)
+
+// ErrInfrastructure marks a failure of the run itself (target or database
+// not there), as opposed to a violation found in the client.
+var ErrInfrastructure = errors.New("infrastructure failure")
+
+// Executor runs plans against a client.
+type Executor struct {
+	Target   client.Target
+	Contract model.Contract
+	// Stall, when set, holds a write lock on an effect table while each
+	// burst is released (the db-stall nemesis).
+	Stall *fault.Stall
+	// Proxies are the fault proxies in front of the replicas, one each,
+	// when the contract plans proxy faults.
+	Proxies []*fault.Proxy
+	// Service is the service's replicas when idemstress started them: for
+	// restart and crash steps.
+	Service *process.Service
+	// CrashStall locks the table whose write a crash interrupts.
+	CrashStall *fault.Stall
+	// KeyStall locks the service's key table (Config.KeyTable), where a
+	// crash-key-record crash lands.
+	KeyStall *fault.Stall
+	// Form sends bodies form-encoded (target.body: form), not as JSON.
+	Form bool
+}
+
+// Execute sends a plan's calls to the target, one step after the other, in
+// namespace ns, and returns its history: what each call got back, and
+// every fault the plan planned as an event on the same clock. The calls of a burst are
+// released together; every other call waits for the one before. Times are
+// measured from t0 on the monotonic clock. It fails only when the run itself
+// cannot go on: the context ended or the target or database is not there.
+func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
+	x := execution{Executor: e, ns: ns, t0: t0}
+	for i, step := range plan.Steps {
+		x.step = i
+		var err error
+		if x.down && step.Kind != model.StepRestart && step.Kind != model.StepFault {
+			x.unserved(step.Calls)
+			continue
+		}
+		switch step.Kind {
+		case model.StepCall:
+			err = x.sequential(ctx, step.Calls)
+		case model.StepBurst:
+			err = x.stalled(ctx, step.Calls)
+		case model.StepRestart:
+			err = x.restart(ctx)
+		case model.StepFault:
+			err = x.faultStep(ctx, step)
+		default:
+			err = fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
+		}
+		if err != nil {
+			return x.h, err
+		}
+	}
+	for _, p := range e.Proxies {
+		// A call the proxy could not forward got no answer through no
+		// fault of the target's: the plan proves nothing.
+		if err := p.Failure(); err != nil {
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: %w", ErrInfrastructure, err))
+		}
+	}
+	if x.down {
+		// A crash the plan did not follow by a restart: the next plan
+		// starts with every replica up.
+		if err := x.Service.Restart(ctx, 0); err != nil {
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
+		}
+		x.closeIdle()
+	}
+	return x.h, nil
+}
+
+// execution is one plan's execution under way: the history and the fault
+// events so far.
+type execution struct {
+	Executor
+	ns   model.Namespace
+	t0   time.Time
+	step int
+	h    model.History
+	// down says a crash left replica 0 down.
+	down bool
+	// cutOff is when each action a crash interrupted was cut off.
+	cutOff map[model.Action]int64
+}
+
+// unserved records calls made while a crash left the replica down and no
+// restart step has started it again (a plan shrunk without its restart):
+// they are answered by nobody, and the crash's event lists them among the
+// calls it touched, so that no check blames the service for the missing
+// answer.
+func (x *execution) unserved(calls []model.Call) {
+	ops := make([]model.Op, len(calls))
+	for j, call := range calls {
+		_, ops[j] = x.request(x.ns, call, j)
+		ops[j].Start, ops[j].End = x.now(), x.now()
+		ops[j].Out = model.Outcome{Kind: model.Unknown, Err: "replica down after a crash, with no restart since"}
+	}
+	idx := x.add(ops)
+	for i := len(x.h.Faults) - 1; i >= 0; i-- {
+		if ev := &x.h.Faults[i]; model.Crashes(ev.Kind) && ev.Fired {
+			ev.Ops = append(ev.Ops, idx...)
+			return
+		}
+	}
+}
+
+// now is the time since the run began, the clock of the history.
+func (x *execution) now() int64 { return int64(time.Since(x.t0)) }
+
+// add appends the ops of the current step and returns their indexes.
+func (x *execution) add(ops []model.Op) []int {
+	idx := make([]int, len(ops))
+	for j := range ops {
+		ops[j].Step = x.step
+		idx[j] = len(x.h.Ops)
+		x.h.Ops = append(x.h.Ops, ops[j])
+	}
+	return idx
+}
+
+// request is what the target is sent for a call, and the op that records it.
+func (e Executor) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
+	c := e.Contract
+	tag := ns.Tag(c, call)
+	req := client.Request{Tenant: ns.Tenant(call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
+	if call.NoKey {
+		req.NoKey = true
+	} else {
+		req.Key = c.SentKey(ns, call.Key)
+	}
+	// The op keeps the payload as judged: a key or tenant the body carries
+	// is identity, not payload (model.Contract.Send).
+	id := model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
+	if e.Form {
+		req.Body = c.SendForm(id, call.Variant, call.Encoding)
+		return req, model.Op{Call: call, Body: c.RenderForm(tag, call.Variant, call.Encoding)}
+	}
+	req.Body = c.Send(id, call.Variant, call.Encoding)
+	return req, model.Op{Call: call, Body: c.Render(tag, call.Variant, call.Encoding)}
+}
+
+// outcome records what a call got back; err is an infrastructure failure.
+func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Response, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, client.ErrUnreachable):
+		return fmt.Errorf("%w: %w", ErrInfrastructure, err)
+	case err != nil:
+		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
+	default:
+		r := c.Read(model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
+		op.Out = model.Outcome{Kind: r.Kind, Status: resp.Status, ID: r.ID, Body: model.Excerpt(resp.Body, model.AnswerKept)}
+	}
+	return nil
+}
+
+func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
+	for _, call := range calls {
+		if call.Fault != model.FaultNone {
+			if err := x.faulty(ctx, call); err != nil {
+				return err
+			}
+			continue
+		}
+		op, err := x.call(ctx, call, 0, nil)
+		x.add([]model.Op{op})
+		if err != nil {
+			return err
+		}
+		if err := x.poll(ctx, call, op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// call sends one call to a replica, with extra headers for the tester's
+// own machinery, and records what it got back.
+func (x *execution) call(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {
+	req, op := x.request(x.ns, call, replica)
+	req.Extra = extra
+	op.Start = x.now()
+	resp, err := x.Target.Do(ctx, req)
+	op.End = x.now()
+	return op, outcome(ctx, x.Contract, &op, resp, err)
+}
+
+// stalled runs a burst, under the db-stall nemesis when there is one.
+func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
+	if x.Stall == nil {
+		ops, err := x.burst(ctx, x.ns, calls, x.t0, nil)
+		x.add(ops)
+		return err
+	}
+	var ops []model.Op
+	var burstErr error
+	ev := model.FaultEvent{Kind: model.FaultDBStall, Step: x.step, Start: x.now()}
+	report, err := x.Stall.Run(ctx, len(calls), func(ctx context.Context, answered *atomic.Int64) {
+		ops, burstErr = x.burst(ctx, x.ns, calls, x.t0, answered)
+	})
+	ev.End = x.now()
+	ev.Ops = x.add(ops)
+	if err != nil {
+		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
+	}
+	// The nemesis operation ends when it lets the lock go, not when the
+	// burst is over: a call still unanswered long after that hung in the
+	// service (checks: IDEM-014).
+	if !report.Released.IsZero() {
+		ev.End = int64(report.Released.Sub(x.t0))
+	}
+	ev.Fired, ev.Held = report.Fired, report.Blocked
+	if !report.Fired {
+		// A request that waits for one of the service's database
+		// connections holds no lock the nemesis can see.
+		ev.Note = fmt.Sprintf("%d of %d requests blocked on %s, the others neither blocked nor were answered within the nemesis's wait: "+
+			"a request waiting for a connection of the service's database pool is invisible to it (pgx's pool holds 4 by default); "+
+			"give the pool at least as many connections as a burst has calls, or draw smaller bursts", report.Blocked, len(calls), x.Stall.Table)
+	}
+	x.h.Faults = append(x.h.Faults, ev)
+	return burstErr
+}
+
+// burst releases every call at once, call i to replica i: through the
+// target's own synchronised release when it has one, else one goroutine a
+// call behind a start barrier. Everything a call needs is built before the
+// release (rapid's draws are not safe to share between goroutines).
+func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
+	reqs := make([]client.Request, len(calls))
+	ops := make([]model.Op, len(calls))
+	for i, call := range calls {
+		reqs[i], ops[i] = e.request(ns, call, i)
+	}
+	var failed error
+	if b, ok := e.Target.(client.Burster); ok {
+		for i, r := range b.Burst(ctx, reqs, answered) {
+			ops[i].Start, ops[i].End = int64(r.Sent.Sub(t0)), int64(r.Done.Sub(t0))
+			if r.Sent.IsZero() {
+				ops[i].Start = ops[i].End
+			}
+			failed = cmp.Or(failed, outcome(ctx, e.Contract, &ops[i], r.Response, r.Err))
+		}
+		return ops, failed
+	}
+	start := make(chan struct{})
+	var g errgroup.Group
+	var mu sync.Mutex
+	for i := range reqs {
+		g.Go(func() (err error) {
+			defer func() {
+				// A Go target that panics must not take the process down
+				// from a goroutine of ours: the run stops instead.
+				if p := recover(); p != nil {
+					mu.Lock()
+					failed = cmp.Or(failed, fmt.Errorf("%w: the target panicked: %v", ErrInfrastructure, p))
+					mu.Unlock()
+				}
+			}()
+			<-start
+			ops[i].Start = int64(time.Since(t0))
+			resp, err := e.Target.Do(ctx, reqs[i])
+			ops[i].End = int64(time.Since(t0))
+			if err == nil && answered != nil {
+				answered.Add(1)
+			}
+			if err := outcome(ctx, e.Contract, &ops[i], resp, err); err != nil {
+				mu.Lock()
+				failed = cmp.Or(failed, err)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	close(start)
+	_ = g.Wait()
+	return ops, failed
+}

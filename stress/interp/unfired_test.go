@@ -1,0 +1,26 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// A crash or pause that did not fire says why: the service refused the
+// call before it wrote, or the call never waited on its write.
+func TestUnfiredCrashSaysWhy(t *testing.T) {
+	tests := []struct {
+		op   model.Op
+		done string
+		want string
+	}{
+		{model.Op{Out: model.Outcome{Kind: model.Invalid, Status: 400}}, "killed", "the service answered 400 before it wrote to tickets (a call it refuses writes nothing), so the replica was not killed"},
+		{model.Op{Out: model.Outcome{Kind: model.Unknown}}, "paused", "never waited on its write to tickets, so the replica was not paused"},
+	}
+	for _, tt := range tests {
+		if got := unfiredCrash(tt.op, "tickets", tt.done); !strings.Contains(got, tt.want) {
+			t.Errorf("unfiredCrash(%d, %s) = %q, want it to say %q", tt.op.Out.Status, tt.done, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package shapes_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// The errors: policy end to end, the other way round from
+// TestProcessFaultModes' stores-errors row: the mode that replays a
+// transient 500 passes a contract that says errors are stored, every
+// db-error fired; and a failure that cuts a call between its two
+// transactions (non-atomic) leaves a ticket without its notification,
+// IDEM-002 with the failed call alone.
+func TestErrorPolicyRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	bin, err := sample.BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode    string
+		stored  bool
+		check   checks.ID
+		minimal []model.Step
+	}{
+		{mode: "stores-errors", stored: true},
+		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultDBError)}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Faults = []model.Fault{model.FaultDBError}
+			cfg.Contract.ErrorsStored = tc.stored
+			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.MaxBugs = 30, 3, time.Minute, 1
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.check == "" {
+				if res.Verdict != checks.Pass {
+					for _, f := range res.Failures {
+						t.Errorf("%v\n%s%v", f.Violations, f.Plan, f.History)
+					}
+					t.Fatalf("verdict %s: %v", res.Verdict, res.Err)
+				}
+				assertAllFired(t, res, cfg.Faults)
+				return
+			}
+			if res.Verdict != checks.Fail || len(res.Failures) == 0 || res.Failures[0].Check != tc.check {
+				t.Fatalf("verdict %s (%v %+v), want %s", res.Verdict, res.Err, res.Failures, tc.check)
+			}
+			if got := skeleton(res.Failures[0].Plan); got.String() != (model.Plan{Steps: tc.minimal}).String() {
+				t.Errorf("minimal plan:\n%swant:\n%s", got, model.Plan{Steps: tc.minimal})
+			}
+		})
+	}
+}
