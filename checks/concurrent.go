@@ -91,7 +91,7 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 		case model.Other, model.Invalid:
 			// No state allows it (a 2xx without an ID, a 404, invalid
 			// for a call with a key): wrong in every order.
-			return ruleViolation(model.RuleWrongStatus, op, a), true
+			return ruleViolation(c, model.RuleWrongStatus, op, a), true
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {

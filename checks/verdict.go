@@ -57,8 +57,8 @@ func Evaluate(in Input) []Violation {
 	var keyless []model.Op
 	for i, op := range in.History.Ops {
 		// A call a fault of the history touched may go unanswered.
-		_, touched := in.History.TouchedBy(i)
-		faulted := touched || op.Call.Fault != model.FaultNone
+		ev, touched := in.History.TouchedBy(i)
+		faulted := touched && mayExplainNoAnswer(ev, op) || op.Call.Fault != model.FaultNone
 		if op.Call.NoKey {
 			vs = append(vs, answerChecks(in.Contract, op, faulted)...)
 			keyless = append(keyless, op)
@@ -76,7 +76,7 @@ func Evaluate(in Input) []Violation {
 	for _, op := range keyless {
 		findings, _ := in.Contract.Walk([]model.Op{op})
 		for _, f := range findings {
-			vs = append(vs, ruleViolation(f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
+			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
 		}
 	}
 	for a, info := range actions {
@@ -108,7 +108,7 @@ func Evaluate(in Input) []Violation {
 						continue
 					}
 				}
-				vs = append(vs, ruleViolation(f.Rule, op, a))
+				vs = append(vs, ruleViolation(in.Contract, f.Rule, op, a))
 			}
 		}
 		for _, op := range info.ops {
@@ -187,6 +187,20 @@ func confusion(c model.Contract, call, other model.Call) (ID, string) {
 	return "", ""
 }
 
+// mayExplainNoAnswer reports whether fault ev, which touched op, may be
+// why op got no answer. A db-stall holds a burst's requests only until it
+// releases them: a call that then waited longer than it was held had the
+// rest of its timeout to be answered, so the hang is the service's (a
+// request that joined another in the process and never got an answer
+// looks to the nemesis like one it could not see, and it releases the
+// lock after its wait, well before the call timeout).
+func mayExplainNoAnswer(ev model.FaultEvent, op model.Op) bool {
+	if ev.Kind != model.FaultDBStall {
+		return true
+	}
+	return op.End-ev.End < ev.End-op.Start
+}
+
 // answerChecks are the checks one answer fails by itself. Their action is
 // the call's as the contract names it (key scope, folded keys), like every
 // other violation's. faulted says a fault of the history touched the call
@@ -224,12 +238,12 @@ var ruleChecks = map[model.Rule]struct {
 
 // ruleViolation reports the rule an answer broke; a wrong status says
 // which answer was wrong for what.
-func ruleViolation(rule model.Rule, op model.Op, a model.Action) Violation {
+func ruleViolation(c model.Contract, rule model.Rule, op model.Op, a model.Action) Violation {
 	detail := fmt.Sprintf("call %s got %s", op.Call, op.Out)
 	if rc, ok := ruleChecks[rule]; ok {
 		return violation(rc.id, a, rc.what, detail)
 	}
-	return violation(WrongStatus, a, wrongStatusReason(op), detail)
+	return violation(WrongStatus, a, wrongStatusReason(c, op), detail)
 }
 
 // brokenRule reports a rule broken by the action's calls together.
@@ -238,7 +252,10 @@ func brokenRule(rule model.Rule, a model.Action, detail string) Violation {
 	return violation(rc.id, a, rc.what, detail)
 }
 
-func wrongStatusReason(op model.Op) string {
+// wrongStatusReason says what was wrong with an answer no state allows.
+// It depends on the contract and the kind of answer only, never on an ID,
+// so that a shrunk plan fails with the same message.
+func wrongStatusReason(c model.Contract, op model.Op) string {
 	switch {
 	case op.Call.NoKey:
 		return "a call without a key was not answered invalid"
@@ -248,8 +265,18 @@ func wrongStatusReason(op model.Op) string {
 		return "in_flight with no other call of the action in flight"
 	case op.Out.Kind == model.Invalid:
 		return "invalid for a call that carried a key"
-	case op.Out.Status >= 200 && op.Out.Status < 300:
+	case op.Out.Status >= 200 && op.Out.Status < 300 && len(c.Answers.Created)+len(c.Answers.Replayed) == 0:
 		return "a 2xx answer without a resource ID"
+	case op.Out.Status >= 200 && op.Out.Status < 300:
+		// The answer matchers decide what a success is: say what they take.
+		if r := c.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body, ID: op.Out.ID}); r.MissingID() {
+			return fmt.Sprintf("an answer that answers.%s takes, without a resource ID where it says (%s)", r.Outcome, c.Expected(r.Outcome))
+		}
+		takes := "created: " + c.Expected("created")
+		if r := c.Expected("replayed"); r != "none" {
+			takes += "; replayed: " + r
+		}
+		return "a 2xx answer that no matcher takes (" + takes + ")"
 	default:
 		return "an answer outside the contract"
 	}

@@ -175,6 +175,14 @@ func (s HTTPSpec) Sends(name string) bool {
 	return false
 }
 
+// KeyInPath reports whether the URL's path carries {{key}}
+// (/tickets/{{key}}): a call without its key cannot be sent there, as
+// a path with an empty segment is another resource, not a keyless call.
+func (s HTTPSpec) KeyInPath() bool {
+	path, _, _ := strings.Cut(s.URL, "?")
+	return usesKey(path)
+}
+
 // uses reports whether a template holds the placeholder, however spaced.
 func uses(tmpl, name string) bool {
 	for _, m := range placeholder.FindAllStringSubmatch(tmpl, -1) {

@@ -40,6 +40,9 @@ type StallReport struct {
 	Fired bool
 	// Blocked is how many requests were seen waiting on the lock at release.
 	Blocked int
+	// Released is when the lock was let go: from then on the requests it
+	// held had the rest of their call timeout to be answered.
+	Released time.Time
 }
 
 // DefaultStallWait is how long a burst's requests are given to block on
@@ -188,6 +191,7 @@ func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, 
 		}
 	}
 	relErr := s.release(ctx, conn, tx)
+	rep.Released = time.Now()
 	p := burstOver
 	if p == nil {
 		p = <-done

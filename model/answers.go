@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -19,6 +20,12 @@ type Matcher struct {
 	Equals map[string]string `json:"equals,omitempty"`
 	// Matches: JSON pointer → a regular expression the value there must match.
 	Matches map[string]string `json:"matches,omitempty"`
+	// Present: JSON pointers that must name a value other than null, and
+	// Absent: pointers that must name nothing, or null, in a JSON body. A
+	// GraphQL API answers everything 200: a created answer has
+	// /data/createPayment and no /errors, a refusal /errors/0.
+	Present []string `json:"present,omitempty"`
+	Absent  []string `json:"absent,omitempty"`
 	// ID, for created and replayed only: a JSON pointer to the resource ID
 	// in this answer's body ("": where the target finds it by default).
 	ID string `json:"id,omitempty"`
@@ -151,6 +158,19 @@ func (m Matcher) holds(a Answer) bool {
 			return false
 		}
 	}
+	for _, ptr := range m.Present {
+		if got, ok := Pointer(a.Body, ptr); !ok || got == "null" {
+			return false
+		}
+	}
+	if len(m.Absent) > 0 && !json.Valid(a.Body) {
+		return false // not JSON: an answer of some other layer, not the API's
+	}
+	for _, ptr := range m.Absent {
+		if got, ok := Pointer(a.Body, ptr); ok && got != "null" {
+			return false
+		}
+	}
 	return true
 }
 
@@ -197,10 +217,15 @@ func (o outcome) describe(i int) string {
 }
 
 func conditionsHint(a, b Matcher) string {
-	if len(a.Equals)+len(a.Matches)+len(b.Equals)+len(b.Matches) == 0 {
+	if a.conditions()+b.conditions() == 0 {
 		return ""
 	}
 	return " (conditions on different pointers, or two regular expressions, cannot prove that no answer meets both)"
+}
+
+// conditions counts the matcher's body conditions.
+func (m Matcher) conditions() int {
+	return len(m.Equals) + len(m.Matches) + len(m.Present) + len(m.Absent)
 }
 
 func (m Matcher) check(o outcome) error {
@@ -225,14 +250,29 @@ func (m Matcher) check(o outcome) error {
 			return fmt.Errorf("matches: %s: %v", ptr, err)
 		}
 	}
-	conditions := len(m.Equals) + len(m.Matches)
+	for _, list := range []struct {
+		name string
+		ptrs []string
+	}{{"present", m.Present}, {"absent", m.Absent}} {
+		for _, ptr := range list.ptrs {
+			if !strings.HasPrefix(ptr, "/") {
+				return fmt.Errorf("%s: %q is not a JSON pointer (want e.g. /errors)", list.name, ptr)
+			}
+		}
+	}
+	for _, ptr := range m.Absent {
+		if slices.Contains(m.Present, ptr) || m.Equals[ptr] != "" || m.Matches[ptr] != "" {
+			return fmt.Errorf("absent: %s is also required to hold a value: no answer meets this matcher", ptr)
+		}
+	}
+	conditions := m.conditions()
 	if o.kind != OK {
 		if m.ID != "" {
 			return fmt.Errorf("id: only created and replayed answers carry a resource ID")
 		}
 		for _, code := range m.Status {
 			if code < 300 && conditions == 0 {
-				return fmt.Errorf("%d is not an error status; a 2xx %s needs a body condition (equals: or matches:) that tells it from a created answer", code, o.name)
+				return fmt.Errorf("%d is not an error status; a 2xx %s needs a body condition (equals:, matches:, present: or absent:) that tells it from a created answer", code, o.name)
 			}
 		}
 	}
@@ -254,6 +294,17 @@ func overlap(a, b Matcher) (int, bool) {
 }
 
 func exclusive(a, b Matcher) bool {
+	// A pointer a requires absent cannot hold, nor have anything below it
+	// (absent /errors: no /errors/0/code), in an answer that b requires
+	// to hold a value there.
+	for _, gone := range a.Absent {
+		under := func(ptr string) bool { return ptr == gone || strings.HasPrefix(ptr, gone+"/") }
+		if slices.ContainsFunc(b.Present, under) ||
+			slices.ContainsFunc(slices.Collect(maps.Keys(b.Equals)), func(p string) bool { return under(p) && b.Equals[p] != "null" }) ||
+			slices.ContainsFunc(slices.Collect(maps.Keys(b.Matches)), under) {
+			return true
+		}
+	}
 	for ptr, v := range a.Equals {
 		if w, ok := b.Equals[ptr]; ok && w != v {
 			return true
@@ -283,6 +334,14 @@ func (m Matcher) String() string {
 			kv = append(kv, ptr+": "+strconv.Quote(c.m[ptr]))
 		}
 		parts = append(parts, c.name+": {"+strings.Join(kv, ", ")+"}")
+	}
+	for _, c := range []struct {
+		name string
+		ptrs []string
+	}{{"present", m.Present}, {"absent", m.Absent}} {
+		if len(c.ptrs) > 0 {
+			parts = append(parts, c.name+": ["+strings.Join(c.ptrs, ", ")+"]")
+		}
 	}
 	if m.ID != "" {
 		parts = append(parts, "id: "+m.ID)

@@ -41,6 +41,18 @@ func stripe() model.Contract {
 	return c
 }
 
+// graphql answers everything 200: a created (or replayed) payment is
+// /data/createPayment with no /errors, a refusal /errors/0 with a code.
+func graphql() model.Contract {
+	c := model.DefaultContract()
+	c.Answers = model.Answers{
+		Created:  []model.Matcher{{Status: []int{200}, Present: []string{"/data/createPayment"}, Absent: []string{"/errors"}, ID: "/data/createPayment/id"}},
+		Conflict: []model.Matcher{{Status: []int{200}, Equals: map[string]string{"/errors/0/extensions/code": "IDEMPOTENCY_KEY_REUSED"}}},
+		Invalid:  []model.Matcher{{Status: []int{200}, Present: []string{"/errors/0"}, Equals: map[string]string{"/errors/0/extensions/code": "BAD_USER_INPUT"}}},
+	}
+	return c
+}
+
 func TestRead(t *testing.T) {
 	const (
 		reused    = `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":"IDEMPOTENCY_KEY_REUSED"}]}`
@@ -79,6 +91,13 @@ func TestRead(t *testing.T) {
 		{"stripe idempotency error", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"idempotency_error"}}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
 		{"stripe invalid request", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"invalid_request_error"}}`)}, model.Reading{Kind: model.Invalid, Outcome: "invalid"}},
 		{"stripe card error", stripe(), model.Answer{Status: 402, Body: []byte(`{"error":{"type":"card_error"}}`)}, model.Reading{Kind: model.Other}},
+		// GraphQL: present and absent pointers tell a 200 from a 200.
+		{"graphql created", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql created, errors null", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":null}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql reused key", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"extensions":{"code":"IDEMPOTENCY_KEY_REUSED"}}]}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"graphql data and errors both", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":[{"extensions":{"code":"INTERNAL"}}]}`)}, model.Reading{Kind: model.Other}},
+		{"graphql null data, no errors", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null}}`)}, model.Reading{Kind: model.Other}},
+		{"graphql not JSON", graphql(), model.Answer{Status: 200, Body: []byte(`<html>`), ID: "7"}, model.Reading{Kind: model.Other}},
 		// Numbers and booleans compare as written in JSON.
 		{"number condition", withConflict(model.Matcher{Status: []int{200}, Equals: map[string]string{"/code": "7", "/retry": "false"}}),
 			model.Answer{Status: 200, Body: []byte(`{"code":7,"retry":false}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
@@ -133,6 +152,15 @@ func TestCheckAnswers(t *testing.T) {
 			[]string{"answers.conflict[0]", "answers.invalid[0]"}},
 		{"created and replayed with two ID pointers", model.Answers{Created: []model.Matcher{{Status: []int{200}}}, Replayed: []model.Matcher{{Status: []int{200}, ID: "/existing/id"}}},
 			[]string{"answers.created[0]", "answers.replayed[0]"}},
+		{"graphql", graphql().Answers, nil},
+		{"absent against present below it", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}}, Conflict: []model.Matcher{{Status: []int{200}, Present: []string{"/errors/0"}}}}, nil},
+		{"absent against a condition elsewhere", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}}, Conflict: []model.Matcher{{Status: []int{200}, Equals: eq("/error/code", "X")}}},
+			[]string{"answers.created[0]", "answers.conflict[0]", "cannot prove"}},
+		{"present without absent", model.Answers{Created: []model.Matcher{{Status: []int{200}, Present: []string{"/data/createPayment"}}}, Conflict: []model.Matcher{{Status: []int{200}, Present: []string{"/errors/0"}}}},
+			[]string{"answers.created[0]", "answers.conflict[0]"}},
+		{"absent and present at once", model.Answers{Created: []model.Matcher{{Status: []int{200}, Present: []string{"/data"}, Absent: []string{"/data"}}}}, []string{"answers.created[0]", "absent: /data"}},
+		{"absent not a pointer", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"errors"}}}}, []string{"answers.created[0]", `absent: "errors" is not a JSON pointer`}},
+		{"a 2xx refusal with only present", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}}, Conflict: []model.Matcher{{Status: []int{200}, Present: []string{"/errors"}}}}, nil},
 		{"equals against a regexp that refuses it", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "IDEMPOTENCY_KEY_REUSED")}}, Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^MISSING")}}}, nil},
 		{"equals against a regexp that takes it", model.Answers{Conflict: []model.Matcher{{Status: []int{400}, Equals: eq("/code", "MISSING_KEY")}}, Invalid: []model.Matcher{{Status: []int{400}, Matches: eq("/code", "^MISSING")}}},
 			[]string{"answers.conflict[0]", "answers.invalid[0]"}},
@@ -163,17 +191,6 @@ func TestCheckAnswers(t *testing.T) {
 	}
 }
 
-// Classify, the status-only shorthand, reads like Read with no body.
-func TestClassifyIsReadWithoutBody(t *testing.T) {
-	c := square()
-	if got := c.Classify(true, 400, false); got != model.Other {
-		t.Errorf("a bodiless 400 under Square's matchers: %s, want other", got)
-	}
-	if got := c.Classify(true, 409, false); got != model.InFlight {
-		t.Errorf("409: %s, want in_flight", got)
-	}
-}
-
 // Expected says what the contract takes for an outcome, shorthand or not.
 func TestExpected(t *testing.T) {
 	for _, tc := range []struct {
@@ -184,6 +201,7 @@ func TestExpected(t *testing.T) {
 		{model.DefaultContract(), "created", "{status: [2xx]}"},
 		{model.DefaultContract(), "replayed", "none"},
 		{square(), "invalid", `{status: [400], matches: {/errors/0/code: "^MISSING_"}}`},
+		{graphql(), "created", `{status: [200], present: [/data/createPayment], absent: [/errors], id: /data/createPayment/id}`},
 		{gocardless(), "replayed", `{status: [409], equals: {/error/errors/0/reason: "idempotent_creation_conflict"}, id: /error/links/conflicting_resource_id}`},
 	} {
 		if got := tc.c.Expected(tc.name); got != tc.want {

@@ -125,18 +125,3 @@ func (c Contract) ActionOf(call Call) Action {
 	}
 	return a
 }
-
-// Classify turns an answer known by its status alone into an outcome kind
-// (Read judges the body too). answered is false when no answer arrived at
-// all; hasID says whether the answer carried a resource ID where the target
-// finds it.
-func (c Contract) Classify(answered bool, status int, hasID bool) OutcomeKind {
-	if !answered {
-		return Unknown
-	}
-	a := Answer{Status: status}
-	if hasID {
-		a.ID = "id"
-	}
-	return c.Read(a).Kind
-}

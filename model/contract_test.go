@@ -10,47 +10,55 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-func TestClassify(t *testing.T) {
+// The statuses: shorthand reads an answer by its status alone (and
+// whether it carried an ID).
+func TestReadByStatus(t *testing.T) {
 	c := model.DefaultContract()
 	custom := model.DefaultContract()
 	custom.Statuses = model.Statuses{Conflict: []int{409}, InFlight: []int{425, 503}, Invalid: []int{400, 422}}
 	tests := []struct {
 		contract model.Contract
-		answered bool
 		status   int
 		hasID    bool
 		want     model.OutcomeKind
 	}{
-		{c, false, 0, false, model.Unknown},
-		{c, false, 201, true, model.Unknown}, // no answer wins over anything else
-		{c, true, 200, true, model.OK},
-		{c, true, 201, true, model.OK},
-		{c, true, 299, true, model.OK},
-		{c, true, 201, false, model.Other}, // 2xx without a resource ID
-		{c, true, 204, false, model.Other},
-		{c, true, 302, true, model.Other},
-		{c, true, 422, false, model.Conflict},
-		{c, true, 409, false, model.InFlight},
-		{c, true, 400, false, model.Invalid},
-		{c, true, 404, false, model.Other},
-		{c, true, 429, false, model.Other},
-		{c, true, 500, false, model.Unknown},
-		{c, true, 503, false, model.Unknown},
-		{c, true, 599, false, model.Unknown},
-		{custom, true, 409, false, model.Conflict},
-		{custom, true, 425, false, model.InFlight},
-		{custom, true, 503, false, model.InFlight}, // a contract status wins over the 5xx rule
-		{custom, true, 422, false, model.Invalid},
-		{custom, true, 500, false, model.Unknown},
+		{c, 200, true, model.OK},
+		{c, 201, true, model.OK},
+		{c, 299, true, model.OK},
+		{c, 201, false, model.Other}, // 2xx without a resource ID
+		{c, 204, false, model.Other},
+		{c, 302, true, model.Other},
+		{c, 422, false, model.Conflict},
+		{c, 409, false, model.InFlight},
+		{c, 400, false, model.Invalid},
+		{c, 404, false, model.Other},
+		{c, 429, false, model.Other},
+		{c, 500, false, model.Unknown},
+		{c, 503, false, model.Unknown},
+		{c, 599, false, model.Unknown},
+		{custom, 409, false, model.Conflict},
+		{custom, 425, false, model.InFlight},
+		{custom, 503, false, model.InFlight}, // a contract status wins over the 5xx rule
+		{custom, 422, false, model.Invalid},
+		{custom, 500, false, model.Unknown},
 	}
 	for _, tt := range tests {
-		name := fmt.Sprintf("%v answered=%v status=%d id=%v", tt.contract.Statuses, tt.answered, tt.status, tt.hasID)
+		name := fmt.Sprintf("%v status=%d id=%v", tt.contract.Statuses, tt.status, tt.hasID)
 		t.Run(name, func(t *testing.T) {
-			if got := tt.contract.Classify(tt.answered, tt.status, tt.hasID); got != tt.want {
-				t.Errorf("Classify = %s, want %s", got, tt.want)
+			if got := tt.contract.Read(bodiless(tt.status, tt.hasID)).Kind; got != tt.want {
+				t.Errorf("Read = %s, want %s", got, tt.want)
 			}
 		})
 	}
+}
+
+// bodiless is an answer with a status, and an ID or none.
+func bodiless(status int, hasID bool) model.Answer {
+	a := model.Answer{Status: status}
+	if hasID {
+		a.ID = "7"
+	}
+	return a
 }
 
 func TestActionOf(t *testing.T) {
@@ -66,10 +74,11 @@ func TestActionOf(t *testing.T) {
 	}
 }
 
-func ExampleContract_Classify() {
+func ExampleContract_Read() {
 	c := model.DefaultContract()
-	fmt.Println(c.Classify(true, 201, true), c.Classify(true, 422, false), c.Classify(true, 500, false), c.Classify(false, 0, false))
-	// Output: ok conflict unknown unknown
+	created := c.Read(model.Answer{Status: 201, ID: "7"})
+	fmt.Println(created.Kind, created.ID, c.Read(model.Answer{Status: 422}).Kind, c.Read(model.Answer{Status: 500}).Kind)
+	// Output: ok 7 conflict unknown
 }
 
 // A contract built in Go with only some fields set judges like the default
@@ -86,10 +95,10 @@ func TestWithDefaults(t *testing.T) {
 		t.Errorf("WithDefaults changed or missed a field: %+v", own)
 	}
 	// Before defaults, a 422 is an answer outside the contract; after, a conflict.
-	if got := (model.Contract{}).Classify(true, 422, false); got != model.Other {
+	if got := (model.Contract{}).Read(bodiless(422, false)).Kind; got != model.Other {
 		t.Errorf("zero contract classifies 422 as %s", got)
 	}
-	if got := (model.Contract{}).WithDefaults().Classify(true, 422, false); got != model.Conflict {
+	if got := (model.Contract{}).WithDefaults().Read(bodiless(422, false)).Kind; got != model.Conflict {
 		t.Errorf("defaulted contract classifies 422 as %s", got)
 	}
 }

@@ -106,9 +106,10 @@ func (c Coverage) Transitions() []Transition {
 type Exercise struct {
 	Contract Contract
 	// KeyInTag says the service sees the action tag where it looks for the
-	// key (a {{tag}} in the URL or a header): the tag holds the tenant and
-	// the key in its logical form, so no two tenants, and no two keys apart
-	// by white space or case, ever send the service one key.
+	// key (a {{tag}} in the URL, a header, or the payload: see
+	// stress.keyInTag): the tag holds the tenant and the key in its
+	// logical form, so no two tenants, and no two keys apart by white
+	// space or case, ever send the service one key.
 	KeyInTag bool
 	History  History
 }

@@ -24,6 +24,8 @@ type matcherFile struct {
 	Status  statusList        `yaml:"status"`
 	Equals  map[string]string `yaml:"equals"`
 	Matches map[string]string `yaml:"matches"`
+	Present []string          `yaml:"present"`
+	Absent  []string          `yaml:"absent"`
 	ID      string            `yaml:"id"`
 }
 
@@ -76,7 +78,7 @@ func (f *answersFile) answers(short *model.Statuses) (model.Answers, error) {
 func matchers(ms []matcherFile) []model.Matcher {
 	var out []model.Matcher
 	for _, m := range ms {
-		out = append(out, model.Matcher{Status: m.Status, Equals: m.Equals, Matches: m.Matches, ID: m.ID})
+		out = append(out, model.Matcher{Status: m.Status, Equals: m.Equals, Matches: m.Matches, Present: m.Present, Absent: m.Absent, ID: m.ID})
 	}
 	return out
 }

@@ -18,6 +18,20 @@ func startCoverage(cfg Config) model.Coverage {
 	return model.NewCoverage(faults)
 }
 
+// keyInTag says the service sees the action tag where it looks for the
+// key (model.Exercise.KeyInTag): a {{tag}} in the URL or a header, a
+// payload field that is {{tag}} alone (Square's "idempotency_key"), or a
+// tag in the payload with no {{key}} sent anywhere. A tag inside a text
+// of the payload beside a {{key}} (the tagged layout's subject) only marks
+// rows; the service still sees the key. When in doubt the tag is taken as
+// the key: a transition wrongly called not exercised makes a check
+// skipped, where one wrongly called exercised makes it passed.
+func keyInTag(cfg Config) bool {
+	c := cfg.Contract
+	return cfg.HTTP.Sends("tag") || c.CarriesAlone("tag") ||
+		c.Carries("tag") && !cfg.HTTP.Sends("key") && !c.Carries("key")
+}
+
 // Statuses says of every check whether the run failed it, passed it, or
 // never exercised it (none of the transitions it needs happened), or
 // proved nothing of it (an inconclusive run).

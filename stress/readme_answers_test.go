@@ -28,8 +28,8 @@ func TestREADMEAnswersContracts(t *testing.T) {
 	text = text[start:]
 	text = text[:strings.Index(text[1:], "\n## ")+1]
 	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(text, -1)
-	if len(blocks) != 4 {
-		t.Fatalf("the Answers section has %d YAML blocks, want the reference and three contracts", len(blocks))
+	if len(blocks) != 5 {
+		t.Fatalf("the Answers section has %d YAML blocks, want the reference and four contracts", len(blocks))
 	}
 	sample := string(ticketsvc.Contract)
 	withoutStatuses := sample[:strings.Index(sample, "statuses:")] + sample[strings.Index(sample, "equivalence:"):]
@@ -49,8 +49,10 @@ func TestREADMEAnswersContracts(t *testing.T) {
 		{"Stripe-like", model.Answer{Status: 400, Body: []byte(`{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters"}}`)}, model.Conflict},
 		{"Square-like", model.Answer{Status: 400, Body: []byte(`{"errors":[{"category":"INVALID_REQUEST_ERROR","code":"MISSING_REQUIRED_PARAMETER"}]}`)}, model.Invalid},
 		{"GoCardless-like", model.Answer{Status: 409, Body: []byte(`{"error":{"code":409,"errors":[{"reason":"idempotent_creation_conflict","links":{"conflicting_resource_id":"PM1"}}]}}`)}, model.OK},
+		{"GraphQL-like", model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"P1"}}}`), ID: "P1"}, model.OK},
+		{"GraphQL-like", model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"message":"reused","extensions":{"code":"IDEMPOTENCY_KEY_REUSED"}}]}`)}, model.Conflict},
 	} {
-		i := map[string]int{"reference": 0, "Stripe-like": 1, "Square-like": 2, "GoCardless-like": 3}[tc.name]
+		i := map[string]int{"reference": 0, "Stripe-like": 1, "Square-like": 2, "GoCardless-like": 3, "GraphQL-like": 4}[tc.name]
 		block := blocks[i][1]
 		if i > 0 && (!strings.HasPrefix(block, "# "+tc.name) || strings.Count(block, "\n") >= 30) {
 			t.Errorf("docs/contract.md contract %d: want a %s contract of under 30 lines, got %d lines:\n%s", i, tc.name, strings.Count(block, "\n"), block)

@@ -50,6 +50,9 @@ type runner struct {
 	// allows (see unusable.go): with no ok answer in the run, the request
 	// is wrong, not the service.
 	unusable *model.Op
+	// serverErrors says a call with a key was answered 5xx: the service
+	// took the request, even with no ok answer.
+	serverErrors bool
 	// baseOK says a call with the base payload was answered ok, and refused
 	// is the first call with another variant or encoding that got a 4xx
 	// anyway: then that input, not the service, is what is wrong (refusal).
@@ -96,6 +99,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer session.Close()
 	cfg = session.cfg
+	// A key in the URL's path has no keyless form: /tickets// is another
+	// resource, and its 404 is no bug of the service's.
+	keyInPath := cfg.World.KeyRequired && cfg.HTTP.KeyInPath()
+	if keyInPath {
+		cfg.World.KeyRequired = false
+	}
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = randomSeed()
@@ -105,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t0 := time.Now()
 	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
 	r.session = session
+	if keyInPath {
+		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
+	}
 	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
@@ -121,7 +133,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.idNowhere()
 	}
 	if !r.ids && r.unusable != nil && r.stop == nil {
-		return nil, r.noUsableAnswer()
+		// No ok answer, and one no state allows: the request is wrong,
+		// and what a wrong request shows (a keyless call's 404) is no
+		// bug. But where the service answered 5xx, it took the request,
+		// and the bugs found then (rows stored behind every 500) are
+		// real: they are reported, and the odd answer is a note.
+		if len(r.bugs) == 0 || !r.serverErrors {
+			return nil, r.noUsableAnswer()
+		}
+		r.note(r.unusableNote())
 	}
 	// After an infrastructure stop the target cannot be asked again what it
 	// refused: the stop is the verdict (exit 3), not a payload field.
@@ -362,6 +382,7 @@ func (r *runner) account(tr Trial) {
 		}
 	}
 	for i, op := range tr.History.Ops {
+		r.serverErrors = r.serverErrors || op.Out.Status >= 500 && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true

@@ -45,11 +45,22 @@ func (r *runner) wantedID(op model.Op) bool {
 }
 
 // noUsableAnswer is the contract error of a run in which no call was ever
-// answered ok: it quotes the first answer that no state allows.
+// answered ok and no bug was found: it quotes the first answer that no
+// state allows.
 func (r *runner) noUsableAnswer() error {
 	op := r.unusable
 	return fmt.Errorf("%w: no call of the run was answered created or replayed; the first answer was %d with body %q (call %s, read as %s). "+
 		"The request is likely wrong, not the service: check target.url and target.method, the payload's required fields and the key header against the service's API, "+
 		"and that answers: (or statuses:) say how the service answers",
 		ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind)
+}
+
+// unusableNote says, in a run that found bugs without any ok answer, which
+// answer stopped the search hunting more: from then on a failure may be
+// the request's, not the service's.
+func (r *runner) unusableNote() string {
+	op := r.unusable
+	return fmt.Sprintf("no call of the run was answered created or replayed, and one was answered %d with body %q (call %s, read as %s): "+
+		"no further bug was hunted after it, since the request may be wrong (check target.url, the payload's required fields and the key header)",
+		op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind)
 }

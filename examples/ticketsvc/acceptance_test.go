@@ -79,6 +79,8 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		// Without a failure, nothing is stored.
 		{"stores-errors", nil},
 		{"complete-after-commit", nil},
+		// One call at a time joins no other.
+		{"hang-on-burst", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

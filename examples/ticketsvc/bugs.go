@@ -67,6 +67,10 @@ type behavior struct {
 	// key, as response-caching middlewares do: one passing database error
 	// and the key fails for as long as it is kept, nothing ever created.
 	storesErrors bool
+	// joinIdentical joins a request identical to one in flight in this
+	// process (tenant, key, payload) to it, and never hands it the
+	// result: a burst of identical calls hangs all but the first.
+	joinIdentical bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -96,6 +100,7 @@ var bugModes = []bugMode{
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
 	{name: "stores-errors", b: behavior{storesErrors: true}},
 	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
+	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -192,6 +197,7 @@ func (b behavior) or(o behavior) behavior {
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
 		storesErrors:         b.storesErrors || o.storesErrors,
 		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
+		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

@@ -20,6 +20,8 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"stores-errors":   storesErrorsScenario,
 	// Shown only by a crash after its commit (crash_test.go).
 	"complete-after-commit": completeAfterCommitScenario,
+	// Shown only by identical calls at once (hang_test.go).
+	"hang-on-burst": hangOnBurstScenario,
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

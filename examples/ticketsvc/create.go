@@ -40,6 +40,13 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		}
 		defer unlock()
 	}
+	if s.identical != nil {
+		leave, err := s.identical.join(ctx, req)
+		if err != nil {
+			return outcome{}, err
+		}
+		defer leave()
+	}
 	if s.b.stuckInFlight {
 		return s.createMarked(ctx, req)
 	}
@@ -185,6 +192,16 @@ func (s *Service) createMarked(ctx context.Context, req createRequest) (outcome,
 	var prior storedKey
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
+		if s.b.uniqueViolationIs500 {
+			// With unique-violation-500 as well: look the key up, then
+			// mark it, nothing in between. The loser of a concurrent
+			// duplicate hits the unique constraint and answers 500.
+			if prior, found, err = s.findKey(ctx, tx, req); err != nil || found {
+				return err
+			}
+			claimed = true
+			return markKey(ctx, tx, req)
+		}
 		if claimed, err = claimKey(ctx, tx, req); err != nil || claimed {
 			return err
 		}

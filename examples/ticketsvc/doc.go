@@ -53,8 +53,12 @@
 //     Service, not in the database, over tables without unique constraints.
 //     Correct with one process; with two (or two Services over one
 //     database), concurrent calls of one action, one to each, both create.
+//   - hang-on-burst: a request identical to one in flight in the process
+//     (tenant, key, payload) joins it, to be answered with its result, which
+//     the first never hands over: all but the first of a burst of identical
+//     calls hang until their client gives up.
 //
-// The last three are correct one call at a time; only concurrent calls of
+// The last four are correct one call at a time; only concurrent calls of
 // one action show them.
 //
 // With no bug the service is correct, including under concurrent duplicates

@@ -58,6 +58,9 @@ type Service struct {
 	errs *errorMemory
 	// redis holds the keys in the keys-in-redis modes; nil in every other.
 	redis *keyRedis
+	// identical holds the requests in flight in the hang-on-burst mode;
+	// nil in every other.
+	identical *identicalCalls
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -99,6 +102,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		if s.redis, err = newKeyRedis(opts.RedisURL); err != nil {
 			return nil, err
 		}
+	}
+	if b.joinIdentical {
+		s.identical = newIdenticalCalls()
 	}
 	return s, nil
 }

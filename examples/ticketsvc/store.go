@@ -107,6 +107,17 @@ func claimKey(ctx context.Context, tx pgx.Tx, req createRequest) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
+// markKey inserts the key as in progress (no ticket yet); a key already
+// there is a unique violation.
+func markKey(ctx context.Context, tx pgx.Tx, req createRequest) error {
+	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (tenant, request_key, fingerprint)
+		VALUES ($1, $2, $3)`, req.tenant, req.lookup, req.fingerprint)
+	if err != nil {
+		return fmt.Errorf("mark key: %w", err)
+	}
+	return nil
+}
+
 // setKeyTicket names the claimed key's ticket.
 func setKeyTicket(ctx context.Context, tx pgx.Tx, req createRequest, ticketID int64) error {
 	_, err := tx.Exec(ctx, `UPDATE idempotency_keys SET ticket_id = $3 WHERE tenant = $1 AND request_key = $2`,

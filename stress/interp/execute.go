@@ -227,6 +227,12 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 	if err != nil {
 		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
 	}
+	// The nemesis operation ends when it lets the lock go, not when the
+	// burst is over: a call still unanswered long after that hung in the
+	// service (checks: IDEM-014).
+	if !report.Released.IsZero() {
+		ev.End = int64(report.Released.Sub(x.t0))
+	}
 	ev.Fired, ev.Held = report.Fired, report.Blocked
 	if !report.Fired {
 		// A request that waits for one of the service's database

@@ -45,6 +45,33 @@ effects:
   - {table: payments, tenant: tenant, key: idem_key, id: id, fields: {note: /note}}
 `
 
+// graphqlContract reads a GraphQL API's: every answer is 200, a created
+// or replayed payment is /data/createPayment with no /errors, a refusal
+// names its reason in /errors/0/extensions/code.
+const graphqlContract = `
+target:
+  url: URL
+  headers: {Idempotency-Key: "{{key}}", X-Tenant: "{{tenant}}"}
+  id: /data/createPayment/id
+payload:
+  query: "mutation($input: PaymentInput!) { createPayment(input: $input) { id } }"
+  variables: {input: {note: coffee, amount: 1250}}
+payload_rules: {/query: fixed}
+answers:
+  created:
+    - status: [200]
+      present: [/data/createPayment]
+      absent: [/errors]
+  conflict:
+    - status: [200]
+      equals: {/errors/0/extensions/code: IDEMPOTENCY_KEY_REUSED}
+  invalid:
+    - status: [200]
+      equals: {/errors/0/extensions/code: MISSING_REQUIRED_PARAMETER}
+effects:
+  - {table: payments, tenant: tenant, key: idem_key, id: id, fields: {note: /variables/input/note}}
+`
+
 // apiConfig is a contract pointed at a service and its database.
 func apiConfig(t *testing.T, contract, url, dbURL string, plans int) stress.Config {
 	t.Helper()
@@ -56,7 +83,7 @@ func apiConfig(t *testing.T, contract, url, dbURL string, plans int) stress.Conf
 	return cfg
 }
 
-// A service that answers like Square or GoCardless passes when the
+// A service that answers like Square, GoCardless or a GraphQL API passes when the
 // contract's answer matchers say how it answers, and its planted bug is
 // still caught by the check that names it.
 func TestAnswerMatchersOnOtherAPIs(t *testing.T) {
@@ -69,6 +96,8 @@ func TestAnswerMatchersOnOtherAPIs(t *testing.T) {
 		{gocardlessStyle, gocardlessContract, "", ""},
 		{gocardlessStyle, gocardlessContract, "changed-replayed", checks.ChangedAccepted},
 		{gocardlessStyle, gocardlessContract, "replay-new-id", checks.UnstableResponse},
+		{graphqlStyle, graphqlContract, "", ""},
+		{graphqlStyle, graphqlContract, "changed-replayed", checks.ChangedAccepted},
 	} {
 		t.Run(tc.style+"/"+tc.bug, func(t *testing.T) {
 			url, dbURL := serveAPI(t, tc.style, tc.bug)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,11 +27,15 @@ import (
 type api struct {
 	style, bug string
 	pool       *pgxpool.Pool
+	// served counts the requests, for a bug that answers one of them
+	// otherwise.
+	served atomic.Int64
 }
 
 const (
 	squareStyle     = "square"     // 200 for created and replayed; 400 + errors[0].code for a reused and a missing key
 	gocardlessStyle = "gocardless" // 201 created; a replay is 409 carrying the existing ID; 422 reused; 400 missing
+	graphqlStyle    = "graphql"    // everything 200: data.createPayment on success, errors[0] with a code on failure
 )
 
 // serveAPI starts the service on a loopback port over a new database and
@@ -47,7 +52,7 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
 		t.Fatal(err)
 	}
-	if bug == "insert-then-500" {
+	if strings.HasPrefix(bug, "insert-then-500") {
 		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
 			t.Fatal(err)
 		}
@@ -72,15 +77,27 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 }
 
 func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v2/payments" {
+	if r.Method != http.MethodPost || r.URL.Path != "/v2/payments" && r.URL.Path != "/graphql" {
 		s.fail(w, http.StatusNotFound, "NOT_FOUND")
 		return
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var payload struct {
 		Note string `json:"note"`
+		// A GraphQL request's fields are the mutation's variables.
+		Variables struct {
+			Input struct {
+				Note string `json:"note"`
+			} `json:"input"`
+		} `json:"variables"`
 	}
-	if err != nil || json.Unmarshal(raw, &payload) != nil || payload.Note == "" {
+	if err == nil {
+		err = json.Unmarshal(raw, &payload)
+	}
+	if s.style == graphqlStyle {
+		payload.Note = payload.Variables.Input.Note
+	}
+	if err != nil || payload.Note == "" {
 		s.fail(w, http.StatusBadRequest, "INVALID_REQUEST_BODY")
 		return
 	}
@@ -90,7 +107,13 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := canonical(raw)
-	if s.bug == "insert-then-500" {
+	if s.bug == "insert-then-500-one-404" && s.served.Add(1) == notFoundAt {
+		// Once, well after the first bug was found: a 404 (a proxy's
+		// hiccup) that no state allows.
+		s.fail(w, http.StatusNotFound, "NOT_FOUND")
+		return
+	}
+	if strings.HasPrefix(s.bug, "insert-then-500") {
 		// No idempotency at all, and every answer a 500: no call is ever ok.
 		_, err := s.pool.Exec(r.Context(), `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)`, tenant, key, body, payload.Note)
 		http.Error(w, fmt.Sprint("stored, then failed: ", err), http.StatusInternalServerError)
@@ -103,7 +126,7 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.created(w, id, true)
 			return
 		}
-		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422}[s.style], "IDEMPOTENCY_KEY_REUSED")
+		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422, graphqlStyle: 200}[s.style], "IDEMPOTENCY_KEY_REUSED")
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	default:
@@ -112,6 +135,9 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var errReused = errors.New("key reused with another body")
+
+// notFoundAt is the request insert-then-500-one-404 answers 404.
+const notFoundAt = 150
 
 // create inserts the key's row first; a key already there is a replay of
 // an equal body and a reuse of another.
@@ -137,6 +163,8 @@ func (s *api) created(w http.ResponseWriter, id int64, replay bool) {
 	switch {
 	case s.style == squareStyle:
 		fmt.Fprintf(w, `{"payment":{"id":%q,"status":"COMPLETED"}}`, pid)
+	case s.style == graphqlStyle:
+		fmt.Fprintf(w, `{"data":{"createPayment":{"id":%q}}}`, pid)
 	case replay && s.bug == "replay-new-id":
 		s.replayed(w, strconv.FormatInt(id+1000, 10))
 	case replay:
@@ -154,6 +182,11 @@ func (s *api) replayed(w http.ResponseWriter, pid string) {
 
 func (s *api) fail(w http.ResponseWriter, status int, code string) {
 	w.Header().Set("Content-Type", "application/json")
+	if s.style == graphqlStyle {
+		// Every GraphQL answer is a 200; what failed is in its errors.
+		fmt.Fprintf(w, `{"data":{"createPayment":null},"errors":[{"message":"createPayment failed","extensions":{"code":%q}}]}`, code)
+		return
+	}
 	w.WriteHeader(status)
 	if s.style == squareStyle {
 		fmt.Fprintf(w, `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":%q}]}`, code)

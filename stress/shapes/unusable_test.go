@@ -2,6 +2,7 @@ package shapes_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,4 +95,23 @@ func checksOf(res *stress.Result) []checks.ID {
 		ids = append(ids, f.Check)
 	}
 	return ids
+}
+
+// Issue 16.5: a run whose calls were answered 5xx only, and then one 404,
+// had hunted real bugs (rows stored behind every 500) and dropped them all
+// for the contract error of a run that never got a usable answer. Bugs
+// found are reported; the odd answer is a note.
+func TestBugsFoundBeforeAnUnusableAnswerAreReported(t *testing.T) {
+	url, dbURL := serveAPI(t, squareStyle, "insert-then-500-one-404")
+	cfg := apiConfig(t, squareContract, url, dbURL, 50)
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v; want the bugs found reported", err)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) == 0 {
+		t.Fatalf("%s (%v, failures %v); want the bugs found reported", res.Verdict, res.Err, checksOf(res))
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "404") && strings.Contains(n, "NOT_FOUND") }) {
+		t.Errorf("no note quotes the 404: %q", res.Notes)
+	}
 }
