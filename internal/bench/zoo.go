@@ -46,6 +46,7 @@ var MinimalCalls = map[string]int{
 	"memory-keys":           2,
 	"non-atomic":            1,
 	"stuck-in-flight":       2,
+	"hang-on-burst":         2, // a burst of two identical calls
 	"stores-errors":         2, // the call the db-error fails, and its retry
 	"complete-after-commit": 2, // the call crashed at its key record, and its retry after the restart
 }
