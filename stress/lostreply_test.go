@@ -10,13 +10,6 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// faulted is a single call that carries a planned fault.
-func faulted(tenant, key string, f model.Fault) model.Step {
-	s := call(tenant, key, 0)
-	s.Calls[0].Fault = f
-	return s
-}
-
 // The reply to the first call is lost after its write committed; the
 // client retries. With the same key the retry is answered the same ID and
 // the action has one ticket and one outbox row; with a fresh key per

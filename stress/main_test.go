@@ -7,20 +7,27 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
+// What the end-to-end binaries share (internal/stresstest), by the short
+// names the tests use.
+var (
+	call           = stresstest.Call
+	burst          = stresstest.Burst
+	faulted        = stresstest.Faulted
+	assertAllFired = stresstest.AssertAllFired
+	oneEncoding    = stresstest.OneEncoding
+	sameCalls      = stresstest.SameCalls
+	skeleton       = stresstest.Skeleton
+)
+
 // startSample serves the sample service in one mode and layout over a new
-// database.
+// database of this binary's cluster.
 func startSample(t *testing.T, mode string, layout ticketsvc.Layout) *sample.Service {
-	t.Helper()
-	svc, err := sample.Start(t.Context(), pgtest.NewDatabase(t, cluster), mode, layout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
-	return svc
+	return stresstest.StartSample(t, cluster, mode, layout)
 }

@@ -1,7 +1,6 @@
 package stress_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -68,22 +67,4 @@ func TestDelayRun(t *testing.T) {
 		t.Fatalf("verdict %s: %v (%+v)", res.Verdict, res.Err, res.Failures)
 	}
 	assertAllFired(t, res, cfg.Faults)
-}
-
-func assertAllFired(t *testing.T, res *stress.Result, kinds []model.Fault) {
-	t.Helper()
-	if res.Unfired != 0 {
-		t.Errorf("%d case(s) with an unfired fault", res.Unfired)
-	}
-	for _, k := range kinds {
-		c := res.Faults[k]
-		if c.Planned == 0 || c.Fired != c.Planned {
-			t.Errorf("%s: fired %d of %d, want all of at least one", k, c.Fired, c.Planned)
-		}
-	}
-	for k := range res.Faults {
-		if !slices.Contains(kinds, k) {
-			t.Errorf("fault %s counted, never enabled", k)
-		}
-	}
 }

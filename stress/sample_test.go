@@ -17,19 +17,6 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-func call(tenant, key string, variant int) model.Step {
-	return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: tenant, Key: key, Variant: variant}}}
-}
-
-// burst releases the calls of single-call steps together.
-func burst(steps ...model.Step) model.Step {
-	b := model.Step{Kind: model.StepBurst}
-	for _, s := range steps {
-		b.Calls = append(b.Calls, s.Calls...)
-	}
-	return b
-}
-
 // The library API inside go test: the correct service passes.
 func TestCheckCorrectService(t *testing.T) {
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
@@ -117,19 +104,6 @@ func TestRunSchemaMismatch(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-}
-
-// oneEncoding marks every re-encoded call as encoding 1: which of the
-// byte-different encodings a shrink ends on does not matter.
-func oneEncoding(p model.Plan) model.Plan {
-	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
-	for i, s := range p.Steps {
-		q.Steps[i] = model.Step{Kind: s.Kind, Calls: append([]model.Call(nil), s.Calls...)}
-		for j := range q.Steps[i].Calls {
-			q.Steps[i].Calls[j].Encoding = min(q.Steps[i].Calls[j].Encoding, 1)
-		}
-	}
-	return q
 }
 
 // A Go target that panics stops the run as inconclusive, whether the call

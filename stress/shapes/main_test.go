@@ -1,56 +1,33 @@
 package shapes_test
 
 import (
-	"slices"
 	"testing"
 
+	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
-// call is a step of one call.
-func call(tenant, key string, variant int) model.Step {
-	return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: tenant, Key: key, Variant: variant}}}
-}
+// What the end-to-end binaries share (internal/stresstest), by the short
+// names the tests use.
+var (
+	call           = stresstest.Call
+	burst          = stresstest.Burst
+	faulted        = stresstest.Faulted
+	assertAllFired = stresstest.AssertAllFired
+	oneEncoding    = stresstest.OneEncoding
+	sameCalls      = stresstest.SameCalls
+	skeleton       = stresstest.Skeleton
+)
 
-// burst releases the calls of single-call steps together.
-func burst(steps ...model.Step) model.Step {
-	b := model.Step{Kind: model.StepBurst}
-	for _, s := range steps {
-		b.Calls = append(b.Calls, s.Calls...)
-	}
-	return b
-}
-
-// assertAllFired: every kind planned fired every time, and no other kind
-// was counted (as in package stress's tests, a binary apart).
-func assertAllFired(t *testing.T, res *stress.Result, kinds []model.Fault) {
-	t.Helper()
-	if res.Unfired != 0 {
-		t.Errorf("%d case(s) with an unfired fault", res.Unfired)
-	}
-	for _, k := range kinds {
-		c := res.Faults[k]
-		if c.Planned == 0 || c.Fired != c.Planned {
-			t.Errorf("%s: fired %d of %d, want all of at least one", k, c.Fired, c.Planned)
-		}
-	}
-	for k := range res.Faults {
-		if !slices.Contains(kinds, k) {
-			t.Errorf("fault %s counted, never enabled", k)
-		}
-	}
-}
-
-// faulted is a single call that carries a planned fault.
-func faulted(tenant, key string, f model.Fault) model.Step {
-	s := call(tenant, key, 0)
-	s.Calls[0].Fault = f
-	return s
+// startSample serves the sample service in one mode and layout over a new
+// database of this binary's cluster.
+func startSample(t *testing.T, mode string, layout ticketsvc.Layout) *sample.Service {
+	return stresstest.StartSample(t, cluster, mode, layout)
 }

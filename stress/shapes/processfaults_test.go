@@ -1,8 +1,6 @@
 package shapes_test
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -75,31 +73,6 @@ func TestProcessFaultModes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// skeleton is the plan with every call's payload variant, encoding and
-// noise at zero, and its tenants and keys named in the order they appear
-// (A, B, …; k1, k2, …).
-func skeleton(p model.Plan) model.Plan {
-	var out model.Plan
-	tenants, keys := map[string]string{}, map[string]string{}
-	rename := func(names map[string]string, name, first string) string {
-		if _, ok := names[name]; !ok {
-			names[name] = first
-		}
-		return names[name]
-	}
-	for _, s := range p.Steps {
-		s.Calls = slices.Clone(s.Calls)
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			c.Variant, c.Encoding, c.Noise = 0, 0, model.NoiseNone
-			c.Tenant = rename(tenants, c.Tenant, string(rune('A'+len(tenants))))
-			c.Key = rename(keys, c.Key, fmt.Sprintf("k%d", len(keys)+1))
-		}
-		out.Steps = append(out.Steps, s)
-	}
-	return out
 }
 
 // A replica paused with its transaction open while the retry goes to the
