@@ -88,18 +88,18 @@ func TestBurstDropsAClosedKeptConnection(t *testing.T) {
 	}
 }
 
-// The race left: the server closes a kept connection as the request
-// arrives, without answering (it never read the request). That call is
-// sent again on a fresh connection and answered: a closed connection is
-// never taken for the service's "no answer".
-func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
+// dropSecond serves HTTP/1.1 on 127.0.0.1: each connection answers its
+// first request 201, reads its second and, hold later (a handler that ran
+// for that long), closes without an answer. It returns the URL and how
+// many requests were read and answered; the server stops with the test.
+func dropSecond(t *testing.T, hold time.Duration) (url string, read, answered *atomic.Int64) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	var conns, requests atomic.Int64
+	read, answered = new(atomic.Int64), new(atomic.Int64)
 	done := make(chan struct{})
+	t.Cleanup(func() { _ = ln.Close(); <-done })
 	go func() {
 		defer close(done)
 		for {
@@ -107,9 +107,6 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 			if err != nil {
 				return
 			}
-			n := conns.Add(1)
-			// The first connection answers one request and then drops the
-			// next as it comes; later ones answer every request.
 			func() {
 				defer c.Close()
 				br := bufio.NewReader(c)
@@ -119,10 +116,12 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 						return
 					}
 					_, _ = io.Copy(io.Discard, req.Body)
-					if n == 1 && served == 1 {
+					read.Add(1)
+					if served == 1 {
+						time.Sleep(hold)
 						return
 					}
-					requests.Add(1)
+					answered.Add(1)
 					if _, err := io.WriteString(c, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"); err != nil {
 						return
 					}
@@ -130,21 +129,34 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 			}()
 		}
 	}()
-	url := "http://" + ln.Addr().String() + "/"
+	return "http://" + ln.Addr().String() + "/", read, answered
+}
+
+// twoBursts sends a burst of one call to url, which must be answered, and
+// then another over the connection it kept, and returns the second's
+// exchange.
+func twoBursts(t *testing.T, url string) Exchange {
+	t.Helper()
 	opts := ReleaseOptions{keep: &warm{}}
+	defer opts.keep.closeAll()
 	if ex := Release(t.Context(), newPosts(t, 1, url), opts); ex[0].Err != nil {
 		t.Fatalf("first burst: %v", ex[0].Err)
 	}
-	ex := Release(t.Context(), newPosts(t, 1, url), opts)
-	if ex[0].Err != nil || ex[0].Resp.StatusCode != http.StatusCreated {
-		t.Errorf("a call whose kept connection the server closed under it: %v %v, want it sent again and answered", ex[0].Err, ex[0].Resp)
+	return Release(t.Context(), newPosts(t, 1, url), opts)[0]
+}
+
+// The race left: the server closes a kept connection as the request
+// arrives, without answering it (its idle timeout ran out as the bytes
+// came). That call is sent again on a fresh connection and answered: a
+// closed connection is never taken for the service's "no answer".
+func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
+	url, _, answered := dropSecond(t, 0)
+	if ex := twoBursts(t, url); ex.Err != nil || ex.Resp.StatusCode != http.StatusCreated {
+		t.Errorf("a call whose kept connection the server closed under it: %v %v, want it sent again and answered", ex.Err, ex.Resp)
 	}
-	if got := requests.Load(); got != 2 {
+	if got := answered.Load(); got != 2 {
 		t.Errorf("the server answered %d requests, want 2 (the second once, on a fresh connection)", got)
 	}
-	opts.keep.closeAll()
-	_ = ln.Close()
-	<-done
 }
 
 // A server that read the request on a kept connection and then dropped
@@ -152,55 +164,13 @@ func TestBurstResendsOnAKeptConnectionClosedUnderIt(t *testing.T) {
 // committed) is not an idle close: the request is not sent again, and the
 // call has no answer.
 func TestBurstDoesNotResendARequestTheServerRead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	url, read, _ := dropSecond(t, 50*time.Millisecond) // the handler ran, then died
+	if ex := twoBursts(t, url); ex.Err == nil {
+		t.Errorf("a call the server read and dropped: %v, want no answer", ex.Resp.StatusCode)
 	}
-	defer ln.Close()
-	var requests atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for served := 0; ; served++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					requests.Add(1)
-					if served == 1 {
-						time.Sleep(50 * time.Millisecond) // the handler ran, then died
-						return
-					}
-					if _, err := io.WriteString(c, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	url := "http://" + ln.Addr().String() + "/"
-	opts := ReleaseOptions{keep: &warm{}}
-	if ex := Release(t.Context(), newPosts(t, 1, url), opts); ex[0].Err != nil {
-		t.Fatalf("first burst: %v", ex[0].Err)
-	}
-	if ex := Release(t.Context(), newPosts(t, 1, url), opts); ex[0].Err == nil {
-		t.Errorf("a call the server read and dropped: %v, want no answer", ex[0].Resp.StatusCode)
-	}
-	if got := requests.Load(); got != 2 {
+	if got := read.Load(); got != 2 {
 		t.Errorf("the server read %d requests, want 2 (the dropped one not sent again)", got)
 	}
-	opts.keep.closeAll()
-	_ = ln.Close()
-	<-done
 }
 
 // BenchmarkBurstConnections: a burst of 8 calls over fresh connections
