@@ -2,8 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -106,15 +104,7 @@ func TestTimelineHTMLDrawsFaults(t *testing.T) {
 func TestTimelineFaultsInChromium(t *testing.T) {
 	bin := chromium(t)
 	f := crashFinding()
-	dir := t.TempDir()
-	page := filepath.Join(dir, "timeline.html")
-	var b bytes.Buffer
-	if err := report.WriteTimelineHTML(&b, "crash case", f); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, page := writePage(t, "crash case", f)
 	dom := headless(t, bin, dir, "--dump-dom", "file://"+page)
 	checkCalls(t, dom, f.History)
 	checkFaults(t, dom, f.History)

@@ -115,15 +115,7 @@ func chromium(t *testing.T) string {
 func TestTimelineInChromium(t *testing.T) {
 	bin := chromium(t)
 	f := timelineFinding()
-	dir := t.TempDir()
-	page := filepath.Join(dir, "timeline.html")
-	var b bytes.Buffer
-	if err := report.WriteTimelineHTML(&b, "chromium test", f); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, page := writePage(t, "chromium test", f)
 	shot := filepath.Join(dir, "shot.png")
 	headless(t, bin, dir, "--screenshot="+shot, "--window-size=1200,800", "file://"+page)
 	raw, err := os.ReadFile(shot)
@@ -186,4 +178,20 @@ func TestTimelineHTMLMasksPasswords(t *testing.T) {
 	if strings.Count(b.String(), "app:xxxxx@db") < 2 {
 		t.Errorf("the answer body or the violation's detail is not on the page, so this test shows nothing")
 	}
+}
+
+// writePage writes the timeline HTML of f, titled title, into a new
+// directory, and returns the directory and the page's path.
+func writePage(t *testing.T, title string, f report.Finding) (dir, page string) {
+	t.Helper()
+	dir = t.TempDir()
+	page = filepath.Join(dir, "timeline.html")
+	var b bytes.Buffer
+	if err := report.WriteTimelineHTML(&b, title, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, page
 }
