@@ -84,14 +84,8 @@ func completeAfterCommitScenario(e *env) (bool, string) {
 func (e *env) interruptAtOutbox(tenant, key, body string) {
 	e.t.Helper()
 	ctx := e.t.Context()
-	tx, err := e.pool.Begin(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	tx := lockTable(e.t, e.pool, "notification_outbox")
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `LOCK TABLE notification_outbox IN EXCLUSIVE MODE`); err != nil {
-		e.t.Fatal(err)
-	}
 	var locker int
 	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&locker); err != nil {
 		e.t.Fatal(err)

@@ -18,14 +18,8 @@ import (
 func hangOnBurstScenario(e *env) (bool, string) {
 	e.t.Helper()
 	ctx := e.t.Context()
-	tx, err := e.pool.Begin(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	tx := lockTable(e.t, e.pool, "tickets")
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `LOCK TABLE tickets IN EXCLUSIVE MODE`); err != nil {
-		e.t.Fatal(err)
-	}
 	var first answer
 	var firstErr error
 	done := make(chan struct{})
@@ -81,14 +75,8 @@ func TestHangStuckAnd500Together(t *testing.T) {
 func changedPayloadRace500(e *env) (bool, string) {
 	e.t.Helper()
 	ctx := e.t.Context()
-	tx, err := e.pool.Begin(ctx)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	tx := lockTable(e.t, e.pool, "idempotency_keys")
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `LOCK TABLE idempotency_keys IN EXCLUSIVE MODE`); err != nil {
-		e.t.Fatal(err)
-	}
 	answers := make([]answer, 2)
 	errs := make([]error, 2)
 	var answered atomic.Int32

@@ -273,3 +273,19 @@ func (e *env) counts() (tickets, outbox, keys int) {
 	}
 	return tickets, outbox, keys
 }
+
+// lockTable write-locks table (LOCK TABLE … IN EXCLUSIVE MODE) in a
+// transaction of the test's own, rolled back when the test ends unless
+// the caller ends it before: reads pass, every write waits.
+func lockTable(t *testing.T, pool *pgxpool.Pool, table string) pgx.Tx {
+	t.Helper()
+	tx, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(t.Context())) })
+	if _, err := tx.Exec(t.Context(), `LOCK TABLE `+pgx.Identifier{table}.Sanitize()+` IN EXCLUSIVE MODE`); err != nil {
+		t.Fatalf("lock %s: %v", table, err)
+	}
+	return tx
+}

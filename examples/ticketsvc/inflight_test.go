@@ -18,14 +18,8 @@ func TestInFlight(t *testing.T) { forEachLayout(t, testInFlight) }
 func testInFlight(t *testing.T, layout ticketsvc.Layout) {
 	e := newEnv(t, layout, "")
 	ctx := t.Context()
-	stall, err := e.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stall := lockTable(t, e.pool, "idempotency_keys")
 	defer stall.Rollback(ctx)
-	if _, err := stall.Exec(ctx, `LOCK TABLE idempotency_keys IN EXCLUSIVE MODE`); err != nil {
-		t.Fatal(err)
-	}
 
 	type result struct {
 		a   answer

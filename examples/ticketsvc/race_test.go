@@ -26,16 +26,7 @@ type stall struct {
 
 func stallTickets(t *testing.T, pool *pgxpool.Pool) *stall {
 	t.Helper()
-	tx, err := pool.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &stall{t: t, tx: tx}
-	t.Cleanup(s.release)
-	if _, err := tx.Exec(t.Context(), `LOCK TABLE tickets IN EXCLUSIVE MODE`); err != nil {
-		t.Fatalf("stall tickets: %v", err)
-	}
-	return s
+	return &stall{t: t, tx: lockTable(t, pool, "tickets")}
 }
 
 // waiting returns how many sessions wait for a lock on tickets.
