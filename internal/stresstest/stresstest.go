@@ -7,7 +7,9 @@ package stresstest
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -127,4 +129,33 @@ func Skeleton(p model.Plan) model.Plan {
 		out.Steps = append(out.Steps, s)
 	}
 	return out
+}
+
+var (
+	binOnce sync.Once
+	bin     string
+	binErr  error
+)
+
+// SampleBinary is the ticketsvc binary, built once per test binary for
+// the tests that run the sample as processes (kept in the system's
+// temporary directory: tests of one binary share it). Under -short it
+// skips the test.
+func SampleBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "idemstress-sample-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		bin, binErr = sample.BuildBinary(dir)
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return bin
 }

@@ -24,14 +24,8 @@ import (
 // timeline); with an append-only file fsynced on every write, the mode
 // passes with every fault kind fired, the dependency's among them.
 func TestRedisModes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
+	bin := sampleBinary(t) // skips under -short first
 	redistest.Server(t)
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Run("keys-in-redis", func(t *testing.T) {
 		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "keys-in-redis", ticketsvc.LayoutKeys)
 		if err != nil {

@@ -19,13 +19,7 @@ import (
 // transactions (non-atomic) leaves a ticket without its notification,
 // IDEM-002 with the failed call alone.
 func TestErrorPolicyRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := sampleBinary(t)
 	for _, tc := range []struct {
 		mode    string
 		stored  bool

@@ -24,6 +24,7 @@ var (
 	oneEncoding    = stresstest.OneEncoding
 	sameCalls      = stresstest.SameCalls
 	skeleton       = stresstest.Skeleton
+	sampleBinary   = stresstest.SampleBinary
 )
 
 // startSample serves the sample service in one mode and layout over a new

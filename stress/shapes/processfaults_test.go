@@ -18,13 +18,7 @@ import (
 // IDEM-002 with a crashed call, a restart and a retry; and the correct
 // mode passes with every fault kind, each planned fault fired.
 func TestProcessFaultModes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := sampleBinary(t)
 	restart := model.Step{Kind: model.StepRestart}
 	for _, tc := range []struct {
 		mode    string
@@ -79,13 +73,7 @@ func TestProcessFaultModes(t *testing.T) {
 // other replica: the pause fires every time, and both correct designs
 // pass (the retry answers in_flight, or waits and replays).
 func TestPauseRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := sampleBinary(t)
 	for _, mode := range []string{sample.Correct, "key-first"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
