@@ -18,12 +18,9 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // names the tests use.
 var (
 	call           = stresstest.Call
-	burst          = stresstest.Burst
 	faulted        = stresstest.Faulted
 	assertAllFired = stresstest.AssertAllFired
 	oneEncoding    = stresstest.OneEncoding
-	sameCalls      = stresstest.SameCalls
-	skeleton       = stresstest.Skeleton
 )
 
 // startSample serves the sample service in one mode and layout over a new

@@ -3,10 +3,8 @@ package deps_test
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
@@ -18,17 +16,7 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // names the tests use.
 var (
 	call           = stresstest.Call
-	burst          = stresstest.Burst
-	faulted        = stresstest.Faulted
 	assertAllFired = stresstest.AssertAllFired
-	oneEncoding    = stresstest.OneEncoding
-	sameCalls      = stresstest.SameCalls
 	skeleton       = stresstest.Skeleton
 	sampleBinary   = stresstest.SampleBinary
 )
-
-// startSample serves the sample service in one mode and layout over a new
-// database of this binary's cluster.
-func startSample(t *testing.T, mode string, layout ticketsvc.Layout) *sample.Service {
-	return stresstest.StartSample(t, cluster, mode, layout)
-}

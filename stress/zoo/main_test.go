@@ -17,13 +17,10 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // What the end-to-end binaries share (internal/stresstest), by the short
 // names the tests use.
 var (
-	call           = stresstest.Call
-	burst          = stresstest.Burst
-	faulted        = stresstest.Faulted
-	assertAllFired = stresstest.AssertAllFired
-	oneEncoding    = stresstest.OneEncoding
-	sameCalls      = stresstest.SameCalls
-	skeleton       = stresstest.Skeleton
+	call        = stresstest.Call
+	burst       = stresstest.Burst
+	oneEncoding = stresstest.OneEncoding
+	sameCalls   = stresstest.SameCalls
 )
 
 // startSample serves the sample service in one mode and layout over a new
