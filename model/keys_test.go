@@ -72,3 +72,13 @@ func TestKeyLabel(t *testing.T) {
 		}
 	}
 }
+
+// An action shows its key as its calls do: a message that names the
+// action of a folded key never shows the logical name ("A/k1c").
+func TestActionShowsItsKeyAsSent(t *testing.T) {
+	a := model.Action{Tenant: "A", Key: "k1c"}
+	call := model.Call{Tenant: "A", Key: "k1c"}
+	if got := a.String(); got != "A/K1" || !strings.HasPrefix(call.String(), got+" ") {
+		t.Errorf("action %q, its call %q: want the action shown A/K1, as the call shows it", got, call.String())
+	}
+}

@@ -16,7 +16,9 @@ type Action struct {
 	Key    string `json:"key"`
 }
 
-func (a Action) String() string { return a.Tenant + "/" + a.Key }
+// String shows the action as its calls show it: its key as sent ("A/K1"
+// for the key that differs from k1 by case), never the logical name.
+func (a Action) String() string { return a.Tenant + "/" + KeyLabel(a.Key) }
 
 // Call is one attempt at an action.
 type Call struct {
