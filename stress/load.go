@@ -166,8 +166,8 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	var f contractFile
 	var none Config
-	if todo := todoField(data); todo != "" {
-		return none, fail("%s", todo)
+	if todos := Todos(data); len(todos) > 0 {
+		return none, fail("%s", todos[0])
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -295,3 +295,14 @@ func TestParseRefusesTODO(t *testing.T) {
 		t.Errorf("a quoted TODO: %v", err)
 	}
 }
+
+// Todos lists every field left a TODO, and only fields: init's header
+// comment, which speaks of TODOs, is none (init said "2 TODOs" of a draft
+// that held one).
+func TestTodosCountsFields(t *testing.T) {
+	draft := "# run refuses a TODO, naming it\ntarget: {url: TODO, id: TODO}   # a TODO here too\npayload: {note: \"TODO\"}\n"
+	todos := stress.Todos([]byte(draft))
+	if len(todos) != 2 || !strings.HasPrefix(todos[0], "target.url (line 2)") || !strings.HasPrefix(todos[1], "target.id (line 2)") {
+		t.Errorf("todos of the draft: %q, want target.url and target.id", todos)
+	}
+}

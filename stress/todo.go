@@ -14,17 +14,18 @@ import (
 // a draft is never run on a guess nobody made.
 const Todo = "TODO"
 
-// todoField names the first field of a contract whose value is Todo, with
-// its line and the comment init left beside it ("" when there is none).
-func todoField(data []byte) string {
+// Todos names each field of a contract whose value is Todo, in the order
+// of the file, with its line and the comment init left beside it (none
+// when the YAML does not parse: the decoder proper reports that).
+func Todos(data []byte) []string {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return "" // the decoder proper reports it, with its line
+		return nil
 	}
-	var found string
+	var found []string
 	var walk func(path string, n *yaml.Node)
 	walk = func(path string, n *yaml.Node) {
-		if found != "" || n == nil {
+		if n == nil {
 			return
 		}
 		switch n.Kind {
@@ -42,11 +43,11 @@ func todoField(data []byte) string {
 			}
 		case yaml.ScalarNode:
 			if n.Value == Todo && n.Style == 0 {
-				found = fmt.Sprintf("%s (line %d): TODO left by idemstress init", path, n.Line)
+				todo := fmt.Sprintf("%s (line %d): TODO left by idemstress init", path, n.Line)
 				if c := strings.TrimSpace(strings.TrimPrefix(n.LineComment, "#")); c != "" {
-					found += ": " + c
+					todo += ": " + c
 				}
-				found += "; fill it in, or remove the field"
+				found = append(found, todo+"; fill it in, or remove the field")
 			}
 		}
 	}

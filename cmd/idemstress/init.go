@@ -102,7 +102,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "idemstress init: wrote %s (%d guesses to check, %d TODOs); doctor on it:\n", *out, strings.Count(string(text), "guessed:"), strings.Count(string(text), " "+stress.Todo))
+	fmt.Fprintf(stderr, "idemstress init: wrote %s (%d guesses to check, %d TODOs); doctor on it:\n", *out, strings.Count(string(text), "guessed:"), len(stress.Todos(text)))
 	doctorArgs := []string{"--config", *out}
 	if dbURL != "" {
 		doctorArgs = append(doctorArgs, "--database-url", dbURL)
