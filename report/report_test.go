@@ -106,3 +106,24 @@ func TestCompact(t *testing.T) {
 		t.Errorf("Compact = %q, want %q", got, want)
 	}
 }
+
+// A run that passed prints its seed, as a failed one does: the docs tell
+// users to repeat a run with the seed the output printed. A table of many
+// rows (the demo's) leaves the seeds to --json.
+func TestWriteTablePassSeed(t *testing.T) {
+	pass := cases()[0]
+	pass.Seed = 14464800211049773755
+	var one, many bytes.Buffer
+	if err := report.WriteTable(&one, []report.Case{pass}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(one.String(), "correct: passed (seed 14464800211049773755)") {
+		t.Errorf("a run's pass without its seed:\n%s", one.String())
+	}
+	if err := report.WriteTable(&many, []report.Case{pass, pass}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(many.String(), "passed (seed") {
+		t.Errorf("a table of many rows prints each pass's seed:\n%s", many.String())
+	}
+}
