@@ -82,7 +82,9 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	if spec.Timeout <= 0 {
 		spec.Timeout = DefaultTimeout
 	}
-	u, err := url.Parse(placeholder.ReplaceAllString(spec.URL, "x"))
+	// {port} stands for the replica's port where idemstress starts the
+	// service (WithHosts puts each replica's host:port there).
+	u, err := url.Parse(strings.ReplaceAll(placeholder.ReplaceAllString(spec.URL, "x"), "{port}", "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
 	}

@@ -235,6 +235,9 @@ func (c *Config) check() error {
 		if _, err := client.NewHTTP(c.HTTP, nil); err != nil {
 			return err
 		}
+		if strings.Contains(c.HTTP.URL, "{port}") && c.Process == nil {
+			return fmt.Errorf("target.url %q: {port} is filled in only when a process: section starts the service; write the port the service listens on", c.HTTP.URL)
+		}
 		if c.HTTP.Timeout < 0 {
 			return fmt.Errorf("target.timeout: %s; want a positive duration such as 10s", c.HTTP.Timeout)
 		}

@@ -306,3 +306,17 @@ func TestTodosCountsFields(t *testing.T) {
 		t.Errorf("todos of the draft: %q, want target.url and target.id", todos)
 	}
 }
+
+// {port} in target.url stands for the replica's port where a process:
+// section starts the service; without one it is refused, naming it (a
+// user copied :8080 from an example, then tried {port}, refused both
+// ways).
+func TestPortPlaceholderInURL(t *testing.T) {
+	base := "target: {url: \"http://127.0.0.1:{port}/t\", headers: {Idempotency-Key: \"{{key}}\", X-Tenant: \"{{tenant}}\"}, id: /id}\npayload: {note: hi}\neffects: [{table: tickets, tenant: tenant, key: key}]\n"
+	if _, err := stress.Parse("c.yaml", []byte(base+"process: {command: [./svc, \"127.0.0.1:{port}\"]}\n")); err != nil {
+		t.Errorf("{port} with a process section: %v", err)
+	}
+	if _, err := stress.Parse("c.yaml", []byte(base)); err == nil || !strings.Contains(err.Error(), "{port} is filled in only when a process: section starts the service") {
+		t.Errorf("{port} without a process section: %v", err)
+	}
+}

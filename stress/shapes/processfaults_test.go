@@ -94,3 +94,24 @@ func TestPauseRun(t *testing.T) {
 		})
 	}
 }
+
+// A process run whose target.url says {port} for the replica's port
+// reaches the replicas idemstress starts, restarts and crashes: every
+// call is answered and the correct mode passes.
+func TestPortPlaceholderRun(t *testing.T) {
+	bin := sampleBinary(t)
+	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), sample.Correct, ticketsvc.LayoutKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.HTTP.URL = "http://127.0.0.1:{port}/tickets"
+	cfg.Plans, cfg.Faults = 20, []model.Fault{model.FaultRestart, model.FaultCrash}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Pass || res.Calls == 0 {
+		t.Fatalf("verdict %s after %d calls: %v (%+v)", res.Verdict, res.Calls, res.Err, res.Failures)
+	}
+	assertAllFired(t, res, cfg.Faults)
+}
