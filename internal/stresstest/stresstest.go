@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -30,6 +31,21 @@ func StartSample(t *testing.T, cluster *pgtemp.Cluster, mode string, layout tick
 	}
 	t.Cleanup(svc.Close)
 	return svc
+}
+
+// SampleRun is a run of the sample service in one mode (keys layout)
+// over a new database of cluster, as the demo runs it: plans plans from
+// seed, under the db-stall nemesis on tickets, a 5 s shrink budget.
+func SampleRun(t *testing.T, cluster *pgtemp.Cluster, mode string, plans int, seed uint64) stress.Config {
+	t.Helper()
+	svc := StartSample(t, cluster, mode, ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(plans, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBStall = "tickets"
+	cfg.ShrinkTime = 5 * time.Second
+	return cfg
 }
 
 // Call is a step of one call.
