@@ -190,8 +190,14 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	} else {
 		best.Bug = own.String()
 		r.bugs = append(r.bugs, best)
-		r.reported = append(r.reported, fired...)
-		r.reported = append(r.reported, bug)
+		// What a minimal plan fires beside its own check is the same bug
+		// seen another way; what a half-shrunk plan fires may be another
+		// bug of its own (a hang beside a 500 in one big burst), which the
+		// search must still be free to find.
+		if minimal {
+			r.reported = append(r.reported, fired...)
+		}
+		r.reported = append(r.reported, own, bug)
 	}
 	r.progress("search")
 }

@@ -488,3 +488,15 @@ func TestCandidatesKeepTheRestartAfterACrash(t *testing.T) {
 		}
 	}
 }
+
+// A burst whose identical calls show another bug (they hang) has a
+// candidate of two calls of one action that differ, so a race between two
+// payloads (a 500 to the loser) shrinks without them.
+func TestCandidatesCutABurstToTwoDifferingCalls(t *testing.T) {
+	same, other := model.Call{Tenant: "B", Key: "k1", Variant: 2, Encoding: 1}, model.Call{Tenant: "B", Key: "k1", Variant: 1, Encoding: 1}
+	burst := model.Step{Kind: model.StepBurst, Calls: []model.Call{same, same, same, other, same}}
+	want := model.Plan{Steps: []model.Step{{Kind: model.StepBurst, Calls: []model.Call{same, other}}}}.String()
+	if !slices.ContainsFunc(candidates(model.Plan{Steps: []model.Step{burst}}), func(p model.Plan) bool { return p.String() == want }) {
+		t.Errorf("no candidate cuts the burst to %s", want)
+	}
+}
