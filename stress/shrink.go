@@ -35,7 +35,18 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 			return f, false
 		}
 		improved := false
-		for _, cand := range candidates(f.Plan) {
+		cands := candidates(f.Plan)
+		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
+			// First the plan cut to the hunted action's calls at once: a
+			// call of another action that hangs (or crashes the target)
+			// makes every candidate that keeps it cost a call timeout,
+			// and removing such calls one round at a time spends the
+			// budget.
+			if q := ofAction(r.cfg.Contract, f.Plan, v.Action); q.String() != f.Plan.String() && len(q.Steps) > 0 && restartsAfterCrashes(q) {
+				cands = append([]model.Plan{q}, cands...)
+			}
+		}
+		for _, cand := range cands {
 			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
 				return f, false
 			}
@@ -254,13 +265,49 @@ func duplicates(calls []model.Call) ([]model.Call, bool) {
 	return nil, false
 }
 
+// ofAction is p with only the calls of action a: other calls are left out
+// of their steps, and steps left without calls go, but for restarts and
+// other steps that never had calls.
+func ofAction(c model.Contract, p model.Plan, a model.Action) model.Plan {
+	var q model.Plan
+	for _, s := range p.Steps {
+		if len(s.Calls) == 0 {
+			q.Steps = append(q.Steps, s)
+			continue
+		}
+		var mine []model.Call
+		for _, call := range s.Calls {
+			if !call.NoKey && c.ActionOf(call) == a {
+				mine = append(mine, call)
+			}
+		}
+		switch {
+		case len(mine) == 0:
+		case s.Kind == model.StepBurst:
+			q.Steps = append(q.Steps, burstOrCall(mine))
+		default:
+			t := s
+			t.Calls = mine
+			q.Steps = append(q.Steps, t)
+		}
+	}
+	return q
+}
+
 // differing is the first two calls of one action that are not the same
 // call (another payload variant, encoding or noise), if any.
 func differing(calls []model.Call) ([]model.Call, bool) {
-	for i, c := range calls {
-		for _, d := range calls[i+1:] {
-			if d.Action() == c.Action() && !c.NoKey && !d.NoKey && d != c {
-				return []model.Call{c, d}, true
+	// Another payload variant first: two encodings of one payload are the
+	// same request to a service that compares canonical JSON.
+	for _, differ := range []func(c, d model.Call) bool{
+		func(c, d model.Call) bool { return c.Variant != d.Variant },
+		func(c, d model.Call) bool { return c != d },
+	} {
+		for i, c := range calls {
+			for _, d := range calls[i+1:] {
+				if d.Action() == c.Action() && !c.NoKey && !d.NoKey && differ(c, d) {
+					return []model.Call{c, d}, true
+				}
 			}
 		}
 	}
