@@ -80,6 +80,13 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
 		}
+		// A candidate that hung instead (another bug: identical calls
+		// that never get an answer) is given up at once: trying again
+		// costs a call timeout each time, and a hang is no race that
+		// goes the other way next time.
+		if bug.Check != checks.NoAnswer && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer }) {
+			break
+		}
 	}
 	return nil, BugID{}
 }
