@@ -39,6 +39,9 @@ func TestIDSometimesMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The key is matched as sent: its shapes (K2, k2 with a no-break
+	// space) would be other keys to the fake, and folded keys another bug.
+	cfg.World.KeyShapes = false
 	real := cfg.Target
 	cfg.Target = client.Func(func(ctx context.Context, req client.Request) (client.Response, error) {
 		resp, err := real.Do(ctx, req)

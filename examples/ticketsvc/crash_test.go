@@ -70,9 +70,12 @@ func completeAfterCommitScenario(e *env) (bool, string) {
 	}
 	waitWaiting(e, 0)
 	retry := e.mustPost("A", "k", `{"subject":"x"}`)
-	ef := e.effectsOf("A", "k")
-	shown := rep.Fired && retry.status == http.StatusConflict && len(ef.Tickets) == 1
-	return shown, fmt.Sprintf("held %+v, retry %v, effects %+v", rep, retry, ef)
+	// The tickets table's rows, not the action's: the tagged layout finds
+	// an action's rows through its key row's ticket, which a key left in
+	// progress does not name yet (and the env holds this one action only).
+	tickets, _, _ := e.counts()
+	shown := rep.Fired && retry.status == http.StatusConflict && tickets == 1
+	return shown, fmt.Sprintf("held %+v, retry %v, tickets %d", rep, retry, tickets)
 }
 
 // interruptAtOutbox sends a call while notification_outbox is write-locked

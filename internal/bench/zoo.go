@@ -33,19 +33,22 @@ import (
 //   - a call crashed between its writes and the restart (non-atomic): the
 //     partial effect is there without a retry.
 var MinimalCalls = map[string]int{
-	"outbox-on-retry":      2,
-	"no-payload-check":     2,
-	"global-keys":          2,
-	"raw-body-fingerprint": 2,
-	"check-then-insert":    2,
-	"unique-violation-500": 2,
-	"process-mutex":        2,
-	"partial-fingerprint":  2,
-	"query-in-key":         2,
-	"trimmed-keys":         1,
-	"memory-keys":          2,
-	"non-atomic":           1,
-	"stuck-in-flight":      2,
+	"outbox-on-retry":       2,
+	"no-payload-check":      2,
+	"global-keys":           2,
+	"raw-body-fingerprint":  2,
+	"check-then-insert":     2,
+	"unique-violation-500":  2,
+	"process-mutex":         2,
+	"partial-fingerprint":   2,
+	"query-in-key":          2,
+	"trimmed-keys":          1,
+	"memory-keys":           2,
+	"non-atomic":            1,
+	"stuck-in-flight":       2,
+	"hang-on-burst":         2, // a burst of two identical calls
+	"stores-errors":         2, // the call the db-error fails, and its retry
+	"complete-after-commit": 2, // the call crashed at its key record, and its retry after the restart
 }
 
 // ZooRun is one run of the tester against one zoo bug with one seed, as

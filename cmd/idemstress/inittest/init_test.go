@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/cmd/idemstress/internal/built"
 	"github.com/idemstress/idemstress/examples/paysvc"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -31,34 +31,8 @@ const (
 	exitViolations = 1
 )
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// idemstress builds the command once for the binary's tests.
-func idemstress(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds idemstress and runs it against the samples")
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "idemstress-inittest-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "idemstress")
-		if out, err := exec.Command("go", "build", "-o", binary, "..").CombinedOutput(); err != nil {
-			buildErr = errors.New("building idemstress: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binary
-}
+// idemstress is the built command (see package built).
+func idemstress(t *testing.T) string { return built.Idemstress(t) }
 
 // invoke runs the built command, with its cases in a directory of the test.
 func invoke(t *testing.T, args ...string) (int, string, string) {
