@@ -264,6 +264,51 @@ func TestEngineCutShrinkIsReported(t *testing.T) {
 	}
 }
 
+// Issue 16.9: a bug whose shrink was cut is reported with a plan that may
+// show other bugs beside it (a 500 and a hang in one big burst); those are
+// not its symptoms, as a minimal plan's would be, and the search goes on
+// to report them. Before, the hang beside a cut 500 was taken as known and
+// never reported.
+func TestEngineCutShrinkHidesNoOtherBug(t *testing.T) {
+	const (
+		status500 = "IDEM-008 wrong status: a 5xx answer"
+		hang      = "IDEM-014 no answer: a call with no planned fault got no answer"
+	)
+	// Two calls of one action in a burst: the loser answers 500 and the
+	// other hangs, every time.
+	both := func(c model.Contract, plan model.Plan) []checks.Violation {
+		var vs []checks.Violation
+		for _, st := range plan.Steps {
+			if st.Kind != model.StepBurst {
+				continue
+			}
+			n := map[model.Action]int{}
+			for _, call := range st.Calls {
+				if a := c.ActionOf(call); !call.NoKey {
+					if n[a]++; n[a] == 2 {
+						vs = append(vs, checks.Violation{Check: checks.WrongStatus, Message: status500, Action: a},
+							checks.Violation{Check: checks.NoAnswer, Message: hang, Action: a})
+					}
+				}
+			}
+		}
+		return vs
+	}
+	cfg := engineConfig(100)
+	cfg.ShrinkTime = time.Millisecond
+	r := runEngine(t, cfg, &scripted{rules: []rule{both}, slow: 20 * time.Millisecond}, 1)
+	var got []checks.ID
+	for _, b := range r.bugs {
+		got = append(got, b.Check)
+		if !b.NotMinimal {
+			t.Errorf("%s shrank to %s within a budget of %s: the test needs cut shrinks", b.Bug, b.Plan.Compact(), b.Budget)
+		}
+	}
+	if !slices.Contains(got, checks.WrongStatus) || !slices.Contains(got, checks.NoAnswer) {
+		t.Errorf("reported %v; want the 500 and the hang, each shrunk as far as the budget went", got)
+	}
+}
+
 // The search stops at MaxBugs, and the bugs it reports are the same
 // whatever the number of workers.
 func TestEngineWorkersFindTheSameBugs(t *testing.T) {

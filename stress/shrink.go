@@ -35,7 +35,18 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 			return f, false
 		}
 		improved := false
-		for _, cand := range candidates(f.Plan) {
+		cands := candidates(f.Plan)
+		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
+			// First the plan cut to the hunted action's calls at once: a
+			// call of another action that hangs (or crashes the target)
+			// makes every candidate that keeps it cost a call timeout,
+			// and removing such calls one round at a time spends the
+			// budget.
+			if q := ofAction(r.cfg.Contract, f.Plan, v.Action); q.String() != f.Plan.String() && len(q.Steps) > 0 && restartsAfterCrashes(q) {
+				cands = append([]model.Plan{q}, cands...)
+			}
+		}
+		for _, cand := range cands {
 			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
 				return f, false
 			}
@@ -68,6 +79,13 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
+		}
+		// A candidate that hung instead (another bug: identical calls
+		// that never get an answer) is given up at once: trying again
+		// costs a call timeout each time, and a hang is no race that
+		// goes the other way next time.
+		if bug.Check != checks.NoAnswer && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer }) {
+			break
 		}
 	}
 	return nil, BugID{}
@@ -121,6 +139,12 @@ func candidates(p model.Plan) []model.Plan {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
 			if pair, ok := duplicates(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
+				out = append(out, withStep(p, i, burstOrCall(pair)))
+			}
+			// Two calls of one action that differ (a race between two
+			// payloads): where identical calls show another bug (a hang),
+			// the duplicates above do not show this one.
+			if pair, ok := differing(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
 				out = append(out, withStep(p, i, burstOrCall(pair)))
 			}
 			if len(s.Calls) > 4 {
@@ -242,6 +266,55 @@ func duplicates(calls []model.Call) ([]model.Call, bool) {
 		for _, d := range calls[i+1:] {
 			if d.Action() == c.Action() && !c.NoKey && !d.NoKey {
 				return []model.Call{c, d}, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// ofAction is p with only the calls of action a: other calls are left out
+// of their steps, and steps left without calls go, but for restarts and
+// other steps that never had calls.
+func ofAction(c model.Contract, p model.Plan, a model.Action) model.Plan {
+	var q model.Plan
+	for _, s := range p.Steps {
+		if len(s.Calls) == 0 {
+			q.Steps = append(q.Steps, s)
+			continue
+		}
+		var mine []model.Call
+		for _, call := range s.Calls {
+			if !call.NoKey && c.ActionOf(call) == a {
+				mine = append(mine, call)
+			}
+		}
+		switch {
+		case len(mine) == 0:
+		case s.Kind == model.StepBurst:
+			q.Steps = append(q.Steps, burstOrCall(mine))
+		default:
+			t := s
+			t.Calls = mine
+			q.Steps = append(q.Steps, t)
+		}
+	}
+	return q
+}
+
+// differing is the first two calls of one action that are not the same
+// call (another payload variant, encoding or noise), if any.
+func differing(calls []model.Call) ([]model.Call, bool) {
+	// Another payload variant first: two encodings of one payload are the
+	// same request to a service that compares canonical JSON.
+	for _, differ := range []func(c, d model.Call) bool{
+		func(c, d model.Call) bool { return c.Variant != d.Variant },
+		func(c, d model.Call) bool { return c != d },
+	} {
+		for i, c := range calls {
+			for _, d := range calls[i+1:] {
+				if d.Action() == c.Action() && !c.NoKey && !d.NoKey && differ(c, d) {
+					return []model.Call{c, d}, true
+				}
 			}
 		}
 	}

@@ -488,3 +488,40 @@ func TestCandidatesKeepTheRestartAfterACrash(t *testing.T) {
 		}
 	}
 }
+
+// A burst whose identical calls show another bug (they hang) has a
+// candidate of two calls of one action that differ, so a race between two
+// payloads (a 500 to the loser) shrinks without them.
+func TestCandidatesCutABurstToTwoDifferingCalls(t *testing.T) {
+	same, other := model.Call{Tenant: "B", Key: "k1", Variant: 2, Encoding: 1}, model.Call{Tenant: "B", Key: "k1", Variant: 1, Encoding: 1}
+	reencoded := model.Call{Tenant: "B", Key: "k1", Variant: 2, Encoding: 3}
+	burst := model.Step{Kind: model.StepBurst, Calls: []model.Call{same, same, reencoded, other, same}}
+	want := model.Plan{Steps: []model.Step{{Kind: model.StepBurst, Calls: []model.Call{same, other}}}}.String()
+	if !slices.ContainsFunc(candidates(model.Plan{Steps: []model.Step{burst}}), func(p model.Plan) bool { return p.String() == want }) {
+		t.Errorf("no candidate cuts the burst to %s", want)
+	}
+}
+
+// ofAction keeps the hunted action's calls, and the restarts between
+// them: a crash, its restart and the retry, without the other action's
+// bursts that hang.
+func TestOfAction(t *testing.T) {
+	a := model.Call{Tenant: "A", Key: "k1"}
+	crash := a
+	crash.Fault = model.FaultCrash
+	b := model.Call{Tenant: "B", Key: "k1", Variant: 1}
+	p := model.Plan{Steps: []model.Step{
+		{Kind: model.StepCall, Calls: []model.Call{crash}},
+		{Kind: model.StepRestart},
+		{Kind: model.StepBurst, Calls: []model.Call{b, b}},
+		{Kind: model.StepBurst, Calls: []model.Call{a, b}},
+	}}
+	want := model.Plan{Steps: []model.Step{
+		{Kind: model.StepCall, Calls: []model.Call{crash}},
+		{Kind: model.StepRestart},
+		{Kind: model.StepCall, Calls: []model.Call{a}},
+	}}
+	if got := ofAction(model.DefaultContract(), p, model.Action{Tenant: "A", Key: "k1"}); got.String() != want.String() {
+		t.Errorf("ofAction:\n%swant\n%s", got, want)
+	}
+}
