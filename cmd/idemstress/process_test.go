@@ -52,11 +52,14 @@ func TestRunProcessReplicas(t *testing.T) {
 			}
 			code, stdout, stderr := invoke(t, "run", "--config", contract, "--replicas", strconv.Itoa(tc.replicas),
 				"--plans", plans, "--seed", "3", "--json")
+			// A pass or an inconclusive run is one case; a failing one holds a
+			// case per bug, and a duplicate made across replicas may also be
+			// seen as a replay answered with the other replica's ID.
 			var cases []report.Case
-			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) != 1 {
+			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) == 0 || (tc.check == "" && len(cases) != 1) {
 				t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
 			}
-			if code != tc.code || (tc.check != "" && string(cases[0].Checks[0]) != tc.check) {
+			if code != tc.code || (tc.check != "" && !anyCaseFires(cases, tc.check)) {
 				t.Fatalf("exit %d (want %d), verdict %s, checks %v, error %q\n%s", code, tc.code, cases[0].Verdict, cases[0].Checks, cases[0].Error, stderr)
 			}
 			if !strings.Contains(stderr, fmt.Sprintf("started %d replica(s)", tc.replicas)) {
@@ -68,4 +71,16 @@ func TestRunProcessReplicas(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anyCaseFires says whether one of the cases' minimal plans fires check.
+func anyCaseFires(cases []report.Case, check string) bool {
+	for _, c := range cases {
+		for _, id := range c.Checks {
+			if string(id) == check {
+				return true
+			}
+		}
+	}
+	return false
 }
