@@ -96,9 +96,9 @@ func (d *Draft) refusals(op *openapi3.Operation) {
 			for _, m := range members {
 				if w.code.MatchString(m) && strings.Contains(desc(r), m) {
 					if d.Answers == nil {
-						d.Answers = map[string][]Matcher{}
+						d.Answers = map[string][]matcher{}
 					}
-					d.Answers[w.outcome] = append(d.Answers[w.outcome], Matcher{Status: status, Equals: map[string]string{ptr: m}})
+					d.Answers[w.outcome] = append(d.Answers[w.outcome], matcher{Status: status, Equals: map[string]string{ptr: m}})
 					d.note("answers."+w.outcome, "guessed: the document's %d answer names %s at %s", status, m, ptr)
 					found = true
 					break

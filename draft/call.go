@@ -13,8 +13,8 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// Answer is what the service answered one of init's calls.
-type Answer struct {
+// answer is what the service answered one of init's calls.
+type answer struct {
 	Status int
 	Body   []byte
 	Header http.Header
@@ -22,9 +22,9 @@ type Answer struct {
 
 // send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
-func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
+func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (answer, error) {
 	if d.URL == "" || d.Payload == nil {
-		return Answer{}, fmt.Errorf("draft: no URL or payload to call with")
+		return answer{}, fmt.Errorf("draft: no URL or payload to call with")
 	}
 	u := d.URL
 	if i := strings.IndexByte(u, '?'); i >= 0 {
@@ -37,7 +37,7 @@ func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
 	if err != nil {
-		return Answer{}, fmt.Errorf("draft: request: %w", err)
+		return answer{}, fmt.Errorf("draft: request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for _, h := range d.Headers {
@@ -45,14 +45,14 @@ func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Answer{}, fmt.Errorf("%w: %s %s: %w", ErrCall, req.Method, u, err)
+		return answer{}, fmt.Errorf("%w: %s %s: %w", ErrCall, req.Method, u, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return Answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
+		return answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
 	}
-	return Answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
+	return answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
 }
 
 func fill(s string, esc func(string) string, tenant, key string) string {

@@ -31,14 +31,14 @@ type row struct {
 // the key and the payload's fields, which rows reference which, and where
 // the answer carries the row's ID. It reads only; the call writes one
 // action's rows.
-func (d *Draft) Observe(ctx context.Context, pool *pgxpool.Pool, client *http.Client, ns string) (Answer, error) {
+func (d *Draft) Observe(ctx context.Context, pool *pgxpool.Pool, client *http.Client, ns string) (answer, error) {
 	tables, err := userTables(ctx, pool)
 	if err != nil {
-		return Answer{}, err
+		return answer{}, err
 	}
 	var xmax uint64
 	if err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&xmax); err != nil {
-		return Answer{}, fmt.Errorf("draft: read the database's transaction counter: %w", err)
+		return answer{}, fmt.Errorf("draft: read the database's transaction counter: %w", err)
 	}
 	tenant, key := ns+"A", ns+"k1"
 	a, err := d.send(ctx, client, d.modelRules(), tenant, key, 0)
@@ -173,7 +173,7 @@ func primaryKeys(ctx context.Context, pool *pgxpool.Pool) (map[string]string, er
 }
 
 // effects drafts one effect per table the call wrote.
-func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a Answer) {
+func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a answer) {
 	wrote := func(t string) bool { return byTable[t] != nil }
 	referenced := map[string]int{}
 	for _, f := range fks {
@@ -190,7 +190,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 	for i, t := range order {
 		p := fmt.Sprintf("effects[%d]", i)
 		r := byTable[t][0]
-		e := Effect{Table: t, PerAction: len(byTable[t]), Fields: map[string]string{}}
+		e := effect{Table: t, PerAction: len(byTable[t]), Fields: map[string]string{}}
 		if e.PerAction > 1 {
 			d.note(p+".per_action", "guessed: the create call wrote %d rows here", e.PerAction)
 		}
@@ -208,7 +208,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 				continue
 			}
 			skip[f.column] = true
-			ref := &Ref{Column: f.column, Table: f.target}
+			ref := &ref{Column: f.column, Table: f.target}
 			switch {
 			case e.Tenant != "" && e.Key != "" && attributed[f.target] && e.References == nil:
 				e.References = ref
@@ -253,7 +253,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 // id finds the main row's ID in the answer: a member of the body whose
 // value is it (the pointer the document gave first), or the Location
 // header's last segment.
-func (d *Draft) id(table string, id any, a Answer) {
+func (d *Draft) id(table string, id any, a answer) {
 	want := text(id)
 	if want == "" {
 		return

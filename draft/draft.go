@@ -33,12 +33,12 @@ type Draft struct {
 	Payload  map[string]any
 	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
 	Statuses map[string][]int
-	Answers  map[string][]Matcher
+	Answers  map[string][]matcher
 	// KeyMaxLen is the longest key the service takes (0: the default).
 	KeyMaxLen   int
 	KeyScope    string // "" (tenant) or "global"
 	KeyRequired *bool
-	Effects     []Effect
+	Effects     []effect
 	// Notes holds a comment per field, by its path as stress names it
 	// (target.url, payload_rules./note, effects[0].key).
 	Notes map[string]string
@@ -47,25 +47,25 @@ type Draft struct {
 // Header is one header template of the request.
 type Header struct{ Name, Value string }
 
-// Matcher is one answers: matcher: a status and a value at a pointer.
-type Matcher struct {
+// matcher is one answers: matcher: a status and a value at a pointer.
+type matcher struct {
 	Status int
 	Equals map[string]string
 }
 
-// Effect is one effect table.
-type Effect struct {
+// effect is one effect table.
+type effect struct {
 	Table       string
 	Tenant, Key string
 	ID          string
 	PerAction   int
 	Fields      map[string]string // column → JSON pointer
-	References  *Ref
-	Join        *Ref
+	References  *ref
+	Join        *ref
 }
 
-// Ref names a column that points at another effect table's row.
-type Ref struct{ Column, Table string }
+// ref names a column that points at another effect table's row.
+type ref struct{ Column, Table string }
 
 // note records the comment beside a field; a later note adds to it.
 func (d *Draft) note(path, format string, args ...any) {

@@ -18,10 +18,10 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// Version is the version of the case file format this package writes.
-// Version 2 moved what changes from run to run (seed, observed detail,
+// version is the version of the case file format this package writes.
+// version 2 moved what changes from run to run (seed, observed detail,
 // violations, versions) into last_seen; Read still reads version 1.
-const Version = 2
+const version = 2
 
 // Case is one regression case: a failure's minimal plan and what it broke,
 // enough to run it again. Every field but LastSeen identifies the case and
@@ -95,7 +95,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	}
 	hunt := huntOf(cfg)
 	c := Case{
-		Version:        Version,
+		Version:        version,
 		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),

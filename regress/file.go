@@ -67,14 +67,14 @@ func Decode(path string, b []byte) (Case, error) {
 		return Case{}, fmt.Errorf("regression case %s: not a case file: %w", path, err)
 	}
 	switch {
-	case c.Version > Version:
-		return Case{}, fmt.Errorf("regression case %s: format version %d; this idemstress reads up to %d: upgrade idemstress", path, c.Version, Version)
+	case c.Version > version:
+		return Case{}, fmt.Errorf("regression case %s: format version %d; this idemstress reads up to %d: upgrade idemstress", path, c.Version, version)
 	case c.Version < 1:
 		return Case{}, fmt.Errorf("regression case %s: no version field: not a case file", path)
 	case len(c.Plan.Steps) == 0 || c.Check.ID == "":
 		return Case{}, fmt.Errorf("regression case %s: no plan or no check", path)
 	case c.Version == 1:
-		// Version 1 kept what version 2 calls last_seen beside the rest.
+		// version 1 kept what version 2 calls last_seen beside the rest.
 		var v1 struct {
 			Check struct {
 				Observed string `json:"observed"`

@@ -23,10 +23,10 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 	b.WriteString("history:\n")
 	for _, ev := range h.Events() {
 		if ev.Fault != nil {
-			b.WriteString("  " + Fault(*ev.Fault) + "\n")
+			b.WriteString("  " + fault(*ev.Fault) + "\n")
 			continue
 		}
-		b.WriteString("  " + Op(*ev.Op) + "\n")
+		b.WriteString("  " + op(*ev.Op) + "\n")
 	}
 	b.WriteString("violations:\n")
 	for _, v := range vs {
@@ -36,8 +36,8 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 	return model.Printable(b.String())
 }
 
-// Op renders one call of a history on one line, with what it sent.
-func Op(op model.Op) string {
+// op renders one call of a history on one line, with what it sent.
+func op(op model.Op) string {
 	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Body, op.Out)
 	if len(op.Out.Body) > 0 && (op.Out.Kind == model.Other || op.Out.Status >= 500) {
 		// An answer outside the contract, or a server error: show what it said.
@@ -46,8 +46,8 @@ func Op(op model.Op) string {
 	return s
 }
 
-// Fault renders one nemesis operation of a history on one line.
-func Fault(ev model.FaultEvent) string {
+// fault renders one nemesis operation of a history on one line.
+func fault(ev model.FaultEvent) string {
 	return fmt.Sprintf("step %d: fault %s", ev.Step+1, ev)
 }
 

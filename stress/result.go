@@ -14,7 +14,7 @@ type Failure struct {
 	// bug reported before it had fired. Violations[0] may be another,
 	// more severe one that an earlier bug already stands for.
 	Check checks.ID `json:"check"`
-	// Bug names what went wrong (BugID: the check and the transition that
+	// Bug names what went wrong (bugID: the check and the transition that
 	// broke), which tells two bugs of one check apart.
 	Bug        string             `json:"bug,omitempty"`
 	Plan       model.Plan         `json:"plan"`

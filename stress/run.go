@@ -73,7 +73,7 @@ type runner struct {
 	// fired; explained those of failures found to be a reported bug seen
 	// another way (fateOf), and attributed counts the failing plans of the
 	// search that showed only such bugs.
-	reported, explained []BugID
+	reported, explained []bugID
 	attributed          int
 	notes               []string
 	stop                error // sticky: infrastructure failure or interruption

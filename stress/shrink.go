@@ -64,18 +64,18 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
 // when it shows bug again (showsAgain), with the bug as it shows now.
-func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug BugID) (*Failure, BugID) {
+func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug bugID) (*Failure, bugID) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
 		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil, BugID{}
+			return nil, bugID{}
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil, BugID{}
+			return nil, bugID{}
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
@@ -88,7 +88,7 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 			break
 		}
 	}
-	return nil, BugID{}
+	return nil, bugID{}
 }
 
 // showsAgain says whether a candidate whose violations have identities ids
@@ -102,14 +102,14 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 // when a changed payload refused as equivalent (005) turns out, with one
 // call fewer, to be another tenant's action (007). A candidate that shows
 // only other bugs already reported is no use here.
-func showsAgain(ids []BugID, bug BugID, known func(BugID) bool) (BugID, bool) {
-	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
+func showsAgain(ids []bugID, bug bugID, known func(bugID) bool) (bugID, bool) {
+	if i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
 		return ids[i], true
 	}
-	if i := slices.IndexFunc(ids, func(id BugID) bool { return sameKind(id, bug) }); i >= 0 {
+	if i := slices.IndexFunc(ids, func(id bugID) bool { return sameKind(id, bug) }); i >= 0 {
 		return ids[i], true
 	}
-	return BugID{}, false
+	return bugID{}, false
 }
 
 // sameBug reports whether two primary checks name one bug for shrinking:
