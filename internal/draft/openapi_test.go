@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/draft"
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -15,7 +15,7 @@ import (
 // tenant, the body's idempotency_key as the key, rules from the schema, the
 // ID from the 200 answer, refusals by their documented codes.
 func TestFromOpenAPIPaysvc(t *testing.T) {
-	d, err := draft.FromOpenAPI(context.Background(), "../examples/paysvc/openapi.yaml", "POST /v2/merchants/{merchant}/payments", "http://127.0.0.1:9")
+	d, err := draft.FromOpenAPI(context.Background(), "../../examples/paysvc/openapi.yaml", "POST /v2/merchants/{merchant}/payments", "http://127.0.0.1:9")
 	if err != nil {
 		t.Fatal(err)
 	}
