@@ -11,8 +11,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/redact"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // Check runs the property inside a user's test: it fails t with the minimal

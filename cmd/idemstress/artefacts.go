@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/regress"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -17,8 +17,8 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // A demo row is as expected when the correct mode passes and a bug is

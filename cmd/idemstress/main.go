@@ -16,7 +16,7 @@ import (
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // The process target end to end: idemstress starts a throwaway PostgreSQL

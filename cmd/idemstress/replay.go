@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/regress"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

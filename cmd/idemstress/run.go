@@ -11,7 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

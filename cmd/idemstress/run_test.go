@@ -10,8 +10,8 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/report"
 )
 
 // serveSample starts the sample service in one mode and layout and writes

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 )
 
 // crashFinding is the history of a crash case: a call cut off by a crash
