@@ -74,7 +74,7 @@ type Sighting struct {
 // seed (stress.Result.Seed). Its check is the failure's own (Check), or
 // else its primary violation;
 // a failure without one (none comes from stress.Run) gives a case that
-// Read refuses.
+// Load refuses.
 func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	var v checks.Violation
 	if len(f.Violations) > 0 {
@@ -99,7 +99,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
-		ContractDigest: ContractDigest(cfg),
+		ContractDigest: contractDigest(cfg),
 		Hunt:           &hunt,
 		NotMinimal:     f.NotMinimal,
 		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
@@ -125,7 +125,7 @@ func planDigest(p model.Plan) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ContractDigest is "sha256:" and the hex SHA-256 of the canonical JSON of
+// contractDigest is "sha256:" and the hex SHA-256 of the canonical JSON of
 // what the contract promises and how it is checked: the contract with its
 // defaults (statuses, payload, payload rules, equivalence, key scope, key
 // comparison and length, server errors, recovery), key_required, the
@@ -134,7 +134,7 @@ func planDigest(p model.Plan) string {
 // and runs), the ID pointer, and the effects. How a run hunts (database,
 // process, replicas, sync, db-stall, timeouts) is left out: it changes
 // where and how hard, not what a case means.
-func ContractDigest(cfg stress.Config) string {
+func contractDigest(cfg stress.Config) string {
 	world := cfg.World
 	if world.IsZero() {
 		world = gen.DefaultWorld()

@@ -42,25 +42,25 @@ func Write(dir string, c Case) (string, error) {
 // KiB, and a path such as /dev/zero must not be read until memory runs out.
 const maxCase = 16 << 20
 
-// Read reads one case file of this format or an older one, refusing one of
+// read reads one case file of this format or an older one, refusing one of
 // a newer format, larger than 16 MiB, or that Decode refuses.
-func Read(path string) (Case, error) { return readCase(context.Background(), path) }
+func read(path string) (Case, error) { return readCase(context.Background(), path) }
 
 func readCase(ctx context.Context, path string) (Case, error) {
 	b, err := boundedfile.Read(ctx, path, maxCase, "a case file")
 	if err != nil {
 		return Case{}, fmt.Errorf("regression case: %w", err)
 	}
-	return Decode(path, b)
+	return decode(path, b)
 }
 
-// Decode decodes the case file named path, refusing one of a newer
+// decode decodes the case file named path, refusing one of a newer
 // format, without a plan and check, with a check outside the catalogue,
 // or with a plan that cannot be run as written (a call or burst step
 // without calls, a restart with calls, a step or fault of a kind this
 // idemstress does not know). Its PlanText is the plan's, whatever the
 // file's plan_text says.
-func Decode(path string, b []byte) (Case, error) {
+func decode(path string, b []byte) (Case, error) {
 	var c Case
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&c); err != nil {
