@@ -122,10 +122,10 @@ func explainsRace(own bugID, seq []bugID, known func(bugID) bool) bool {
 		slices.ContainsFunc(seq, func(id bugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
 }
 
-// hunt is the shrinking of one bug: its smallest failing plan so far, and
-// the budget (shrinkBudget from when the bug was found, rapid's part
+// shrinking is one bug's shrink under way: its smallest failing plan so
+// far, and the budget (shrinkBudget from when the bug was found, rapid's part
 // ending half way).
-type hunt struct {
+type shrinking struct {
 	best *Failure
 	// kind is the bug as the smallest plan so far shows it.
 	kind              bugID
@@ -138,26 +138,26 @@ type hunt struct {
 }
 
 // shrinkCandidates is how many candidates as costly as the failing plan
-// a hunt's budget fits at least: a plan that hangs costs a call timeout,
+// a shrink's budget fits at least: a plan that hangs costs a call timeout,
 // one that crashes the target a recovery period, and thirty seconds of
 // those are two or three candidates, too few to shrink anything.
 const shrinkCandidates = 16
 
-// shrinkBudget is the time a hunt may take: ShrinkTime, or more when the
+// shrinkBudget is the time one bug's shrink may take: ShrinkTime, or more when the
 // failing plan took long enough (took) that ShrinkTime would fit fewer
 // than shrinkCandidates runs of it.
 func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
 	return max(shrinkTime, shrinkCandidates*took)
 }
 
-// hunt shrinks the failing plan a found, which counts for bug, and adds
+// shrinkBug shrinks the failing plan a found, which counts for bug, and adds
 // it to the run's bugs unless it turns out to be one of them (fateOf).
-func (r *runner) hunt(ctx context.Context, a attempt, bug bugID) {
+func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	now := time.Now()
 	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
-	h := &hunt{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
+	h := &shrinking{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
 	r.current = h
 	r.progress("shrink")
 	// rapid's shrinking needs many cheap runs: of a plan so slow that the
@@ -212,7 +212,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug bugID) {
 
 // explainedInSequence reports whether f's plan, its bursts sent one call
 // after another, explains f's bug, own (explainsRace).
-func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure, own bugID) bool {
+func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugID) bool {
 	seq := inSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
@@ -252,9 +252,9 @@ func inSequence(plan model.Plan) model.Plan {
 	return q
 }
 
-// shrinkRapid has rapid shrink the hunted failure, drawn from seed: a
+// shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
-func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
+func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return
@@ -264,10 +264,10 @@ func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
 	h.logs = rt.logs
 }
 
-// record keeps a smaller plan that fails with the hunted bug's message:
+// record keeps a smaller plan that fails with the bug being shrunk's message:
 // rapid's last failing run of the property is the minimal plan it shrank
 // to, and it keeps a smaller plan only when it fails with the same message.
-func (h *hunt) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
+func (h *shrinking) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
 	if old, _ := violationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
 		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
 	}

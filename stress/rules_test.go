@@ -105,7 +105,7 @@ func TestExplainsRace(t *testing.T) {
 	}
 }
 
-// A shrink candidate fails again when it shows the hunted kind of bug in
+// A shrink candidate fails again when it shows the kind of bug being shrunk in
 // any transition, or a more severe new bug.
 func TestShowsAgain(t *testing.T) {
 	for _, tc := range []struct {
@@ -115,8 +115,8 @@ func TestShowsAgain(t *testing.T) {
 		bug   bugID
 		want  checks.ID
 	}{
-		{"the hunted check", []bugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
-		{"the hunted bug, now in a known transition", []bugID{outboxDupSeq}, []bugID{outboxDupSeq},
+		{"the check being shrunk", []bugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
+		{"the bug being shrunk, now in a known transition", []bugID{outboxDupSeq}, []bugID{outboxDupSeq},
 			bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: outboxDupSeq.Rows}, checks.DuplicateEffect},
 		{"a duplicate in another table", []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, ticketDupRace, ""},
 		{"a wrong status of another class", []bugID{falseStatus}, []bugID{falseStatus}, raceStatus, ""},
@@ -131,7 +131,7 @@ func TestShowsAgain(t *testing.T) {
 	}
 }
 
-// A hunt's budget fits shrinkCandidates runs of the failing plan: a plan
+// A shrink's budget fits shrinkCandidates runs of the failing plan: a plan
 // that waits out a 10 s call timeout gets more than 30 s.
 func TestShrinkBudget(t *testing.T) {
 	for _, tc := range []struct{ shrink, took, want time.Duration }{

@@ -68,7 +68,7 @@ type runner struct {
 	// bugs are the failures found, each shrunk; current is the one being
 	// shrunk.
 	bugs    []*Failure
-	current *hunt
+	current *shrinking
 	// reported are the identities every reported bug's minimal plan
 	// fired; explained those of failures found to be a reported bug seen
 	// another way (fateOf), and attributed counts the failing plans of the
@@ -244,7 +244,7 @@ func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
 }
 
 // search runs the plans of the run, Workers at once, and takes their
-// verdicts in plan order: each plan that counts for a new bug is hunted
+// verdicts in plan order: each plan that counts for a new bug is shrunk
 // (shrunk) before the next plan's verdict is taken, so the bugs found are
 // the same whatever the number of workers. It ends when the plans or the
 // duration are spent, MaxBugs are found, the run stops, or ctx ends.
@@ -282,9 +282,9 @@ func (r *runner) search(ctx context.Context) {
 		r.account(a.trial)
 		if !r.ids && r.unusable != nil {
 			// Refused before any ok answer: a failure may be the request's,
-			// not the service's. Nothing is hunted, and a run whose first
+			// not the service's. Nothing is shrunk, and a run whose first
 			// plans were all refused ends in a contract error. (A run whose
-			// calls only went unanswered, or 5xx, is hunted as ever: a bug
+			// calls only went unanswered, or 5xx, is shrunk as ever: a bug
 			// found is never dropped.)
 			if r.searched >= min(unusableAfter, r.cfg.Plans) {
 				q.close()
@@ -298,7 +298,7 @@ func (r *runner) search(ctx context.Context) {
 		}
 		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 			q.quiet()
-			r.hunt(ctx, a, bug)
+			r.shrinkBug(ctx, a, bug)
 		} else {
 			r.attributed++
 		}
@@ -306,12 +306,12 @@ func (r *runner) search(ctx context.Context) {
 	}
 }
 
-// property is one rapid test case while rapid shrinks the hunted bug: draw
+// property is one rapid test case while rapid shrinks the bug being shrunk: draw
 // a plan, run it in a fresh namespace, judge it. A plan that shows the bug
 // fails from its check's own line with the check's fixed message, so
 // rapid sees the same failure while it shrinks; a plan that shows only
 // other bugs passes.
-func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
+func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History

@@ -28,7 +28,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var src sourceFlags
 	src.register(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -97,7 +97,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // overrideHunts sets the hunt flags given on fs, already applied to cfg,
 // on the hunt each case recorded: a case replays under the hunt it was
 // found with (regress.Run), unless the command line says otherwise.
-func overrideHunts(fs *flag.FlagSet, h hunt, cfg stress.Config, cases []regress.Case) {
+func overrideHunts(fs *flag.FlagSet, h huntFlags, cfg stress.Config, cases []regress.Case) {
 	for i := range cases {
 		if cases[i].Hunt == nil {
 			continue // an older case: cfg, flags applied, is what it replays under

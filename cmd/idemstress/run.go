@@ -43,7 +43,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a artefacts
 	a.register(fs)
 	f.registerConfig(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
@@ -100,25 +100,25 @@ func (f runFlags) apply(cfg *stress.Config) {
 	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers, cfg.MaxBugs = f.plans, f.seed, f.shrinkTime, f.workers, f.maxBugs
 }
 
-// hunt are the flags of run and replay that override the contract's
+// huntFlags are the flags of run and replay that override the contract's
 // process.replicas, sync and db_stall: how hard a run hunts. A case found
 // with them may show its bug only with them (an in-process mutex needs two
 // replicas), so a case file records them and replay repeats them; replay
 // takes these flags too, to override what a case recorded.
-type hunt struct {
+type huntFlags struct {
 	replicas int
 	sync     string
 	dbStall  string
 }
 
-func (h *hunt) register(fs *flag.FlagSet) {
+func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
 	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
 }
 
 // loadConfig reads a contract file and applies the hunt flags given on fs.
-func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
+func loadConfig(fs *flag.FlagSet, path string, h huntFlags) (stress.Config, error) {
 	cfg, err := stress.Load(path)
 	if err == nil {
 		err = h.apply(fs, &cfg)
@@ -127,7 +127,7 @@ func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
 }
 
 // apply sets the hunt flags given on fs on a config.
-func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
+func (h huntFlags) apply(fs *flag.FlagSet, c *stress.Config) error {
 	if isSet(fs, "replicas") {
 		switch {
 		case h.replicas < 1:

@@ -55,7 +55,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
 	f.registerConfig(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
 	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
