@@ -98,7 +98,7 @@ func Evaluate(in Input) []Violation {
 			// In the order they ran: a burst's calls are listed in plan
 			// order, and a fast target may answer one before the next starts.
 			ran := slices.SortedStableFunc(slices.Values(info.ops), func(x, y model.Op) int { return cmp.Compare(x.Start, y.Start) })
-			var findings []model.Finding
+			var findings []model.BadAnswer
 			findings, states = in.Contract.Walk(ran)
 			for _, f := range findings {
 				op := ran[f.Op]

@@ -31,7 +31,7 @@ const version = 2
 type Case struct {
 	Version        int        `json:"version"`
 	Name           string     `json:"name"`
-	Check          Finding    `json:"check"`
+	Check          CaseCheck  `json:"check"`
 	Plan           model.Plan `json:"plan"`
 	PlanText       string     `json:"plan_text"`
 	ContractDigest string     `json:"contract_digest"`
@@ -47,9 +47,9 @@ type Case struct {
 	Path string `json:"-"`
 }
 
-// Finding is the primary check of a case: what the contract expects, and
+// CaseCheck is the primary check of a case: what the contract expects, and
 // which rule the failing run broke, for which logical action.
-type Finding struct {
+type CaseCheck struct {
 	ID       checks.ID    `json:"id"`
 	Name     string       `json:"name"`
 	Message  string       `json:"message"`
@@ -96,7 +96,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	hunt := huntOf(cfg)
 	c := Case{
 		Version:        version,
-		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
+		Check:          CaseCheck{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: contractDigest(cfg),

@@ -13,10 +13,10 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// Finding is one failure of a run as the JUnit report shows it: the minimal
+// JUnitFailure is one failure of a run as the JUnit report shows it: the minimal
 // plan, what it did, and every violation, primary first. A finding without
 // a plan holds violations no plan explains (changes outside the namespace).
-type Finding struct {
+type JUnitFailure struct {
 	Plan       model.Plan
 	History    model.History
 	Violations []checks.Violation
@@ -33,7 +33,7 @@ type JUnitRun struct {
 	Target   string
 	Seed     uint64
 	Elapsed  time.Duration
-	Findings []Finding
+	Findings []JUnitFailure
 	// Inconclusive, when set, says why the run proves nothing: every check
 	// that did not fire is then reported skipped, not passed.
 	Inconclusive string
@@ -153,7 +153,7 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 
 // findingOf is the finding that shows check id best: one whose primary
 // check it is, else the first in which it fired at all.
-func findingOf(fs []Finding, id checks.ID) (Finding, bool) {
+func findingOf(fs []JUnitFailure, id checks.ID) (JUnitFailure, bool) {
 	for _, f := range fs {
 		if len(f.Violations) > 0 && f.Violations[0].Check == id {
 			return f, true
@@ -164,5 +164,5 @@ func findingOf(fs []Finding, id checks.ID) (Finding, bool) {
 			return f, true
 		}
 	}
-	return Finding{}, false
+	return JUnitFailure{}, false
 }

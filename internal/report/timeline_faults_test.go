@@ -17,7 +17,7 @@ import (
 // of its replica, a call made while the replica was down, a restart step,
 // and the retry after it; the crash and the restart are events of the
 // history, as the executor records them.
-func crashFinding() report.Finding {
+func crashFinding() report.JUnitFailure {
 	ms := int64(time.Millisecond)
 	crashed := model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrash}
 	plain := model.Call{Tenant: "A", Key: "k1"}
@@ -40,7 +40,7 @@ func crashFinding() report.Finding {
 	}
 	vs := []checks.Violation{{Check: checks.MissingEffect, Message: "IDEM-002 missing or partial effect: an ok action lacks rows in notification_outbox",
 		Detail: "action A/k1: 0 row(s) in notification_outbox", Action: model.Action{Tenant: "A", Key: "k1"}}}
-	return report.Finding{Plan: plan, History: h, Violations: vs}
+	return report.JUnitFailure{Plan: plan, History: h, Violations: vs}
 }
 
 var (

@@ -43,7 +43,7 @@ const (
 // minimal plan and every violation. title names the page (the target).
 // Passwords are masked in what it shows (a service's answer body may quote
 // its database URL), as on stdout.
-func WriteTimelineHTML(w io.Writer, title string, f Finding) error {
+func WriteTimelineHTML(w io.Writer, title string, f JUnitFailure) error {
 	if err := timelinePage.Execute(w, timelineData(title, f)); err != nil {
 		return fmt.Errorf("timeline HTML: %w", err)
 	}
@@ -113,7 +113,7 @@ func laneOf(c model.Call) string {
 	return c.Tenant + "/" + model.KeyLabel(c.Key)
 }
 
-func timelineData(title string, f Finding) tlData {
+func timelineData(title string, f JUnitFailure) tlData {
 	ops := f.History.Ops
 	d := tlData{Title: redact.String(title), Plan: strings.TrimSpace(f.Plan.String()), Violations: masked(f.Violations), Calls: len(ops),
 		PlotLeft: tlLabelWidth, PlotRight: tlLabelWidth + tlPlotWidth}

@@ -20,7 +20,7 @@ import (
 
 // timelineFinding is a failing history with a burst of three overlapping
 // calls, a later retry, a call with no answer and a planned fault.
-func timelineFinding() report.Finding {
+func timelineFinding() report.JUnitFailure {
 	c := func(tenant, key string, v int) model.Call { return model.Call{Tenant: tenant, Key: key, Variant: v} }
 	faulty := c("B", "k2", 0)
 	faulty.Fault = "lose-reply"
@@ -39,7 +39,7 @@ func timelineFinding() report.Finding {
 	}}
 	vs := []checks.Violation{{Check: checks.DuplicateEffect, Message: "IDEM-001 duplicate effect: an action has more than 1 row(s) in tickets",
 		Detail: "action A/k1: 2 row(s) in tickets", Action: model.Action{Tenant: "A", Key: "k1"}}}
-	return report.Finding{Plan: plan, History: h, Violations: vs}
+	return report.JUnitFailure{Plan: plan, History: h, Violations: vs}
 }
 
 var (
@@ -182,7 +182,7 @@ func TestTimelineHTMLMasksPasswords(t *testing.T) {
 
 // writePage writes the timeline HTML of f, titled title, into a new
 // directory, and returns the directory and the page's path.
-func writePage(t *testing.T, title string, f report.Finding) (dir, page string) {
+func writePage(t *testing.T, title string, f report.JUnitFailure) (dir, page string) {
 	t.Helper()
 	dir = t.TempDir()
 	page = filepath.Join(dir, "timeline.html")

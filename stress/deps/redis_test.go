@@ -61,7 +61,7 @@ func TestRedisModes(t *testing.T) {
 			t.Fatalf("history faults %+v: want redis's fault, fired", f.History.Faults)
 		}
 		var page bytes.Buffer
-		if err := report.WriteTimelineHTML(&page, "keys-in-redis", report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
+		if err := report.WriteTimelineHTML(&page, "keys-in-redis", report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(page.String(), `data-fault="`+string(ev.Kind)+`"`) || !strings.Contains(page.String(), "lanelabel faultlane") {
