@@ -82,10 +82,10 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 	}
 	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total, Coverage: res.Coverage}
 	for _, f := range failures {
-		run.Findings = append(run.Findings, report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations})
+		run.Failures = append(run.Failures, report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	}
 	if len(res.Outside) > 0 {
-		run.Findings = append(run.Findings, report.JUnitFailure{Violations: res.Outside})
+		run.Failures = append(run.Failures, report.JUnitFailure{Violations: res.Outside})
 	}
 	if res.Err != nil && len(failures) == 0 {
 		run.Inconclusive = res.Err.Error()

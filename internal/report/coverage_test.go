@@ -67,7 +67,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 	}
 	// A check that fired is failed, exercised or not.
 	v := checks.Violation{Check: checks.TenantLeak, Message: "IDEM-007 tenant leak: x"}
-	fired := junit(t, report.JUnitRun{Target: "svc", Coverage: oneTenant, Findings: []report.JUnitFailure{{Violations: []checks.Violation{v}}}})
+	fired := junit(t, report.JUnitRun{Target: "svc", Coverage: oneTenant, Failures: []report.JUnitFailure{{Violations: []checks.Violation{v}}}})
 	if tc := fired.Suites[0].Cases[0]; tc.Failure == nil || tc.Skipped != nil {
 		t.Errorf("IDEM-007 fired: %+v", tc)
 	}

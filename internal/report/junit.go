@@ -33,7 +33,7 @@ type JUnitRun struct {
 	Target   string
 	Seed     uint64
 	Elapsed  time.Duration
-	Findings []JUnitFailure
+	Failures []JUnitFailure
 	// Inconclusive, when set, says why the run proves nothing: every check
 	// that did not fire is then reported skipped, not passed.
 	Inconclusive string
@@ -106,7 +106,7 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 		{"target", target}, {"seed", strconv.FormatUint(run.Seed, 10)}}}
 	if run.Coverage != nil {
 		var vs []checks.Violation
-		for _, f := range run.Findings {
+		for _, f := range run.Failures {
 			vs = append(vs, f.Violations...)
 		}
 		status := checks.Statuses(run.Coverage, checks.Fired(vs), run.Inconclusive != "")
@@ -114,7 +114,7 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 	}
 	for _, c := range checks.Catalogue() {
 		tc := junitCase{Name: string(c.ID) + " " + c.Name, ClassName: "idemstress." + string(c.ID), Time: "0"}
-		if f, ok := findingOf(run.Findings, c.ID); ok {
+		if f, ok := findingOf(run.Failures, c.ID); ok {
 			v := f.Violations[slices.IndexFunc(f.Violations, func(v checks.Violation) bool { return v.Check == c.ID })]
 			text := ""
 			if len(f.Plan.Steps) > 0 {

@@ -68,7 +68,7 @@ func TestWriteJUnit(t *testing.T) {
 	odd.Steps = append(odd.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k\x01<&>"}}})
 	vs := append(cs.Violations, checks.Violation{Check: checks.MissingEffect, Message: "IDEM-002 missing effect: x", Detail: "action A/k1"})
 	got := junit(t, report.JUnitRun{Target: "http://127.0.0.1:1/tickets", Seed: 9, Elapsed: time.Second,
-		Findings: []report.JUnitFailure{{Plan: odd, History: cs.History, Violations: vs}}})
+		Failures: []report.JUnitFailure{{Plan: odd, History: cs.History, Violations: vs}}})
 	if got.Failures != 2 {
 		t.Errorf("%d failures, want 2 (IDEM-001 and IDEM-002)", got.Failures)
 	}
@@ -113,7 +113,7 @@ func TestWriteJUnitMasksPasswords(t *testing.T) {
 	vs := append(cs.Violations, checks.Violation{Check: checks.MissingEffect,
 		Message: "IDEM-002 missing effect: postgres://app:s3cret@db/x", Detail: "password=s3cret"})
 	for _, run := range []report.JUnitRun{
-		{Target: "http://u:s3cret@127.0.0.1:1/tickets", Findings: []report.JUnitFailure{{Plan: *cs.MinimalPlan, History: cs.History, Violations: vs}}},
+		{Target: "http://u:s3cret@127.0.0.1:1/tickets", Failures: []report.JUnitFailure{{Plan: *cs.MinimalPlan, History: cs.History, Violations: vs}}},
 		{Target: "t", Inconclusive: `process: replica 1: starting ["./svc" "-database-url" "postgres://app:s3cret@db/x"]: exec failed`},
 	} {
 		var b bytes.Buffer
