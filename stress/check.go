@@ -34,11 +34,11 @@ func Check(t *testing.T, cfg Config) *Result {
 	return res
 }
 
-// Case is the result as one row of a report, under the given target name:
+// Row is the result as one row of a report, under the given target name:
 // its first bug (a root cause), the checks of every bug found, and the changes
 // outside the namespace.
-func (res *Result) Case(target string) report.Case {
-	cs := res.Cases(target)[0]
+func (res *Result) Row(target string) report.Row {
+	cs := res.Rows(target)[0]
 	if len(res.Failures) > 1 {
 		cs.Checks = []checks.ID{}
 		for _, f := range res.Failures {
@@ -49,11 +49,11 @@ func (res *Result) Case(target string) report.Case {
 	return cs
 }
 
-// Cases are the result as rows of a report, one for each bug found (most
+// Rows are the result as rows of a report, one for each bug found (most
 // severe first; the changes outside the namespace with the first), or one
 // for the whole run when no plan failed.
-func (res *Result) Cases(target string) []report.Case {
-	base := report.Case{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
+func (res *Result) Rows(target string) []report.Row {
+	base := report.Row{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
 		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
 	if res.Err != nil {
 		base.Error = res.Err.Error()
@@ -63,9 +63,9 @@ func (res *Result) Cases(target string) []report.Case {
 	}
 	if len(res.Failures) == 0 {
 		base.Checks = checks.Fired(base.Violations)
-		return []report.Case{base}
+		return []report.Row{base}
 	}
-	var out []report.Case
+	var out []report.Row
 	for i, f := range res.Failures {
 		cs := base
 		cs.MinimalPlan = &f.Plan

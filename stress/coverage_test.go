@@ -74,7 +74,7 @@ func TestCoverageNotExercised(t *testing.T) {
 					t.Errorf("%s: %s, want %s", c.ID, status[c.ID], want)
 				}
 			}
-			cs := res.Case(svc.URL)
+			cs := res.Row(svc.URL)
 			if cs.CheckStatus[checks.TenantLeak] != status[checks.TenantLeak] || cs.Coverage[model.Called] != res.Calls {
 				t.Errorf("the report's case: coverage %v (%d calls), statuses %v", cs.Coverage, res.Calls, cs.CheckStatus)
 			}

@@ -79,7 +79,7 @@ type Result struct {
 	// Outside lists changes to rows outside the run's namespace (IDEM-009):
 	// no plan explains them, so none is shrunk.
 	Outside []checks.Violation `json:"outside,omitempty"`
-	// Unfired counts the cases whose planned faults did not all fire.
+	// Unfired counts the executions whose planned faults did not all fire.
 	Unfired int `json:"unfired,omitempty"`
 	// Faults counts the faults of every case, by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`

@@ -31,11 +31,11 @@ type runner struct {
 	// session is what Run opened, for what it checks around the search.
 	session *Session
 	seed    uint64
-	// faults counts the fault events of every case by kind, and
-	// unfiredCases the cases where one of them did not fire.
+	// faults counts the fault events of every execution by kind, and
+	// unfiredExecs the executions where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
 	coverage     model.Coverage
-	unfiredCases int
+	unfiredExecs int
 	// unfiredWhy is, by kind, why a fault first did not fire.
 	unfiredWhy map[model.Fault]string
 	// held counts the requests the db-stall nemesis saw waiting on its
@@ -205,14 +205,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// A run that tried no plan tested nothing: never a pass.
 		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("no plan was tried: the run's budget (duration %s) ended before the first plan; give it time for some plans", cfg.Duration)
-	case r.unfiredCases > 0:
+	case r.unfiredExecs > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
+		res.Err = fmt.Errorf("%d of %d executions: a planned fault did not fire (%s)", r.unfiredExecs, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
 	default:
 		res.Verdict = checks.Pass
 	}
-	res.Unfired, res.Faults, res.Coverage = r.unfiredCases, r.faults, r.coverage
+	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
 	return res, nil
 }
 
@@ -371,7 +371,7 @@ func (r *runner) account(tr Trial) {
 	model.Tally(r.faults, tr.History.Faults)
 	r.coverage.Add(tr.Coverage)
 	if !model.AllFired(tr.History.Faults) {
-		r.unfiredCases++
+		r.unfiredExecs++
 	}
 	for _, ev := range tr.History.Faults {
 		if ev.Kind == model.FaultDBStall {

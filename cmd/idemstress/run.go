@@ -161,12 +161,12 @@ func shellWord(s string) string {
 // runTarget runs one target, writes its artefacts, and turns the result
 // into report cases, one for each bug found, and an exit code; no cases
 // means the run could not start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Case, int) {
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Row, int) {
 	res, code := runArtefacts(ctx, cfg, stderr, a, 10*time.Second)
 	if res == nil {
 		return nil, code
 	}
-	return res.Cases(res.Target), code
+	return res.Rows(res.Target), code
 }
 
 // runArtefacts runs cfg with progress on stderr (a line every interval
@@ -225,7 +225,7 @@ func exitOf(v checks.Verdict) int {
 	return exitPass
 }
 
-func write(w io.Writer, asJSON bool, cases []report.Case) error {
+func write(w io.Writer, asJSON bool, cases []report.Row) error {
 	if asJSON {
 		return report.WriteJSON(w, cases)
 	}

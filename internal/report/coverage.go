@@ -52,7 +52,7 @@ func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string
 
 // coverageLines says, one line per run (cases of one run share their
 // coverage), what CoverageLine says: "correct: coverage: calls 40, …".
-func coverageLines(cases []Case) string {
+func coverageLines(cases []Row) string {
 	var b strings.Builder
 	last := ""
 	for _, c := range cases {

@@ -84,16 +84,16 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 // counts and every check's status.
 func TestTableAndJSONCoverage(t *testing.T) {
 	status := checks.Statuses(oneTenant, nil, false)
-	c := report.Case{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: oneTenant, CheckStatus: status}
+	c := report.Row{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: oneTenant, CheckStatus: status}
 	var b bytes.Buffer
-	if err := report.WriteTable(&b, []report.Case{c, c}); err != nil {
+	if err := report.WriteTable(&b, []report.Row{c, c}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(b.String(), "svc: coverage: calls 300,"); n != 1 {
 		t.Errorf("%d coverage lines:\n%s", n, b.String())
 	}
 	b.Reset()
-	if err := report.WriteJSON(&b, []report.Case{c}); err != nil {
+	if err := report.WriteJSON(&b, []report.Row{c}); err != nil {
 		t.Fatal(err)
 	}
 	var parsed []struct {

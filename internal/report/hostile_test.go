@@ -23,10 +23,10 @@ func TestHostileAnswersAreShownNotObeyed(t *testing.T) {
 		{Step: 1, Call: call, Body: model.Body(`{}`), Out: model.Outcome{Kind: model.Other, Status: 500, Body: model.Body("\x1b[31mboom\u202e")}},
 	}}
 	vs := []checks.Violation{{Check: checks.UnstableResponse, Message: "IDEM-003 unstable response: x", Detail: "id \x1b[2J"}}
-	c := report.Case{Target: "http://t/\x1b[2J", Verdict: checks.Fail, Checks: []checks.ID{checks.UnstableResponse},
+	c := report.Row{Target: "http://t/\x1b[2J", Verdict: checks.Fail, Checks: []checks.ID{checks.UnstableResponse},
 		MinimalPlan: &plan, MinimalSteps: 2, MinimalCalls: 2, History: h, Violations: vs, Error: "the service said \x1b]0;title\x07"}
 	var out bytes.Buffer
-	if err := report.WriteTable(&out, []report.Case{c}); err != nil {
+	if err := report.WriteTable(&out, []report.Row{c}); err != nil {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]string{"table": out.String(), "explanation": report.Explain(plan, h, vs)} {

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 func step(calls ...model.Call) model.Step { return model.Step{Kind: model.StepCall, Calls: calls} }
 
-func cases() []report.Case {
+func cases() []report.Row {
 	plan := model.Plan{Steps: []model.Step{step(model.Call{Tenant: "A", Key: "k1"}), step(model.Call{Tenant: "A", Key: "k1", Encoding: 2})}}
 	vs := []checks.Violation{{Check: checks.DuplicateEffect, Message: "IDEM-001 duplicate effect: an action has more than 1 row(s) in notification_outbox",
 		Detail: "action A/k1: 2 row(s) in notification_outbox"}}
@@ -26,7 +26,7 @@ func cases() []report.Case {
 		{Step: 0, Call: plan.Steps[0].Calls[0], Body: []byte(`{"subject":"x"}`), Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Step: 1, Call: plan.Steps[1].Calls[0], Body: []byte(`{ "subject" : "x" }`), Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
 	}}
-	return []report.Case{
+	return []report.Row{
 		{Target: "correct", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.5, Plans: 100, Seed: 1},
 		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,
 			MinimalPlan: &plan, Seconds: 0.02, Plans: 3, Seed: 1, Violations: vs, History: h},
@@ -114,13 +114,13 @@ func TestWriteTablePassSeed(t *testing.T) {
 	pass := cases()[0]
 	pass.Seed = 14464800211049773755
 	var one, many bytes.Buffer
-	if err := report.WriteTable(&one, []report.Case{pass}); err != nil {
+	if err := report.WriteTable(&one, []report.Row{pass}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(one.String(), "correct: passed (seed 14464800211049773755)") {
 		t.Errorf("a run's pass without its seed:\n%s", one.String())
 	}
-	if err := report.WriteTable(&many, []report.Case{pass, pass}); err != nil {
+	if err := report.WriteTable(&many, []report.Row{pass, pass}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(many.String(), "passed (seed") {

@@ -13,8 +13,8 @@ import (
 	"github.com/idemstress/idemstress/model"
 )
 
-// Case is one target's result, as the demo and run commands print it.
-type Case struct {
+// Row is one target's result, as the demo and run commands print it.
+type Row struct {
 	Target  string         `json:"target"`
 	Verdict checks.Verdict `json:"verdict"`
 	Checks  []checks.ID    `json:"checks"`
@@ -56,7 +56,7 @@ type Column struct {
 
 // WriteTable prints one line per case, then the minimal plan of each caught
 // case and any errors, then what faults fired and what each run covered.
-func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
+func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 	// Targets, errors and explanations may quote the service: shown, never
 	// obeyed by the terminal.
 	w = PrintableWriter{W: w}
@@ -115,7 +115,7 @@ func WriteTable(w io.Writer, cases []Case, extra ...Column) error {
 // faultLines says, one line per case that planned faults, how many of
 // each kind were planned and how many fired:
 // "correct: faults fired: crash 12/12, lose-reply 30/30".
-func faultLines(cases []Case) string {
+func faultLines(cases []Row) string {
 	var b strings.Builder
 	for _, c := range cases {
 		if len(c.Faults) == 0 {
@@ -144,7 +144,7 @@ func (p PrintableWriter) Write(b []byte) (int, error) {
 }
 
 // WriteJSON prints the cases as a JSON array.
-func WriteJSON(w io.Writer, cases []Case) error {
+func WriteJSON(w io.Writer, cases []Row) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(cases)
