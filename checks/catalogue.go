@@ -151,8 +151,8 @@ func Sort(vs []Violation) {
 	})
 }
 
-// Fired lists the distinct checks among violations, in priority order.
-func Fired(vs []Violation) []ID {
+// IDsOf lists the distinct checks among violations, in priority order.
+func IDsOf(vs []Violation) []ID {
 	var ids []ID
 	for _, c := range catalogue {
 		if slices.ContainsFunc(vs, func(v Violation) bool { return v.Check == c.ID }) {

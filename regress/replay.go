@@ -51,8 +51,8 @@ type Outcome struct {
 	Err      error
 }
 
-// Fired lists the checks the last attempt fired, primary first.
-func (o Outcome) Fired() []checks.ID { return checks.Fired(o.Trial.Violations) }
+// Checks lists the checks the last attempt fired, primary first.
+func (o Outcome) Checks() []checks.ID { return checks.IDsOf(o.Trial.Violations) }
 
 // Run replays each case against the target cfg describes, under the case's
 // Hunt (replicas, sync, db-stall) where it has one, else cfg's: through one

@@ -44,7 +44,7 @@ func (res *Result) Row(target string) report.Row {
 		for _, f := range res.Failures {
 			cs.Checks = append(cs.Checks, f.Check)
 		}
-		cs.Checks = append(cs.Checks, checks.Fired(res.Outside)...)
+		cs.Checks = append(cs.Checks, checks.IDsOf(res.Outside)...)
 	}
 	return cs
 }
@@ -62,7 +62,7 @@ func (res *Result) Rows(target string) []report.Row {
 		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()
 	}
 	if len(res.Failures) == 0 {
-		base.Checks = checks.Fired(base.Violations)
+		base.Checks = checks.IDsOf(base.Violations)
 		return []report.Row{base}
 	}
 	var out []report.Row
@@ -77,7 +77,7 @@ func (res *Result) Rows(target string) []report.Row {
 		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
 		cs.Bug = f.Bug
 		// The bug's own check first, then what else its plan fired.
-		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.Fired(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
+		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.IDsOf(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
 		out = append(out, cs)
 	}
 	return out

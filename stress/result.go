@@ -44,7 +44,7 @@ type Failure struct {
 }
 
 // Checks lists the checks the failure fired, primary first.
-func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
+func (f *Failure) Checks() []checks.ID { return checks.IDsOf(f.Violations) }
 
 // Result is what a run found.
 type Result struct {

@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.refusal(ctx)
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
 	for _, b := range r.explained {
 		if !slices.Contains(res.AttributedChecks, b.Check) {
 			res.AttributedChecks = append(res.AttributedChecks, b.Check)

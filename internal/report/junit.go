@@ -109,7 +109,7 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 		for _, f := range run.Failures {
 			vs = append(vs, f.Violations...)
 		}
-		status := checks.Statuses(run.Coverage, checks.Fired(vs), run.Inconclusive != "")
+		status := checks.Statuses(run.Coverage, checks.IDsOf(vs), run.Inconclusive != "")
 		suite.Properties = append(suite.Properties, junitProperty{"coverage", CoverageLine(run.Coverage, status)})
 	}
 	for _, c := range checks.Catalogue() {

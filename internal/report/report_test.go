@@ -28,10 +28,10 @@ func cases() []report.Row {
 	}}
 	return []report.Row{
 		{Target: "correct", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.5, Plans: 100, Seed: 1},
-		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 2, MinimalCalls: 2,
+		{Target: "outbox-on-retry", Verdict: checks.Fail, Checks: checks.IDsOf(vs), MinimalSteps: 2, MinimalCalls: 2,
 			MinimalPlan: &plan, Seconds: 0.02, Plans: 3, Seed: 1, Violations: vs, History: h},
 		{Target: "no-payload-check", Verdict: checks.Pass, Checks: []checks.ID{}, Seconds: 0.4, Plans: 100, Seed: 1},
-		{Target: "check-then-insert", Verdict: checks.Fail, Checks: checks.Fired(vs), MinimalSteps: 1, MinimalCalls: 2,
+		{Target: "check-then-insert", Verdict: checks.Fail, Checks: checks.IDsOf(vs), MinimalSteps: 1, MinimalCalls: 2,
 			MinimalPlan: &model.Plan{Steps: []model.Step{{Kind: model.StepBurst, Calls: []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "A", Key: "k1"}}}}},
 			Seconds:     0.1, Plans: 2, Seed: 1, Violations: vs, History: h},
 		{Target: "dead", Verdict: checks.Inconclusive, Checks: []checks.ID{}, Seconds: 0.1, Plans: 1, Seed: 1, Error: "infrastructure failure: target unreachable"},
