@@ -88,7 +88,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	for i, op := range keyed {
 		overlapped := false
 		for j, other := range keyed {
-			if j != i && model.Concurrent(op, other) {
+			if j != i && model.Overlap(op.AtWork(), other.AtWork()) {
 				overlapped = true
 				break
 			}

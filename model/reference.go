@@ -102,7 +102,7 @@ type BadAnswer struct {
 // and reports a call only when no possible state allows its answer; the walk
 // then goes on from the successors of every state, so one mistake is reported
 // once and does not make a later, correct answer look wrong. A call may
-// answer in_flight when it is Concurrent with an earlier one: after an
+// answer in_flight when it overlaps an earlier one AtWork: after an
 // unknown call, whose work has no known end, every call is. It returns the bad answers and the possible final states.
 func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 	states := []State{{}}
@@ -134,7 +134,7 @@ func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 // call with a key inside the target.
 func concurrentWithEarlier(ops []Op, i int) bool {
 	for _, earlier := range ops[:i] {
-		if !earlier.Call.NoKey && Concurrent(ops[i], earlier) {
+		if !earlier.Call.NoKey && Overlap(ops[i].AtWork(), earlier.AtWork()) {
 			return true
 		}
 	}
