@@ -62,9 +62,18 @@ func (x *execution) overran(ctx context.Context, call model.Call, ev *model.Faul
 	ev.Fired, ev.Held = rep.Fired, rep.Blocked
 	switch {
 	case !rep.Held:
-		ev.Note = unfiredCrash(first, x.CrashStall.Table, "held past the lease")
+		ev.Note = unfiredOverrun(first, x.CrashStall.Table)
 	case !rep.Fired:
 		ev.Note = fmt.Sprintf("the retry sent after the lease (%s) neither waited on %s nor behind the original, nor was answered, within the nemesis's wait", lease, x.CrashStall.Table)
 	}
 	return ops, cmp.Or(firstErr, secondErr)
+}
+
+// unfiredOverrun says why the original answered op was never held: a
+// call the service refuses writes nothing to hold it at.
+func unfiredOverrun(op model.Op, table string) string {
+	if op.Out.Status >= 400 && op.Out.Status < 500 {
+		return fmt.Sprintf("the service answered %d before it wrote to %s (a call it refuses writes nothing), so the original was not held past the lease and no retry was sent", op.Out.Status, table)
+	}
+	return "the original never waited on its write to " + table + ", so it was not held past the lease and no retry was sent"
 }
