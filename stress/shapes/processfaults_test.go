@@ -32,8 +32,6 @@ func TestProcessFaultModes(t *testing.T) {
 		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart}},
 		{mode: "stuck-in-flight", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
 		{mode: "complete-after-commit", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrashKeyRecord), restart, call("A", "k1", 0)}},
-		// The fault sends the retry itself, once the lease has run out.
-		{mode: "short-lease", check: checks.DuplicateEffect, minimal: []model.Step{faulted("A", "k1", model.FaultSlowOriginal)}},
 		{mode: "stores-errors", check: checks.ErrorReplay, minimal: []model.Step{faulted("A", "k1", model.FaultDBError), call("A", "k1", 0)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
