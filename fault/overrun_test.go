@@ -111,4 +111,3 @@ func TestOverrunHoldsTheOriginalPastTheLease(t *testing.T) {
 		t.Errorf("report %+v for an original that writes nothing to items, want not held and no retry", rep)
 	}
 }
-
