@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 )
 
 // TestProxyFaults sends one call through the proxy for each kind and

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 )
 
 // Fail ends the session of the request that waits on the stalled table:

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 )
 
 var huge = strings.Repeat("a", 8<<20)
