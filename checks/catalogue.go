@@ -34,8 +34,8 @@ const (
 	ErrorReplay      ID = "IDEM-016"
 )
 
-// Fataler is what a check fails: a *rapid.T, a *testing.T.
-type Fataler interface {
+// fataler is what a check fails: a *rapid.T, a *testing.T.
+type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
@@ -55,7 +55,7 @@ type Check struct {
 	// keeps a smaller failing plan only when it fails from the same line,
 	// so a shrink stays with the check it started with instead of drifting
 	// to another. Each literal below must stay on a line of its own.
-	fail func(t Fataler, message string)
+	fail func(t fataler, message string)
 }
 
 // catalogue lists every check once, in priority order: from the most
@@ -69,37 +69,37 @@ type Check struct {
 // recovery time (the liveness polling), so only a crash exercises IDEM-012.
 var catalogue = []Check{
 	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action", anyOf(model.FoldedKey),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(model.ChangedPayload),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict", anyOf(model.SequentialRetry, model.Burst),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.FaultFired(model.FaultCrash), model.FaultFired(model.FaultCrashKeyRecord)),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers", anyOf(model.Burst),
-		func(t Fataler, m string) { t.Fatalf("%s", m) }},
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 }
 
 // Catalogue lists every check, most specific first.
@@ -111,13 +111,13 @@ func Catalogue() []Check { return slices.Clone(catalogue) }
 func Lookup(id ID) (c Check, rank int) {
 	i := slices.IndexFunc(catalogue, func(c Check) bool { return c.ID == id })
 	if i < 0 {
-		return Check{ID: id, fail: func(t Fataler, m string) { t.Fatalf("%s", m) }}, len(catalogue)
+		return Check{ID: id, fail: func(t fataler, m string) { t.Fatalf("%s", m) }}, len(catalogue)
 	}
 	return catalogue[i], i
 }
 
 // Fail fails t with the violation's message from its check's own line.
-func (v Violation) Fail(t Fataler) {
+func (v Violation) Fail(t fataler) {
 	c, _ := Lookup(v.Check)
 	c.fail(t, v.Message)
 }
@@ -151,8 +151,8 @@ func Sort(vs []Violation) {
 	})
 }
 
-// Fired lists the distinct checks among violations, in priority order.
-func Fired(vs []Violation) []ID {
+// IDsOf lists the distinct checks among violations, in priority order.
+func IDsOf(vs []Violation) []ID {
 	var ids []ID
 	for _, c := range catalogue {
 		if slices.ContainsFunc(vs, func(v Violation) bool { return v.Check == c.ID }) {

@@ -14,7 +14,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 )
 
-// lineRecorder is a Fataler that remembers where it was failed from.
+// lineRecorder is a fataler that remembers where it was failed from.
 type lineRecorder struct{ where, message string }
 
 func (r *lineRecorder) Fatalf(format string, args ...any) {

@@ -30,7 +30,7 @@ const linearizabilityTimeout = 10 * time.Second
 // linearizability judges an action whose calls overlapped (IDEM-013).
 func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
 	c := in.Contract
-	res, _ := Linearizable(c, ops, linearizabilityTimeout)
+	res, _ := linearizable(c, ops, linearizabilityTimeout)
 	switch res {
 	case porcupine.Illegal:
 		calls := make([]string, len(ops))

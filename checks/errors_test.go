@@ -35,7 +35,7 @@ func TestErrorPolicy(t *testing.T) {
 			c.ErrorsStored = tc.stored
 			h := history(op(0, dbError(call(w.a, w.k1, 0)), serverError()), op(1, call(w.a, w.k1, 0), tc.retry))
 			got := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot(tc.rows)})
-			if ids := checks.Fired(got); !slices.Equal(ids, tc.want) {
+			if ids := checks.IDsOf(got); !slices.Equal(ids, tc.want) {
 				t.Errorf("checks fired %v, want %v:\n%s", ids, tc.want, dump(got))
 			}
 		})

@@ -31,7 +31,7 @@ type linState struct {
 	variant int
 }
 
-// Linearizable reports whether the calls of ONE action can be put in one serial order,
+// linearizable reports whether the calls of ONE action can be put in one serial order,
 // consistent with real time, under which the reference model allows every answer.
 // Calls whose outcome is unknown (Out.Kind Unknown or Other) may take effect at any time after
 // they started: they get an open-ended return time. An in_flight answer is allowed only for a
@@ -53,7 +53,7 @@ type linState struct {
 // timeout bounds the search; on timeout the result is porcupine.Unknown. A timeout <= 0 means
 // no bound. The LinearizationInfo, with this package's model, feeds porcupine.Visualize (the
 // tests draw timelines with it to pin the model's descriptions).
-func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+func linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
 	if timeout < 0 {
 		timeout = 0 // porcupine reads 0 as "no bound"
 	}
@@ -88,7 +88,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	for i, op := range keyed {
 		overlapped := false
 		for j, other := range keyed {
-			if j != i && model.Concurrent(op, other) {
+			if j != i && model.Overlap(op.AtWork(), other.AtWork()) {
 				overlapped = true
 				break
 			}

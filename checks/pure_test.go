@@ -19,14 +19,14 @@ func TestPure(t *testing.T) {
 		}
 		t.Skip("no go command on PATH to list the dependencies with")
 	}
-	out, err := exec.Command(gobin, "list", "-deps", "github.com/idemstress/idemstress/checks", "github.com/idemstress/idemstress/report").CombinedOutput()
+	out, err := exec.Command(gobin, "list", "-deps", "github.com/idemstress/idemstress/checks", "github.com/idemstress/idemstress/internal/report").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	allowed := map[string]bool{
 		"github.com/idemstress/idemstress/model":           true,
 		"github.com/idemstress/idemstress/checks":          true,
-		"github.com/idemstress/idemstress/report":          true,
+		"github.com/idemstress/idemstress/internal/report": true,
 		"github.com/idemstress/idemstress/internal/redact": true,
 	}
 	for _, dep := range strings.Fields(string(out)) {

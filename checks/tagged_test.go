@@ -85,14 +85,14 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 		"notification_outbox": {{Join: "7"}},
 	}
 	vs := checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: h, Rows: rows})
-	got := checks.Fired(vs)
+	got := checks.IDsOf(vs)
 	if want := []checks.ID{checks.RejectedEffect, checks.WrongStatus}; !slices.Equal(got, want) {
 		t.Fatalf("checks %v, want %v:\n%v", got, want, vs)
 	}
 	// A joined row that points at no ticket at all is still a broken reference.
 	rows["notification_outbox"] = []model.Row{{Join: "7"}, {Join: "99"}}
 	vs = checks.Evaluate(checks.Input{Contract: c, Effects: taggedEffects(), NS: ns, History: h, Rows: rows})
-	if !slices.Contains(checks.Fired(vs), checks.BrokenReference) {
+	if !slices.Contains(checks.IDsOf(vs), checks.BrokenReference) {
 		t.Fatalf("a dangling outbox row went unreported: %v", vs)
 	}
 }

@@ -98,7 +98,7 @@ func Evaluate(in Input) []Violation {
 			// In the order they ran: a burst's calls are listed in plan
 			// order, and a fast target may answer one before the next starts.
 			ran := slices.SortedStableFunc(slices.Values(info.ops), func(x, y model.Op) int { return cmp.Compare(x.Start, y.Start) })
-			var findings []model.Finding
+			var findings []model.BadAnswer
 			findings, states = in.Contract.Walk(ran)
 			for _, f := range findings {
 				op := ran[f.Op]
@@ -149,7 +149,7 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 			continue
 		}
 		created := other.Start < op.Start && (other.Out.Kind == model.OK || other.Out.Kind == model.Unknown)
-		running := model.Concurrent(op, other)
+		running := model.Overlap(op.AtWork(), other.AtWork())
 		if op.Out.Kind == model.Conflict && created || op.Out.Kind == model.InFlight && running {
 			return violation(check, a, "a call was judged against "+what,
 				fmt.Sprintf("call %s got %s, as if it were a call of action %s%s", op.Call, op.Out, in.Contract.ActionOf(other.Call), more)), true
@@ -163,7 +163,7 @@ func leakedConflict(in Input, a model.Action, op model.Op, more string) (Violati
 func ownCallRan(in Input, a model.Action, op model.Op) bool {
 	for _, own := range in.History.Ops {
 		self := own.Start == op.Start && own.End == op.End && own.Call == op.Call
-		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Concurrent(op, own) {
+		if !self && !own.Call.NoKey && in.Contract.ActionOf(own.Call) == a && model.Overlap(op.AtWork(), own.AtWork()) {
 			return true
 		}
 	}

@@ -605,10 +605,10 @@ func TestFired(t *testing.T) {
 		{Check: checks.MissingEffect}, {Check: checks.NoAnswer}, {Check: checks.WrongStatus},
 	}
 	want := []checks.ID{checks.TenantLeak, checks.MissingEffect, checks.StrayWrite, checks.WrongStatus, checks.NoAnswer}
-	if got := checks.Fired(vs); !slices.Equal(got, want) {
+	if got := checks.IDsOf(vs); !slices.Equal(got, want) {
 		t.Errorf("Fired = %v, want %v", got, want)
 	}
-	if got := checks.Fired(nil); len(got) != 0 {
+	if got := checks.IDsOf(nil); len(got) != 0 {
 		t.Errorf("Fired(nil) = %v, want none", got)
 	}
 }
@@ -621,7 +621,7 @@ func TestTenantLeakOutranksItsMissingEffect(t *testing.T) {
 		history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.b, w.k1, 0), ok(w.id1))),
 		snapshot(w.created(w.a, w.k1, w.id1, 0)),
 	})
-	if got, want := checks.Fired(vs), []checks.ID{checks.TenantLeak, checks.MissingEffect}; !slices.Equal(got, want) {
+	if got, want := checks.IDsOf(vs), []checks.ID{checks.TenantLeak, checks.MissingEffect}; !slices.Equal(got, want) {
 		t.Fatalf("Fired = %v, want %v; violations:\n%s", got, want, dump(vs))
 	}
 	if vs[0].Check != checks.TenantLeak || vs[len(vs)-1].Check != checks.MissingEffect {

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Result is one call of a burst: what came back and when.
-type Result struct {
+// burstResult is one call of a burst: what came back and when.
+type burstResult struct {
 	Response
 	// Err is set when no answer arrived (ErrUnreachable when the target is
 	// not there at all).
@@ -21,7 +21,7 @@ type Result struct {
 // the same instant. answered, when not nil, counts the answers as they
 // arrive (the db-stall nemesis watches it).
 type Burster interface {
-	Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []Result
+	Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []burstResult
 }
 
 // WithSync returns a copy of the target whose bursts are released in the
@@ -36,8 +36,8 @@ func (h *HTTP) WithSync(mode SyncMode) *HTTP {
 // together (see Release), call i to replica req.Replica. The connections
 // are dialled ahead, or kept from an earlier burst while they stay open
 // (see warm); CloseIdleConnections closes the kept ones.
-func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []Result {
-	results := make([]Result, len(reqs))
+func (h *HTTP) Burst(ctx context.Context, reqs []Request, answered *atomic.Int64) []burstResult {
+	results := make([]burstResult, len(reqs))
 	hreqs := make([]*http.Request, 0, len(reqs))
 	index := make([]int, 0, len(reqs))
 	for i, req := range reqs {

@@ -28,7 +28,7 @@ type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`
 	Headers map[string]string `yaml:"headers" json:"headers"`
-	// Body is how the payload is sent: BodyJSON (default) or BodyForm.
+	// Body is how the payload is sent: bodyJSON (default) or BodyForm.
 	Body string `yaml:"body" json:"body,omitempty"`
 	// ID says where the resource ID is in an ok answer: a JSON pointer into
 	// the body ("/ticket_id"), or "location" for the last path segment of
@@ -40,7 +40,7 @@ type HTTPSpec struct {
 
 // The body formats of HTTPSpec.Body.
 const (
-	BodyJSON = "json"
+	bodyJSON = "json"
 	// BodyForm sends the payload as application/x-www-form-urlencoded
 	// (Stripe), model.Contract.SendForm.
 	BodyForm = "form"
@@ -88,8 +88,8 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
 	}
-	if spec.Body != "" && spec.Body != BodyJSON && spec.Body != BodyForm {
-		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, BodyJSON, BodyForm)
+	if spec.Body != "" && spec.Body != bodyJSON && spec.Body != BodyForm {
+		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, bodyJSON, BodyForm)
 	}
 	if spec.ID != IDFromLocation && !strings.HasPrefix(spec.ID, "/") {
 		return nil, fmt.Errorf("target.id %q: want a JSON pointer such as /id, or %q", spec.ID, IDFromLocation)

@@ -50,8 +50,8 @@ type Answer struct {
 	ID string
 }
 
-// Reading is how the contract reads one answer.
-type Reading struct {
+// reading is how the contract reads one answer.
+type reading struct {
 	Kind OutcomeKind
 	// ID is the resource ID of an ok answer.
 	ID string
@@ -63,7 +63,7 @@ type Reading struct {
 // MissingID says the answer met an ok matcher (created or replayed) but
 // carried no resource ID where the contract looks for it: the ID pointer,
 // more likely than the service, is wrong.
-func (r Reading) MissingID() bool {
+func (r reading) MissingID() bool {
 	return r.Kind == Other && (r.Outcome == "created" || r.Outcome == "replayed")
 }
 
@@ -110,13 +110,13 @@ func (c Contract) outcomes() []outcome {
 // Read classifies an answer by the contract's matchers. An answer that
 // meets a created or replayed matcher but carries no ID, or that meets no
 // matcher and is not a 5xx, is outside the contract (Other).
-func (c Contract) Read(a Answer) Reading {
+func (c Contract) Read(a Answer) reading {
 	for _, o := range c.outcomes() {
 		for _, m := range o.matchers {
 			if !m.holds(a) {
 				continue
 			}
-			r := Reading{Kind: o.kind, Outcome: o.name}
+			r := reading{Kind: o.kind, Outcome: o.name}
 			if o.kind == OK {
 				r.ID = a.ID
 				if m.ID != "" {
@@ -131,11 +131,11 @@ func (c Contract) Read(a Answer) Reading {
 	}
 	switch {
 	case a.Status >= 500 && c.ServerErrorsLeaveNoEffects:
-		return Reading{Kind: Failed}
+		return reading{Kind: Failed}
 	case a.Status >= 500:
-		return Reading{Kind: Unknown}
+		return reading{Kind: Unknown}
 	default:
-		return Reading{Kind: Other}
+		return reading{Kind: Other}
 	}
 }
 

@@ -12,9 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-// ShownBody bounds how much of a body a report shows: a 5 MiB payload must
+// shownBody bounds how much of a body a report shows: a 5 MiB payload must
 // not make a 178 MB report.
-const ShownBody = 1 << 10
+const shownBody = 1 << 10
 
 // Body is a request or answer body. It is kept whole for judging, and
 // shown bounded: as text when it is UTF-8, cut to ShownBody bytes with its
@@ -36,7 +36,7 @@ func Excerpt(b []byte, n int) Body {
 }
 
 // String is the body as a report shows it.
-func (b Body) String() string { return b.shown(ShownBody) }
+func (b Body) String() string { return b.shown(shownBody) }
 
 // shown is b as text, cut to n bytes with its length and digest when longer.
 func (b Body) shown(n int) string {

@@ -128,7 +128,7 @@ func Exercised(in Exercise) Coverage {
 	canon := make([][]byte, len(in.History.Ops))
 	for i, op := range in.History.Ops {
 		actions[i] = c.ActionOf(op.Call)
-		if b, err := Canonical(op.Body); err == nil {
+		if b, err := canonical(op.Body); err == nil {
 			canon[i] = b
 		} else {
 			canon[i] = op.Body

@@ -37,12 +37,12 @@ type Reference struct {
 	Table  string `yaml:"table" json:"table"`
 }
 
-// Attribution is how an effect's rows find their action.
-type Attribution int
+// attribution is how an effect's rows find their action.
+type attribution int
 
 const (
-	// ByKey: tenant and key columns.
-	ByKey Attribution = iota
+	// byKey: tenant and key columns.
+	byKey attribution = iota
 	// ByTag: a column that holds the action tag.
 	ByTag
 	// ByJoin: the row it points at in another effect table.
@@ -50,14 +50,14 @@ const (
 )
 
 // Attribution says how the effect's rows are attributed to actions.
-func (e Effect) Attribution() Attribution {
+func (e Effect) Attribution() attribution {
 	switch {
 	case e.Join != nil:
 		return ByJoin
 	case e.Tag != "":
 		return ByTag
 	default:
-		return ByKey
+		return byKey
 	}
 }
 

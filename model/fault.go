@@ -156,8 +156,8 @@ type FaultCount struct {
 	Fired   int `json:"fired"`
 }
 
-// Fired counts the faults that fired, of every kind.
-func Fired(counts map[Fault]FaultCount) int {
+// FaultsFired counts the faults that fired, of every kind.
+func FaultsFired(counts map[Fault]FaultCount) int {
 	n := 0
 	for _, c := range counts {
 		n += c.Fired

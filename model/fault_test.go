@@ -19,10 +19,10 @@ func TestTallyAndAllFired(t *testing.T) {
 	if len(counts) != len(want) || counts[model.FaultLoseReply] != want[model.FaultLoseReply] || counts[model.FaultRestart] != want[model.FaultRestart] {
 		t.Errorf("counts %v, want %v", counts, want)
 	}
-	if got := model.Fired(counts); got != 3 {
+	if got := model.FaultsFired(counts); got != 3 {
 		t.Errorf("Fired(%v) = %d, want 3 (the lose-reply that did not fire left out)", counts, got)
 	}
-	if got := model.Fired(nil); got != 0 {
+	if got := model.FaultsFired(nil); got != 0 {
 		t.Errorf("Fired(nil) = %d", got)
 	}
 	if model.AllFired(events) {

@@ -91,11 +91,14 @@ func (op Op) Until() int64 {
 // that never overlap can be judged in the order they were made.
 func Overlap(a, b Op) bool { return a.Start <= b.End && b.Start <= a.End }
 
-// Concurrent reports whether two calls may have been at work in the target
-// at the same time: they overlapped, or one of them may still have been at
-// work after its client gave up (Until). Only a call concurrent with
-// another of its action may answer in_flight.
-func Concurrent(a, b Op) bool { return a.Start <= b.Until() && b.Start <= a.Until() }
+// AtWork is the call stretched over the time it may have been at work in
+// the target (its End is Until): Overlap(a.AtWork(), b.AtWork()) says two
+// calls may have been at work at the same time, as a call must have been
+// with another of its action to answer in_flight.
+func (op Op) AtWork() Op {
+	op.End = op.Until()
+	return op
+}
 
 // History is one plan's execution as it happened, like a Jepsen history:
 // every call (Ops, in the order they started) and every nemesis operation

@@ -25,15 +25,15 @@ const defaultKeyMaxLen = 255
 const (
 	ShapeSpace   = 's' // "k1\u00a0": trailing white space (a no-break space: HTTP strips spaces and tabs around a header value itself)
 	ShapeCase    = 'c' // "K1": another letter case
-	ShapeUnicode = 'u' // "κ1": not ASCII
-	ShapeLong    = 'l' // "k1-xxx…": as long as the contract allows
+	shapeUnicode = 'u' // "κ1": not ASCII
+	shapeLong    = 'l' // "k1-xxx…": as long as the contract allows
 )
 
 // nbsp is the white space of ShapeSpace.
 const nbsp = "\u00a0"
 
 // Shapes lists the key shapes, in the order a generator may draw them.
-var Shapes = []byte{ShapeSpace, ShapeCase, ShapeUnicode, ShapeLong}
+var Shapes = []byte{ShapeSpace, ShapeCase, shapeUnicode, shapeLong}
 
 // Shaped is logical key name with the given shape ("k1" + 's').
 func Shaped(name string, shape byte) string { return name + string(shape) }
@@ -60,9 +60,9 @@ func (c Contract) SentKey(ns Namespace, logical string) string {
 		return ns.Key(name) + nbsp
 	case ShapeCase:
 		return ns.Key(strings.ToUpper(name))
-	case ShapeUnicode:
+	case shapeUnicode:
 		return ns.Key("κ" + name[1:])
-	case ShapeLong:
+	case shapeLong:
 		key := ns.Key(name) + "-"
 		return key + strings.Repeat("x", max(0, c.keyMaxLen()-len(key)))
 	}
@@ -84,9 +84,9 @@ func (c Contract) LogicalKey(ns Namespace, sent string) (string, bool) {
 	case strings.HasPrefix(rest, "K"):
 		return Shaped(strings.ToLower(rest), ShapeCase), true
 	case strings.HasPrefix(rest, "κ"):
-		return Shaped("k"+strings.TrimPrefix(rest, "κ"), ShapeUnicode), true
+		return Shaped("k"+strings.TrimPrefix(rest, "κ"), shapeUnicode), true
 	case strings.Contains(rest, "-") && strings.Trim(rest[strings.Index(rest, "-")+1:], "x") == "":
-		return Shaped(rest[:strings.Index(rest, "-")], ShapeLong), true
+		return Shaped(rest[:strings.Index(rest, "-")], shapeLong), true
 	}
 	return rest, true
 }
@@ -113,9 +113,9 @@ func KeyLabel(logical string) string {
 		return name + "␠"
 	case ShapeCase:
 		return strings.ToUpper(name)
-	case ShapeUnicode:
+	case shapeUnicode:
 		return "κ" + name[1:]
-	case ShapeLong:
+	case shapeLong:
 		return name + "…(long)"
 	}
 	return logical

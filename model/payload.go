@@ -156,11 +156,11 @@ func otherNumber(raw []byte, fractions bool) []byte {
 	return raw
 }
 
-// Canonical returns the canonical JSON form of a document: object keys
+// canonical returns the canonical JSON form of a document: object keys
 // sorted, no insignificant whitespace, strings in one escaping, numbers by
 // value (100, 100.0 and 1e2 are one number). Two documents are
 // canonical-equal when their forms are equal.
-func Canonical(doc []byte) ([]byte, error) {
+func canonical(doc []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
@@ -204,8 +204,8 @@ func (c Contract) Equivalent(a, b []byte) bool {
 	if c.Equivalence == EquivalenceBytes {
 		return bytes.Equal(a, b)
 	}
-	ca, errA := Canonical(a)
-	cb, errB := Canonical(b)
+	ca, errA := canonical(a)
+	cb, errB := canonical(b)
 	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}

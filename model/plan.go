@@ -103,27 +103,27 @@ func (c Call) String() string {
 	return s
 }
 
-// StepKind names what a step does.
-type StepKind string
+// stepKind names what a step does.
+type stepKind string
 
 const (
 	// StepCall sends one call and waits for its answer.
-	StepCall StepKind = "call"
+	StepCall stepKind = "call"
 	// StepBurst releases its calls at the same instant and waits for all
 	// their answers.
-	StepBurst StepKind = "burst"
+	StepBurst stepKind = "burst"
 	// StepRestart restarts every replica gracefully (stop, start, ready),
 	// or starts again one that a crash left down; it has no calls.
-	StepRestart StepKind = "restart"
+	StepRestart stepKind = "restart"
 	// StepFault is a nemesis operation of its own, with no calls: Fault
 	// says which (a fault kind of scope AsStep, e.g. dep-restart), Target
 	// what it acts on (a dependency's name).
-	StepFault StepKind = "fault"
+	StepFault stepKind = "fault"
 )
 
 // Step is one unit of a plan.
 type Step struct {
-	Kind  StepKind `json:"kind"`
+	Kind  stepKind `json:"kind"`
 	Calls []Call   `json:"calls,omitempty"`
 	// Fault and Target are a StepFault's fault and what it acts on.
 	Fault  Fault  `json:"fault,omitempty"`

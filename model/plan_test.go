@@ -107,9 +107,9 @@ func ExamplePlan_String() {
 	// 2. call A/k1 v1
 }
 
-// Overlap is what the client saw; Concurrent adds the calls whose effect is
-// unknown, which may still be at work after their client gave up.
-func TestOverlapAndConcurrent(t *testing.T) {
+// Overlap is what the client saw; AtWork adds the time a call whose effect is
+// unknown may still be at work after its client gave up.
+func TestOverlapAtWork(t *testing.T) {
 	at := func(start, end int64, kind model.OutcomeKind) model.Op {
 		return model.Op{Start: start, End: end, Out: model.Outcome{Kind: kind}}
 	}
@@ -128,8 +128,8 @@ func TestOverlapAndConcurrent(t *testing.T) {
 		if got := model.Overlap(tc.a, tc.b); got != tc.overlap || model.Overlap(tc.b, tc.a) != got {
 			t.Errorf("%s: Overlap = %v, want %v (both ways)", tc.name, got, tc.overlap)
 		}
-		if got := model.Concurrent(tc.a, tc.b); got != tc.concurrent || model.Concurrent(tc.b, tc.a) != got {
-			t.Errorf("%s: Concurrent = %v, want %v (both ways)", tc.name, got, tc.concurrent)
+		if got := model.Overlap(tc.a.AtWork(), tc.b.AtWork()); got != tc.concurrent || model.Overlap(tc.b.AtWork(), tc.a.AtWork()) != got {
+			t.Errorf("%s: Overlap AtWork = %v, want %v (both ways)", tc.name, got, tc.concurrent)
 		}
 	}
 	if got := at(0, 5, model.Unknown).Until(); got != math.MaxInt64 {

@@ -91,8 +91,8 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	}
 }
 
-// Finding is one call whose answer the model does not allow.
-type Finding struct {
+// BadAnswer is one call whose answer the model does not allow.
+type BadAnswer struct {
 	Op   int // index into the ops given to Walk
 	Rule Rule
 }
@@ -102,11 +102,11 @@ type Finding struct {
 // and reports a call only when no possible state allows its answer; the walk
 // then goes on from the successors of every state, so one mistake is reported
 // once and does not make a later, correct answer look wrong. A call may
-// answer in_flight when it is Concurrent with an earlier one: after an
-// unknown call, whose work has no known end, every call is. It returns the findings and the possible final states.
-func (c Contract) Walk(ops []Op) ([]Finding, []State) {
+// answer in_flight when it overlaps an earlier one AtWork: after an
+// unknown call, whose work has no known end, every call is. It returns the bad answers and the possible final states.
+func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 	states := []State{{}}
-	var findings []Finding
+	var findings []BadAnswer
 	for i, op := range ops {
 		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Overlapped: concurrentWithEarlier(ops, i)}
 		var next, all []State
@@ -122,7 +122,7 @@ func (c Contract) Walk(ops []Op) ([]Finding, []State) {
 			}
 		}
 		if next == nil {
-			findings = append(findings, Finding{Op: i, Rule: firstRule})
+			findings = append(findings, BadAnswer{Op: i, Rule: firstRule})
 			next = all
 		}
 		states = next
@@ -134,7 +134,7 @@ func (c Contract) Walk(ops []Op) ([]Finding, []State) {
 // call with a key inside the target.
 func concurrentWithEarlier(ops []Op, i int) bool {
 	for _, earlier := range ops[:i] {
-		if !earlier.Call.NoKey && Concurrent(ops[i], earlier) {
+		if !earlier.Call.NoKey && Overlap(ops[i].AtWork(), earlier.AtWork()) {
 			return true
 		}
 	}

@@ -146,7 +146,7 @@ func TestWalk(t *testing.T) {
 	tests := []struct {
 		name     string
 		ops      []model.Op
-		findings []model.Finding
+		findings []model.BadAnswer
 		final    []model.State
 	}{
 		{"no calls", nil, nil, []model.State{absent}},
@@ -173,41 +173,41 @@ func TestWalk(t *testing.T) {
 		}, nil, []model.State{present(p, "5")}},
 		{"unknown then conflict for an equal payload", []model.Op{
 			op(t, p, answer(model.Unknown)), op(t, pSpaced, answer(model.Conflict)),
-		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
 		{"two unknowns keep both possibilities", []model.Op{
 			op(t, p, answer(model.Unknown)), op(t, p, answer(model.Unknown)),
 		}, nil, []model.State{absent, present(p, "")}},
 		{"in flight with nothing in flight", []model.Op{
 			op(t, p, answer(model.InFlight)),
-		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+		}, []model.BadAnswer{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent}},
 		{"changed payload accepted is reported once", []model.Op{
 			op(t, p, ok("1")),
 			op(t, pOther, ok("2")),
 			op(t, p, ok("1")),
 			op(t, pOther, answer(model.Conflict)),
-		}, []model.Finding{{Op: 1, Rule: model.RuleChangedPayloadAccepted}}, []model.State{present(p, "1")}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleChangedPayloadAccepted}}, []model.State{present(p, "1")}},
 		{"unstable id is reported at the call that broke it", []model.Op{
 			op(t, p, ok("1")), op(t, pSpaced, ok("2")), op(t, p, ok("1")),
-		}, []model.Finding{{Op: 1, Rule: model.RuleUnstableID}}, []model.State{present(p, "1")}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleUnstableID}}, []model.State{present(p, "1")}},
 		{"a mistake after an unknown call keeps both possibilities", []model.Op{
 			op(t, p, answer(model.Unknown)),
 			op(t, p, answer(model.Invalid)),
 			op(t, pOther, answer(model.Conflict)),
-		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "")}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "")}},
 		{"other answer is reported and may have created the action", []model.Op{
 			op(t, p, model.Outcome{Kind: model.Other, Status: 200}), op(t, p, ok("3")),
-		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{present(p, "3")}},
+		}, []model.BadAnswer{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{present(p, "3")}},
 		{"keyless calls", []model.Op{
 			keylessOp(t, p, answer(model.Invalid)), keylessOp(t, p, ok("1")),
-		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
 		// One after another, an answered call leaves nothing in flight.
 		{"ok then in flight", []model.Op{
 			op(t, p, ok("1")), op(t, p, answer(model.InFlight)),
-		}, []model.Finding{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "1")}},
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{present(p, "1")}},
 		// An answer outside the contract may leave the call at work.
 		{"an answer outside the contract then in flight", []model.Op{
 			op(t, p, answer(model.Other)), op(t, p, answer(model.InFlight)),
-		}, []model.Finding{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
+		}, []model.BadAnswer{{Op: 0, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -53,8 +53,8 @@ type ReadyCheck struct {
 	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
 }
 
-// Dependency is a dependency that idemstress started.
-type Dependency struct {
+// dependency is a dependency that idemstress started.
+type dependency struct {
 	spec    DependencySpec
 	svc     *Service
 	dataDir string
@@ -108,8 +108,8 @@ func (s Spec) checkDependencies() error {
 }
 
 // startDependency starts d and waits until it is ready.
-func startDependency(ctx context.Context, d DependencySpec) (*Dependency, error) {
-	dep := &Dependency{spec: d, dataDir: d.DataDir}
+func startDependency(ctx context.Context, d DependencySpec) (*dependency, error) {
+	dep := &dependency{spec: d, dataDir: d.DataDir}
 	if dep.dataDir == "" {
 		dir, err := os.MkdirTemp("", "idemstress-dep-"+d.Name+"-")
 		if err != nil {
@@ -138,13 +138,13 @@ func startDependency(ctx context.Context, d DependencySpec) (*Dependency, error)
 }
 
 // Name is the dependency's name.
-func (d *Dependency) Name() string { return d.spec.Name }
+func (d *dependency) Name() string { return d.spec.Name }
 
 // Addr is "127.0.0.1:PORT", the same across restarts.
-func (d *Dependency) Addr() string { return d.svc.Addrs()[0] }
+func (d *dependency) Addr() string { return d.svc.Addrs()[0] }
 
 // URL is what the service is handed as {dep.NAME.url}.
-func (d *Dependency) URL() string {
+func (d *dependency) URL() string {
 	u := d.spec.URL
 	if u == "" {
 		u = "{addr}"
@@ -153,16 +153,16 @@ func (d *Dependency) URL() string {
 }
 
 // DataDir is where the dependency keeps its data.
-func (d *Dependency) DataDir() string { return d.dataDir }
+func (d *dependency) DataDir() string { return d.dataDir }
 
-func (d *Dependency) sub() *strings.Replacer {
+func (d *dependency) sub() *strings.Replacer {
 	addr := d.Addr()
 	_, port, _ := net.SplitHostPort(addr)
 	return strings.NewReplacer("{addr}", addr, "{port}", port, "{data_dir}", d.dataDir)
 }
 
 // placeholders are the {dep.NAME.FIELD} substitutions of the dependency.
-func (d *Dependency) placeholders() []string {
+func (d *dependency) placeholders() []string {
 	_, port, _ := net.SplitHostPort(d.Addr())
 	n := d.spec.Name
 	return []string{"{dep." + n + ".url}", d.URL(), "{dep." + n + ".addr}", d.Addr(), "{dep." + n + ".port}", port,
@@ -172,7 +172,7 @@ func (d *Dependency) placeholders() []string {
 // Restart stops the dependency gracefully (SIGTERM, then SIGKILL after its
 // stop timeout) and starts it again on the same port and data directory,
 // waiting until it is ready.
-func (d *Dependency) Restart(ctx context.Context) error {
+func (d *dependency) Restart(ctx context.Context) error {
 	if err := d.svc.Restart(ctx, 0); err != nil {
 		return fmt.Errorf("process: dependency %s: %w", d.spec.Name, err)
 	}
@@ -181,7 +181,7 @@ func (d *Dependency) Restart(ctx context.Context) error {
 
 // Crash SIGKILLs the dependency and starts it again on the same port and
 // data directory, waiting until it is ready.
-func (d *Dependency) Crash(ctx context.Context) error {
+func (d *dependency) Crash(ctx context.Context) error {
 	if err := d.svc.Crash(ctx, 0); err != nil {
 		return fmt.Errorf("process: dependency %s: %w", d.spec.Name, err)
 	}
@@ -189,16 +189,16 @@ func (d *Dependency) Crash(ctx context.Context) error {
 }
 
 // Output is the tail of the dependency's output over all its restarts.
-func (d *Dependency) Output() string { return d.svc.Output(0) }
+func (d *dependency) Output() string { return d.svc.Output(0) }
 
 // stop ends the dependency and removes a data directory of ours.
-func (d *Dependency) stop() error {
+func (d *dependency) stop() error {
 	err := d.svc.Stop()
 	d.removeData()
 	return err
 }
 
-func (d *Dependency) removeData() {
+func (d *dependency) removeData() {
 	if d.tmp {
 		_ = os.RemoveAll(d.dataDir)
 	}
@@ -259,7 +259,7 @@ func (p *Service) startDependencies(ctx context.Context) error {
 }
 
 // Dependency is the started dependency called name, nil when there is none.
-func (p *Service) Dependency(name string) *Dependency {
+func (p *Service) Dependency(name string) *dependency {
 	for _, d := range p.deps {
 		if d.spec.Name == name {
 			return d

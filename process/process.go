@@ -85,7 +85,7 @@ type Service struct {
 	spec  Spec // defaults filled in
 	dbURL string
 	reps  []*replica
-	deps  []*Dependency
+	deps  []*dependency
 
 	mu      sync.Mutex // guards stopped, ports, and every replica's port and cur
 	stopped bool

@@ -18,10 +18,10 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// Version is the version of the case file format this package writes.
-// Version 2 moved what changes from run to run (seed, observed detail,
+// version is the version of the case file format this package writes.
+// version 2 moved what changes from run to run (seed, observed detail,
 // violations, versions) into last_seen; Read still reads version 1.
-const Version = 2
+const version = 2
 
 // Case is one regression case: a failure's minimal plan and what it broke,
 // enough to run it again. Every field but LastSeen identifies the case and
@@ -31,7 +31,7 @@ const Version = 2
 type Case struct {
 	Version        int        `json:"version"`
 	Name           string     `json:"name"`
-	Check          Finding    `json:"check"`
+	Check          CaseCheck  `json:"check"`
 	Plan           model.Plan `json:"plan"`
 	PlanText       string     `json:"plan_text"`
 	ContractDigest string     `json:"contract_digest"`
@@ -47,9 +47,9 @@ type Case struct {
 	Path string `json:"-"`
 }
 
-// Finding is the primary check of a case: what the contract expects, and
+// CaseCheck is the primary check of a case: what the contract expects, and
 // which rule the failing run broke, for which logical action.
-type Finding struct {
+type CaseCheck struct {
 	ID       checks.ID    `json:"id"`
 	Name     string       `json:"name"`
 	Message  string       `json:"message"`
@@ -74,7 +74,7 @@ type Sighting struct {
 // seed (stress.Result.Seed). Its check is the failure's own (Check), or
 // else its primary violation;
 // a failure without one (none comes from stress.Run) gives a case that
-// Read refuses.
+// Load refuses.
 func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	var v checks.Violation
 	if len(f.Violations) > 0 {
@@ -95,11 +95,11 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	}
 	hunt := huntOf(cfg)
 	c := Case{
-		Version:        Version,
-		Check:          Finding{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
+		Version:        version,
+		Check:          CaseCheck{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
-		ContractDigest: ContractDigest(cfg),
+		ContractDigest: contractDigest(cfg),
 		Hunt:           &hunt,
 		NotMinimal:     f.NotMinimal,
 		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
@@ -125,7 +125,7 @@ func planDigest(p model.Plan) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ContractDigest is "sha256:" and the hex SHA-256 of the canonical JSON of
+// contractDigest is "sha256:" and the hex SHA-256 of the canonical JSON of
 // what the contract promises and how it is checked: the contract with its
 // defaults (statuses, payload, payload rules, equivalence, key scope, key
 // comparison and length, server errors, recovery), key_required, the
@@ -134,7 +134,7 @@ func planDigest(p model.Plan) string {
 // and runs), the ID pointer, and the effects. How a run hunts (database,
 // process, replicas, sync, db-stall, timeouts) is left out: it changes
 // where and how hard, not what a case means.
-func ContractDigest(cfg stress.Config) string {
+func contractDigest(cfg stress.Config) string {
 	world := cfg.World
 	if world.IsZero() {
 		world = gen.DefaultWorld()

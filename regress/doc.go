@@ -49,11 +49,11 @@
 // under the case's hunt, and judges it like a run does. It fails when the recorded check fires
 // again, and passes when it does not (other checks that fire are reported
 // beside it). A plan is run up to AttemptsFor times (Attempts, or
-// RacyAttempts for a plan with a burst), stopping when the check fires: a
+// racyAttempts for a plan with a burst), stopping when the check fires: a
 // race does not go the failing way every time, and a correct service never
 // fires it.
 //
-// Read refuses a file of more than 16 MiB, and a case that would pass
+// read refuses a file of more than 16 MiB, and a case that would pass
 // unheard: a check outside the catalogue, a call or burst step without
 // calls, a restart step with calls, a step or fault of an unknown kind.
 package regress

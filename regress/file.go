@@ -42,39 +42,39 @@ func Write(dir string, c Case) (string, error) {
 // KiB, and a path such as /dev/zero must not be read until memory runs out.
 const maxCase = 16 << 20
 
-// Read reads one case file of this format or an older one, refusing one of
+// read reads one case file of this format or an older one, refusing one of
 // a newer format, larger than 16 MiB, or that Decode refuses.
-func Read(path string) (Case, error) { return readCase(context.Background(), path) }
+func read(path string) (Case, error) { return readCase(context.Background(), path) }
 
 func readCase(ctx context.Context, path string) (Case, error) {
 	b, err := boundedfile.Read(ctx, path, maxCase, "a case file")
 	if err != nil {
 		return Case{}, fmt.Errorf("regression case: %w", err)
 	}
-	return Decode(path, b)
+	return decode(path, b)
 }
 
-// Decode decodes the case file named path, refusing one of a newer
+// decode decodes the case file named path, refusing one of a newer
 // format, without a plan and check, with a check outside the catalogue,
 // or with a plan that cannot be run as written (a call or burst step
 // without calls, a restart with calls, a step or fault of a kind this
 // idemstress does not know). Its PlanText is the plan's, whatever the
 // file's plan_text says.
-func Decode(path string, b []byte) (Case, error) {
+func decode(path string, b []byte) (Case, error) {
 	var c Case
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&c); err != nil {
 		return Case{}, fmt.Errorf("regression case %s: not a case file: %w", path, err)
 	}
 	switch {
-	case c.Version > Version:
-		return Case{}, fmt.Errorf("regression case %s: format version %d; this idemstress reads up to %d: upgrade idemstress", path, c.Version, Version)
+	case c.Version > version:
+		return Case{}, fmt.Errorf("regression case %s: format version %d; this idemstress reads up to %d: upgrade idemstress", path, c.Version, version)
 	case c.Version < 1:
 		return Case{}, fmt.Errorf("regression case %s: no version field: not a case file", path)
 	case len(c.Plan.Steps) == 0 || c.Check.ID == "":
 		return Case{}, fmt.Errorf("regression case %s: no plan or no check", path)
 	case c.Version == 1:
-		// Version 1 kept what version 2 calls last_seen beside the rest.
+		// version 1 kept what version 2 calls last_seen beside the rest.
 		var v1 struct {
 			Check struct {
 				Observed string `json:"observed"`

@@ -79,7 +79,7 @@ func TestRunReplaysUnderTheCasesHunt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o := outs[0]; o.Verdict != checks.Fail || len(o.Warnings) != 0 {
-		t.Errorf("under the case's hunt: %s after %d attempt(s), fired %v, warnings %v, err %v", o.Verdict, o.Attempts, o.Fired(), o.Warnings, o.Err)
+		t.Errorf("under the case's hunt: %s after %d attempt(s), fired %v, warnings %v, err %v", o.Verdict, o.Attempts, o.Checks(), o.Warnings, o.Err)
 	}
 	c.Hunt = nil
 	outs, err = regress.Run(t.Context(), cfg, []regress.Case{c})
@@ -87,7 +87,7 @@ func TestRunReplaysUnderTheCasesHunt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o := outs[0]; o.Verdict != checks.Pass {
-		t.Errorf("under the contract's one replica: %s, fired %v, err %v; want a pass (else this test shows nothing)", o.Verdict, o.Fired(), o.Err)
+		t.Errorf("under the contract's one replica: %s, fired %v, err %v; want a pass (else this test shows nothing)", o.Verdict, o.Checks(), o.Err)
 	}
 	if cfg.Process.Replicas != 1 || cfg.DBStall != "" {
 		t.Errorf("Run changed the caller's config: %d replicas, db-stall %q", cfg.Process.Replicas, cfg.DBStall)

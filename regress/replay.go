@@ -11,27 +11,27 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/redact"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
-// Attempts is how many times a replay runs a case's plan at most before it
+// attempts is how many times a replay runs a case's plan at most before it
 // calls the case passed: a racy failure does not repeat every time.
-const Attempts = 3
+const attempts = 3
 
-// RacyAttempts is Attempts for a plan with a burst, whose calls race: a
+// racyAttempts is Attempts for a plan with a burst, whose calls race: a
 // check-then-insert race found by a run may go the failing way once in
 // several releases, and a replay that tried it three times would call the
 // buggy service fixed.
-const RacyAttempts = 12
+const racyAttempts = 12
 
 // AttemptsFor is how many times Run tries a plan before it calls it passed.
 func AttemptsFor(p model.Plan) int {
 	if slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepBurst }) {
-		return RacyAttempts
+		return racyAttempts
 	}
-	return Attempts
+	return attempts
 }
 
 // Outcome is one case replayed.
@@ -42,7 +42,7 @@ type Outcome struct {
 	Verdict checks.Verdict
 	// Trial is the last attempt: its history and every violation.
 	Trial stress.Trial
-	// Attempts counts the plan's runs: up to AttemptsFor, fewer when the
+	// attempts counts the plan's runs: up to AttemptsFor, fewer when the
 	// check fired.
 	Attempts int
 	// Warnings say what makes the verdict less certain: a contract whose
@@ -51,8 +51,8 @@ type Outcome struct {
 	Err      error
 }
 
-// Fired lists the checks the last attempt fired, primary first.
-func (o Outcome) Fired() []checks.ID { return checks.Fired(o.Trial.Violations) }
+// Checks lists the checks the last attempt fired, primary first.
+func (o Outcome) Checks() []checks.ID { return checks.IDsOf(o.Trial.Violations) }
 
 // Run replays each case against the target cfg describes, under the case's
 // Hunt (replicas, sync, db-stall) where it has one, else cfg's: through one
@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			s.Close()
 		}
 	}()
-	digest := ContractDigest(cfg)
+	digest := contractDigest(cfg)
 	prefix := fmt.Sprintf("rp%08x", randomUint32())
 	t0 := time.Now()
 	outs := make([]Outcome, len(cases))

@@ -16,7 +16,7 @@ import (
 
 // A run reports every distinct bug it finds, like Hypothesis's multiple-bug
 // reporting: after a failure is shrunk, the search goes on, and a plan
-// counts as a new bug when it fires a violation whose identity (BugID: the
+// counts as a new bug when it fires a violation whose identity (bugID: the
 // check and the transition that broke) no reported bug's minimal plan
 // fired. Such a violation names the bug, and the failure is shrunk on its
 // own, keeping its check. The violations a minimal plan fires beside its
@@ -52,18 +52,18 @@ func rank(id checks.ID) int {
 
 // sameID reports whether two identities name one bug: the same kind, in
 // the same transition.
-func sameID(a, b BugID) bool { return sameKind(a, b) && a.Transition == b.Transition }
+func sameID(a, b bugID) bool { return sameKind(a, b) && a.Transition == b.Transition }
 
 // sameKind reports whether two identities are one kind of mistake,
 // whatever transition showed it: sameBug checks, the same status class
 // and the same rows.
-func sameKind(a, b BugID) bool {
+func sameKind(a, b bugID) bool {
 	return sameBug(a.Check, b.Check) && a.Status == b.Status && a.Rows == b.Rows
 }
 
 // idsOf are the identities of a trial's violations, most severe first.
-func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []BugID {
-	ids := make([]BugID, len(vs))
+func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []bugID {
+	ids := make([]bugID, len(vs))
 	for i, v := range vs {
 		ids[i] = bugIDOf(r.cfg.Contract, plan, hist, v)
 	}
@@ -72,17 +72,17 @@ func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violatio
 
 // known reports whether an identity is already a reported bug's, one of
 // its symptoms, or explained as one.
-func (r *runner) known(id BugID) bool {
-	return slices.ContainsFunc(r.explained, func(e BugID) bool { return sameID(e, id) }) ||
-		slices.ContainsFunc(r.reported, func(e BugID) bool { return sameID(e, id) })
+func (r *runner) known(id bugID) bool {
+	return slices.ContainsFunc(r.explained, func(e bugID) bool { return sameID(e, id) }) ||
+		slices.ContainsFunc(r.reported, func(e bugID) bool { return sameID(e, id) })
 }
 
 // newBug is the identity a failing plan counts for: the most severe one
 // among ids no reported bug stands for; false when there is none.
-func newBug(ids []BugID, known func(BugID) bool) (BugID, bool) {
-	i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) })
+func newBug(ids []bugID, known func(bugID) bool) (bugID, bool) {
+	i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) })
 	if i < 0 {
-		return BugID{}, false
+		return bugID{}, false
 	}
 	return ids[i], true
 }
@@ -100,14 +100,14 @@ func violationOf(vs []checks.Violation, bug checks.ID) (checks.Violation, bool) 
 // or "" when it is a bug of its own: own is its identity, fired those of
 // every violation of its minimal plan. A failure whose shrinking was cut
 // (not minimal) is only ever the same bug seen again.
-func fateOf(own BugID, fired []BugID, known func(BugID) bool, minimal bool) string {
+func fateOf(own bugID, fired []bugID, known func(bugID) bool, minimal bool) string {
 	if known(own) {
 		return "the same as a reported bug (" + own.String() + ")"
 	}
-	if !minimal || own.Transition != InBurst {
+	if !minimal || own.Transition != inBurst {
 		return ""
 	}
-	if i := slices.IndexFunc(fired, func(id BugID) bool { return rank(id.Check) < rank(own.Check) && known(id) }); i >= 0 {
+	if i := slices.IndexFunc(fired, func(id bugID) bool { return rank(id.Check) < rank(own.Check) && known(id) }); i >= 0 {
 		return "a symptom of the reported " + fired[i].String() + " under the same race"
 	}
 	return ""
@@ -117,18 +117,18 @@ func fateOf(own BugID, fired []BugID, known func(BugID) bool, minimal bool) stri
 // showed with its bursts sent one call after another, explains the race's
 // own identity: every one reported, one of them the same kind of bug or a
 // more severe check.
-func explainsRace(own BugID, seq []BugID, known func(BugID) bool) bool {
-	return len(seq) > 0 && !slices.ContainsFunc(seq, func(id BugID) bool { return !known(id) }) &&
-		slices.ContainsFunc(seq, func(id BugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
+func explainsRace(own bugID, seq []bugID, known func(bugID) bool) bool {
+	return len(seq) > 0 && !slices.ContainsFunc(seq, func(id bugID) bool { return !known(id) }) &&
+		slices.ContainsFunc(seq, func(id bugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
 }
 
-// hunt is the shrinking of one bug: its smallest failing plan so far, and
-// the budget (shrinkBudget from when the bug was found, rapid's part
+// shrinking is one bug's shrink under way: its smallest failing plan so
+// far, and the budget (shrinkBudget from when the bug was found, rapid's part
 // ending half way).
-type hunt struct {
+type shrinking struct {
 	best *Failure
 	// kind is the bug as the smallest plan so far shows it.
-	kind              BugID
+	kind              bugID
 	shrinkBy, rapidBy time.Time
 	budget            time.Duration
 	// cut says the budget cut an execution short; logs are what rapid
@@ -138,26 +138,26 @@ type hunt struct {
 }
 
 // shrinkCandidates is how many candidates as costly as the failing plan
-// a hunt's budget fits at least: a plan that hangs costs a call timeout,
+// a shrink's budget fits at least: a plan that hangs costs a call timeout,
 // one that crashes the target a recovery period, and thirty seconds of
 // those are two or three candidates, too few to shrink anything.
 const shrinkCandidates = 16
 
-// shrinkBudget is the time a hunt may take: ShrinkTime, or more when the
+// shrinkBudget is the time one bug's shrink may take: ShrinkTime, or more when the
 // failing plan took long enough (took) that ShrinkTime would fit fewer
 // than shrinkCandidates runs of it.
 func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
 	return max(shrinkTime, shrinkCandidates*took)
 }
 
-// hunt shrinks the failing plan a found, which counts for bug, and adds
+// shrinkBug shrinks the failing plan a found, which counts for bug, and adds
 // it to the run's bugs unless it turns out to be one of them (fateOf).
-func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
+func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	now := time.Now()
 	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
-	h := &hunt{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
+	h := &shrinking{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
 	r.current = h
 	r.progress("shrink")
 	// rapid's shrinking needs many cheap runs: of a plan so slow that the
@@ -184,7 +184,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 	best.Flaky = !h.cut && slices.ContainsFunc(h.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	fired := r.idsOf(best.Plan, best.History, best.Violations)
 	own := h.kind
-	if i := slices.IndexFunc(fired, func(id BugID) bool { return sameKind(id, h.kind) }); i >= 0 {
+	if i := slices.IndexFunc(fired, func(id bugID) bool { return sameKind(id, h.kind) }); i >= 0 {
 		own = fired[i]
 	}
 	why := fateOf(own, fired, r.known, minimal)
@@ -212,7 +212,7 @@ func (r *runner) hunt(ctx context.Context, a attempt, bug BugID) {
 
 // explainedInSequence reports whether f's plan, its bursts sent one call
 // after another, explains f's bug, own (explainsRace).
-func (r *runner) explainedInSequence(ctx context.Context, h *hunt, f *Failure, own BugID) bool {
+func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugID) bool {
 	seq := inSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
@@ -252,9 +252,9 @@ func inSequence(plan model.Plan) model.Plan {
 	return q
 }
 
-// shrinkRapid has rapid shrink the hunted failure, drawn from seed: a
+// shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
-func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
+func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return
@@ -264,10 +264,10 @@ func (r *runner) shrinkRapid(ctx context.Context, h *hunt, seed uint64) {
 	h.logs = rt.logs
 }
 
-// record keeps a smaller plan that fails with the hunted bug's message:
+// record keeps a smaller plan that fails with the bug being shrunk's message:
 // rapid's last failing run of the property is the minimal plan it shrank
 // to, and it keeps a smaller plan only when it fails with the same message.
-func (h *hunt) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
+func (h *shrinking) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
 	if old, _ := violationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
 		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
 	}

@@ -55,7 +55,7 @@ func TestEveryBugInOneRun(t *testing.T) {
 				t.Errorf("seed %d: bug %d is %s with\n%swant %s with\n%s", seed, i+1, f.Check, f.Plan, w.check, w.plan)
 			}
 		}
-		if cs := res.Cases("svc"); len(cs) != 2 || cs[0].Checks[0] != want[0].check || cs[1].Checks[0] != want[1].check {
+		if cs := res.Rows("svc"); len(cs) != 2 || cs[0].Checks[0] != want[0].check || cs[1].Checks[0] != want[1].check {
 			t.Errorf("seed %d: report rows %+v", seed, cs)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // Check runs the property inside a user's test: it fails t with the minimal
@@ -34,26 +34,26 @@ func Check(t *testing.T, cfg Config) *Result {
 	return res
 }
 
-// Case is the result as one row of a report, under the given target name:
+// Row is the result as one row of a report, under the given target name:
 // its first bug (a root cause), the checks of every bug found, and the changes
 // outside the namespace.
-func (res *Result) Case(target string) report.Case {
-	cs := res.Cases(target)[0]
+func (res *Result) Row(target string) report.Row {
+	cs := res.Rows(target)[0]
 	if len(res.Failures) > 1 {
 		cs.Checks = []checks.ID{}
 		for _, f := range res.Failures {
 			cs.Checks = append(cs.Checks, f.Check)
 		}
-		cs.Checks = append(cs.Checks, checks.Fired(res.Outside)...)
+		cs.Checks = append(cs.Checks, checks.IDsOf(res.Outside)...)
 	}
 	return cs
 }
 
-// Cases are the result as rows of a report, one for each bug found (most
+// Rows are the result as rows of a report, one for each bug found (most
 // severe first; the changes outside the namespace with the first), or one
 // for the whole run when no plan failed.
-func (res *Result) Cases(target string) []report.Case {
-	base := report.Case{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
+func (res *Result) Rows(target string) []report.Row {
+	base := report.Row{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
 		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
 	if res.Err != nil {
 		base.Error = res.Err.Error()
@@ -62,10 +62,10 @@ func (res *Result) Cases(target string) []report.Case {
 		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()
 	}
 	if len(res.Failures) == 0 {
-		base.Checks = checks.Fired(base.Violations)
-		return []report.Case{base}
+		base.Checks = checks.IDsOf(base.Violations)
+		return []report.Row{base}
 	}
-	var out []report.Case
+	var out []report.Row
 	for i, f := range res.Failures {
 		cs := base
 		cs.MinimalPlan = &f.Plan
@@ -77,7 +77,7 @@ func (res *Result) Cases(target string) []report.Case {
 		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
 		cs.Bug = f.Bug
 		// The bug's own check first, then what else its plan fired.
-		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.Fired(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
+		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.IDsOf(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
 		out = append(out, cs)
 	}
 	return out

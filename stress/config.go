@@ -99,55 +99,19 @@ type Config struct {
 }
 
 // defaults fills what was left unset and refuses what cannot run, before
-// anything is started.
+// anything is started. It keeps what a caller set: faults a Go caller put
+// in World are planned, checked and must fire like the contract's own.
 func (c *Config) defaults() error {
-	if c.Target == nil && c.HTTP.URL == "" {
-		return fmt.Errorf("%w: no target: set target.url in the contract (Config.HTTP.URL) or Config.Target", ErrContract)
-	}
-	if err := c.check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrContract, err)
-	}
 	if c.World.IsZero() {
 		c.World = gen.DefaultWorld()
 	}
-	if err := c.World.Validate(); err != nil {
-		return err
+	c.Faults = plannedFaults(c.Faults, c.World)
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrContract, err)
 	}
-	c.World.Faults, c.World.Restart, c.World.StepFaults = nil, false, nil
-	for _, f := range c.Faults {
-		k, _ := model.KindOf(f)
-		switch {
-		case f == model.FaultRestart:
-			c.World.Restart = true
-		case k.Needs == model.NeedsDependency:
-			// One step of each kind for each dependency.
-			for _, d := range c.Process.Dependencies {
-				c.World.StepFaults = append(c.World.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
-			}
-		default:
-			c.World.Faults = append(c.World.Faults, f)
-		}
-	}
-	// Variants that would be the same payload are one variant: a payload
-	// whose only variable field is a two-member enum has two.
-	c.World.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(c.World.MaxVariants))
-	switch {
-	case c.Plans < 0:
-		return fmt.Errorf("%w: plans: %d; want 1 or more (0 for the default, 100)", ErrContract, c.Plans)
-	case c.ShrinkTime < 0 || c.Duration < 0:
-		return fmt.Errorf("%w: shrink time %s, duration %s: want positive durations (0 for the defaults)", ErrContract, c.ShrinkTime, c.Duration)
-	}
+	c.World = c.world()
 	if c.Plans == 0 {
 		c.Plans = 100
-	}
-	if strings.Trim(c.Namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || len(c.Namespace) > 16 {
-		return fmt.Errorf("%w: namespace %q: want at most 16 lower-case letters, digits and dashes", ErrContract, c.Namespace)
-	}
-	if c.MaxBugs < 0 {
-		return fmt.Errorf("%w: max bugs: %d; want 0 (no limit) or more", ErrContract, c.MaxBugs)
-	}
-	if c.Workers < 0 {
-		return fmt.Errorf("%w: workers: %d; want 1 or more", ErrContract, c.Workers)
 	}
 	if c.ShrinkTime <= 0 {
 		c.ShrinkTime = 30 * time.Second
@@ -156,11 +120,94 @@ func (c *Config) defaults() error {
 		c.Log = io.Discard
 	}
 	c.Contract = c.Contract.WithDefaults()
-	sync, err := client.ParseSyncMode(string(c.Sync))
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrContract, err)
+	c.Sync, _ = client.ParseSyncMode(string(c.Sync)) // validate refused a bad one
+	return nil
+}
+
+// world is the generator's world the contract describes, the one place
+// its facts reach gen: the caller's bounds (World) with every planned
+// fault (Faults) drawable, a dependency's fault once for each dependency,
+// and only as many payload variants as the contract tells apart.
+func (c *Config) world() gen.World {
+	w := c.World
+	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
+	for _, f := range c.Faults {
+		k, _ := model.KindOf(f)
+		switch {
+		case f == model.FaultRestart:
+			w.Restart = true
+		case k.Needs == model.NeedsDependency:
+			for _, d := range c.Process.Dependencies {
+				if !slices.ContainsFunc(w.StepFaults, func(s model.Step) bool { return s.Fault == f && s.Target == d.Name }) {
+					w.StepFaults = append(w.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
+				}
+			}
+		case !slices.Contains(w.Faults, f):
+			w.Faults = append(w.Faults, f)
+		}
 	}
-	c.Sync = sync
+	// Variants that would be the same payload are one variant: a payload
+	// whose only variable field is a two-member enum has two.
+	w.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	return w
+}
+
+// plannedFaults is faults with those a Go caller put in the world added:
+// each must be one idemstress can make happen (checkFaults) and will be
+// counted as planned.
+func plannedFaults(faults []model.Fault, w gen.World) []model.Fault {
+	out := slices.Clone(faults)
+	add := func(f model.Fault) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range w.Faults {
+		add(f)
+	}
+	if w.Restart {
+		add(model.FaultRestart)
+	}
+	for _, s := range w.StepFaults {
+		add(s.Fault)
+	}
+	return out
+}
+
+// validate is the one check of a description of a run, whether it came
+// from a file (Parse, which prefixes the file's name) or was set in Go
+// (Open, Run, Check): the same rules and the same words for both. It
+// refuses one that would get a correct service blamed or could never
+// run; errors name the contract's field.
+func (c *Config) validate() error {
+	if c.Target == nil && c.HTTP.URL == "" {
+		return fmt.Errorf("no target: set target.url in the contract (Config.HTTP.URL) or Config.Target")
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	world := c.World
+	if world.IsZero() {
+		world = gen.DefaultWorld()
+	}
+	if err := world.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.Plans < 0:
+		return fmt.Errorf("plans: %d; want 1 or more (0 for the default, 100)", c.Plans)
+	case c.ShrinkTime < 0 || c.Duration < 0:
+		return fmt.Errorf("shrink time %s, duration %s: want positive durations (0 for the defaults)", c.ShrinkTime, c.Duration)
+	case strings.Trim(c.Namespace, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || len(c.Namespace) > 16:
+		return fmt.Errorf("namespace %q: want at most 16 lower-case letters, digits and dashes", c.Namespace)
+	case c.MaxBugs < 0:
+		return fmt.Errorf("max bugs: %d; want 0 (no limit) or more", c.MaxBugs)
+	case c.Workers < 0:
+		return fmt.Errorf("workers: %d; want 1 or more", c.Workers)
+	}
+	if _, err := client.ParseSyncMode(string(c.Sync)); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -230,9 +277,7 @@ func faultNames(fs []model.Fault) string {
 	return strings.Join(names, ", ")
 }
 
-// check refuses a description that would get a correct service blamed or
-// could never run, whether it came from a file (Parse) or was set in Go:
-// the same rules for both. Errors name the contract's field.
+// check is validate's part about what the contract says.
 func (c *Config) check() error {
 	if err := c.Contract.WithDefaults().CheckAnswers(); err != nil {
 		return err

@@ -43,5 +43,5 @@ func (res *Result) Statuses() map[checks.ID]checks.Status {
 	vs = append(vs, res.Outside...)
 	// A check a failure attributed to a reported bug fired failed too: it
 	// is never "passed".
-	return checks.Statuses(res.Coverage, append(checks.Fired(vs), res.AttributedChecks...), res.Verdict == checks.Inconclusive)
+	return checks.Statuses(res.Coverage, append(checks.IDsOf(vs), res.AttributedChecks...), res.Verdict == checks.Inconclusive)
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -74,7 +74,7 @@ func TestCoverageNotExercised(t *testing.T) {
 					t.Errorf("%s: %s, want %s", c.ID, status[c.ID], want)
 				}
 			}
-			cs := res.Case(svc.URL)
+			cs := res.Row(svc.URL)
 			if cs.CheckStatus[checks.TenantLeak] != status[checks.TenantLeak] || cs.Coverage[model.Called] != res.Calls {
 				t.Errorf("the report's case: coverage %v (%d calls), statuses %v", cs.Coverage, res.Calls, cs.CheckStatus)
 			}

@@ -234,7 +234,7 @@ func TestEngineBugsAndMinimalPlans(t *testing.T) {
 				}
 			}
 			symptom := slices.ContainsFunc(r.notes, func(n string) bool { return strings.Contains(n, "a symptom of the reported") })
-			explained := slices.ContainsFunc(r.explained, func(id BugID) bool { return id.Check == tt.symptom })
+			explained := slices.ContainsFunc(r.explained, func(id bugID) bool { return id.Check == tt.symptom })
 			if tt.symptom != "" && (!symptom || !explained) {
 				t.Errorf("no failure of %s attributed as a symptom (explained %v, notes %q)", tt.symptom, r.explained, r.notes)
 			}

@@ -14,34 +14,34 @@ import (
 // the loser of a burst (IDEM-008, a race) are two bugs; a first report of
 // the one must never make the other "already known".
 
-// Transition is the kind of step in which a violation's action broke.
-type Transition string
+// transition is the kind of step in which a violation's action broke.
+type transition string
 
 const (
 	// InSequence: the action's calls were sent one after another.
-	InSequence Transition = "sequence"
-	// InBurst: some call of the action was released in a burst.
-	InBurst Transition = "burst"
-	// AfterRestart: some call of the action followed a restart or a
+	InSequence transition = "sequence"
+	// inBurst: some call of the action was released in a burst.
+	inBurst transition = "burst"
+	// afterRestart: some call of the action followed a restart or a
 	// crash of the target.
-	AfterRestart Transition = "restart"
+	afterRestart transition = "restart"
 )
 
-// BugID is a bug's identity: its check, the transition that broke, for a
+// bugID is a bug's identity: its check, the transition that broke, for a
 // wrong status the class of the answer (a 5xx is a crash of the request,
 // any other wrong status a misreading of the contract), and for a check of
 // committed rows its message, which names the table (a duplicate in the
 // outbox on every retry and a duplicate ticket under a burst are two
 // bugs). Answer checks leave the message out: one tenant leak is seen
 // through a conflict or through a replayed ID, depending on the plan.
-type BugID struct {
+type bugID struct {
 	Check      checks.ID
-	Transition Transition
+	Transition transition
 	Status     string
 	Rows       string
 }
 
-func (b BugID) String() string {
+func (b bugID) String() string {
 	s := fmt.Sprintf("%s in %s", b.Check, b.Transition)
 	if b.Status != "" {
 		s += " (" + b.Status + ")"
@@ -58,7 +58,7 @@ var rowChecks = []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks
 // bugIDOf is the identity of violation v of a trial of plan with history
 // hist. The calls that count are those of v's action; a violation with no
 // action of its own (a keyless call's, a stray row's) takes the whole plan.
-func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Violation) BugID {
+func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Violation) bugID {
 	mine := func(call model.Call) bool {
 		if call.NoKey {
 			return v.Action.Key == "" && call.Tenant == v.Action.Tenant
@@ -68,7 +68,7 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 	if !slices.ContainsFunc(plan.Steps, func(s model.Step) bool { return slices.ContainsFunc(s.Calls, mine) }) {
 		mine = func(model.Call) bool { return true }
 	}
-	id := BugID{Check: v.Check, Transition: transitionOf(plan, mine)}
+	id := bugID{Check: v.Check, Transition: transitionOf(plan, mine)}
 	if slices.Contains(rowChecks, v.Check) {
 		id.Rows = v.Message
 	}
@@ -84,7 +84,7 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 // transitionOf is the transition the calls that mine selects went
 // through: a burst outranks a restart (a race is what a burst tests), a
 // restart outranks a plain sequence.
-func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
+func transitionOf(plan model.Plan, mine func(model.Call) bool) transition {
 	t, restarted := InSequence, false
 	for _, s := range plan.Steps {
 		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
@@ -101,9 +101,9 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 			}
 			switch {
 			case s.Kind == model.StepBurst:
-				return InBurst
+				return inBurst
 			case restarted:
-				t = AfterRestart
+				t = afterRestart
 			}
 			if model.Crashes(call.Fault) || call.Fault == model.FaultRestart {
 				restarted = true

@@ -49,28 +49,28 @@ func TestBugIDOf(t *testing.T) {
 		plan model.Plan
 		hist model.History
 		v    checks.Violation
-		want BugID
+		want bugID
 	}{
 		{"sequential retry", planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))), model.History{},
-			viol(checks.DuplicateEffect, "A", "k1", "in outbox"), BugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 in outbox"}},
+			viol(checks.DuplicateEffect, "A", "k1", "in outbox"), bugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 in outbox"}},
 		{"burst", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), model.History{},
-			viol(checks.DuplicateEffect, "A", "k1", "in tickets"), BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: "IDEM-001 in tickets"}},
+			viol(checks.DuplicateEffect, "A", "k1", "in tickets"), bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: "IDEM-001 in tickets"}},
 		{"another action's burst does not count", planOf(one(burstOf(c1("B", "k1", 0), c1("B", "k1", 0))), seqOf(c1("A", "k1", 0), c1("A", "k1", 1))), model.History{},
-			viol(checks.ChangedAccepted, "A", "k1", "x"), BugID{Check: checks.ChangedAccepted, Transition: InSequence}},
+			viol(checks.ChangedAccepted, "A", "k1", "x"), bugID{Check: checks.ChangedAccepted, Transition: InSequence}},
 		{"after a restart", planOf(seqOf(c1("A", "k1", 0)), one(restartStep), seqOf(c1("A", "k1", 0))), model.History{},
-			viol(checks.DuplicateEffect, "A", "k1", "m"), BugID{Check: checks.DuplicateEffect, Transition: AfterRestart, Rows: "IDEM-001 m"}},
+			viol(checks.DuplicateEffect, "A", "k1", "m"), bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: "IDEM-001 m"}},
 		{"after a crash of its own call", planOf(seqOf(crashed), one(restartStep), seqOf(c1("A", "k1", 0))), model.History{},
-			viol(checks.StuckAction, "A", "k1", "m"), BugID{Check: checks.StuckAction, Transition: AfterRestart}},
+			viol(checks.StuckAction, "A", "k1", "m"), bugID{Check: checks.StuckAction, Transition: afterRestart}},
 		{"a restart after the action's calls does not count", planOf(seqOf(c1("A", "k1", 0)), one(restartStep)), model.History{},
-			viol(checks.MissingEffect, "A", "k1", "m"), BugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 m"}},
+			viol(checks.MissingEffect, "A", "k1", "m"), bugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 m"}},
 		{"a 5xx", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))),
 			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 201}}, {Call: c1("A", "k1", 0), Out: model.Outcome{Status: 500}}}},
-			viol(checks.WrongStatus, "A", "k1", "m"), BugID{Check: checks.WrongStatus, Transition: InBurst, Status: "5xx"}},
+			viol(checks.WrongStatus, "A", "k1", "m"), bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}},
 		{"a 4xx", planOf(seqOf(c1("A", "k1", 0))),
 			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 400}}}},
-			viol(checks.WrongStatus, "A", "k1", "m"), BugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}},
+			viol(checks.WrongStatus, "A", "k1", "m"), bugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}},
 		{"no action of its own: the whole plan", planOf(one(burstOf(c1("A", "k1", 0), c1("B", "k2", 0)))), model.History{},
-			viol(checks.StrayWrite, "", "", "m"), BugID{Check: checks.StrayWrite, Transition: InBurst, Rows: "IDEM-009 m"}},
+			viol(checks.StrayWrite, "", "", "m"), bugID{Check: checks.StrayWrite, Transition: inBurst, Rows: "IDEM-009 m"}},
 	} {
 		if got := bugIDOf(contract, tc.plan, tc.hist, tc.v); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

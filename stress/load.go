@@ -295,7 +295,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if t, set := explicitTimeout(data); set && t <= 0 {
 		return none, fail("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout)
 	}
-	if err := c.check(); err != nil {
+	if err := c.validate(); err != nil {
 		return none, fail("%v", err)
 	}
 	return c, nil

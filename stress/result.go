@@ -14,7 +14,7 @@ type Failure struct {
 	// bug reported before it had fired. Violations[0] may be another,
 	// more severe one that an earlier bug already stands for.
 	Check checks.ID `json:"check"`
-	// Bug names what went wrong (BugID: the check and the transition that
+	// Bug names what went wrong (bugID: the check and the transition that
 	// broke), which tells two bugs of one check apart.
 	Bug        string             `json:"bug,omitempty"`
 	Plan       model.Plan         `json:"plan"`
@@ -44,7 +44,7 @@ type Failure struct {
 }
 
 // Checks lists the checks the failure fired, primary first.
-func (f *Failure) Checks() []checks.ID { return checks.Fired(f.Violations) }
+func (f *Failure) Checks() []checks.ID { return checks.IDsOf(f.Violations) }
 
 // Result is what a run found.
 type Result struct {
@@ -79,7 +79,7 @@ type Result struct {
 	// Outside lists changes to rows outside the run's namespace (IDEM-009):
 	// no plan explains them, so none is shrunk.
 	Outside []checks.Violation `json:"outside,omitempty"`
-	// Unfired counts the cases whose planned faults did not all fire.
+	// Unfired counts the executions whose planned faults did not all fire.
 	Unfired int `json:"unfired,omitempty"`
 	// Faults counts the faults of every case, by kind: planned and fired.
 	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`

@@ -10,19 +10,19 @@ import (
 )
 
 var (
-	outboxDupSeq  = BugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in notification_outbox"}
-	ticketDupRace = BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in tickets"}
-	falseStatus   = BugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}
-	raceStatus    = BugID{Check: checks.WrongStatus, Transition: InBurst, Status: "5xx"}
-	changedSeq    = BugID{Check: checks.ChangedAccepted, Transition: InSequence}
-	changedRace   = BugID{Check: checks.ChangedAccepted, Transition: InBurst}
-	equalSeq      = BugID{Check: checks.EqualRejected, Transition: InSequence}
-	leakSeq       = BugID{Check: checks.TenantLeak, Transition: InSequence}
-	foldedSeq     = BugID{Check: checks.KeysFolded, Transition: InSequence}
+	outboxDupSeq  = bugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in notification_outbox"}
+	ticketDupRace = bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: "IDEM-001 duplicate effect: an action has more than 1 row(s) in tickets"}
+	falseStatus   = bugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}
+	raceStatus    = bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}
+	changedSeq    = bugID{Check: checks.ChangedAccepted, Transition: InSequence}
+	changedRace   = bugID{Check: checks.ChangedAccepted, Transition: inBurst}
+	equalSeq      = bugID{Check: checks.EqualRejected, Transition: InSequence}
+	leakSeq       = bugID{Check: checks.TenantLeak, Transition: InSequence}
+	foldedSeq     = bugID{Check: checks.KeysFolded, Transition: InSequence}
 )
 
-func knownOf(ids ...BugID) func(BugID) bool {
-	return func(id BugID) bool { return slices.ContainsFunc(ids, func(k BugID) bool { return sameID(k, id) }) }
+func knownOf(ids ...bugID) func(bugID) bool {
+	return func(id bugID) bool { return slices.ContainsFunc(ids, func(k bugID) bool { return sameID(k, id) }) }
 }
 
 // Which failing plan counts for a new bug: the first identity no reported
@@ -30,19 +30,19 @@ func knownOf(ids ...BugID) func(BugID) bool {
 func TestNewBug(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		ids   []BugID
-		known []BugID
-		want  BugID
+		ids   []bugID
+		known []bugID
+		want  bugID
 		ok    bool
 	}{
-		{"nothing known", []BugID{outboxDupSeq}, nil, outboxDupSeq, true},
-		{"the same bug again", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, BugID{}, false},
+		{"nothing known", []bugID{outboxDupSeq}, nil, outboxDupSeq, true},
+		{"the same bug again", []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, bugID{}, false},
 		// Issue 16.8: a false IDEM-008 must not hide a true one.
-		{"a 500 under a burst after a false 4xx", []BugID{raceStatus}, []BugID{falseStatus}, raceStatus, true},
-		{"a duplicate ticket under a burst after a duplicate outbox row", []BugID{ticketDupRace}, []BugID{outboxDupSeq}, ticketDupRace, true},
+		{"a 500 under a burst after a false 4xx", []bugID{raceStatus}, []bugID{falseStatus}, raceStatus, true},
+		{"a duplicate ticket under a burst after a duplicate outbox row", []bugID{ticketDupRace}, []bugID{outboxDupSeq}, ticketDupRace, true},
 		// Issue 17.6: the plan A/k1 v0; A/k1 v1 fires 001 and 004.
-		{"a changed payload beside a reported duplicate", []BugID{outboxDupSeq, changedSeq}, []BugID{outboxDupSeq}, changedSeq, true},
-		{"a tenant leak is a folded key", []BugID{foldedSeq}, []BugID{leakSeq}, BugID{}, false},
+		{"a changed payload beside a reported duplicate", []bugID{outboxDupSeq, changedSeq}, []bugID{outboxDupSeq}, changedSeq, true},
+		{"a tenant leak is a folded key", []bugID{foldedSeq}, []bugID{leakSeq}, bugID{}, false},
 	} {
 		got, ok := newBug(tc.ids, knownOf(tc.known...))
 		if got != tc.want || ok != tc.ok {
@@ -56,22 +56,22 @@ func TestNewBug(t *testing.T) {
 func TestFateOf(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		own     BugID
-		fired   []BugID
-		known   []BugID
+		own     bugID
+		fired   []bugID
+		known   []bugID
 		minimal bool
 		same    bool
 	}{
-		{"its own identity is reported", outboxDupSeq, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, true, true},
-		{"a changed payload accepted in a race that duplicates", changedRace, []BugID{ticketDupRace, changedRace}, []BugID{ticketDupRace}, true, true},
+		{"its own identity is reported", outboxDupSeq, []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, true, true},
+		{"a changed payload accepted in a race that duplicates", changedRace, []bugID{ticketDupRace, changedRace}, []bugID{ticketDupRace}, true, true},
 		// Issue 17.6: in sequence, a changed payload replayed is a bug
 		// of its own, whatever duplicate the same plan shows.
-		{"a changed payload accepted in sequence", changedSeq, []BugID{outboxDupSeq, changedSeq}, []BugID{outboxDupSeq}, true, false},
-		{"a race beside only less severe reported bugs", ticketDupRace, []BugID{ticketDupRace, equalSeq}, []BugID{equalSeq}, true, false},
+		{"a changed payload accepted in sequence", changedSeq, []bugID{outboxDupSeq, changedSeq}, []bugID{outboxDupSeq}, true, false},
+		{"a race beside only less severe reported bugs", ticketDupRace, []bugID{ticketDupRace, equalSeq}, []bugID{equalSeq}, true, false},
 		// Issue 16.9: a half-shrunk plan proves nothing by what it
 		// fires beside its own check.
-		{"not minimal", changedRace, []BugID{ticketDupRace, changedRace}, []BugID{ticketDupRace}, false, false},
-		{"not minimal but the same bug", outboxDupSeq, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, false, true},
+		{"not minimal", changedRace, []bugID{ticketDupRace, changedRace}, []bugID{ticketDupRace}, false, false},
+		{"not minimal but the same bug", outboxDupSeq, []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, false, true},
 	} {
 		if got := fateOf(tc.own, tc.fired, knownOf(tc.known...), tc.minimal); (got != "") != tc.same {
 			t.Errorf("%s: fate %q, want attributed %v", tc.name, got, tc.same)
@@ -84,20 +84,20 @@ func TestFateOf(t *testing.T) {
 func TestExplainsRace(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		own   BugID
-		seq   []BugID
-		known []BugID
+		own   bugID
+		seq   []bugID
+		known []bugID
 		want  bool
 	}{
-		{"not linearizable in a burst, a tenant leak in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq}, []BugID{leakSeq}, true},
-		{"a duplicate in a burst, the same duplicate in sequence", ticketDupRace, []BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}},
-			[]BugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}}, true},
+		{"not linearizable in a burst, a tenant leak in sequence", bugID{Check: checks.NotLinearizable, Transition: inBurst}, []bugID{leakSeq}, []bugID{leakSeq}, true},
+		{"a duplicate in a burst, the same duplicate in sequence", ticketDupRace, []bugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}},
+			[]bugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: ticketDupRace.Rows}}, true},
 		// Issue 16.8: on a service whose replay is misread as 005, a
 		// check-then-insert duplicate shows in sequence as 005 only.
-		{"a duplicate in a burst, a misread replay in sequence", ticketDupRace, []BugID{equalSeq}, []BugID{equalSeq}, false},
-		{"a duplicate ticket in a burst, a duplicate outbox row in sequence", ticketDupRace, []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, false},
-		{"something new in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, []BugID{leakSeq, changedSeq}, []BugID{leakSeq}, false},
-		{"nothing in sequence", BugID{Check: checks.NotLinearizable, Transition: InBurst}, nil, nil, false},
+		{"a duplicate in a burst, a misread replay in sequence", ticketDupRace, []bugID{equalSeq}, []bugID{equalSeq}, false},
+		{"a duplicate ticket in a burst, a duplicate outbox row in sequence", ticketDupRace, []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, false},
+		{"something new in sequence", bugID{Check: checks.NotLinearizable, Transition: inBurst}, []bugID{leakSeq, changedSeq}, []bugID{leakSeq}, false},
+		{"nothing in sequence", bugID{Check: checks.NotLinearizable, Transition: inBurst}, nil, nil, false},
 	} {
 		if got := explainsRace(tc.own, tc.seq, knownOf(tc.known...)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -105,24 +105,24 @@ func TestExplainsRace(t *testing.T) {
 	}
 }
 
-// A shrink candidate fails again when it shows the hunted kind of bug in
+// A shrink candidate fails again when it shows the kind of bug being shrunk in
 // any transition, or a more severe new bug.
 func TestShowsAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		ids   []BugID
-		known []BugID
-		bug   BugID
+		ids   []bugID
+		known []bugID
+		bug   bugID
 		want  checks.ID
 	}{
-		{"the hunted check", []BugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
-		{"the hunted bug, now in a known transition", []BugID{outboxDupSeq}, []BugID{outboxDupSeq},
-			BugID{Check: checks.DuplicateEffect, Transition: InBurst, Rows: outboxDupSeq.Rows}, checks.DuplicateEffect},
-		{"a duplicate in another table", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, ticketDupRace, ""},
-		{"a wrong status of another class", []BugID{falseStatus}, []BugID{falseStatus}, raceStatus, ""},
-		{"a more severe new bug", []BugID{leakSeq}, nil, equalSeq, checks.TenantLeak},
-		{"only a more severe known bug", []BugID{outboxDupSeq}, []BugID{outboxDupSeq}, changedSeq, ""},
-		{"a less severe new bug", []BugID{equalSeq}, nil, ticketDupRace, ""},
+		{"the check being shrunk", []bugID{changedSeq}, nil, changedRace, checks.ChangedAccepted},
+		{"the bug being shrunk, now in a known transition", []bugID{outboxDupSeq}, []bugID{outboxDupSeq},
+			bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: outboxDupSeq.Rows}, checks.DuplicateEffect},
+		{"a duplicate in another table", []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, ticketDupRace, ""},
+		{"a wrong status of another class", []bugID{falseStatus}, []bugID{falseStatus}, raceStatus, ""},
+		{"a more severe new bug", []bugID{leakSeq}, nil, equalSeq, checks.TenantLeak},
+		{"only a more severe known bug", []bugID{outboxDupSeq}, []bugID{outboxDupSeq}, changedSeq, ""},
+		{"a less severe new bug", []bugID{equalSeq}, nil, ticketDupRace, ""},
 	} {
 		got, _ := showsAgain(tc.ids, tc.bug, knownOf(tc.known...))
 		if got.Check != tc.want {
@@ -131,7 +131,7 @@ func TestShowsAgain(t *testing.T) {
 	}
 }
 
-// A hunt's budget fits shrinkCandidates runs of the failing plan: a plan
+// A shrink's budget fits shrinkCandidates runs of the failing plan: a plan
 // that waits out a 10 s call timeout gets more than 30 s.
 func TestShrinkBudget(t *testing.T) {
 	for _, tc := range []struct{ shrink, took, want time.Duration }{

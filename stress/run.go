@@ -31,11 +31,11 @@ type runner struct {
 	// session is what Run opened, for what it checks around the search.
 	session *Session
 	seed    uint64
-	// faults counts the fault events of every case by kind, and
-	// unfiredCases the cases where one of them did not fire.
+	// faults counts the fault events of every execution by kind, and
+	// unfiredExecs the executions where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
 	coverage     model.Coverage
-	unfiredCases int
+	unfiredExecs int
 	// unfiredWhy is, by kind, why a fault first did not fire.
 	unfiredWhy map[model.Fault]string
 	// held counts the requests the db-stall nemesis saw waiting on its
@@ -68,12 +68,12 @@ type runner struct {
 	// bugs are the failures found, each shrunk; current is the one being
 	// shrunk.
 	bugs    []*Failure
-	current *hunt
+	current *shrinking
 	// reported are the identities every reported bug's minimal plan
 	// fired; explained those of failures found to be a reported bug seen
 	// another way (fateOf), and attributed counts the failing plans of the
 	// search that showed only such bugs.
-	reported, explained []BugID
+	reported, explained []bugID
 	attributed          int
 	notes               []string
 	stop                error // sticky: infrastructure failure or interruption
@@ -149,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, r.refusal(ctx)
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: model.Fired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
 	for _, b := range r.explained {
 		if !slices.Contains(res.AttributedChecks, b.Check) {
 			res.AttributedChecks = append(res.AttributedChecks, b.Check)
@@ -205,14 +205,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// A run that tried no plan tested nothing: never a pass.
 		res.Verdict = checks.Inconclusive
 		res.Err = fmt.Errorf("no plan was tried: the run's budget (duration %s) ended before the first plan; give it time for some plans", cfg.Duration)
-	case r.unfiredCases > 0:
+	case r.unfiredExecs > 0:
 		// A case whose faults did not all fire proved nothing: never a pass.
 		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d cases: a planned fault did not fire (%s)", r.unfiredCases, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
+		res.Err = fmt.Errorf("%d of %d executions: a planned fault did not fire (%s)", r.unfiredExecs, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
 	default:
 		res.Verdict = checks.Pass
 	}
-	res.Unfired, res.Faults, res.Coverage = r.unfiredCases, r.faults, r.coverage
+	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
 	return res, nil
 }
 
@@ -244,7 +244,7 @@ func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
 }
 
 // search runs the plans of the run, Workers at once, and takes their
-// verdicts in plan order: each plan that counts for a new bug is hunted
+// verdicts in plan order: each plan that counts for a new bug is shrunk
 // (shrunk) before the next plan's verdict is taken, so the bugs found are
 // the same whatever the number of workers. It ends when the plans or the
 // duration are spent, MaxBugs are found, the run stops, or ctx ends.
@@ -282,9 +282,9 @@ func (r *runner) search(ctx context.Context) {
 		r.account(a.trial)
 		if !r.ids && r.unusable != nil {
 			// Refused before any ok answer: a failure may be the request's,
-			// not the service's. Nothing is hunted, and a run whose first
+			// not the service's. Nothing is shrunk, and a run whose first
 			// plans were all refused ends in a contract error. (A run whose
-			// calls only went unanswered, or 5xx, is hunted as ever: a bug
+			// calls only went unanswered, or 5xx, is shrunk as ever: a bug
 			// found is never dropped.)
 			if r.searched >= min(unusableAfter, r.cfg.Plans) {
 				q.close()
@@ -298,7 +298,7 @@ func (r *runner) search(ctx context.Context) {
 		}
 		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 			q.quiet()
-			r.hunt(ctx, a, bug)
+			r.shrinkBug(ctx, a, bug)
 		} else {
 			r.attributed++
 		}
@@ -306,12 +306,12 @@ func (r *runner) search(ctx context.Context) {
 	}
 }
 
-// property is one rapid test case while rapid shrinks the hunted bug: draw
+// property is one rapid test case while rapid shrinks the bug being shrunk: draw
 // a plan, run it in a fresh namespace, judge it. A plan that shows the bug
 // fails from its check's own line with the check's fixed message, so
 // rapid sees the same failure while it shrinks; a plan that shows only
 // other bugs passes.
-func (r *runner) property(ctx context.Context, t *rapid.T, h *hunt) {
+func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History
@@ -371,7 +371,7 @@ func (r *runner) account(tr Trial) {
 	model.Tally(r.faults, tr.History.Faults)
 	r.coverage.Add(tr.Coverage)
 	if !model.AllFired(tr.History.Faults) {
-		r.unfiredCases++
+		r.unfiredExecs++
 	}
 	for _, ev := range tr.History.Faults {
 		if ev.Kind == model.FaultDBStall {

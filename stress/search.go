@@ -101,7 +101,7 @@ func (q *window) take() (attempt, bool) {
 }
 
 // quiet waits until no plan is in flight (their attempts stay queued, in
-// order), so that a hunt shrinks with nothing else running.
+// order), so that a bug shrinks with nothing else running.
 func (q *window) quiet() {
 	for _, a := range q.queue {
 		<-a.done

@@ -14,11 +14,11 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/process"
 	"github.com/idemstress/idemstress/stress/interp"
 )

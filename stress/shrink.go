@@ -24,7 +24,7 @@ const shrinkTries = 3
 // steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
 // shrinking before it; minimal says it ended because no candidate of the
 // plan failed again, not because time or the run ran out.
-func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, minimal bool) {
+func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failure, minimal bool) {
 	// Whether rapid's half was cut does not matter here: only this pass's
 	// last round says whether a smaller candidate fails.
 	rapidCut := h.cut
@@ -37,7 +37,7 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 		improved := false
 		cands := candidates(f.Plan)
 		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
-			// First the plan cut to the hunted action's calls at once: a
+			// First the plan cut at once to the calls of the action being shrunk: a
 			// call of another action that hangs (or crashes the target)
 			// makes every candidate that keeps it cost a call timeout,
 			// and removing such calls one round at a time spends the
@@ -64,18 +64,18 @@ func (r *runner) shrink(ctx context.Context, h *hunt, f *Failure) (_ *Failure, m
 
 // failsAgain runs a plan up to shrinkTries times and returns its failure
 // when it shows bug again (showsAgain), with the bug as it shows now.
-func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug BugID) (*Failure, BugID) {
+func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugID) (*Failure, bugID) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range shrinkTries {
 		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil, BugID{}
+			return nil, bugID{}
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil, BugID{}
+			return nil, bugID{}
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
@@ -88,11 +88,11 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 			break
 		}
 	}
-	return nil, BugID{}
+	return nil, bugID{}
 }
 
 // showsAgain says whether a candidate whose violations have identities ids
-// shows the hunted bug again, and as what. Unlike rapid, this pass takes
+// shows the bug being shrunk again, and as what. Unlike rapid, this pass takes
 // a smaller plan whose message differs (the same tenant leak seen through
 // a conflict, then through a replayed ID): the kind of bug (sameKind) is
 // what names it, whatever transition shows it now (a duplicate first seen
@@ -102,14 +102,14 @@ func (r *runner) failsAgain(ctx context.Context, h *hunt, plan model.Plan, bug B
 // when a changed payload refused as equivalent (005) turns out, with one
 // call fewer, to be another tenant's action (007). A candidate that shows
 // only other bugs already reported is no use here.
-func showsAgain(ids []BugID, bug BugID, known func(BugID) bool) (BugID, bool) {
-	if i := slices.IndexFunc(ids, func(id BugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
+func showsAgain(ids []bugID, bug bugID, known func(bugID) bool) (bugID, bool) {
+	if i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
 		return ids[i], true
 	}
-	if i := slices.IndexFunc(ids, func(id BugID) bool { return sameKind(id, bug) }); i >= 0 {
+	if i := slices.IndexFunc(ids, func(id bugID) bool { return sameKind(id, bug) }); i >= 0 {
 		return ids[i], true
 	}
-	return BugID{}, false
+	return bugID{}, false
 }
 
 // sameBug reports whether two primary checks name one bug for shrinking:

@@ -9,8 +9,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -96,7 +96,7 @@ func TestCutShrinkIsReportedNotMinimal(t *testing.T) {
 	if res.Verdict != checks.Fail || len(res.Failures) != 1 || !res.Failures[0].NotMinimal {
 		t.Fatalf("verdict %s, %d failure(s) (%v); want the one found, marked not minimal", res.Verdict, len(res.Failures), res.Err)
 	}
-	cs := res.Cases("svc")
+	cs := res.Rows("svc")
 	if !cs[0].NotMinimal {
 		t.Errorf("report row not marked not minimal: %+v", cs[0])
 	}

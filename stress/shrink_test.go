@@ -502,7 +502,7 @@ func TestCandidatesCutABurstToTwoDifferingCalls(t *testing.T) {
 	}
 }
 
-// ofAction keeps the hunted action's calls, and the restarts between
+// ofAction keeps the calls of the action being shrunk, and the restarts between
 // them: a crash, its restart and the retry, without the other action's
 // bursts that hang.
 func TestOfAction(t *testing.T) {

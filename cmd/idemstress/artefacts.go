@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/regress"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -66,7 +66,7 @@ func writeArtefacts(stderr io.Writer, cfg stress.Config, res *stress.Result, f *
 // file: shards sharing a volume never tear it.
 func writeTimeline(path, target string, f *stress.Failure) error {
 	err := atomicfile.Write(path, func(w io.Writer) error {
-		return report.WriteTimelineHTML(w, target, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
+		return report.WriteTimelineHTML(w, target, report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	})
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
@@ -82,10 +82,10 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 	}
 	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total, Coverage: res.Coverage}
 	for _, f := range failures {
-		run.Findings = append(run.Findings, report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations})
+		run.Failures = append(run.Failures, report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations})
 	}
 	if len(res.Outside) > 0 {
-		run.Findings = append(run.Findings, report.Finding{Violations: res.Outside})
+		run.Failures = append(run.Failures, report.JUnitFailure{Violations: res.Outside})
 	}
 	if res.Err != nil && len(failures) == 0 {
 		run.Inconclusive = res.Err.Error()

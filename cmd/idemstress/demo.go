@@ -17,8 +17,8 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -241,14 +241,14 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if err != nil {
 		return demoRow{}, err
 	}
-	row := demoRow{Case: res.Case(mode), Layout: string(layout), Expected: "pass"}
+	row := demoRow{Row: res.Row(mode), Layout: string(layout), Expected: "pass"}
 	if id, ok := sample.Expected[mode]; ok {
 		row.Expected = string(id)
 	}
 	if mode == twoBugs {
 		row.Expected = twoBugsExpected
 	}
-	row.AsExpected = asExpected(row.Case, row.Expected)
+	row.AsExpected = asExpected(row.Row, row.Expected)
 	return row, nil
 }
 
@@ -266,7 +266,7 @@ func sampleServer() ([]string, error) {
 // demoRow is one mode of the sample service, tested in one layout, and
 // whether it came out as the demo expects.
 type demoRow struct {
-	report.Case
+	report.Row
 	Layout string `json:"layout"`
 	// Expected is "pass" or the check that must come first.
 	Expected   string `json:"expected"`
@@ -280,7 +280,7 @@ const twoBugs, twoBugsExpected = "no-payload-check,global-keys", "IDEM-007,IDEM-
 // asExpected: the correct mode passes, and each bug is caught by its check
 // first (among others); several bugs (a comma list) by their checks first,
 // in that order.
-func asExpected(c report.Case, expected string) bool {
+func asExpected(c report.Row, expected string) bool {
 	if expected == string(checks.Pass) {
 		return c.Verdict == checks.Pass
 	}
@@ -304,11 +304,11 @@ func writeDemo(w io.Writer, asJSON bool, rows []demoRow) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	cases := make([]report.Case, len(rows))
+	cases := make([]report.Row, len(rows))
 	layout := report.Column{Header: "LAYOUT"}
 	expected := report.Column{Header: "EXPECTED"}
 	for i, r := range rows {
-		cases[i] = r.Case
+		cases[i] = r.Row
 		mark := "ok"
 		if !r.AsExpected {
 			mark = "NOT AS EXPECTED"

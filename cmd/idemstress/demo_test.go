@@ -6,28 +6,28 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // A demo row is as expected when the correct mode passes and a bug is
 // caught by its own check FIRST; caught by another check, or passing, or
 // inconclusive, it is not, and the table says so.
 func TestDemoExpectations(t *testing.T) {
-	caught := func(ids ...checks.ID) report.Case {
-		return report.Case{Target: "bug", Verdict: checks.Fail, Checks: ids}
+	caught := func(ids ...checks.ID) report.Row {
+		return report.Row{Target: "bug", Verdict: checks.Fail, Checks: ids}
 	}
 	for _, tc := range []struct {
 		name     string
-		c        report.Case
+		c        report.Row
 		expected string
 		want     bool
 	}{
-		{"correct passes", report.Case{Verdict: checks.Pass}, "pass", true},
+		{"correct passes", report.Row{Verdict: checks.Pass}, "pass", true},
 		{"correct flagged", caught(checks.DuplicateEffect), "pass", false},
 		{"bug caught by its check", caught(checks.DuplicateEffect, checks.UnstableResponse), "IDEM-001", true},
 		{"bug caught by another check first", caught(checks.UnstableResponse, checks.DuplicateEffect), "IDEM-001", false},
-		{"bug not caught", report.Case{Verdict: checks.Pass}, "IDEM-001", false},
-		{"bug inconclusive", report.Case{Verdict: checks.Inconclusive}, "IDEM-001", false},
+		{"bug not caught", report.Row{Verdict: checks.Pass}, "IDEM-001", false},
+		{"bug inconclusive", report.Row{Verdict: checks.Inconclusive}, "IDEM-001", false},
 		{"two bugs caught", caught(checks.TenantLeak, checks.ChangedAccepted), "IDEM-007,IDEM-004", true},
 		{"one of two bugs caught", caught(checks.TenantLeak, checks.MissingEffect), "IDEM-007,IDEM-004", false},
 	} {
@@ -37,8 +37,8 @@ func TestDemoExpectations(t *testing.T) {
 	}
 	var b bytes.Buffer
 	rows := []demoRow{
-		{Case: caught(checks.DuplicateEffect), Layout: "keys", Expected: "IDEM-001", AsExpected: true},
-		{Case: caught(checks.UnstableResponse), Layout: "tagged", Expected: "IDEM-001", AsExpected: false},
+		{Row: caught(checks.DuplicateEffect), Layout: "keys", Expected: "IDEM-001", AsExpected: true},
+		{Row: caught(checks.UnstableResponse), Layout: "tagged", Expected: "IDEM-001", AsExpected: false},
 	}
 	if err := writeDemo(&b, false, rows); err != nil {
 		t.Fatal(err)

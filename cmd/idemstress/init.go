@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/draft"
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -13,10 +13,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/observe"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

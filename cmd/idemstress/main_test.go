@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 )
 
 // mergeCmd combines the JSON reports of a job's shards into one: the worst
@@ -45,8 +45,8 @@ var verdictRank = map[checks.Verdict]int{checks.Pass: 0, checks.Inconclusive: 1,
 // merge combines shard reports.
 func merge(reps []stressReport) stressReport {
 	out := stressReport{Verdict: checks.Pass, Seed: reps[0].Seed, Target: reps[0].Target}
-	byBug := map[string]report.Case{}
-	var others []report.Case
+	byBug := map[string]report.Row{}
+	var others []report.Row
 	for _, r := range reps {
 		if verdictRank[r.Verdict] > verdictRank[out.Verdict] {
 			out.Verdict = r.Verdict
@@ -83,12 +83,12 @@ func merge(reps []stressReport) stressReport {
 		out.Cases = append(out.Cases, c)
 	}
 	rank := func(id checks.ID) int { _, r := checks.Lookup(id); return r }
-	slices.SortFunc(out.Cases, func(a, b report.Case) int {
+	slices.SortFunc(out.Cases, func(a, b report.Row) int {
 		return cmp.Or(cmp.Compare(rank(a.Checks[0]), rank(b.Checks[0])), cmp.Compare(a.Bug, b.Bug))
 	})
 	out.Cases = append(out.Cases, others...)
 	if len(out.Cases) == 0 {
-		out.Cases = []report.Case{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
+		out.Cases = []report.Row{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
 	}
 	if out.Coverage != nil {
 		// A check is exercised when some shard exercised it: the sum has
@@ -106,7 +106,7 @@ func merge(reps []stressReport) stressReport {
 }
 
 // smaller reports whether a's minimal plan is smaller than b's.
-func smaller(a, b report.Case) bool {
+func smaller(a, b report.Row) bool {
 	return cmp.Or(cmp.Compare(a.MinimalCalls, b.MinimalCalls), cmp.Compare(a.MinimalSteps, b.MinimalSteps)) < 0
 }
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 )
 
 // Coverage is summed over shards, and a check is exercised when any shard
@@ -14,7 +14,7 @@ import (
 func TestMergeCoverage(t *testing.T) {
 	pass := func(cov model.Coverage) stressReport {
 		return stressReport{Verdict: checks.Pass, Target: "svc", Coverage: cov,
-			Cases: []report.Case{{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: cov}}}
+			Cases: []report.Row{{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: cov}}}
 	}
 	oneTenant := pass(model.Coverage{model.Called: 10, model.SequentialRetry: 4, model.OtherTenantSameKey: 0})
 	twoTenants := pass(model.Coverage{model.Called: 5, model.OtherTenantSameKey: 2})
@@ -49,11 +49,11 @@ func TestMergeKeepsBugsOfOneCheck(t *testing.T) {
 		}
 		return p
 	}
-	bug := func(name string, calls int) report.Case {
-		return report.Case{Target: "svc", Verdict: checks.Fail, Checks: []checks.ID{checks.WrongStatus}, Bug: name,
+	bug := func(name string, calls int) report.Row {
+		return report.Row{Target: "svc", Verdict: checks.Fail, Checks: []checks.ID{checks.WrongStatus}, Bug: name,
 			MinimalPlan: plan(calls), MinimalSteps: calls, MinimalCalls: calls}
 	}
-	shard := func(cases ...report.Case) stressReport {
+	shard := func(cases ...report.Row) stressReport {
 		return stressReport{Verdict: checks.Fail, Target: "svc", Cases: cases}
 	}
 	got := merge([]stressReport{

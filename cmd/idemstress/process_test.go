@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 )
 
 // The process target end to end: idemstress starts a throwaway PostgreSQL
@@ -55,7 +55,7 @@ func TestRunProcessReplicas(t *testing.T) {
 			// A pass or an inconclusive run is one case; a failing one holds a
 			// case per bug, and a duplicate made across replicas may also be
 			// seen as a replay answered with the other replica's ID.
-			var cases []report.Case
+			var cases []report.Row
 			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) == 0 || (tc.check == "" && len(cases) != 1) {
 				t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
 			}
@@ -74,7 +74,7 @@ func TestRunProcessReplicas(t *testing.T) {
 }
 
 // anyCaseFires says whether one of the cases' minimal plans fires check.
-func anyCaseFires(cases []report.Case, check string) bool {
+func anyCaseFires(cases []report.Row, check string) bool {
 	for _, c := range cases {
 		for _, id := range c.Checks {
 			if string(id) == check {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
 

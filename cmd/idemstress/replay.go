@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/regress"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -28,7 +28,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var src sourceFlags
 	src.register(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -62,7 +62,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintln(tw, "CASE\tVERDICT\tTRIED\tCHECK\tFIRED\tPLAN")
 	code := exitPass
 	for _, o := range outs {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Attempts, regress.AttemptsFor(o.Case.Plan), o.Case.Check.ID, report.IDs(o.Fired()), o.Case.PlanText)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Attempts, regress.AttemptsFor(o.Case.Plan), o.Case.Check.ID, report.IDs(o.Checks()), o.Case.PlanText)
 		switch {
 		case o.Verdict == checks.Fail:
 			code = exitViolations
@@ -97,7 +97,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // overrideHunts sets the hunt flags given on fs, already applied to cfg,
 // on the hunt each case recorded: a case replays under the hunt it was
 // found with (regress.Run), unless the command line says otherwise.
-func overrideHunts(fs *flag.FlagSet, h hunt, cfg stress.Config, cases []regress.Case) {
+func overrideHunts(fs *flag.FlagSet, h huntFlags, cfg stress.Config, cases []regress.Case) {
 	for i := range cases {
 		if cases[i].Hunt == nil {
 			continue // an older case: cfg, flags applied, is what it replays under

@@ -11,7 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/report"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -43,7 +43,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a artefacts
 	a.register(fs)
 	f.registerConfig(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
@@ -100,25 +100,25 @@ func (f runFlags) apply(cfg *stress.Config) {
 	cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.Workers, cfg.MaxBugs = f.plans, f.seed, f.shrinkTime, f.workers, f.maxBugs
 }
 
-// hunt are the flags of run and replay that override the contract's
+// huntFlags are the flags of run and replay that override the contract's
 // process.replicas, sync and db_stall: how hard a run hunts. A case found
 // with them may show its bug only with them (an in-process mutex needs two
 // replicas), so a case file records them and replay repeats them; replay
 // takes these flags too, to override what a case recorded.
-type hunt struct {
+type huntFlags struct {
 	replicas int
 	sync     string
 	dbStall  string
 }
 
-func (h *hunt) register(fs *flag.FlagSet) {
+func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
 	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
 }
 
 // loadConfig reads a contract file and applies the hunt flags given on fs.
-func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
+func loadConfig(fs *flag.FlagSet, path string, h huntFlags) (stress.Config, error) {
 	cfg, err := stress.Load(path)
 	if err == nil {
 		err = h.apply(fs, &cfg)
@@ -127,7 +127,7 @@ func loadConfig(fs *flag.FlagSet, path string, h hunt) (stress.Config, error) {
 }
 
 // apply sets the hunt flags given on fs on a config.
-func (h hunt) apply(fs *flag.FlagSet, c *stress.Config) error {
+func (h huntFlags) apply(fs *flag.FlagSet, c *stress.Config) error {
 	if isSet(fs, "replicas") {
 		switch {
 		case h.replicas < 1:
@@ -161,12 +161,12 @@ func shellWord(s string) string {
 // runTarget runs one target, writes its artefacts, and turns the result
 // into report cases, one for each bug found, and an exit code; no cases
 // means the run could not start (the error is printed).
-func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Case, int) {
+func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts) ([]report.Row, int) {
 	res, code := runArtefacts(ctx, cfg, stderr, a, 10*time.Second)
 	if res == nil {
 		return nil, code
 	}
-	return res.Cases(res.Target), code
+	return res.Rows(res.Target), code
 }
 
 // runArtefacts runs cfg with progress on stderr (a line every interval
@@ -225,7 +225,7 @@ func exitOf(v checks.Verdict) int {
 	return exitPass
 }
 
-func write(w io.Writer, asJSON bool, cases []report.Case) error {
+func write(w io.Writer, asJSON bool, cases []report.Row) error {
 	if asJSON {
 		return report.WriteJSON(w, cases)
 	}

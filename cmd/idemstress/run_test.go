@@ -10,8 +10,8 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/report"
 )
 
 // serveSample starts the sample service in one mode and layout and writes
@@ -49,7 +49,7 @@ func TestRunExitCodes(t *testing.T) {
 	if code != exitViolations {
 		t.Fatalf("buggy service: exit %d\n%s%s", code, stdout, stderr)
 	}
-	var cases []report.Case
+	var cases []report.Row
 	if err := json.Unmarshal([]byte(stdout), &cases); err != nil {
 		t.Fatalf("run --json: %v\n%s", err, stdout)
 	}
@@ -132,7 +132,7 @@ func TestRunTaggedContract(t *testing.T) {
 			contract, dbURL := serveSample(t, mode, ticketsvc.LayoutTagged)
 			code, stdout, stderr := invoke(t, "run", "--config", contract, "--database-url", dbURL, "--json", "--plans", "60", "--seed", "11",
 				"--db-stall", "tickets", "--max-bugs", "1")
-			var cases []report.Case
+			var cases []report.Row
 			if err := json.Unmarshal([]byte(stdout), &cases); err != nil || len(cases) != 1 {
 				t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
 			}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -42,7 +42,7 @@ type stressReport struct {
 	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 	// Cases has one case for each bug found, most severe first, or one
 	// for the whole run when nothing failed.
-	Cases []report.Case `json:"cases"`
+	Cases []report.Row `json:"cases"`
 }
 
 func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -55,7 +55,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Lookup("plans").DefValue = "0"
 	f.plans = 0
 	f.registerConfig(fs)
-	var h hunt
+	var h huntFlags
 	h.register(fs)
 	duration := fs.Duration("duration", 0, "run until this much time is spent (0: until --plans are)")
 	every := fs.Duration("progress", 10*time.Second, "how often to print a progress line when stderr is not a terminal")
@@ -113,7 +113,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep.Verdict, rep.Target, rep.Interrupted = res.Verdict, res.Target, res.Interrupted
 	rep.Plans, rep.Executions, rep.Calls, rep.FaultsFired = res.Searched, res.Executions, res.Calls, res.FaultsFired
 	rep.Seconds = res.Total.Seconds()
-	rep.Cases = res.Cases(res.Target)
+	rep.Cases = res.Rows(res.Target)
 	rep.Coverage, rep.CheckStatus = res.Coverage, res.Statuses()
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))

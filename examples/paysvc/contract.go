@@ -15,7 +15,7 @@ var Contract []byte
 //go:embed contract_request_id.yaml
 var ContractRequestID []byte
 
-// OpenAPI is the OpenAPI 3 document of the endpoint (openapi.yaml).
+// openAPI is the OpenAPI 3 document of the endpoint (openapi.yaml).
 //
 //go:embed openapi.yaml
-var OpenAPI []byte
+var openAPI []byte

@@ -47,7 +47,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&c.opts.Bug, "bug", "", "bug-zoo mode, or several joined by commas (a,b): "+strings.Join(Bugs(), ", ")+" (empty: correct)")
 	fs.StringVar(&c.opts.KeyHeader, "key-header", "", "header the idempotency key travels in, e.g. X-Request-Id (empty: the body's idempotency_key)")
-	fs.DurationVar(&c.opts.InUseAfter, "in-use-after", DefaultInUseAfter, "how long a call waits for another call of its key before answering 409")
+	fs.DurationVar(&c.opts.InUseAfter, "in-use-after", defaultInUseAfter, "how long a call waits for another call of its key before answering 409")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err

@@ -29,8 +29,8 @@ const (
 	maxSourceID, maxNote = 192, 500
 )
 
-// Currencies are the currencies amount_money.currency may name.
-var Currencies = []string{"AUD", "CAD", "EUR", "GBP", "JPY", "USD"}
+// currencies are the currencies amount_money.currency may name.
+var currencies = []string{"AUD", "CAD", "EUR", "GBP", "JPY", "USD"}
 
 // createBody is the JSON body of a create call, decoded strictly: an
 // unknown field, or a number that is not an int64 (1250.0), is refused.
@@ -191,8 +191,8 @@ func validate(body createBody, req *createRequest) *apiError {
 		return invalid("INVALID_VALUE", "amount_money.amount", fmt.Sprintf("amount_money.amount must be from %d to %d, not %d", minAmount, maxAmount, *m.Amount))
 	case m.Currency == "":
 		return invalid("MISSING_REQUIRED_PARAMETER", "amount_money.currency", "amount_money.currency is required")
-	case !slices.Contains(Currencies, m.Currency):
-		return invalid("INVALID_VALUE", "amount_money.currency", fmt.Sprintf("amount_money.currency must be one of %s, not %q", strings.Join(Currencies, ", "), m.Currency))
+	case !slices.Contains(currencies, m.Currency):
+		return invalid("INVALID_VALUE", "amount_money.currency", fmt.Sprintf("amount_money.currency must be one of %s, not %q", strings.Join(currencies, ", "), m.Currency))
 	case body.SourceID == "":
 		return invalid("MISSING_REQUIRED_PARAMETER", "source_id", "source_id is required")
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// DefaultInUseAfter is how long a call waits for another call of its key
+// defaultInUseAfter is how long a call waits for another call of its key
 // to finish before answering 409 IDEMPOTENCY_KEY_IN_USE.
-const DefaultInUseAfter = 2 * time.Second
+const defaultInUseAfter = 2 * time.Second
 
 // Options configure a Service.
 type Options struct {
@@ -24,7 +24,7 @@ type Options struct {
 	// Empty: the key is the body's idempotency_key.
 	KeyHeader string
 	// InUseAfter is how long a call waits for a concurrent call of its key
-	// before answering 409; 0 is DefaultInUseAfter.
+	// before answering 409; 0 is defaultInUseAfter.
 	InUseAfter time.Duration
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
@@ -57,7 +57,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		return nil, errors.New("paysvc: New: negative InUseAfter")
 	}
 	if opts.InUseAfter == 0 {
-		opts.InUseAfter = DefaultInUseAfter
+		opts.InUseAfter = defaultInUseAfter
 	}
 	log := opts.Logger
 	if log == nil {

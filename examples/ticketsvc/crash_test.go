@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 )
 
 // memoryKeysScenario: a restarted process (a new Service over the same

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 )
 
 // shortLeaseScenario: a call held at its notification past its claim's

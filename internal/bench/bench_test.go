@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 func BenchmarkP3(b *testing.B) {
 	for _, w := range []int{1, 4} {
 		b.Run(workersName(w), func(b *testing.B) {
-			tp, err := MeasureThroughput(b.Context(), pgtest.NewDatabase(b, cluster), 300, 3, w, b.N, b.Logf)
+			tp, err := measureThroughput(b.Context(), pgtest.NewDatabase(b, cluster), 300, 3, w, b.N, b.Logf)
 			if err != nil {
 				b.Fatal(err)
 			}

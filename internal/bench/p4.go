@@ -9,22 +9,22 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/observe"
 	"github.com/idemstress/idemstress/stress"
 )
 
 // NewDB makes a new, empty database and returns its URL.
 type NewDB func(ctx context.Context) (string, error)
 
-// Logf receives progress lines.
-type Logf func(format string, args ...any)
+// logf receives progress lines.
+type logf func(format string, args ...any)
 
-// P4 is one layout's run cost over foreign rows: the same plans (same
+// p4 is one layout's run cost over foreign rows: the same plans (same
 // seed) over an empty database, over databases holding each size of
 // foreign rows in every effect table, and over an empty one again.
-type P4 struct {
+type p4 struct {
 	Layout ticketsvc.Layout
 	Plans  int
 	Sizes  []int // foreign rows per effect table, not counting the empty runs
@@ -38,16 +38,16 @@ type P4 struct {
 }
 
 // Ratio is the time over rows foreign rows ÷ the empty-table time.
-func (p P4) Ratio(rows int) float64 { return float64(p.Times[rows]) / float64(p.Empty) }
+func (p p4) Ratio(rows int) float64 { return float64(p.Times[rows]) / float64(p.Empty) }
 
-// MeasureP4 runs plans plans of the correct sample service in layout over
+// measureP4 runs plans plans of the correct sample service in layout over
 // an empty database, then over each size of foreign rows, then empty again.
 // A run that does not pass all its plans is an error: its time would
 // measure something else.
-func MeasureP4(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, sizes []int, plans int, seed uint64, logf Logf) (P4, error) {
-	p := P4{Layout: layout, Plans: plans, Sizes: sizes, Times: map[int]time.Duration{}, PeakRSS: map[int]float64{}}
+func measureP4(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, sizes []int, plans int, seed uint64, logf logf) (p4, error) {
+	p := p4{Layout: layout, Plans: plans, Sizes: sizes, Times: map[int]time.Duration{}, PeakRSS: map[int]float64{}}
 	run := func(rows int) (time.Duration, error) {
-		svc, err := FillSample(ctx, newDB, layout, rows, logf)
+		svc, err := fillSample(ctx, newDB, layout, rows, logf)
 		if err != nil {
 			return 0, err
 		}
@@ -56,14 +56,14 @@ func MeasureP4(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, sizes 
 		if err != nil {
 			return 0, err
 		}
-		ResetPeakRSS()
+		resetPeakRSS()
 		start := time.Now()
 		res, err := stress.Run(ctx, cfg)
 		d := time.Since(start)
 		if err != nil {
 			return 0, err
 		}
-		p.PeakRSS[rows] = max(p.PeakRSS[rows], PeakRSSMiB())
+		p.PeakRSS[rows] = max(p.PeakRSS[rows], peakRSSMiB())
 		logf("P4 %s, %d foreign rows per effect table: %d plans in %.2fs, %s", layout, rows, res.Plans, d.Seconds(), res.Verdict)
 		if res.Verdict != checks.Pass || res.Plans != plans {
 			return d, fmt.Errorf("P4 %s, %d foreign rows: verdict %s after %d plans: %v %v", layout, rows, res.Verdict, res.Plans, res.Err, res.Outside)
@@ -87,36 +87,36 @@ func MeasureP4(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, sizes 
 	return p, nil
 }
 
-// Baseline is the time of the check outside the namespace (IDEM-009) over
+// baseline is the time of the check outside the namespace (IDEM-009) over
 // Rows foreign rows in each effect table: once before a run, once after a
 // run's worth of rows was written inside its namespace.
-type Baseline struct {
+type baseline struct {
 	Layout        ticketsvc.Layout
 	Rows          int
 	Before, After time.Duration
 	PeakRSS       float64
 }
 
-// MeasureBaseline fills a new database with rows foreign rows per effect
+// measureBaseline fills a new database with rows foreign rows per effect
 // table and times the baseline before and after 800 actions are written
 // inside a namespace.
-func MeasureBaseline(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, rows int, logf Logf) (Baseline, error) {
-	bl := Baseline{Layout: layout, Rows: rows}
-	svc, err := FillSample(ctx, newDB, layout, rows, logf)
+func measureBaseline(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, rows int, logf logf) (baseline, error) {
+	bl := baseline{Layout: layout, Rows: rows}
+	svc, err := fillSample(ctx, newDB, layout, rows, logf)
 	if err != nil {
 		return bl, err
 	}
 	defer svc.Close()
 	o := observe.NewObserver(svc.Pool, svc.Contract.Effects)
 	prefix := model.Namespace(fmt.Sprintf("isbench%d-", time.Now().UnixNano()))
-	ResetPeakRSS()
+	resetPeakRSS()
 	start := time.Now()
 	before, err := o.Baseline(ctx, prefix)
 	if err != nil {
 		return bl, err
 	}
 	bl.Before = time.Since(start)
-	if err := WriteInside(ctx, svc, layout, prefix, 800); err != nil {
+	if err := writeInside(ctx, svc, layout, prefix, 800); err != nil {
 		return bl, err
 	}
 	start = time.Now()
@@ -128,13 +128,13 @@ func MeasureBaseline(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, 
 	if vs := checks.Outside(before, after); len(vs) > 0 {
 		return bl, fmt.Errorf("baseline %s: rows inside the run counted outside: %v", layout, vs)
 	}
-	bl.PeakRSS = PeakRSSMiB()
+	bl.PeakRSS = peakRSSMiB()
 	logf("baseline %s, %d rows per effect table: before %.2fs, after %.2fs: %v", layout, rows, bl.Before.Seconds(), bl.After.Seconds(), after)
 	return bl, nil
 }
 
-// RowsLabel names a row count: 1e5 for 100000, 1500 for 1500.
-func RowsLabel(n int) string {
+// rowsLabel names a row count: 1e5 for 100000, 1500 for 1500.
+func rowsLabel(n int) string {
 	e, m := 0, n
 	for ; m >= 10 && m%10 == 0; m /= 10 {
 		e++
@@ -145,10 +145,10 @@ func RowsLabel(n int) string {
 	return fmt.Sprintf("%de%d", m, e)
 }
 
-// FillSample starts the correct sample service over a new database whose
+// fillSample starts the correct sample service over a new database whose
 // effect tables hold rows foreign rows each (every outbox row points at a
 // foreign ticket), vacuumed and analysed as a live database would be.
-func FillSample(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, rows int, logf Logf) (*sample.Service, error) {
+func fillSample(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, rows int, logf logf) (*sample.Service, error) {
 	url, err := newDB(ctx)
 	if err != nil {
 		return nil, err
@@ -200,10 +200,10 @@ func FillSample(ctx context.Context, newDB NewDB, layout ticketsvc.Layout, rows 
 	return svc, nil
 }
 
-// WriteInside writes n actions' rows in the namespace prefix, as a run
+// writeInside writes n actions' rows in the namespace prefix, as a run
 // would: through the service's own tables, not through its HTTP API (the
 // baseline does not care who wrote them).
-func WriteInside(ctx context.Context, svc *sample.Service, layout ticketsvc.Layout, prefix model.Namespace, n int) error {
+func writeInside(ctx context.Context, svc *sample.Service, layout ticketsvc.Layout, prefix model.Namespace, n int) error {
 	q := `WITH t AS (INSERT INTO tickets (tenant, request_key, subject)
 			SELECT $1 || g || '-A', $1 || g || '-k1', 'Printer offline' FROM generate_series(1, $2::int) g RETURNING id, tenant, request_key)
 		INSERT INTO notification_outbox (tenant, request_key, ticket_id) SELECT tenant, request_key, id FROM t`

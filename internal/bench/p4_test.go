@@ -34,7 +34,7 @@ func rowsFromEnv(b *testing.B, name string, def []int) []int {
 	return sizes
 }
 
-// P4: a run's cost must not grow with the database. BenchmarkP4 runs the
+// p4: a run's cost must not grow with the database. BenchmarkP4 runs the
 // same 200 plans (same seed) against the sample service over an empty
 // database, then over databases holding 10^5 and 10^6 foreign rows in each
 // effect table, then over an empty one again, in both schema layouts
@@ -51,14 +51,14 @@ func BenchmarkP4(b *testing.B) {
 	for _, layout := range sample.Layouts() {
 		b.Run(string(layout), func(b *testing.B) {
 			for range b.N {
-				p, err := MeasureP4(b.Context(), newDB(b), layout, sizes, 200, 4, b.Logf)
+				p, err := measureP4(b.Context(), newDB(b), layout, sizes, 200, 4, b.Logf)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(p.Empty.Seconds(), "empty-s")
 				for _, n := range sizes {
-					b.ReportMetric(p.Times[n].Seconds(), RowsLabel(n)+"-s")
-					b.ReportMetric(p.Ratio(n), "x-"+RowsLabel(n))
+					b.ReportMetric(p.Times[n].Seconds(), rowsLabel(n)+"-s")
+					b.ReportMetric(p.Ratio(n), "x-"+rowsLabel(n))
 				}
 				if rss := p.PeakRSS[sizes[len(sizes)-1]]; rss > 0 {
 					b.ReportMetric(p.PeakRSS[0], "empty-peak-rss-MiB")
@@ -81,7 +81,7 @@ func BenchmarkBaseline(b *testing.B) {
 	for _, layout := range sample.Layouts() {
 		b.Run(string(layout), func(b *testing.B) {
 			for range b.N {
-				bl, err := MeasureBaseline(b.Context(), newDB(b), layout, rows, b.Logf)
+				bl, err := measureBaseline(b.Context(), newDB(b), layout, rows, b.Logf)
 				if err != nil {
 					b.Fatal(err)
 				}

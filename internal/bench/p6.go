@@ -20,14 +20,14 @@ import (
 
 // P6's run shapes.
 const (
-	// ShapeHTTP: the tester against the sample service (correct mode, keys
+	// shapeHTTP: the tester against the sample service (correct mode, keys
 	// layout) over HTTP on loopback, served by the parent process: the
 	// child holds the tester alone.
-	ShapeHTTP = "http"
-	// ShapeInProc: the tester against memTarget in the same process (no
+	shapeHTTP = "http"
+	// shapeInProc: the tester against memTarget in the same process (no
 	// HTTP, retries answered from memory, one row per action in
 	// PostgreSQL, observed as usual): 10^6 calls in bounded time.
-	ShapeInProc = "inproc"
+	shapeInProc = "inproc"
 )
 
 // callsPerPlan is how many calls the default world's plans make on
@@ -35,13 +35,13 @@ const (
 // is N/10 plans, and P6 reports the calls actually made.
 const callsPerPlan = 10
 
-// Child starts this program again with args, so that P6's run has a
+// child starts this program again with args, so that P6's run has a
 // process of its own whose peak resident set is the run's alone; the
 // started program must call RunChild with them.
-type Child func(ctx context.Context, args []string) *exec.Cmd
+type child func(ctx context.Context, args []string) *exec.Cmd
 
-// P6Run is one run of about Calls calls in a child process.
-type P6Run struct {
+// p6Run is one run of about Calls calls in a child process.
+type p6Run struct {
 	Shape   string
 	Calls   int // calls made
 	Plans   int
@@ -62,17 +62,17 @@ type childOut struct {
 	Err     string         `json:"error,omitempty"`
 }
 
-// MeasureP6 runs about calls calls of the given shape (fixed seed) in a
+// measureP6 runs about calls calls of the given shape (fixed seed) in a
 // child process over a new database, and reads its peak resident set.
-func MeasureP6(ctx context.Context, newDB NewDB, child Child, shape string, calls int, logf Logf) (P6Run, error) {
-	run := P6Run{Shape: shape, Plans: max(1, calls/callsPerPlan)}
+func measureP6(ctx context.Context, newDB NewDB, child child, shape string, calls int, logf logf) (p6Run, error) {
+	run := p6Run{Shape: shape, Plans: max(1, calls/callsPerPlan)}
 	url, err := newDB(ctx)
 	if err != nil {
 		return run, err
 	}
 	args := []string{"-shape", shape, "-plans", fmt.Sprint(run.Plans), "-db", url}
 	var served atomic.Int64
-	if shape == ShapeHTTP {
+	if shape == shapeHTTP {
 		svc, err := sample.StartWrapped(ctx, url, sample.Correct, ticketsvc.LayoutKeys, func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1); h.ServeHTTP(w, r) })
 		})
@@ -101,7 +101,7 @@ func MeasureP6(ctx context.Context, newDB NewDB, child Child, shape string, call
 	}
 	run.Verdict, run.VmHWM, run.Seconds = out.Verdict, out.VmHWM, out.Seconds
 	run.Calls = int(out.Calls)
-	if shape == ShapeHTTP {
+	if shape == shapeHTTP {
 		run.Calls = int(served.Load())
 	}
 	logf("P6 %s: %d calls (%d plans) in %.1fs, %s, peak RSS %.1f MiB", shape, run.Calls, run.Plans, run.Seconds, run.Verdict, run.MaxRSS)
@@ -116,7 +116,7 @@ func MeasureP6(ctx context.Context, newDB NewDB, child Child, shape string, call
 func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("p6-child", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shape := fs.String("shape", ShapeInProc, "run shape: http or inproc")
+	shape := fs.String("shape", shapeInProc, "run shape: http or inproc")
 	plans := fs.Int("plans", 1000, "plans to run")
 	db := fs.String("db", "", "database URL")
 	url := fs.String("url", "", "the sample service's URL (shape http)")
@@ -132,9 +132,9 @@ func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		cfg.Plans, cfg.Seed, cfg.DatabaseURL = *plans, 6, *db
 		var mem *memTarget
 		switch *shape {
-		case ShapeHTTP:
+		case shapeHTTP:
 			cfg.HTTP.URL = *url
-		case ShapeInProc:
+		case shapeInProc:
 			pool, err := stress.Connect(ctx, *db)
 			if err != nil {
 				return err
@@ -168,7 +168,7 @@ func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		out.Err = err.Error()
 	}
-	out.VmHWM = PeakRSSMiB()
+	out.VmHWM = peakRSSMiB()
 	_ = json.NewEncoder(stdout).Encode(out)
 	if out.Err != "" {
 		return 1

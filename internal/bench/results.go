@@ -23,14 +23,14 @@ type Options struct {
 	Quick bool
 	// NewDB makes a new database for each measurement.
 	NewDB NewDB
-	// Child starts this program again as P6's child (see RunChild).
-	Child Child
+	// child starts this program again as P6's child (see RunChild).
+	Child child
 	// Log receives progress lines.
-	Log Logf
+	Log logf
 }
 
-// Sizes are how much each measurement does.
-type Sizes struct {
+// sizes are how much each measurement does.
+type sizes struct {
 	SpreadBursts, RaceBursts int
 	Seeds                    []uint64
 	ZooPlans, ReplayTries    int
@@ -43,50 +43,50 @@ type Sizes struct {
 	// BaselineLayouts are the layouts the baseline is measured in: filling
 	// 10^7 rows takes minutes per layout.
 	BaselineLayouts []ticketsvc.Layout
-	P6              []P6Size
+	P6              []p6Size
 }
 
-// P6Size is one P6 run: a shape and about how many calls.
-type P6Size struct {
+// p6Size is one P6 run: a shape and about how many calls.
+type p6Size struct {
 	Shape string
 	Calls int
 }
 
-// SizesFor gives the full run's sizes, or the quick run's.
-func SizesFor(quick bool) Sizes {
+// sizesFor gives the full run's sizes, or the quick run's.
+func sizesFor(quick bool) sizes {
 	if quick {
-		return Sizes{
+		return sizes{
 			SpreadBursts: 20, RaceBursts: 20,
 			Seeds: []uint64{1}, ZooPlans: 100, ReplayTries: 2, Shrink: 4 * time.Second,
 			P3Plans: 100, P3Rounds: 2, P3Workers: []int{1, 4},
 			P4Rows: []int{10_000}, P4Plans: 50, BaselineRows: 10_000, BaselineLayouts: sample.Layouts(),
-			P6: []P6Size{{ShapeInProc, 10_000}, {ShapeInProc, 30_000}, {ShapeHTTP, 3_000}},
+			P6: []p6Size{{shapeInProc, 10_000}, {shapeInProc, 30_000}, {shapeHTTP, 3_000}},
 		}
 	}
-	return Sizes{
+	return sizes{
 		SpreadBursts: 200, RaceBursts: 200,
 		Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ZooPlans: 100, ReplayTries: 10, Shrink: 10 * time.Second,
 		P3Plans: 300, P3Rounds: 5, P3Workers: []int{1, 4},
 		P4Rows: []int{100_000, 1_000_000}, P4Plans: 200, BaselineRows: 10_000_000, BaselineLayouts: []ticketsvc.Layout{ticketsvc.LayoutKeys},
-		P6: []P6Size{{ShapeInProc, 100_000}, {ShapeInProc, 1_000_000}, {ShapeHTTP, 100_000}},
+		P6: []p6Size{{shapeInProc, 100_000}, {shapeInProc, 1_000_000}, {shapeHTTP, 100_000}},
 	}
 }
 
-// Results are every figure of RESULTS.md.
-type Results struct {
+// results are every figure of RESULTS.md.
+type results struct {
 	Quick   bool
-	Sizes   Sizes
+	Sizes   sizes
 	Machine Machine
 	Elapsed time.Duration
 
-	Spread, SpreadNoDB Spread
+	Spread, SpreadNoDB spread
 	Race               map[string]float64
-	Zoo                []ZooRun
-	Replays            []Replay
-	Throughput         []Throughput
-	P4                 []P4
-	Baselines          []Baseline
-	P6                 []P6Run
+	Zoo                []zooRun
+	Replays            []replay
+	Throughput         []throughput
+	P4                 []p4
+	Baselines          []baseline
+	P6                 []p6Run
 }
 
 // Machine is where and from what the figures come.
@@ -103,9 +103,9 @@ type Machine struct {
 }
 
 // Generate takes every measurement, in the order of RESULTS.md.
-func Generate(ctx context.Context, o Options) (*Results, error) {
+func Generate(ctx context.Context, o Options) (*results, error) {
 	start := time.Now()
-	r := &Results{Quick: o.Quick, Sizes: SizesFor(o.Quick)}
+	r := &results{Quick: o.Quick, Sizes: sizesFor(o.Quick)}
 	s := r.Sizes
 	var err error
 	if r.Machine, err = machine(ctx, o.NewDB); err != nil {
@@ -115,14 +115,14 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 
 	step("P1 burst arrival spread")
 	for _, m := range []struct {
-		into   *Spread
-		handle Handler
-	}{{&r.Spread, SleepInDB}, {&r.SpreadNoDB, SleepInGo}} {
+		into   *spread
+		handle handler
+	}{{&r.Spread, sleepInDB}, {&r.SpreadNoDB, sleepInGo}} {
 		url, err := o.NewDB(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if *m.into, err = MeasureSpread(ctx, url, m.handle, s.SpreadBursts); err != nil {
+		if *m.into, err = measureSpread(ctx, url, m.handle, s.SpreadBursts); err != nil {
 			return nil, fmt.Errorf("P1: %w", err)
 		}
 	}
@@ -130,12 +130,12 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Race, err = MeasureRace(ctx, url, s.RaceBursts); err != nil {
+	if r.Race, err = measureRace(ctx, url, s.RaceBursts); err != nil {
 		return nil, fmt.Errorf("P1 race: %w", err)
 	}
 
 	step("P2/P5 zoo: time to detection, shrunk size, fixed replay")
-	if r.Zoo, r.Replays, err = MeasureZoo(ctx, o.NewDB, s.Seeds, s.ZooPlans, s.ReplayTries, s.Shrink, o.Log); err != nil {
+	if r.Zoo, r.Replays, err = measureZoo(ctx, o.NewDB, s.Seeds, s.ZooPlans, s.ReplayTries, s.Shrink, o.Log); err != nil {
 		return nil, fmt.Errorf("P2: %w", err)
 	}
 
@@ -145,7 +145,7 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 		if err != nil {
 			return nil, err
 		}
-		tp, err := MeasureThroughput(ctx, url, s.P3Plans, 3, w, s.P3Rounds, o.Log)
+		tp, err := measureThroughput(ctx, url, s.P3Plans, 3, w, s.P3Rounds, o.Log)
 		if err != nil {
 			return nil, fmt.Errorf("P3 W=%d: %w", w, err)
 		}
@@ -154,7 +154,7 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 
 	step("P4 foreign rows")
 	for _, layout := range sample.Layouts() {
-		p, err := MeasureP4(ctx, o.NewDB, layout, s.P4Rows, s.P4Plans, 4, o.Log)
+		p, err := measureP4(ctx, o.NewDB, layout, s.P4Rows, s.P4Plans, 4, o.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 	}
 	step("P4 baseline (IDEM-009)")
 	for _, layout := range s.BaselineLayouts {
-		bl, err := MeasureBaseline(ctx, o.NewDB, layout, s.BaselineRows, o.Log)
+		bl, err := measureBaseline(ctx, o.NewDB, layout, s.BaselineRows, o.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ func Generate(ctx context.Context, o Options) (*Results, error) {
 
 	step("P6 peak RSS")
 	for _, p := range s.P6 {
-		run, err := MeasureP6(ctx, o.NewDB, o.Child, p.Shape, p.Calls, o.Log)
+		run, err := measureP6(ctx, o.NewDB, o.Child, p.Shape, p.Calls, o.Log)
 		if err != nil {
 			return nil, err
 		}

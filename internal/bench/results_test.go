@@ -33,12 +33,12 @@ func TestResultsQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	want := []string{"QUICK RUN", "`" + Command + " -quick`", res.Machine.Commit, res.Machine.Go}
-	for _, s := range Sections {
+	want := []string{"QUICK RUN", "`" + command + " -quick`", res.Machine.Commit, res.Machine.Go}
+	for _, s := range sections {
 		want = append(want, "\n## "+s+"\n")
 	}
-	for _, bug := range Bugs() {
-		want = append(want, "\n| "+bug+" | "+string(sample.Expected[bug])+" | ", "\n| "+bug+" | "+fmt.Sprint(MinimalCalls[bug])+" | ")
+	for _, bug := range bugs() {
+		want = append(want, "\n| "+bug+" | "+string(sample.Expected[bug])+" | ", "\n| "+bug+" | "+fmt.Sprint(minimalCalls[bug])+" | ")
 	}
 	for _, s := range []string{"| inproc | ", "| http | ", "| keys | ", "| tagged | ", "| lastbyte | ", "| naive | ", "| keepalive | "} {
 		want = append(want, s)
@@ -61,13 +61,13 @@ func TestResultsQuick(t *testing.T) {
 
 // Every zoo bug has a known minimal size, and nothing else does.
 func TestMinimalCallsCoversTheZoo(t *testing.T) {
-	for _, bug := range Bugs() {
-		if MinimalCalls[bug] < 1 {
+	for _, bug := range bugs() {
+		if minimalCalls[bug] < 1 {
 			t.Errorf("bug %s has no minimal size in MinimalCalls", bug)
 		}
 	}
-	if len(MinimalCalls) != len(Bugs()) {
-		t.Errorf("MinimalCalls has %d entries for %d bugs", len(MinimalCalls), len(Bugs()))
+	if len(minimalCalls) != len(bugs()) {
+		t.Errorf("MinimalCalls has %d entries for %d bugs", len(minimalCalls), len(bugs()))
 	}
 }
 
@@ -103,22 +103,22 @@ func TestStepsGroupsWhatOverlapped(t *testing.T) {
 // The file says which goals are missed and which bug was not caught,
 // without a database: the rendering alone.
 func TestMarkdownMarksMissedGoals(t *testing.T) {
-	spread := Spread{Bursts: 1, Median: map[string]time.Duration{KeepAlive: 1000, Naive: 1000, LastByte: 1000},
-		P90: map[string]time.Duration{KeepAlive: 1000, Naive: 1000, LastByte: 1000}}
-	r := &Results{Sizes: SizesFor(true), Spread: spread, SpreadNoDB: spread, Race: map[string]float64{}}
-	for _, bug := range Bugs() {
-		z := ZooRun{Mode: bug, Seed: 1, Verdict: "fail", Primary: sample.Expected[bug], Expected: true, Plans: 1, Detect: time.Millisecond, Calls: MinimalCalls[bug]}
+	spread := spread{Bursts: 1, Median: map[string]time.Duration{keepAlive: 1000, naive: 1000, lastByte: 1000},
+		P90: map[string]time.Duration{keepAlive: 1000, naive: 1000, lastByte: 1000}}
+	r := &results{Sizes: sizesFor(true), Spread: spread, SpreadNoDB: spread, Race: map[string]float64{}}
+	for _, bug := range bugs() {
+		z := zooRun{Mode: bug, Seed: 1, Verdict: "fail", Primary: sample.Expected[bug], Expected: true, Plans: 1, Detect: time.Millisecond, Calls: minimalCalls[bug]}
 		if bug == "global-keys" {
 			z.Calls = 5
 		}
 		if bug == "process-mutex" {
-			z = ZooRun{Mode: bug, Seed: 1, Verdict: "inconclusive", Err: "did not fire"}
+			z = zooRun{Mode: bug, Seed: 1, Verdict: "inconclusive", Err: "did not fire"}
 		}
 		r.Zoo = append(r.Zoo, z)
-		r.Replays = append(r.Replays, Replay{Mode: bug, Tries: 1})
+		r.Replays = append(r.Replays, replay{Mode: bug, Tries: 1})
 	}
-	r.Throughput = []Throughput{{Workers: 1, Tester: []float64{80}, Plain: []float64{100}}, {Workers: 4, Tester: []float64{160}, Plain: []float64{300}}}
-	r.P6 = []P6Run{{Shape: ShapeInProc, Calls: 10, MaxRSS: 20}, {Shape: ShapeInProc, Calls: 100, MaxRSS: 30}}
+	r.Throughput = []throughput{{Workers: 1, Tester: []float64{80}, Plain: []float64{100}}, {Workers: 4, Tester: []float64{160}, Plain: []float64{300}}}
+	r.P6 = []p6Run{{Shape: shapeInProc, Calls: 10, MaxRSS: 20}, {Shape: shapeInProc, Calls: 100, MaxRSS: 30}}
 	var b strings.Builder
 	if err := WriteMarkdown(&b, r); err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestMarkdownMarksMissedGoals(t *testing.T) {
 	for _, want := range []string{
 		"| P3: tester ÷ plain loop ≥ 0.9 at W = 1 | 0.80 | **missed** |",
 		"2.00× (plain loop: 3.00×) | **missed** |",
-		fmt.Sprintf("| P5: shrunk ÷ minimal = 1.0 for every bug on every seed | %d runs | **missed** |", len(Bugs())),
+		fmt.Sprintf("| P5: shrunk ÷ minimal = 1.0 for every bug on every seed | %d runs | **missed** |", len(bugs())),
 		"| global-keys | 2 | 5 | 2.50 | 2.50 | 0 of 1 |",
 		"| process-mutex | 2 | — | — | — | 0 of 1 |",
 		"Not caught as expected: process-mutex seed 1: inconclusive  did not fire.",

@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// ResetPeakRSS resets this process's peak resident set to its current one
+// resetPeakRSS resets this process's peak resident set to its current one
 // (Linux 4.0 and later); PeakRSSMiB reads it back (VmHWM), 0 where it
 // cannot.
-func ResetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
-// PeakRSSMiB is this process's peak resident set since it started or since
-// ResetPeakRSS, in MiB; 0 where /proc is not there.
-func PeakRSSMiB() float64 {
+// peakRSSMiB is this process's peak resident set since it started or since
+// resetPeakRSS, in MiB; 0 where /proc is not there.
+func peakRSSMiB() float64 {
 	kb, ok := procField("/proc/self/status", "VmHWM:")
 	if !ok {
 		return 0

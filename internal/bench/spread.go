@@ -20,26 +20,26 @@ import (
 
 // How a burst is released, in the order of the spread table.
 const (
-	// KeepAlive is how a plain Go client fires a burst: one goroutine per
+	// keepAlive is how a plain Go client fires a burst: one goroutine per
 	// call behind a start barrier, each sending through an http.Client
 	// whose keep-alive connections were warmed up beforehand.
-	KeepAlive = "keepalive"
-	Naive     = string(client.Naive)    // client.Release: same barrier, raw pre-dialled connections
-	LastByte  = string(client.LastByte) // client.Release: last-byte synchronisation
+	keepAlive = "keepalive"
+	naive     = string(client.Naive)    // client.Release: same barrier, raw pre-dialled connections
+	lastByte  = string(client.LastByte) // client.Release: last-byte synchronisation
 )
 
-// Releases are the ways of releasing a burst that P1 compares.
-var Releases = []string{KeepAlive, Naive, LastByte}
+// releases are the ways of releasing a burst that P1 compares.
+var releases = []string{keepAlive, naive, lastByte}
 
-// BurstSize is P1's burst: the largest a plan draws.
-const BurstSize = 16
+// burstSize is P1's burst: the largest a plan draws.
+const burstSize = 16
 
-// Handler is what a rig's handler does after its entry is logged.
-type Handler func(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool)
+// handler is what a rig's handler does after its entry is logged.
+type handler func(w http.ResponseWriter, r *http.Request, pool *pgxpool.Pool)
 
-// SleepInDB waits on the database (pg_sleep 2ms), so that a burst's calls
+// sleepInDB waits on the database (pg_sleep 2ms), so that a burst's calls
 // overlap there as they would on a real write.
-func SleepInDB(w http.ResponseWriter, req *http.Request, pool *pgxpool.Pool) {
+func sleepInDB(w http.ResponseWriter, req *http.Request, pool *pgxpool.Pool) {
 	if _, err := pool.Exec(req.Context(), `SELECT pg_sleep(0.002)`); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -47,10 +47,10 @@ func SleepInDB(w http.ResponseWriter, req *http.Request, pool *pgxpool.Pool) {
 	w.WriteHeader(http.StatusCreated)
 }
 
-// SleepInGo waits 2ms in Go instead: the difference to SleepInDB is what
+// sleepInGo waits 2ms in Go instead: the difference to SleepInDB is what
 // the database's backends, woken by the first handlers, cost the later
 // ones on a small machine.
-func SleepInGo(w http.ResponseWriter, _ *http.Request, _ *pgxpool.Pool) {
+func sleepInGo(w http.ResponseWriter, _ *http.Request, _ *pgxpool.Pool) {
 	time.Sleep(2 * time.Millisecond)
 	w.WriteHeader(http.StatusCreated)
 }
@@ -93,13 +93,13 @@ type rig struct {
 
 // newRig runs schema in the database at dbURL, then serves handle, which
 // runs after the handler's entry is logged. Close releases it.
-func newRig(ctx context.Context, dbURL, schema string, handle Handler) (_ *rig, err error) {
+func newRig(ctx context.Context, dbURL, schema string, handle handler) (_ *rig, err error) {
 	cfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		return nil, err
 	}
-	cfg.MaxConns = BurstSize + 4
-	cfg.MinConns = BurstSize // handlers should wait on the database, not on dialling it
+	cfg.MaxConns = burstSize + 4
+	cfg.MinConns = burstSize // handlers should wait on the database, not on dialling it
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -123,10 +123,10 @@ func newRig(ctx context.Context, dbURL, schema string, handle Handler) (_ *rig, 
 	r.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	// Warm up: the pool's connections, and the client's idle connections.
 	for range 3 {
-		if err := r.fire(ctx, KeepAlive, "warm", BurstSize); err != nil {
+		if err := r.fire(ctx, keepAlive, "warm", burstSize); err != nil {
 			return nil, err
 		}
-		if _, err := r.log.spread(BurstSize); err != nil {
+		if _, err := r.log.spread(burstSize); err != nil {
 			return nil, err
 		}
 	}
@@ -155,7 +155,7 @@ func (r *rig) fire(ctx context.Context, release, key string, n int) error {
 		req.Header.Set("Content-Type", "application/json")
 		reqs[i] = req
 	}
-	if release != KeepAlive {
+	if release != keepAlive {
 		for i, e := range client.Release(ctx, reqs, client.ReleaseOptions{Mode: client.SyncMode(release)}) {
 			if e.Err != nil || e.Resp.StatusCode/100 != 2 {
 				return fmt.Errorf("%s burst, call %d: %v %s", release, i, e.Err, e.Body)
@@ -187,62 +187,62 @@ func (r *rig) fire(ctx context.Context, release, key string, n int) error {
 	return nil
 }
 
-// Quantile is the q-quantile of ds (nearest rank), which it sorts.
-func Quantile(ds []time.Duration, q float64) time.Duration {
+// quantile is the q-quantile of ds (nearest rank), which it sorts.
+func quantile(ds []time.Duration, q float64) time.Duration {
 	slices.Sort(ds)
 	return ds[max(0, int(math.Ceil(q*float64(len(ds))))-1)]
 }
 
-// Spread is the arrival spread of BurstSize-call bursts (latest minus
+// spread is the arrival spread of BurstSize-call bursts (latest minus
 // earliest handler entry within a burst), per way of releasing them.
-type Spread struct {
+type spread struct {
 	Bursts      int
 	Median, P90 map[string]time.Duration
 }
 
 // Ratio is how much tighter last-byte release is than base.
-func (s Spread) Ratio(base string) (med, p90 float64) {
-	return float64(s.Median[base]) / float64(s.Median[LastByte]), float64(s.P90[base]) / float64(s.P90[LastByte])
+func (s spread) Ratio(base string) (med, p90 float64) {
+	return float64(s.Median[base]) / float64(s.Median[lastByte]), float64(s.P90[base]) / float64(s.P90[lastByte])
 }
 
-// MeasureSpread fires bursts BurstSize-call bursts per way of releasing
+// measureSpread fires bursts BurstSize-call bursts per way of releasing
 // them at a handler that logs its entry and then runs handle, over the
 // database at dbURL. The ways are interleaved, rotating which goes first,
 // so a busy machine slows all alike.
-func MeasureSpread(ctx context.Context, dbURL string, handle Handler, bursts int) (Spread, error) {
+func measureSpread(ctx context.Context, dbURL string, handle handler, bursts int) (spread, error) {
 	r, err := newRig(ctx, dbURL, "", handle)
 	if err != nil {
-		return Spread{}, err
+		return spread{}, err
 	}
 	defer r.close()
 	spreads := map[string][]time.Duration{}
 	for i := range bursts {
-		for j := range Releases {
-			release := Releases[(i+j)%len(Releases)]
-			if err := r.fire(ctx, release, "k", BurstSize); err != nil {
-				return Spread{}, err
+		for j := range releases {
+			release := releases[(i+j)%len(releases)]
+			if err := r.fire(ctx, release, "k", burstSize); err != nil {
+				return spread{}, err
 			}
-			d, err := r.log.spread(BurstSize)
+			d, err := r.log.spread(burstSize)
 			if err != nil {
-				return Spread{}, err
+				return spread{}, err
 			}
 			spreads[release] = append(spreads[release], d)
 		}
 	}
-	s := Spread{Bursts: bursts, Median: map[string]time.Duration{}, P90: map[string]time.Duration{}}
-	for _, release := range Releases {
-		s.Median[release], s.P90[release] = Quantile(spreads[release], 0.5), Quantile(spreads[release], 0.9)
+	s := spread{Bursts: bursts, Median: map[string]time.Duration{}, P90: map[string]time.Duration{}}
+	for _, release := range releases {
+		s.Median[release], s.P90[release] = quantile(spreads[release], 0.5), quantile(spreads[release], 0.9)
 	}
 	return s, nil
 }
 
-// MeasureRace fires bursts 2-call same-key bursts per way of releasing
+// measureRace fires bursts 2-call same-key bursts per way of releasing
 // them, with no db-stall, at a check-then-insert handler (SELECT, then
 // INSERT if absent, no constraint), and returns per way the fraction of
 // bursts that raced: left two rows for their key. Tighter release, more
 // races found without help; the db-stall nemesis makes it 1 (see fault's
 // tests).
-func MeasureRace(ctx context.Context, dbURL string, bursts int) (map[string]float64, error) {
+func measureRace(ctx context.Context, dbURL string, bursts int) (map[string]float64, error) {
 	schema := `CREATE TABLE items (key text NOT NULL); CREATE INDEX ON items (key)`
 	r, err := newRig(ctx, dbURL, schema, func(w http.ResponseWriter, req *http.Request, pool *pgxpool.Pool) {
 		key := req.URL.Query().Get("key")
@@ -265,8 +265,8 @@ func MeasureRace(ctx context.Context, dbURL string, bursts int) (map[string]floa
 	defer r.close()
 	raced := map[string]int{}
 	for i := range bursts {
-		for j := range Releases {
-			release := Releases[(i+j)%len(Releases)]
+		for j := range releases {
+			release := releases[(i+j)%len(releases)]
 			key := fmt.Sprintf("%s-%d", release, i)
 			if err := r.fire(ctx, release, key, 2); err != nil {
 				return nil, err
@@ -284,7 +284,7 @@ func MeasureRace(ctx context.Context, dbURL string, bursts int) (map[string]floa
 		}
 	}
 	frac := map[string]float64{}
-	for _, release := range Releases {
+	for _, release := range releases {
 		frac[release] = float64(raced[release]) / float64(bursts)
 	}
 	return frac, nil

@@ -20,10 +20,10 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// Throughput is P3: the tester's calls per second (plans executed,
+// throughput is P3: the tester's calls per second (plans executed,
 // observed and judged) ÷ a plain keep-alive Go HTTP loop's calls per
 // second, sending the very same requests to the same service.
-type Throughput struct {
+type throughput struct {
 	Workers int
 	Plans   int
 	// Calls is how many requests the service served per tester round.
@@ -33,7 +33,7 @@ type Throughput struct {
 }
 
 // Ratios are tester ÷ plain, per round.
-func (t Throughput) Ratios() []float64 {
+func (t throughput) Ratios() []float64 {
 	rs := make([]float64, len(t.Tester))
 	for i := range rs {
 		rs[i] = t.Tester[i] / t.Plain[i]
@@ -42,7 +42,7 @@ func (t Throughput) Ratios() []float64 {
 }
 
 // Median is the median of the rounds' ratios.
-func (t Throughput) Median() float64 { return median(t.Ratios()) }
+func (t throughput) Median() float64 { return median(t.Ratios()) }
 
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
@@ -113,7 +113,7 @@ func (r *recorder) stop() []recorded {
 // (stress.Run's "is" and eight hex digits).
 var runPrefix = regexp.MustCompile(`is([0-9a-f]{8})-`)
 
-// MeasureThroughput runs rounds rounds against the correct sample service
+// measureThroughput runs rounds rounds against the correct sample service
 // (keys layout) over the database at dbURL. Each round runs plans random
 // plans (seed) through stress.Run with workers workers, recording every
 // request the service serves, then sends the same requests, moved to a
@@ -121,8 +121,8 @@ var runPrefix = regexp.MustCompile(`is([0-9a-f]{8})-`)
 // plain keep-alive loop of workers goroutines: each plan's calls in the
 // order they came, on one goroutine, and the calls that overlapped at the
 // service (a burst's) at once, one goroutine each.
-func MeasureThroughput(ctx context.Context, dbURL string, plans int, seed uint64, workers, rounds int, logf Logf) (Throughput, error) {
-	tp := Throughput{Workers: workers, Plans: plans}
+func measureThroughput(ctx context.Context, dbURL string, plans int, seed uint64, workers, rounds int, logf logf) (throughput, error) {
+	tp := throughput{Workers: workers, Plans: plans}
 	rec := &recorder{}
 	svc, err := sample.StartWrapped(ctx, dbURL, sample.Correct, ticketsvc.LayoutKeys, rec.wrap)
 	if err != nil {
@@ -136,7 +136,7 @@ func MeasureThroughput(ctx context.Context, dbURL string, plans int, seed uint64
 	cfg.Workers = workers
 	// Enough idle connections for every call of a burst on every worker: a
 	// plain client as a user would tune it.
-	plain := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: BurstSize * workers}}
+	plain := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: burstSize * workers}}
 	defer plain.CloseIdleConnections()
 	for round := range rounds {
 		rec.start()

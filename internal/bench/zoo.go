@@ -15,7 +15,7 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// MinimalCalls is the size, in calls, of the smallest plan that shows each
+// minimalCalls is the size, in calls, of the smallest plan that shows each
 // zoo bug in the keys layout (P5 divides by it). Each is the plan
 // stress's TestSampleModes expects and the README's demo table shows:
 //   - two sequential calls of one action, the second a plain retry
@@ -32,7 +32,7 @@ import (
 //     (stuck-in-flight): two calls, the restart is no call;
 //   - a call crashed between its writes and the restart (non-atomic): the
 //     partial effect is there without a retry.
-var MinimalCalls = map[string]int{
+var minimalCalls = map[string]int{
 	"outbox-on-retry":       2,
 	"no-payload-check":      2,
 	"global-keys":           2,
@@ -52,9 +52,9 @@ var MinimalCalls = map[string]int{
 	"short-lease":           1, // the original held past the lease; the fault sends its retry
 }
 
-// ZooRun is one run of the tester against one zoo bug with one seed, as
+// zooRun is one run of the tester against one zoo bug with one seed, as
 // the demo runs it: keys layout, last-byte release, db-stall on tickets.
-type ZooRun struct {
+type zooRun struct {
 	Mode    string
 	Seed    uint64
 	Verdict checks.Verdict
@@ -70,10 +70,10 @@ type ZooRun struct {
 }
 
 // Ratio is the shrunk plan's size ÷ the known minimal size (P5).
-func (z ZooRun) Ratio() float64 { return float64(z.Calls) / float64(MinimalCalls[z.Mode]) }
+func (z zooRun) Ratio() float64 { return float64(z.Calls) / float64(minimalCalls[z.Mode]) }
 
-// Replay is what a fixed sequential replay found against one zoo bug.
-type Replay struct {
+// replay is what a fixed sequential replay found against one zoo bug.
+type replay struct {
 	Mode  string
 	Tries int
 	Found int // tries with any violation
@@ -81,30 +81,30 @@ type Replay struct {
 	Checks []checks.ID
 }
 
-// ReplayPlan is the fixed sequential baseline P2 compares with: the same
+// replayPlan is the fixed sequential baseline P2 compares with: the same
 // key twice, then a changed payload, then a new key, one call at a time,
 // one tenant, plain keys, no noise, no bursts.
-var ReplayPlan = model.Plan{Steps: []model.Step{
+var replayPlan = model.Plan{Steps: []model.Step{
 	{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}},
 	{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}},
 	{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Variant: 1}}},
 	{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k2"}}},
 }}
 
-// Bugs are the sample service's bug modes (its correct designs left out,
+// bugs are the sample service's bug modes (its correct designs left out,
 // and those that keep their keys in a Redis, which run only as processes).
-func Bugs() []string {
+func bugs() []string {
 	return slices.DeleteFunc(sample.Modes(), func(m string) bool { return sample.Passes(m) || sample.NeedsRedis(m) })
 }
 
-// MeasureZoo runs every zoo bug once per seed (plans random plans at most,
+// measureZoo runs every zoo bug once per seed (plans random plans at most,
 // shrinking for at most shrink), and the fixed replay tries times, each
 // bug over a database of its own.
-func MeasureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries int, shrink time.Duration, logf Logf) ([]ZooRun, []Replay, error) {
-	var runs []ZooRun
-	var replays []Replay
+func measureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries int, shrink time.Duration, logf logf) ([]zooRun, []replay, error) {
+	var runs []zooRun
+	var replays []replay
 	bin := ""
-	for _, mode := range Bugs() {
+	for _, mode := range bugs() {
 		url, err := newDB(ctx)
 		if err != nil {
 			return nil, nil, err
@@ -149,8 +149,8 @@ func MeasureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries i
 	return runs, replays, nil
 }
 
-func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64, tries int, shrink time.Duration, logf Logf) ([]ZooRun, Replay, error) {
-	rp := Replay{Mode: mode, Tries: tries}
+func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64, tries int, shrink time.Duration, logf logf) ([]zooRun, replay, error) {
+	rp := replay{Mode: mode, Tries: tries}
 	cfg.ShrinkTime, cfg.Sync, cfg.DBStall = shrink, client.LastByte, "tickets"
 	session, err := stress.Open(ctx, cfg)
 	if err != nil {
@@ -158,7 +158,7 @@ func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64
 	}
 	t0 := time.Now()
 	for i := range tries {
-		tr, err := session.Try(ctx, model.Namespace(fmt.Sprintf("replay%d-", i)), ReplayPlan, t0)
+		tr, err := session.Try(ctx, model.Namespace(fmt.Sprintf("replay%d-", i)), replayPlan, t0)
 		if err != nil {
 			session.Close()
 			return nil, rp, err
@@ -173,7 +173,7 @@ func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64
 	session.Close()
 	logf("P2 %s: the fixed replay found it in %d of %d tries", mode, rp.Found, tries)
 
-	var runs []ZooRun
+	var runs []zooRun
 	// P2 and P5 measure a mode's first bug: its detection and its shrink.
 	cfg.MaxBugs = 1
 	for _, seed := range seeds {
@@ -182,7 +182,7 @@ func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64
 		if err != nil {
 			return nil, rp, err
 		}
-		z := ZooRun{Mode: mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Flaky: res.Flaky}
+		z := zooRun{Mode: mode, Seed: seed, Verdict: res.Verdict, Plans: res.Plans, Detect: res.Detect, Flaky: res.Flaky}
 		if res.Err != nil {
 			z.Err = res.Err.Error()
 		}

@@ -12,8 +12,8 @@ import (
 	"os"
 )
 
-// ErrTooLarge marks a file larger than the limit it was read with.
-var ErrTooLarge = errors.New("file too large")
+// errTooLarge marks a file larger than the limit it was read with.
+var errTooLarge = errors.New("file too large")
 
 // chunk is how much is read between two looks at the context.
 const chunk = 256 << 10
@@ -35,7 +35,7 @@ func Read(ctx context.Context, path string, limit int64, what string) ([]byte, e
 			return nil, fmt.Errorf("reading %s: %w", path, context.Cause(ctx))
 		}
 		if int64(len(data)) > limit {
-			return nil, fmt.Errorf("%s: %w: more than %s; %s is smaller: is this the right path?", path, ErrTooLarge, size(limit), what)
+			return nil, fmt.Errorf("%s: %w: more than %s; %s is smaller: is this the right path?", path, errTooLarge, size(limit), what)
 		}
 		n := min(int64(chunk), limit+1-int64(len(data)))
 		data = append(data, make([]byte, n)...)

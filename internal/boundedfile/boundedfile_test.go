@@ -23,8 +23,8 @@ func TestRead(t *testing.T) {
 		err   error // or this error
 	}{
 		{"fits", small, 1000, 1000, nil},
-		{"one byte over", small, 999, 0, ErrTooLarge},
-		{"endless", "/dev/zero", 1 << 20, 0, ErrTooLarge},
+		{"one byte over", small, 999, 0, errTooLarge},
+		{"endless", "/dev/zero", 1 << 20, 0, errTooLarge},
 		{"empty", "/dev/null", 10, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 // single-call path sets it as its Transport's MaxResponseHeaderBytes.
 const MaxHeader = 1 << 20
 
-// ErrHeaderTooLarge marks an answer refused for headers beyond MaxHeader.
-var ErrHeaderTooLarge = errors.New("answer headers larger than 1 MiB")
+// errHeaderTooLarge marks an answer refused for headers beyond MaxHeader.
+var errHeaderTooLarge = errors.New("answer headers larger than 1 MiB")
 
 // ReadResponse reads an answer to req from r, as http.ReadResponse does,
 // with its status line and headers bounded by MaxHeader. The body is read
@@ -29,7 +29,7 @@ func ReadResponse(r io.Reader, req *http.Request) (*http.Response, error) {
 	resp, err := http.ReadResponse(bufio.NewReader(lr), req)
 	if err != nil {
 		if lr.N <= 0 {
-			return nil, fmt.Errorf("%w (the service sent more): %w", ErrHeaderTooLarge, err)
+			return nil, fmt.Errorf("%w (the service sent more): %w", errHeaderTooLarge, err)
 		}
 		return nil, err
 	}

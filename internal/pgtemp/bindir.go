@@ -18,8 +18,8 @@ var ErrNoBinaries = errors.New("pgtemp: PostgreSQL server binaries (initdb, post
 	"install the `postgresql` package (Debian: apt-get install -y postgresql) " +
 	"or pass --database-url / set DATABASE_URL to use an existing server")
 
-// BinDirEnv names the environment variable that overrides FindBinDir's search.
-const BinDirEnv = "IDEMSTRESS_PG_BINDIR"
+// binDirEnv names the environment variable that overrides FindBinDir's search.
+const binDirEnv = "IDEMSTRESS_PG_BINDIR"
 
 // debianBinGlob is where Debian and Ubuntu install one directory per major version.
 const debianBinGlob = "/usr/lib/postgresql/*/bin"
@@ -29,10 +29,10 @@ const debianBinGlob = "/usr/lib/postgresql/*/bin"
 // /usr/lib/postgresql/*/bin that has both. Otherwise it returns an error wrapping
 // ErrNoBinaries that lists where it looked.
 func FindBinDir() (string, error) {
-	if dir := os.Getenv(BinDirEnv); dir != "" {
+	if dir := os.Getenv(binDirEnv); dir != "" {
 		// An explicit setting that is wrong must not be papered over by a search.
 		if missing := missingBinaries(dir); missing != "" {
-			return "", fmt.Errorf("%w (looked in $%s=%s: %s)", ErrNoBinaries, BinDirEnv, dir, missing)
+			return "", fmt.Errorf("%w (looked in $%s=%s: %s)", ErrNoBinaries, binDirEnv, dir, missing)
 		}
 		return dir, nil
 	}
@@ -60,7 +60,7 @@ func FindBinDir() (string, error) {
 	} else {
 		looked = append(looked, debianBinGlob+": none of "+strings.Join(dirs, ", ")+" has both")
 	}
-	return "", fmt.Errorf("%w (looked in $%s: unset; %s)", ErrNoBinaries, BinDirEnv, strings.Join(looked, "; "))
+	return "", fmt.Errorf("%w (looked in $%s: unset; %s)", ErrNoBinaries, binDirEnv, strings.Join(looked, "; "))
 }
 
 func pgConfigBinDir() (string, error) {

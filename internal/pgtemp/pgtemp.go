@@ -92,7 +92,7 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	}
 
 	// A SIGKILLed idemstress cannot remove its cluster: the next one does.
-	RemoveStale("")
+	removeStale("")
 	dir, err := os.MkdirTemp("", "idemstress-pg-*")
 	if err != nil {
 		return nil, fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)

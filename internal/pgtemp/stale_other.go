@@ -4,5 +4,5 @@ package pgtemp
 
 func markOwner(string) error { return nil }
 
-// RemoveStale does nothing where Start does not run.
-func RemoveStale(string) []string { return nil }
+// removeStale does nothing where Start does not run.
+func removeStale(string) []string { return nil }

@@ -29,12 +29,12 @@ func markOwner(dir string) error {
 	return os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
 }
 
-// RemoveStale removes the directories of throwaway clusters in tmp (""
+// removeStale removes the directories of throwaway clusters in tmp (""
 // for os.TempDir) that a killed idemstress left behind (43 MB each), and
 // only those: a directory whose owner or postmaster still lives, or that
 // is younger than a minute with neither recorded, is left alone. It
 // returns the directories removed. Start calls it before it makes its own.
-func RemoveStale(tmp string) []string {
+func removeStale(tmp string) []string {
 	if tmp == "" {
 		tmp = os.TempDir()
 	}

@@ -9,8 +9,8 @@ import (
 	"regexp"
 )
 
-// Mask stands where a password was.
-const Mask = "xxxxx"
+// mask stands where a password was.
+const mask = "xxxxx"
 
 var (
 	// userinfo is the password of a URL: scheme://user:password@host.
@@ -22,8 +22,8 @@ var (
 
 // String returns s with every password it can recognise masked.
 func String(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}:"+Mask+"@")
-	return keyword.ReplaceAllString(s, "${1}${2}"+Mask)
+	s = userinfo.ReplaceAllString(s, "${1}:"+mask+"@")
+	return keyword.ReplaceAllString(s, "${1}${2}"+mask)
 }
 
 // Writer masks passwords in everything written to w. Each Write is

@@ -124,7 +124,7 @@ func ProcessConfig(serve []string, dbURL, mode string, layout ticketsvc.Layout) 
 		cfg.Process.Command = append(cfg.Process.Command, "-redis-url", "{dep.redis.url}")
 	}
 	cfg.DatabaseURL = dbURL
-	cfg.HTTP.Timeout = CallTimeout(mode, cfg.HTTP.Timeout)
+	cfg.HTTP.Timeout = callTimeout(mode, cfg.HTTP.Timeout)
 	cfg.Faults = slices.Clone(processFaults[mode])
 	if slices.Contains(cfg.Faults, model.FaultPause) {
 		cfg.Process.Replicas = 2 // the retry goes to the replica not paused

@@ -90,9 +90,9 @@ var Expected = map[string]checks.ID{
 // shrinking one timeout instead of the contract's ten seconds.
 const hangTimeout = 3 * time.Second
 
-// CallTimeout is the call timeout of a run of the sample in mode: the
+// callTimeout is the call timeout of a run of the sample in mode: the
 // contract's, or hangTimeout for a mode that hangs (alone or in a list).
-func CallTimeout(mode string, contract time.Duration) time.Duration {
+func callTimeout(mode string, contract time.Duration) time.Duration {
 	if hasMode(mode, "hang-on-burst") {
 		return hangTimeout
 	}
@@ -216,7 +216,7 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 	}
 	s.URL = "http://" + s.Addrs[0] + "/tickets"
 	s.Contract.HTTP.URL = s.URL
-	s.Contract.HTTP.Timeout = CallTimeout(mode, s.Contract.HTTP.Timeout)
+	s.Contract.HTTP.Timeout = callTimeout(mode, s.Contract.HTTP.Timeout)
 	s.Contract.DatabaseURL = dbURL
 	return s, nil
 }

@@ -72,13 +72,13 @@ func TestEveryZooBugReplays(t *testing.T) {
 				o := outs[0]
 				if o.Verdict != tc.want {
 					t.Errorf("replay of %s (%s) on %s: %s after %d attempt(s), want %s; fired %v, err %v",
-						cases[0].Name, cases[0].PlanText, tc.target, o.Verdict, o.Attempts, tc.want, o.Fired(), o.Err)
+						cases[0].Name, cases[0].PlanText, tc.target, o.Verdict, o.Attempts, tc.want, o.Checks(), o.Err)
 				}
 				if len(o.Warnings) > 0 {
 					t.Errorf("replay under the same contract warns: %v", o.Warnings)
 				}
-				if tc.want == checks.Fail && !slices.Contains(o.Fired(), cases[0].Check.ID) {
-					t.Errorf("failed replay does not show %s among %v", cases[0].Check.ID, o.Fired())
+				if tc.want == checks.Fail && !slices.Contains(o.Checks(), cases[0].Check.ID) {
+					t.Errorf("failed replay does not show %s among %v", cases[0].Check.ID, o.Checks())
 				}
 			}
 		})

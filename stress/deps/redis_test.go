@@ -10,9 +10,9 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/redistest"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/report"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -61,7 +61,7 @@ func TestRedisModes(t *testing.T) {
 			t.Fatalf("history faults %+v: want redis's fault, fired", f.History.Faults)
 		}
 		var page bytes.Buffer
-		if err := report.WriteTimelineHTML(&page, "keys-in-redis", report.Finding{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
+		if err := report.WriteTimelineHTML(&page, "keys-in-redis", report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(page.String(), `data-fault="`+string(ev.Kind)+`"`) || !strings.Contains(page.String(), "lanelabel faultlane") {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/model"
 )
 

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/process"
 )

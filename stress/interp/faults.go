@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/model"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemstress/idemstress/fault"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/model"
 )
 

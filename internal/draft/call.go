@@ -1,0 +1,99 @@
+package draft
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/idemstress/idemstress/model"
+)
+
+// answer is what the service answered one of init's calls.
+type answer struct {
+	Status int
+	Body   []byte
+	Header http.Header
+}
+
+// send makes one call of the draft: variant v of its payload under the
+// tenant and key given, as the run would send it (plainly encoded).
+func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (answer, error) {
+	if d.URL == "" || d.Payload == nil {
+		return answer{}, fmt.Errorf("draft: no URL or payload to call with")
+	}
+	u := d.URL
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = fill(u[:i], url.PathEscape, tenant, key) + "?" + fill(u[i+1:], url.QueryEscape, tenant, key)
+	} else {
+		u = fill(u, url.PathEscape, tenant, key)
+	}
+	body := model.Contract{Payload: d.Payload, Fields: rules}.Send(model.Identity{Tenant: tenant, Key: key}, v, 0)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
+	if err != nil {
+		return answer{}, fmt.Errorf("draft: request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for _, h := range d.Headers {
+		req.Header.Set(h.Name, fill(h.Value, func(s string) string { return s }, tenant, key))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return answer{}, fmt.Errorf("%w: %s %s: %w", ErrCall, req.Method, u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
+	}
+	return answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
+}
+
+func fill(s string, esc func(string) string, tenant, key string) string {
+	return strings.NewReplacer("{{tenant}}", esc(tenant), "{{key}}", esc(key)).Replace(s)
+}
+
+// modelRules converts the drafted rules to the model's, for rendering the
+// variants a run would send.
+func (d *Draft) modelRules() map[string]model.FieldRule {
+	out := map[string]model.FieldRule{}
+	for ptr, r := range d.Rules {
+		switch x := r.(type) {
+		case string:
+			out[ptr] = model.FieldRule{Fixed: x == "fixed"}
+		case map[string]any:
+			var fr model.FieldRule
+			if e, ok := x["enum"].([]any); ok {
+				fr.Enum = e
+			}
+			for kind, dst := range map[string]**model.Range{"int": &fr.Int, "number": &fr.Number} {
+				if m, ok := x[kind].(map[string]any); ok {
+					*dst = &model.Range{Min: toFloat(m["min"]), Max: toFloat(m["max"])}
+				}
+			}
+			if n, ok := x["max_len"].(uint64); ok {
+				fr.MaxLen = int(n)
+			}
+			out[ptr] = fr
+		}
+	}
+	return out
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	}
+	return 0
+}

@@ -1,0 +1,333 @@
+// Package draft drafts a contract for idemstress init: the request from an
+// OpenAPI 3 document when there is one (the URL, the key and the tenant, a
+// base payload, its validation rules, the ID pointer and the refusals' answers),
+// and the effect tables from what one create call wrote to the database.
+// Every guess carries a note ("guessed: …") that the rendered YAML shows as
+// a comment, and every field it could not fill is left as stress.Todo, which
+// run refuses with a line naming it.
+package draft
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/idemstress/idemstress/stress"
+)
+
+// Draft is a contract being drafted: the fields init fills, each with the
+// note its comment shows.
+type Draft struct {
+	Source   string // what the draft was made from, for the file's head comment
+	URL      string
+	Method   string
+	Headers  []Header
+	ID       string // JSON pointer to the ID in an ok answer, or "location"
+	Payload  map[string]any
+	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
+	Statuses map[string][]int
+	Answers  map[string][]matcher
+	// KeyMaxLen is the longest key the service takes (0: the default).
+	KeyMaxLen   int
+	KeyScope    string // "" (tenant) or "global"
+	KeyRequired *bool
+	Effects     []effect
+	// Notes holds a comment per field, by its path as stress names it
+	// (target.url, payload_rules./note, effects[0].key).
+	Notes map[string]string
+}
+
+// Header is one header template of the request.
+type Header struct{ Name, Value string }
+
+// matcher is one answers: matcher: a status and a value at a pointer.
+type matcher struct {
+	Status int
+	Equals map[string]string
+}
+
+// effect is one effect table.
+type effect struct {
+	Table       string
+	Tenant, Key string
+	ID          string
+	PerAction   int
+	Fields      map[string]string // column → JSON pointer
+	References  *ref
+	Join        *ref
+}
+
+// ref names a column that points at another effect table's row.
+type ref struct{ Column, Table string }
+
+// note records the comment beside a field; a later note adds to it.
+func (d *Draft) note(path, format string, args ...any) {
+	if d.Notes == nil {
+		d.Notes = map[string]string{}
+	}
+	n := fmt.Sprintf(format, args...)
+	if old := d.Notes[path]; old != "" {
+		n = old + "; " + n
+	}
+	d.Notes[path] = n
+}
+
+// KeyTemplate says where the key travels: a header or body member whose
+// template uses {{key}}.
+func (d *Draft) KeyTemplate() bool {
+	for _, h := range d.Headers {
+		if strings.Contains(h.Value, "{{key}}") {
+			return true
+		}
+	}
+	return strings.Contains(d.URL, "{{key}}") || usesPlaceholder(d.Payload, "{{key}}")
+}
+
+func usesPlaceholder(v any, p string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if usesPlaceholder(e, p) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if usesPlaceholder(e, p) {
+				return true
+			}
+		}
+	case string:
+		return strings.Contains(x, p)
+	}
+	return false
+}
+
+// Render writes the draft as a commented contract file.
+func (d *Draft) Render() ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	root.HeadComment = "Drafted by idemstress init from " + d.Source + ".\n" +
+		"Each value marked \"guessed\" is a guess to check; run refuses a TODO, naming it.\n" +
+		"docs/contract.md describes every field."
+	target := mapping()
+	d.put(target, "target.url", "url", orTodo(d.URL))
+	d.put(target, "target.method", "method", cmpOr(d.Method, "POST"))
+	if len(d.Headers) > 0 {
+		h := mapping()
+		for _, x := range d.Headers {
+			d.put(h, "target.headers."+x.Name, x.Name, orTodo(x.Value))
+		}
+		d.putNode(target, "target.headers", "headers", h)
+	}
+	d.put(target, "target.id", "id", orTodo(d.ID))
+	d.putNode(root, "target", "target", target)
+	if d.Payload != nil {
+		d.put(root, "payload", "payload", d.Payload)
+	} else {
+		d.put(root, "payload", "payload", stress.Todo)
+	}
+	if len(d.Rules) > 0 {
+		rules := mapping()
+		for _, ptr := range slices.Sorted(maps.Keys(d.Rules)) {
+			d.put(rules, "payload_rules."+ptr, ptr, flow(d.Rules[ptr]))
+		}
+		d.putNode(root, "payload_rules", "payload_rules", rules)
+	}
+	if len(d.Statuses) > 0 {
+		st := mapping()
+		for _, o := range []string{"conflict", "in_flight", "invalid"} {
+			if s, ok := d.Statuses[o]; ok {
+				d.put(st, "statuses."+o, o, flow(s))
+			}
+		}
+		d.putNode(root, "statuses", "statuses", st)
+	}
+	if len(d.Answers) > 0 {
+		an := mapping()
+		for _, o := range []string{"created", "replayed", "conflict", "in_flight", "invalid"} {
+			ms, ok := d.Answers[o]
+			if !ok {
+				continue
+			}
+			seq := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, m := range ms {
+				mn := mapping()
+				d.put(mn, "", "status", flow([]int{m.Status}))
+				if len(m.Equals) > 0 {
+					d.put(mn, "", "equals", flow(m.Equals))
+				}
+				seq.Content = append(seq.Content, mn)
+			}
+			d.putNode(an, "answers."+o, o, seq)
+		}
+		d.putNode(root, "answers", "answers", an)
+	}
+	if d.KeyScope != "" {
+		d.put(root, "key_scope", "key_scope", d.KeyScope)
+	}
+	if d.KeyRequired != nil {
+		d.put(root, "key_required", "key_required", *d.KeyRequired)
+	}
+	if d.KeyMaxLen > 0 {
+		d.put(root, "key_max_len", "key_max_len", d.KeyMaxLen)
+	}
+	effects := &yaml.Node{Kind: yaml.SequenceNode}
+	for i, e := range d.Effects {
+		p := fmt.Sprintf("effects[%d]", i)
+		en := mapping()
+		d.put(en, p+".table", "table", e.Table)
+		switch {
+		case e.Join != nil:
+			d.put(en, p+".join", "join", flow(map[string]string{"column": e.Join.Column, "table": e.Join.Table}))
+		default:
+			d.put(en, p+".tenant", "tenant", orTodo(e.Tenant))
+			d.put(en, p+".key", "key", orTodo(e.Key))
+		}
+		if e.ID != "" {
+			d.put(en, p+".id", "id", e.ID)
+		}
+		d.put(en, p+".per_action", "per_action", max(e.PerAction, 1))
+		if len(e.Fields) > 0 {
+			d.put(en, p+".fields", "fields", e.Fields)
+		}
+		if e.References != nil {
+			d.put(en, p+".references", "references", flow(map[string]string{"column": e.References.Column, "table": e.References.Table}))
+		}
+		effects.Content = append(effects.Content, en)
+	}
+	if len(d.Effects) == 0 {
+		d.put(root, "effects", "effects", stress.Todo)
+	} else {
+		d.putNode(root, "effects", "effects", effects)
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, fmt.Errorf("draft: render: %w", err)
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// flowValue marks a value to be written in flow style ({a: b}, [1, 2]).
+type flowValue struct{ v any }
+
+func flow(v any) flowValue { return flowValue{v} }
+
+func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
+
+func orTodo(s string) string { return cmpOr(s, stress.Todo) }
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// put adds key: value to m, with the note of path as its comment.
+func (d *Draft) put(m *yaml.Node, path, key string, value any) {
+	var n yaml.Node
+	fv, isFlow := value.(flowValue)
+	if isFlow {
+		value = fv.v
+	}
+	if err := n.Encode(normalise(value)); err != nil {
+		n = yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(value)}
+	}
+	if isFlow {
+		setFlow(&n)
+	}
+	if s, ok := value.(string); ok && s == stress.Todo {
+		n.Style = 0 // a bare TODO, which Parse refuses
+	}
+	d.putNode(m, path, key, &n)
+}
+
+func (d *Draft) putNode(m *yaml.Node, path, key string, n *yaml.Node) {
+	k := &yaml.Node{Kind: yaml.ScalarNode, Value: key}
+	if note := d.Notes[path]; note != "" && path != "" {
+		if n.Kind == yaml.ScalarNode || n.Style == yaml.FlowStyle {
+			n.LineComment = note
+		} else {
+			k.HeadComment = note
+		}
+	}
+	m.Content = append(m.Content, k, n)
+}
+
+func setFlow(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		n.Style = yaml.FlowStyle
+	}
+}
+
+// normalise writes whole numbers as integers: a document decoded as JSON
+// holds float64s, and a typed decoder refuses 1250.0 for 1250.
+func normalise(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalise(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalise(e)
+		}
+		return out
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	}
+	return v
+}
+
+// ErrCall marks a call of init's that got no answer.
+var ErrCall = errors.New("draft: no answer")
+
+// Defaults fills what neither the document nor the flags said: the IETF
+// draft's refusal statuses, and key_scope global when no tenant travels.
+func (d *Draft) Defaults() {
+	if d.Notes == nil {
+		d.Notes = map[string]string{}
+	}
+	if d.Rules == nil {
+		d.Rules = map[string]any{}
+	}
+	if len(d.Answers) == 0 && len(d.Statuses) == 0 {
+		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
+		d.note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
+	}
+	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
+		d.KeyScope = "global"
+		d.note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
+	}
+	if !d.KeyTemplate() {
+		d.Headers = append(d.Headers, Header{"Idempotency-Key", ""})
+		d.note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
+	}
+}
+
+// NoDatabase leaves the effects a TODO: with no database there is no call
+// whose rows to read.
+func (d *Draft) NoDatabase() {
+	d.note("effects", "no --database-url: init reads the effect tables from what one create call writes")
+}

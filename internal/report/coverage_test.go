@@ -1,0 +1,110 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/report"
+	"github.com/idemstress/idemstress/model"
+)
+
+// oneTenant is what a run of one tenant covers: everything but another
+// tenant's key, a folded key and the faults.
+var oneTenant = model.Coverage{model.Called: 300, model.SequentialRetry: 120, model.ChangedPayload: 80,
+	model.Keyless: 12, model.Reencoding: 50, model.Burst: 30}
+
+func TestCoverageLine(t *testing.T) {
+	status := checks.Statuses(oneTenant, nil, false)
+	got := report.CoverageLine(oneTenant, status)
+	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
+		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30; " +
+		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crash fault fired, no crash-key-record fault fired)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	all := model.Coverage{"crash": 2, "db-error": 1}
+	all.Add(oneTenant)
+	all[model.OtherTenantSameKey], all[model.FoldedKey] = 7, 3
+	got = report.CoverageLine(all, checks.Statuses(all, nil, false))
+	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, crash 2, db-error 1") {
+		t.Errorf("a run that exercised every check: %s", got)
+	}
+}
+
+// JUnit: a check whose transition never happened is skipped with the
+// reason, never passed; with the transition it passes.
+func TestWriteJUnitNotExercised(t *testing.T) {
+	got := junit(t, report.JUnitRun{Target: "svc", Coverage: oneTenant})
+	skipped := map[string]string{}
+	for _, tc := range got.Suites[0].Cases {
+		if tc.Skipped != nil {
+			skipped[tc.Class] = tc.Skipped.Message
+		}
+	}
+	want := map[string]string{
+		"idemstress.IDEM-007": "not exercised: no call of another tenant with the same key",
+		"idemstress.IDEM-015": "not exercised: no key that differs from another only by white space, case or form",
+		"idemstress.IDEM-012": "not exercised: no crash fault fired, no crash-key-record fault fired",
+		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
+	}
+	if len(skipped) != len(want) {
+		t.Errorf("skipped %v, want %v", skipped, want)
+	}
+	for class, msg := range want {
+		if skipped[class] != msg {
+			t.Errorf("%s: skipped %q, want %q", class, skipped[class], msg)
+		}
+	}
+	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, "crash": 1, "db-error": 1}
+	all.Add(oneTenant)
+	for _, tc := range junit(t, report.JUnitRun{Target: "svc", Coverage: all}).Suites[0].Cases {
+		if tc.Skipped != nil {
+			t.Errorf("%s skipped (%s) though exercised", tc.Class, tc.Skipped.Message)
+		}
+	}
+	// A check that fired is failed, exercised or not.
+	v := checks.Violation{Check: checks.TenantLeak, Message: "IDEM-007 tenant leak: x"}
+	fired := junit(t, report.JUnitRun{Target: "svc", Coverage: oneTenant, Failures: []report.JUnitFailure{{Violations: []checks.Violation{v}}}})
+	if tc := fired.Suites[0].Cases[0]; tc.Failure == nil || tc.Skipped != nil {
+		t.Errorf("IDEM-007 fired: %+v", tc)
+	}
+	var b bytes.Buffer
+	if err := report.WriteJUnit(&b, report.JUnitRun{Target: "svc", Coverage: oneTenant}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<property name="coverage" value="coverage: calls 300, sequential retry 120`) {
+		t.Errorf("no coverage property:\n%s", b.String())
+	}
+}
+
+// The table says what the run covered, once per run; the JSON carries the
+// counts and every check's status.
+func TestTableAndJSONCoverage(t *testing.T) {
+	status := checks.Statuses(oneTenant, nil, false)
+	c := report.Row{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: oneTenant, CheckStatus: status}
+	var b bytes.Buffer
+	if err := report.WriteTable(&b, []report.Row{c, c}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "svc: coverage: calls 300,"); n != 1 {
+		t.Errorf("%d coverage lines:\n%s", n, b.String())
+	}
+	b.Reset()
+	if err := report.WriteJSON(&b, []report.Row{c}); err != nil {
+		t.Fatal(err)
+	}
+	var parsed []struct {
+		Coverage    map[string]int    `json:"coverage"`
+		CheckStatus map[string]string `json:"check_status"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &parsed); err != nil {
+		t.Fatal(err)
+	}
+	p := parsed[0]
+	if p.Coverage["sequential-retry"] != 120 || p.Coverage["other-tenant-same-key"] != 0 || p.CheckStatus["IDEM-007"] != "not exercised" || p.CheckStatus["IDEM-001"] != "passed" {
+		t.Errorf("JSON: %s", b.String())
+	}
+}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/model"
+)
+
+// Row is one target's result, as the demo and run commands print it.
+type Row struct {
+	Target  string         `json:"target"`
+	Verdict checks.Verdict `json:"verdict"`
+	Checks  []checks.ID    `json:"checks"`
+	// MinimalSteps and MinimalCalls measure the shrunk plan (0 on a pass).
+	MinimalSteps int         `json:"minimal_steps"`
+	MinimalCalls int         `json:"minimal_calls"`
+	MinimalPlan  *model.Plan `json:"minimal_plan,omitempty"`
+	// Seconds is the time to detect the first failure, or the whole run on a pass.
+	Seconds       float64            `json:"seconds"`
+	ShrinkSeconds float64            `json:"shrink_seconds"`
+	Plans         int                `json:"plans"`
+	Seed          uint64             `json:"seed"`
+	Violations    []checks.Violation `json:"violations,omitempty"`
+	History       model.History      `json:"history,omitempty"`
+	Error         string             `json:"error,omitempty"`
+	// Flaky: the minimal plan did not fail again the same way when rerun.
+	Flaky bool `json:"flaky,omitempty"`
+	// Bug names what went wrong: the check and the transition that broke
+	// ("IDEM-008 in burst (5xx)"); two bugs of one check differ in it.
+	Bug string `json:"bug,omitempty"`
+	// NotMinimal: shrinking ran out of budget; MinimalPlan is the smallest
+	// failing plan found by then.
+	NotMinimal bool `json:"not_minimal,omitempty"`
+	// Faults counts the run's faults by kind: planned and fired.
+	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	// Coverage counts the transitions the run's executions made, and
+	// CheckStatus says of every check whether it failed, passed, or was
+	// not exercised (none of the transitions it needs happened).
+	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
+}
+
+// Column is a column of the table that a command adds for itself (the
+// demo's layout and expectation), one cell per case, shown after TARGET.
+type Column struct {
+	Header string
+	Cells  []string
+}
+
+// WriteTable prints one line per case, then the minimal plan of each caught
+// case and any errors, then what faults fired and what each run covered.
+func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
+	// Targets, errors and explanations may quote the service: shown, never
+	// obeyed by the terminal.
+	w = PrintableWriter{W: w}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "TARGET\t"
+	for _, col := range extra {
+		header += col.Header + "\t"
+	}
+	fmt.Fprintln(tw, header+"VERDICT\tCHECKS\tMINIMAL PLAN\tSECONDS\tPLANS")
+	for i, c := range cases {
+		plan := "-"
+		if c.MinimalPlan != nil {
+			plan = fmt.Sprintf("%s: %s", plural(c.MinimalSteps, "step"), c.MinimalPlan.Compact())
+			if c.NotMinimal {
+				plan += " (not minimal: shrinking ran out of budget)"
+			}
+		}
+		row := c.Target + "\t"
+		for _, col := range extra {
+			cell := ""
+			if i < len(col.Cells) {
+				cell = col.Cells[i]
+			}
+			row += cell + "\t"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%.2f\t%d\n", row, c.Verdict, IDs(c.Checks), plan, c.Seconds, c.Plans)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range cases {
+		switch {
+		case c.MinimalPlan != nil:
+			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
+			fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
+		case c.Verdict == checks.Pass && c.Seed != 0 && len(cases) == 1:
+			// A run's pass is repeatable too: the same seed draws the same
+			// plans (a table of many, the demo's, leaves it to --json).
+			fmt.Fprintf(w, "\n%s: passed (seed %d)\n", c.Target, c.Seed)
+		case len(c.Violations) > 0:
+			fmt.Fprintf(w, "\n%s: outside any plan (seed %d)\n", c.Target, c.Seed)
+			for _, v := range c.Violations {
+				fmt.Fprintf(w, "  %s\n      %s\n", v.Message, v.Detail)
+			}
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
+		}
+	}
+	if line := faultLines(cases) + coverageLines(cases); line != "" {
+		fmt.Fprint(w, "\n"+line)
+	}
+	return nil
+}
+
+// faultLines says, one line per case that planned faults, how many of
+// each kind were planned and how many fired:
+// "correct: faults fired: crash 12/12, lose-reply 30/30".
+func faultLines(cases []Row) string {
+	var b strings.Builder
+	for _, c := range cases {
+		if len(c.Faults) == 0 {
+			continue
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(c.Faults)) {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.Faults[k].Fired, c.Faults[k].Planned))
+		}
+		fmt.Fprintf(&b, "%s: faults fired: %s\n", c.Target, strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+// PrintableWriter writes to W what it is given with the characters that
+// would act on a terminal escaped (model.Printable). Each Write is escaped
+// on its own: give it whole lines or strings.
+type PrintableWriter struct{ W io.Writer }
+
+// Write reports len(p) on success, as the escaped text is longer.
+func (p PrintableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.W, model.Printable(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// WriteJSON prints the cases as a JSON array.
+func WriteJSON(w io.Writer, cases []Row) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cases)
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+// plural is "1 step", "2 steps".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,10 @@
+package regress
+
+// Names the external tests use that are not part of the package's API.
+
+const Attempts = attempts
+const RacyAttempts = racyAttempts
+
+var ContractDigest = contractDigest
+var Decode = decode
+var Read = read

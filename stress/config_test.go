@@ -1,0 +1,107 @@
+package stress
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/model"
+)
+
+// What a Go caller set in Config survives defaults: the world's faults are
+// planned (and so checked and counted) beside the contract's own, and the
+// world's bounds are kept; the contract's faults are added to the world.
+func TestDefaultsKeepWhatTheCallerSet(t *testing.T) {
+	cfg, err := Parse("contract.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.World.Faults = []model.Fault{model.FaultLoseReply}
+	cfg.World.MaxKeys = 2
+	cfg.Faults = []model.Fault{model.FaultDropRequest}
+	if err := cfg.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cfg.World.Faults, model.FaultLoseReply) || !slices.Contains(cfg.World.Faults, model.FaultDropRequest) {
+		t.Errorf("world faults %v: want the caller's lose-reply and the contract's drop-request", cfg.World.Faults)
+	}
+	if !slices.Contains(cfg.Faults, model.FaultLoseReply) {
+		t.Errorf("planned faults %v: want the world's lose-reply among them, so that it is checked and must fire", cfg.Faults)
+	}
+	if cfg.World.MaxKeys != 2 {
+		t.Errorf("world max keys %d: want the caller's 2", cfg.World.MaxKeys)
+	}
+	// A second pass (a Config reused) changes nothing.
+	again := cfg
+	if err := again.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.World.Faults, cfg.World.Faults) || !slices.Equal(again.Faults, cfg.Faults) {
+		t.Errorf("defaults twice: faults %v, world %v; want %v, %v", again.Faults, again.World.Faults, cfg.Faults, cfg.World.Faults)
+	}
+	// A world left zero is the default one, with the contract's faults.
+	zero, err := Parse("contract.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero.World = gen.World{}
+	zero.Faults = []model.Fault{model.FaultDropRequest}
+	if err := zero.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	if zero.World.MaxKeys == 0 || !slices.Equal(zero.World.Faults, []model.Fault{model.FaultDropRequest}) {
+		t.Errorf("zero world after defaults: %+v", zero.World)
+	}
+}
+
+// One check refuses an impossible contract, with the same words whether it
+// came from a file (Parse names the file first) or was set in Go (Open,
+// before anything starts).
+func TestInvalidContractRefusedAlike(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	for _, tc := range []struct {
+		name string
+		yaml string
+		set  func(*Config)
+	}{
+		{"field pointer into nothing",
+			strings.Replace(valid, "subject: /subject", "subject: /title", 1),
+			func(c *Config) { c.Effects[0].Fields["subject"] = "/title" }},
+		{"a process fault without a process",
+			valid + "\nfaults: [crash]\n",
+			func(c *Config) { c.Faults = []model.Fault{model.FaultCrash} }},
+		{"a process fault set in the world",
+			valid + "\nfaults: [crash]\n",
+			func(c *Config) { c.World.Faults = []model.Fault{model.FaultCrash} }},
+		{"key never sent",
+			strings.Replace(valid, `Idempotency-Key: "{{key}}"`, `Idempotency-Key: "fixed"`, 1),
+			func(c *Config) { c.HTTP.Headers["Idempotency-Key"] = "fixed" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, fileErr := Parse("bad.yaml", []byte(tc.yaml))
+			if fileErr == nil {
+				t.Fatal("Parse: no error")
+			}
+			cfg, err := Parse("contract.yaml", ticketsvc.Contract)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.set(&cfg)
+			_, goErr := Open(context.Background(), cfg)
+			if goErr == nil {
+				t.Fatal("Open: no error")
+			}
+			if !errors.Is(fileErr, ErrContract) || !errors.Is(goErr, ErrContract) {
+				t.Errorf("not contract errors: %v; %v", fileErr, goErr)
+			}
+			want := strings.TrimPrefix(goErr.Error(), ErrContract.Error()+": ")
+			if got := strings.TrimPrefix(fileErr.Error(), ErrContract.Error()+": bad.yaml: "); got != want {
+				t.Errorf("from the file: %s\nset in Go:     %s", got, want)
+			}
+		})
+	}
+}
