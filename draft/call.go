@@ -23,6 +23,13 @@ type Answer struct {
 // send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
 func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
+	return d.sendAs(ctx, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+}
+
+// sendAs is send for an identity that may carry no key (NoKey): the
+// headers naming {{key}} and the payload member carrying it are left out.
+func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (Answer, error) {
+	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
 		return Answer{}, fmt.Errorf("draft: no URL or payload to call with")
 	}
@@ -32,7 +39,7 @@ func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]
 	} else {
 		u = fill(u, url.PathEscape, tenant, key)
 	}
-	body := model.Contract{Payload: d.Payload, Fields: rules}.Send(model.Identity{Tenant: tenant, Key: key}, v, 0)
+	body := model.Contract{Payload: d.Payload, Fields: rules}.Send(id, v, 0)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
@@ -41,6 +48,9 @@ func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for _, h := range d.Headers {
+		if id.NoKey && strings.Contains(h.Value, "{{key}}") {
+			continue
+		}
 		req.Header.Set(h.Name, fill(h.Value, func(s string) string { return s }, tenant, key))
 	}
 	resp, err := client.Do(req)

@@ -51,6 +51,7 @@ type Header struct{ Name, Value string }
 type Matcher struct {
 	Status int
 	Equals map[string]string
+	ID     string // where an ok answer of this matcher carries the ID ("": target.id)
 }
 
 // Effect is one effect table.
@@ -143,7 +144,9 @@ func (d *Draft) Render() ([]byte, error) {
 	if len(d.Statuses) > 0 {
 		st := mapping()
 		for _, o := range []string{"conflict", "in_flight", "invalid"} {
-			if s, ok := d.Statuses[o]; ok {
+			if s, ok := d.Statuses[o]; ok && s == nil {
+				d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
+			} else if ok {
 				d.put(st, "statuses."+o, o, flow(s))
 			}
 		}
@@ -162,6 +165,9 @@ func (d *Draft) Render() ([]byte, error) {
 				d.put(mn, "", "status", flow([]int{m.Status}))
 				if len(m.Equals) > 0 {
 					d.put(mn, "", "equals", flow(m.Equals))
+				}
+				if m.ID != "" {
+					d.put(mn, "", "id", m.ID)
 				}
 				seq.Content = append(seq.Content, mn)
 			}

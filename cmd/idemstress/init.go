@@ -128,5 +128,12 @@ func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writ
 	fmt.Fprintf(stderr, "idemstress init: the create call was answered %d; it wrote rows in %d table(s)\n", a.Status, len(d.Effects))
 	n, err := d.ProbeVariants(ctx, client, ns+"p")
 	fmt.Fprintf(stderr, "idemstress init: %d call(s) tried the payload's variants\n", n)
+	if err != nil {
+		return err
+	}
+	n, err = d.ProbeAnswers(ctx, client, ns+"r")
+	if n > 0 {
+		fmt.Fprintf(stderr, "idemstress init: %d call(s) asked how a replay, a changed payload and a missing key are answered\n", n)
+	}
 	return err
 }

@@ -18,6 +18,20 @@ import (
 // key records point at the charge's id, its outbox rows at its
 // psp_reference.
 func charges(t *testing.T, pool *pgxpool.Pool, answer func(id int64, psp string) any) http.Handler {
+	return chargesAPI(t, pool, api{created: answer})
+}
+
+// api says how a charges service answers: created (200), a replay
+// (replay: nil is the created answer again), the key with another amount
+// (conflict) and a call without the key (missing).
+type api struct {
+	created  func(id int64, psp string) any
+	replay   func(id int64, psp string) (int, any)
+	conflict func() (int, any)
+	missing  func() (int, any)
+}
+
+func chargesAPI(t *testing.T, pool *pgxpool.Pool, a api) http.Handler {
 	t.Helper()
 	_, err := pool.Exec(t.Context(), `
 		CREATE TABLE charges (id bigserial PRIMARY KEY, merchant text NOT NULL, idem_key text NOT NULL,
@@ -31,28 +45,42 @@ func charges(t *testing.T, pool *pgxpool.Pool, answer func(id int64, psp string)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		merchant, key := r.Header.Get("X-Merchant"), r.Header.Get("Idempotency-Key")
+		reply := func(status int, v any) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(v)
+		}
 		var body struct{ Amount int64 }
+		if key == "" && a.missing != nil {
+			reply(a.missing())
+			return
+		}
 		if key == "" || json.NewDecoder(r.Body).Decode(&body) != nil {
 			w.WriteHeader(400)
 			return
 		}
-		var id int64
+		var id, amount int64
 		var psp string
+		var fresh bool
 		// one statement: the charge, its key record and its event, or the charge already there
 		err := pool.QueryRow(r.Context(), `WITH c AS (
 				INSERT INTO charges (merchant, idem_key, psp_reference, amount)
 				VALUES ($1, $2, md5($1 || $2), $3) ON CONFLICT (merchant, idem_key) DO NOTHING RETURNING id, psp_reference),
 			k AS (INSERT INTO charge_keys SELECT $1, $2, id FROM c),
 			e AS (INSERT INTO charge_events (merchant, idem_key, psp_reference) SELECT $1, $2, psp_reference FROM c)
-			SELECT id, psp_reference FROM c UNION ALL
-			SELECT id, psp_reference FROM charges WHERE merchant = $1 AND idem_key = $2 AND NOT EXISTS (SELECT FROM c)`,
-			merchant, key, body.Amount).Scan(&id, &psp)
-		if err != nil {
+			SELECT id, psp_reference, $3, true FROM c UNION ALL
+			SELECT id, psp_reference, amount, false FROM charges WHERE merchant = $1 AND idem_key = $2 AND NOT EXISTS (SELECT FROM c)`,
+			merchant, key, body.Amount).Scan(&id, &psp, &amount, &fresh)
+		switch {
+		case err != nil:
 			w.WriteHeader(500)
-			return
+		case !fresh && amount != body.Amount && a.conflict != nil:
+			reply(a.conflict())
+		case !fresh && a.replay != nil:
+			reply(a.replay(id, psp))
+		default:
+			reply(200, a.created(id, psp))
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(answer(id, psp))
 	})
 }
 
@@ -106,5 +134,42 @@ func TestInitPrefixedID(t *testing.T) {
 	}
 	if strings.Contains(text, "    id: id") || strings.Contains(text, ": TODO") {
 		t.Errorf("the draft names an effect id column, or leaves a TODO:\n%s", text)
+	}
+}
+
+// With no document to say how refusals are answered, init asks: a
+// GoCardless-like replay (409 carrying the ID) becomes answers.replayed
+// with its id:, a Square-like reused and missing key (both 400) are told
+// apart by their code, and in_flight, which no single call shows, is a
+// TODO once 409 is the replay's.
+func TestInitProbesAnswers(t *testing.T) {
+	pool, dbURL := servicePool(t)
+	srv := httptest.NewServer(chargesAPI(t, pool, api{
+		created: func(id int64, psp string) any { return map[string]any{"payments": map[string]any{"id": psp}} },
+		replay: func(_ int64, psp string) (int, any) {
+			return 409, map[string]any{"error": map[string]any{"reason": "idempotent_creation_conflict", "links": map[string]any{"conflicting_resource_id": psp}}}
+		},
+		conflict: func() (int, any) { return 400, map[string]any{"errors": []any{map[string]any{"code": "IDEMPOTENCY_KEY_REUSED"}}} },
+		missing:  func() (int, any) { return 400, map[string]any{"errors": []any{map[string]any{"code": "MISSING_REQUIRED_PARAMETER"}}} },
+	}))
+	t.Cleanup(srv.Close)
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	code, stdout, stderr := invoke(t, "init", "--out", contract, "--database-url", dbURL, "--url", srv.URL+"/v1/charges",
+		"--header", "Idempotency-Key: {{key}}", "--header", "X-Merchant: {{tenant}}", "--payload", `{"amount": 1250}`)
+	text, _ := os.ReadFile(contract)
+	if code != exitPass && code != 2 { // 2: the in_flight TODO
+		t.Fatalf("init: exit %d\n%s%s\n%s", code, stdout, stderr, text)
+	}
+	for _, want := range []string{
+		"id: /error/links/conflicting_resource_id", "equals: {/error/reason: idempotent_creation_conflict}",
+		"equals: {/errors/0/code: IDEMPOTENCY_KEY_REUSED}", "equals: {/errors/0/code: MISSING_REQUIRED_PARAMETER}",
+		"in_flight: TODO",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the draft lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(string(text), "conflict: [422]") || strings.Contains(string(text), "IETF draft's statuses") {
+		t.Errorf("the draft keeps the IETF draft's guesses:\n%s", text)
 	}
 }
