@@ -28,9 +28,10 @@ type Stall struct {
 	Table string
 	// Wait bounds how long the requests are given to block (0:
 	// DefaultStallWait), from the last one seen arriving (blocked or
-	// answered), and at most MaxStallWaits times Wait in all: on a loaded
-	// machine a burst's requests arrive one by one, and each one that does
-	// shows that the rest are on their way.
+	// answered), and at most MaxStallWaits times Wait in all, which is
+	// also how long the first one may take: on a loaded machine a burst's
+	// connections take a while to dial and its requests arrive one by one,
+	// and each one that does shows that the rest are on their way.
 	// It also bounds the wait for the lock itself, when a write of the
 	// target holds a conflicting one.
 	Wait time.Duration
@@ -231,8 +232,11 @@ type panicked struct{ value any }
 func (s Stall) poll(ctx context.Context, tx pgx.Tx, n int64, wait time.Duration, answered *atomic.Int64, done <-chan *panicked) (StallReport, *panicked, error) {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), MaxStallWaits*wait+releaseTimeout)
 	defer cancel()
+	// Until a first request arrives, the burst may still be dialling its
+	// connections (lastbyte dials every call before the release): give it
+	// the whole bound.
 	start := time.Now()
-	deadline, seen := start.Add(wait), int64(0)
+	deadline, seen := start.Add(MaxStallWaits*wait), int64(0)
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var rep StallReport
