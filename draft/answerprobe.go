@@ -114,7 +114,7 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 		d.note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
 	} else {
 		d.Statuses["in_flight"] = nil
-		d.note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 is the %s answer here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
+		d.note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 answers %s here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
 	}
 	if probed["conflict"].Status == 0 {
 		d.Statuses["conflict"] = []int{422}

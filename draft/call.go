@@ -39,14 +39,18 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 	} else {
 		u = fill(u, url.PathEscape, tenant, key)
 	}
-	body := model.Contract{Payload: d.Payload, Fields: rules}.Send(id, v, 0)
+	c, ct := model.Contract{Payload: d.Payload, Fields: rules}, "application/json"
+	body := c.Send(id, v, 0)
+	if d.Body == "form" {
+		body, ct = c.SendForm(id, v, 0), "application/x-www-form-urlencoded"
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
 	if err != nil {
 		return Answer{}, fmt.Errorf("draft: request: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ct)
 	for _, h := range d.Headers {
 		if id.NoKey && strings.Contains(h.Value, "{{key}}") {
 			continue

@@ -30,6 +30,7 @@ type Draft struct {
 	Method   string
 	Headers  []Header
 	ID       string // JSON pointer to the ID in an ok answer, or "location"
+	Body     string // "" (JSON) or "form": how the payload is sent
 	Payload  map[string]any
 	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
 	Statuses map[string][]int
@@ -128,6 +129,9 @@ func (d *Draft) Render() ([]byte, error) {
 		d.putNode(target, "target.headers", "headers", h)
 	}
 	d.put(target, "target.id", "id", orTodo(d.ID))
+	if d.Body != "" {
+		d.put(target, "target.body", "body", d.Body)
+	}
 	d.putNode(root, "target", "target", target)
 	if d.Payload != nil {
 		d.put(root, "payload", "payload", d.Payload)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,7 +56,14 @@ func chargesAPI(t *testing.T, pool *pgxpool.Pool, a api) http.Handler {
 			reply(a.missing())
 			return
 		}
-		if key == "" || json.NewDecoder(r.Body).Decode(&body) != nil {
+		if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" {
+			n, err := strconv.ParseInt(r.PostFormValue("amount"), 10, 64)
+			if key == "" || err != nil {
+				w.WriteHeader(400)
+				return
+			}
+			body.Amount = n
+		} else if key == "" || json.NewDecoder(r.Body).Decode(&body) != nil {
 			w.WriteHeader(400)
 			return
 		}
@@ -86,13 +94,14 @@ func chargesAPI(t *testing.T, pool *pgxpool.Pool, a api) http.Handler {
 
 // initDraft runs init against h and returns the draft; doctor, run on it
 // by init, must find nothing to fix.
-func initDraft(t *testing.T, h http.Handler, dbURL string) string {
+func initDraft(t *testing.T, h http.Handler, dbURL string, flags ...string) string {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
-	code, stdout, stderr := invoke(t, "init", "--out", contract, "--database-url", dbURL, "--url", srv.URL+"/v1/charges",
-		"--header", "Idempotency-Key: {{key}}", "--header", "X-Merchant: {{tenant}}", "--payload", `{"amount": 1250}`)
+	args := append([]string{"init", "--out", contract, "--database-url", dbURL, "--url", srv.URL + "/v1/charges",
+		"--header", "Idempotency-Key: {{key}}", "--header", "X-Merchant: {{tenant}}", "--payload", `{"amount": 1250}`}, flags...)
+	code, stdout, stderr := invoke(t, args...)
 	text, _ := os.ReadFile(contract)
 	if code != exitPass {
 		t.Fatalf("init: exit %d\n%s%s\n%s", code, stdout, stderr, text)
@@ -149,8 +158,12 @@ func TestInitProbesAnswers(t *testing.T) {
 		replay: func(_ int64, psp string) (int, any) {
 			return 409, map[string]any{"error": map[string]any{"reason": "idempotent_creation_conflict", "links": map[string]any{"conflicting_resource_id": psp}}}
 		},
-		conflict: func() (int, any) { return 400, map[string]any{"errors": []any{map[string]any{"code": "IDEMPOTENCY_KEY_REUSED"}}} },
-		missing:  func() (int, any) { return 400, map[string]any{"errors": []any{map[string]any{"code": "MISSING_REQUIRED_PARAMETER"}}} },
+		conflict: func() (int, any) {
+			return 400, map[string]any{"errors": []any{map[string]any{"code": "IDEMPOTENCY_KEY_REUSED"}}}
+		},
+		missing: func() (int, any) {
+			return 400, map[string]any{"errors": []any{map[string]any{"code": "MISSING_REQUIRED_PARAMETER"}}}
+		},
 	}))
 	t.Cleanup(srv.Close)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
@@ -171,5 +184,18 @@ func TestInitProbesAnswers(t *testing.T) {
 	}
 	if strings.Contains(string(text), "conflict: [422]") || strings.Contains(string(text), "IETF draft's statuses") {
 		t.Errorf("the draft keeps the IETF draft's guesses:\n%s", text)
+	}
+}
+
+// init --body form sends its calls as a form (Stripe, Zuora), and the
+// draft says so: a service that reads only forms answered every JSON call
+// of init 400, and its create call failed.
+func TestInitFormBody(t *testing.T) {
+	pool, dbURL := servicePool(t)
+	text := initDraft(t, charges(t, pool, func(id int64, _ string) any { return map[string]any{"id": id} }), dbURL, "--body", "form")
+	for _, want := range []string{"body: form", "id: /id", "amount: /amount"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the draft lacks %q:\n%s", want, text)
+		}
 	}
 }
