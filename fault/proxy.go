@@ -66,6 +66,9 @@ type ProxyReport struct {
 	Fired bool
 	// Note says why it did not fire.
 	Note string
+	// Status is the target's answer's status, for a lost reply: what the
+	// client never heard.
+	Status int
 }
 
 // defaultHold is how long a delayed answer waits for its client to give up.
@@ -161,7 +164,7 @@ func (p *Proxy) apply(client net.Conn, kind string, req *http.Request, body []by
 	}
 	switch kind {
 	case LoseReply:
-		return ProxyReport{Fired: true}
+		return ProxyReport{Fired: true, Status: resp.StatusCode}
 	case DoubleDelivery:
 		if _, err := p.forward(req, body); err != nil {
 			answer(client, resp)

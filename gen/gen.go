@@ -154,7 +154,7 @@ func crashes(p model.Plan) model.Plan {
 // crash, a pause, a transient database failure), which a replay does not
 // make.
 func interrupts(f model.Fault) bool {
-	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
+	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError || f == model.FaultSlowOriginal
 }
 
 // dims is the size of one plan's world.

@@ -68,6 +68,14 @@ type Contract struct {
 	// contract without errors: keeps the digest its case files were
 	// written with.
 	ErrorsStored bool `json:",omitempty"`
+	// Lease is the service's documented in-progress lease: how long an
+	// unfinished original holds its key before a retry may take it over
+	// (0: no lease, the key is held until the original ends). The
+	// slow-original fault holds an original past it. A takeover that
+	// executes the action again is still a duplicate (IDEM-001). Left out
+	// of JSON when 0, so that a contract without lease: keeps the digest
+	// its case files were written with.
+	Lease time.Duration `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

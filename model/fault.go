@@ -48,6 +48,18 @@ const (
 	// The service answers 5xx; the contract's errors: policy says what a
 	// retry must get.
 	FaultDBError Fault = "db-error"
+	// FaultSlowOriginal: the call (the original) is held inside the
+	// service, at its write to the last effect table, past the contract's
+	// lease, while a retry of the same action is sent once the lease has
+	// run out; then both go on. A service whose in-progress lease lets the
+	// retry take over executes the action twice.
+	FaultSlowOriginal Fault = "slow-original"
+	// FaultCrashAfterCommit: the replica serving the call is SIGKILLed
+	// after the service has done the call's work and answered, before the
+	// answer reaches the client (the fault proxy withholds it): for a
+	// service that writes its effects and its key record in one
+	// transaction, the crash after the commit.
+	FaultCrashAfterCommit Fault = "crash-after-commit"
 	// FaultDepRestart is a plan step (StepFault): a dependency of the
 	// service (its key store) is stopped gracefully and started again, on
 	// the same port and data directory, the way it restarts for an upgrade.
@@ -66,7 +78,9 @@ var ProcessFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsS
 
 // Crashes reports whether fault f SIGKILLs the call's replica, at one of
 // the points a crash may land: the replica stays down until a restart.
-func Crashes(f Fault) bool { return f == FaultCrash || f == FaultCrashKeyRecord }
+func Crashes(f Fault) bool {
+	return f == FaultCrash || f == FaultCrashKeyRecord || f == FaultCrashAfterCommit
+}
 
 // DBFaults are the faults done to the service's database sessions: they
 // need an effect table to wait on, not the service's processes.

@@ -51,8 +51,10 @@ var faultKinds = []FaultKind{
 	{FaultRestart, AsStep, NeedsService},
 	{FaultCrash, OnCall, NeedsService},
 	{FaultCrashKeyRecord, OnCall, NeedsService},
+	{FaultCrashAfterCommit, OnCall, NeedsService},
 	{FaultPause, OnCall, NeedsService},
 	{FaultDBError, OnCall, NeedsDatabase},
+	{FaultSlowOriginal, OnCall, NeedsDatabase},
 	{FaultDepRestart, AsStep, NeedsDependency},
 	{FaultDepCrash, AsStep, NeedsDependency},
 }

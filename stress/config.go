@@ -179,6 +179,10 @@ func (c *Config) checkFaults() error {
 			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
 		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
 			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
+		case f == model.FaultSlowOriginal && c.Contract.Lease <= 0:
+			return fmt.Errorf("faults: %s needs lease: the service's in-progress lease, which the original is held past while its retry arrives", f)
+		case f == model.FaultCrashAfterCommit && c.Target != nil && !isHTTP(c.Target):
+			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy withholds the answer while the replica is killed", f)
 		case f == model.FaultCrashKeyRecord && c.KeyTable == "":
 			return fmt.Errorf("faults: %s needs key_table: the table where the service keeps its own key records, whose write it interrupts", f)
 		case waitsOnLastTable(f) && crashTable(c.Effects) == "":
@@ -191,7 +195,14 @@ func (c *Config) checkFaults() error {
 // waitsOnLastTable reports whether fault f acts on a call once it waits on
 // its write to the last effect table (crashTable).
 func waitsOnLastTable(f model.Fault) bool {
-	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError
+	return (model.Crashes(f) && f != model.FaultCrashAfterCommit) || f == model.FaultPause || f == model.FaultDBError || f == model.FaultSlowOriginal
+}
+
+// needsProxy reports whether fault f is done through the fault proxy in
+// front of each replica: the proxy's own faults, and the crash after the
+// commit, whose answer the proxy withholds.
+func needsProxy(f model.Fault) bool {
+	return slices.Contains(model.ProxyFaults, f) || f == model.FaultCrashAfterCommit
 }
 
 func isHTTP(t client.Target) bool {

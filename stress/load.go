@@ -38,7 +38,10 @@ type contractFile struct {
 	Errors string `yaml:"errors"`
 	// Recovery bounds how long an action may answer in_flight after its
 	// calls are gone (liveness, IDEM-012).
-	Recovery    *time.Duration `yaml:"recovery"`
+	Recovery *time.Duration `yaml:"recovery"`
+	// Lease: the service's in-progress lease, after which a retry may take
+	// over an unfinished original (slow-original); absent: no lease.
+	Lease       *time.Duration `yaml:"lease"`
 	DatabaseURL string         `yaml:"database_url"`
 	Effects     []model.Effect `yaml:"effects"`
 	// Process: idemstress starts the service (command, replicas).
@@ -271,6 +274,12 @@ func Parse(name string, data []byte) (Config, error) {
 			return none, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
 		}
 		c.Contract.Recovery = *f.Recovery
+	}
+	if f.Lease != nil {
+		if *f.Lease <= 0 {
+			return none, fail("lease: %s; want a positive duration such as 30s (leave it out for a service whose key is held until its original ends)", *f.Lease)
+		}
+		c.Contract.Lease = *f.Lease
 	}
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {

@@ -48,6 +48,8 @@ func TestContractErrors(t *testing.T) {
 		{"bad body", strings.Replace(valid, "  id: /ticket_id\n", "  id: /ticket_id\n  body: xml\n", 1), []string{"bad.yaml", "target.body", "xml", "form"}},
 		{"bad numbers", valid + "\nnumbers: floats\n", []string{"bad.yaml", "numbers", "floats", "strict", "loose"}},
 		{"bad errors", valid + "\nerrors: replayed\n", []string{"bad.yaml", "errors", "replayed", "not-stored", "stored"}},
+		{"bad lease", valid + "\nlease: 0s\n", []string{"bad.yaml", "lease", "0s", "positive"}},
+		{"slow original without a lease", valid + "\nfaults: [slow-original]\n", []string{"faults", "slow-original", "needs lease"}},
 		{"bad key scope", strings.Replace(valid, "key_scope: tenant", "key_scope: user", 1), []string{"key_scope", "user", "global"}},
 		{"missing id", strings.Replace(valid, "  id: /ticket_id\n", "", 1), []string{"target.id", "missing"}},
 		{"relative url", strings.Replace(valid, "http://127.0.0.1:8080/tickets", "/tickets", 1), []string{"target.url", "/tickets"}},
@@ -154,6 +156,7 @@ key_max_len: 64
 identity_noise: [query]
 numbers: loose
 errors: stored
+lease: 250ms
 `
 	c, err := stress.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
@@ -168,6 +171,9 @@ errors: stored
 	}
 	if !c.Contract.ErrorsStored {
 		t.Errorf("errors: stored not read")
+	}
+	if c.Contract.Lease != 250*time.Millisecond {
+		t.Errorf("lease: 250ms read as %s", c.Contract.Lease)
 	}
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)

@@ -102,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 // faults readies what the contract's faults need: a fault proxy in front
 // of each replica, and the stall a crash waits on.
 func (s *Session) faults(pool *pgxpool.Pool) error {
-	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { return slices.Contains(model.ProxyFaults, f) }) {
+	if slices.ContainsFunc(s.cfg.Faults, needsProxy) {
 		h, ok := s.exec.Target.(*client.HTTP)
 		if !ok {
 			return fmt.Errorf("%w: faults: the fault proxy needs an HTTP target", ErrContract)

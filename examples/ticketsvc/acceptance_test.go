@@ -79,6 +79,8 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		// Without a failure, nothing is stored.
 		{"stores-errors", nil},
 		{"complete-after-commit", nil},
+		// One call at a time outlasts no lease.
+		{"short-lease", nil},
 		// One call at a time joins no other.
 		{"hang-on-burst", nil},
 	}

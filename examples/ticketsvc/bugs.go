@@ -67,6 +67,13 @@ type behavior struct {
 	// key, as response-caching middlewares do: one passing database error
 	// and the key fails for as long as it is kept, nothing ever created.
 	storesErrors bool
+	// shortLease claims the key in a committed transaction of its own
+	// with an expiry (now + Lease) and does the work after, in a second
+	// one; a call that finds the claim expired takes it over and executes
+	// again, though the original may still be running: a slow original
+	// and its retry both create (the known bug class of a widely used
+	// Lambda idempotency library).
+	shortLease bool
 	// joinIdentical joins a request identical to one in flight in this
 	// process (tenant, key, payload) to it, and never hands it the
 	// result: a burst of identical calls hangs all but the first.
@@ -100,6 +107,7 @@ var bugModes = []bugMode{
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
 	{name: "stores-errors", b: behavior{storesErrors: true}},
 	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
+	{name: "short-lease", b: behavior{shortLease: true, unconstrained: true}},
 	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 }
 
@@ -197,6 +205,7 @@ func (b behavior) or(o behavior) behavior {
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
 		storesErrors:         b.storesErrors || o.storesErrors,
 		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
+		shortLease:           b.shortLease || o.shortLease,
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
@@ -204,7 +213,13 @@ func (b behavior) or(o behavior) behavior {
 
 // pendingKeys reports whether the mode writes a key row before its
 // ticket, so that the schema must let a key row name no ticket yet.
-func (b behavior) pendingKeys() bool { return b.keyFirst || b.stuckInFlight || b.completeAfterCommit }
+func (b behavior) pendingKeys() bool {
+	return b.keyFirst || b.stuckInFlight || b.completeAfterCommit || b.shortLease
+}
+
+// leases reports whether the mode stamps its key rows with a lease
+// expiry, so that the schema must have the column for it.
+func (b behavior) leases() bool { return b.shortLease }
 
 // modeName names a mode in messages.
 func modeName(bug string) string {

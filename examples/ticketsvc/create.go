@@ -50,6 +50,9 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 	if s.b.stuckInFlight {
 		return s.createMarked(ctx, req)
 	}
+	if s.b.shortLease {
+		return s.createLeased(ctx, req)
+	}
 	var out outcome
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

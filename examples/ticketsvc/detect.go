@@ -19,6 +19,9 @@ type schema struct {
 	// pendingKeys lets a key row name no ticket yet (idempotency_keys.
 	// ticket_id is nullable): the modes that write the key row first.
 	pendingKeys bool
+	// leases gives idempotency_keys a lease_expires column: the modes
+	// whose claim on a key expires (short-lease).
+	leases bool
 }
 
 // schemaFor returns the schema a mode needs in a layout.
@@ -31,7 +34,7 @@ func schemaFor(layout Layout, bug string) (schema, error) {
 	if err != nil {
 		return schema{}, err
 	}
-	return schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()}, nil
+	return schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys(), leases: b.leases()}, nil
 }
 
 // constraints says whether the schema has its unique constraints, and
@@ -43,6 +46,9 @@ func (s schema) constraints() string {
 	}
 	if s.pendingKeys {
 		c += " and key rows that may name no ticket yet"
+	}
+	if s.leases {
+		c += " and a lease expiry on each key row"
 	}
 	return c
 }
@@ -115,17 +121,18 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 	)
 	for i := range layoutSpecs {
 		spec := &layoutSpecs[i]
-		if m := spec.columnMismatch(present); m != "" {
+		leases := slices.Contains(present[idempotencyKeys.name].columns, idempotencyKeys.lease)
+		if m := spec.columnMismatch(present, leases); m != "" {
 			why = append(why, m)
 			continue
 		}
 		with, without := spec.backstops(present)
 		pending := slices.Contains(present[idempotencyKeys.name].nullable, idempotencyKeys.pending)
 		if len(with) == 0 {
-			found = append(found, schema{spec: spec, unconstrained: true, pendingKeys: pending})
+			found = append(found, schema{spec: spec, unconstrained: true, pendingKeys: pending, leases: leases})
 		}
 		if len(without) == 0 {
-			found = append(found, schema{spec: spec, pendingKeys: pending})
+			found = append(found, schema{spec: spec, pendingKeys: pending, leases: leases})
 		}
 		if len(with) > 0 && len(without) > 0 {
 			why = append(why, fmt.Sprintf("the unique constraints on an action are in %s but not in %s (the %s layout has them in all, or in none)",
@@ -139,14 +146,18 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 }
 
 // columnMismatch says how the present tables' columns differ from the
-// layout's, "" if every present table has exactly the layout's columns.
-func (s *layoutSpec) columnMismatch(present map[string]presentTable) string {
+// layout's (with the lease column where leases is set), "" if every
+// present table has exactly the layout's columns.
+func (s *layoutSpec) columnMismatch(present map[string]presentTable, leases bool) string {
 	for _, t := range s.tables {
 		got, ok := present[t.name]
 		if !ok {
 			continue
 		}
 		want := t.columnNames()
+		if leases && t.lease != "" {
+			want = append(want, t.lease)
+		}
 		if !sameSet(got.columns, want) {
 			return fmt.Sprintf("table %s has columns (%s), %s has (%s)",
 				t.name, strings.Join(got.columns, ", "), s.layout, strings.Join(want, ", "))

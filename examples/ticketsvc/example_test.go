@@ -111,6 +111,7 @@ func ExampleBugs() {
 	// stuck-in-flight
 	// stores-errors
 	// complete-after-commit
+	// short-lease
 	// hang-on-burst
 }
 

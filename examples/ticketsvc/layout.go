@@ -45,7 +45,9 @@ var idempotencyKeys = table{
 		{"ticket_id", "bigint NOT NULL REFERENCES tickets (id)"},
 	},
 	// key-first and stuck-in-flight write the key row before its ticket.
-	pending:    "ticket_id",
+	pending: "ticket_id",
+	// short-lease stamps its claim with an expiry.
+	lease:      "lease_expires",
 	unique:     []string{"tenant", "request_key"},
 	primaryKey: true,
 	// global-keys looks a key up without its tenant.
@@ -156,6 +158,8 @@ type table struct {
 	// pending names the column that may be NULL until the row is complete,
 	// in a schema with pendingKeys.
 	pending string
+	// lease names the column, timestamptz, added in a schema with leases.
+	lease string
 }
 
 type column struct{ name, def string }
@@ -171,6 +175,9 @@ func (t table) ddl(s schema) []string {
 			def = strings.Replace(def, " NOT NULL", "", 1)
 		}
 		defs = append(defs, def)
+	}
+	if s.leases && t.lease != "" {
+		defs = append(defs, t.lease+" timestamptz")
 	}
 	indexes := t.indexes
 	if t.unique != nil {

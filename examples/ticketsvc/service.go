@@ -87,7 +87,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys()},
+	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys(), leases: b.leases()},
 		log: log, onArrival: opts.OnArrival}
 	if b.processMutex {
 		s.mutex = newActionMutex()

@@ -17,16 +17,19 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct: append(slices.Clone(everyFault), model.FaultCrashKeyRecord),
+	Correct: slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashKeyRecord}),
 	// key-first completes its key record in the transaction that claimed
 	// it, which holds the key table from its first statement: no write to
 	// the record is left after the effects' for crash-key-record to stop.
-	"key-first":             everyFault,
+	"key-first":             slices.Concat(everyFault, ticketFaults),
 	"memory-keys":           {model.FaultRestart},
 	"non-atomic":            {model.FaultCrash},
 	"stuck-in-flight":       {model.FaultCrash},
 	"stores-errors":         {model.FaultDBError},
 	"complete-after-commit": {model.FaultCrashKeyRecord},
+	// A claim whose lease expires under a slow original: its retry
+	// takes over and executes again.
+	"short-lease": {model.FaultSlowOriginal},
 	// Keys in a Redis without persistence: a restart of Redis (or its
 	// crash) forgets them. The durable Redis must pass everything.
 	"keys-in-redis":         {model.FaultDepRestart, model.FaultDepCrash},
@@ -80,6 +83,11 @@ const stallWait = 3 * time.Second
 var everyFault = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery,
 	model.FaultRestart, model.FaultCrash, model.FaultPause, model.FaultDBError}
 
+// ticketFaults are the faults the ticket service's correct designs are
+// tested with beyond everyFault: an original held past the lease its
+// contract declares (see ProcessConfig), and a crash after the commit.
+var ticketFaults = []model.Fault{model.FaultSlowOriginal, model.FaultCrashAfterCommit}
+
 // Processes reports whether the demo runs a mode as processes of the
 // ticketsvc binary with planned faults (see ProcessConfig).
 func Processes(mode string) bool { _, ok := processFaults[mode]; return ok || IsPay(mode) }
@@ -122,6 +130,12 @@ func ProcessConfig(serve []string, dbURL, mode string, layout ticketsvc.Layout) 
 		cfg.Process.Replicas = 2 // the retry goes to the replica not paused
 	}
 	cfg.Contract.Recovery = recovery
+	if slices.Contains(cfg.Faults, model.FaultSlowOriginal) {
+		// short-lease's lease. The correct designs hold a key for as long
+		// as its original runs, longer than any lease: declaring this one
+		// has the fault send the retry once it has run out.
+		cfg.Contract.Lease = ticketsvc.ShortLease
+	}
 	// Through the fault proxy and across restarts, a burst's requests take
 	// longer to reach the stalled table on a loaded machine than
 	// in-process: a key-first duplicate queues behind the first request's

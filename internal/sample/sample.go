@@ -64,6 +64,9 @@ var Expected = map[string]checks.ID{
 	// The key record completed in a transaction after the effects': a
 	// crash between the two leaves the key in progress for good.
 	"complete-after-commit": checks.StuckAction,
+	// A claim with a lease that a slow original outlasts: its retry takes
+	// over and creates a second ticket.
+	"short-lease": checks.DuplicateEffect,
 	// Keys in a Redis without persistence: after Redis restarts, the same
 	// call creates again.
 	"keys-in-redis": checks.DuplicateEffect,

@@ -29,7 +29,7 @@ func startSample(t *testing.T, mode string, plans int, seed uint64) stress.Confi
 // correct service.
 func TestEveryZooBugReplays(t *testing.T) {
 	// The bugs that show in-process; those that need restarts or crashes
-	// are the process runs' (stress.TestProcessFaultModes).
+	// are the process runs' (stress/procfaults.TestProcessFaultModes).
 	bugs := slices.DeleteFunc(sample.Modes(), func(m string) bool { return sample.Passes(m) || sample.FaultsOnly(m) })
 	if testing.Short() {
 		bugs = []string{"outbox-on-retry", "check-then-insert"}

@@ -13,5 +13,6 @@
 //
 // One file a kind of work: execute.go (steps, calls, bursts), faults.go
 // (the fault proxy's faults), processfaults.go (crash, pause, restart and
-// the liveness polling after a crash).
+// the liveness polling after a crash), dbfaults.go (db-error),
+// leasefaults.go (slow-original), commitcrash.go (crash-after-commit).
 package interp

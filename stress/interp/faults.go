@@ -24,13 +24,19 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	switch {
 	case slices.Contains(model.ProxyFaults, call.Fault):
 		op, err = x.proxied(ctx, call, &ev)
+	case call.Fault == model.FaultCrashAfterCommit:
+		op, err = x.crashedAfterCommit(ctx, call, &ev)
 	case model.Crashes(call.Fault):
 		op, err = x.crashed(ctx, call, &ev)
 	case call.Fault == model.FaultDBError:
 		op, err = x.failed(ctx, call, &ev)
-	case call.Fault == model.FaultPause:
+	case call.Fault == model.FaultPause, call.Fault == model.FaultSlowOriginal:
 		var ops []model.Op
-		ops, err = x.paused(ctx, call, &ev)
+		if call.Fault == model.FaultPause {
+			ops, err = x.paused(ctx, call, &ev)
+		} else {
+			ops, err = x.overran(ctx, call, &ev)
+		}
 		ev.End = x.now()
 		ev.Ops = x.add(ops)
 		x.h.Faults = append(x.h.Faults, ev)

@@ -24,3 +24,16 @@ func TestUnfiredCrashSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A slow original that was never held says why, and that no retry was
+// sent.
+func TestUnfiredOverrunSaysWhy(t *testing.T) {
+	for status, want := range map[int]string{
+		422: "the service answered 422 before it wrote to tickets (a call it refuses writes nothing), so the original was not held past the lease and no retry was sent",
+		200: "the original never waited on its write to tickets, so it was not held past the lease and no retry was sent",
+	} {
+		if got := unfiredOverrun(model.Op{Out: model.Outcome{Status: status}}, "tickets"); got != want {
+			t.Errorf("unfiredOverrun(%d) = %q, want %q", status, got, want)
+		}
+	}
+}

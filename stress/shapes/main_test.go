@@ -17,8 +17,6 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 var (
 	call           = stresstest.Call
 	burst          = stresstest.Burst
-	faulted        = stresstest.Faulted
 	assertAllFired = stresstest.AssertAllFired
 	skeleton       = stresstest.Skeleton
-	sampleBinary   = stresstest.SampleBinary
 )

@@ -47,7 +47,7 @@ func TestSampleModes(t *testing.T) {
 		for _, mode := range sample.Modes() {
 			t.Run(string(layout)+"/"+mode, func(t *testing.T) {
 				if sample.FaultsOnly(mode) || sample.NeedsRedis(mode) {
-					t.Skip("shows only under restarts or crashes, or needs its Redis: TestProcessFaultModes, stress/deps.TestRedisModes")
+					t.Skip("shows only under restarts or crashes, or needs its Redis: stress/procfaults.TestProcessFaultModes, stress/deps.TestRedisModes")
 				}
 				if _, ok := minimal[mode]; !ok && !sample.Passes(mode) {
 					t.Fatalf("bug mode %s has no expected minimal plan here", mode)

@@ -51,7 +51,7 @@ func demo(t *testing.T, env []string, args ...string) (int, string, string) {
 func TestDemoJSON(t *testing.T) {
 	// One row of each kind: a correct mode and a fault-only bug as
 	// processes of this binary, an in-process bug, a race, and the row of
-	// two bugs (stress.TestSampleModes and TestProcessFaultModes catch every
+	// two bugs (stress.TestSampleModes and stress/procfaults.TestProcessFaultModes catch every
 	// zoo bug; the whole demo is for people, and CI runs it). A loaded
 	// machine shrinks slowly: a shrink ends at its minimum, so the generous
 	// budget costs a quiet machine nothing, and the assertions below want
@@ -92,7 +92,7 @@ func TestDemoJSON(t *testing.T) {
 		case sample.FaultsOnly(mode):
 			// A call, a restart, a call (a crashed call and its restart
 			// for non-atomic, whose partial effect needs no retry):
-			// stress.TestProcessFaultModes asserts the steps with a budget
+			// stress/procfaults.TestProcessFaultModes asserts the steps with a budget
 			// for plans that restart; here, on a loaded machine, a restart
 			// must be among them.
 			calls = c["minimal_calls"].(float64)
