@@ -7,10 +7,13 @@ import (
 )
 
 // stuckChecks finds retries that still answer in_flight long after every
-// earlier call of the action was gone: answered, or given up on (a crash
-// ends a call too). Calls that were themselves answered in_flight held
-// nothing: a retry polled again and again is stuck as long after the last
-// call that may have done the work. A correct target releases a key within
+// other call of the action that began before the answer was gone:
+// answered, or given up on (a crash ends a call too). A call sent with it
+// counts, whichever started first: a service that serializes a key's
+// replays too answers one of two concurrent duplicates in_flight. Calls
+// that were themselves answered in_flight held nothing: a retry polled
+// again and again is stuck as long after the last call that may have done
+// the work. A correct target releases a key within
 // the contract's recovery time; a key stuck in progress forever is a bug
 // (IDEM-012).
 func stuckChecks(c model.Contract, a model.Action, ops []model.Op) []Violation {
@@ -24,7 +27,7 @@ func stuckChecks(c model.Contract, a model.Action, ops []model.Op) []Violation {
 		}
 		gone, earlier := int64(0), false
 		for j, other := range ops {
-			if j != i && other.Start < op.Start && other.Out.Kind != model.InFlight {
+			if j != i && other.Start < op.End && other.Out.Kind != model.InFlight {
 				gone, earlier = max(gone, other.End), true
 			}
 		}

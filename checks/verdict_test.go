@@ -298,6 +298,22 @@ func verdictCases() []verdictCase {
 				retry.Start, retry.End = lost.End+int64(gap), lost.End+int64(gap)+50
 				return scenario{history(lost, retry), snapshot()}
 			}},
+		{name: "a replay in_flight long after creation, beside a duplicate sent with it", check: checks.StuckAction,
+			build: func(w world, bad bool) scenario {
+				// A service that serializes every call of a key, replays too
+				// (Adyen's 704), answers one of two concurrent replays
+				// in_flight. The other one is in progress while it is, even
+				// if its recorded start is a nanosecond later: that explains
+				// the answer, however long ago the action was created.
+				first := op(0, call(w.a, w.k1, 0), ok(w.id1))
+				inflight := op(2, call(w.a, w.k1, 0), status(409))
+				inflight.Start = first.End + int64(6*time.Second)
+				inflight.End = inflight.Start + 50
+				sibling := op(2, call(w.a, w.k1, 0), ok(w.id1))
+				sibling.Start = either(bad, inflight.End+1, inflight.Start+1)
+				sibling.End = sibling.Start + 100
+				return scenario{history(first, inflight, sibling), snapshot(w.created(w.a, w.k1, w.id1, 0))}
+			}},
 		{name: "a transient error replayed to its retry under errors: not-stored", check: checks.ErrorReplay, primary: true,
 			build: func(w world, bad bool) scenario {
 				failed := op(0, dbError(call(w.a, w.k1, 0)), serverError())

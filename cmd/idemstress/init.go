@@ -43,6 +43,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var headers headerFlags
 	fs.Var(&headers, "header", `a request header template, "Name: value" ({{key}}, {{tenant}}); repeatable`)
 	payload := fs.String("payload", "", "the base payload as a JSON object (default: the document's example)")
+	body := fs.String("body", "", `how the payload is sent: "json" (default) or "form" (application/x-www-form-urlencoded)`)
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the service's database (default $DATABASE_URL)")
 	out := fs.String("out", "contract.yaml", "where to write the drafted contract (never overwritten)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
@@ -50,6 +51,10 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 || (*openapi == "") != (*operation == "") || *openapi == "" && *rawURL == "" {
 		fmt.Fprintln(stderr, "idemstress init: want --openapi FILE --operation ID, or --url URL with --header and --payload; and no other arguments")
+		return exitUsage
+	}
+	if *body != "" && *body != "json" && *body != "form" {
+		fmt.Fprintf(stderr, "idemstress init: --body %q: want json or form\n", *body)
 		return exitUsage
 	}
 	if _, err := os.Stat(*out); err == nil {
@@ -65,6 +70,9 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	d.Headers = append(d.Headers, headers...)
+	if *body == "form" {
+		d.Body = "form"
+	}
 	if *payload != "" {
 		var p map[string]any
 		dec := json.NewDecoder(strings.NewReader(*payload))
@@ -128,5 +136,12 @@ func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writ
 	fmt.Fprintf(stderr, "idemstress init: the create call was answered %d; it wrote rows in %d table(s)\n", a.Status, len(d.Effects))
 	n, err := d.ProbeVariants(ctx, client, ns+"p")
 	fmt.Fprintf(stderr, "idemstress init: %d call(s) tried the payload's variants\n", n)
+	if err != nil {
+		return err
+	}
+	n, err = d.ProbeAnswers(ctx, client, ns+"r")
+	if n > 0 {
+		fmt.Fprintf(stderr, "idemstress init: %d call(s) asked how a replay, a changed payload and a missing key are answered\n", n)
+	}
 	return err
 }

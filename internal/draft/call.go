@@ -23,6 +23,13 @@ type answer struct {
 // send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
 func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (answer, error) {
+	return d.sendAs(ctx, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+}
+
+// sendAs is send for an identity that may carry no key (NoKey): the
+// headers naming {{key}} and the payload member carrying it are left out.
+func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (answer, error) {
+	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
 		return answer{}, fmt.Errorf("draft: no URL or payload to call with")
 	}
@@ -32,15 +39,22 @@ func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]
 	} else {
 		u = fill(u, url.PathEscape, tenant, key)
 	}
-	body := model.Contract{Payload: d.Payload, Fields: rules}.Send(model.Identity{Tenant: tenant, Key: key}, v, 0)
+	c, ct := model.Contract{Payload: d.Payload, Fields: rules}, "application/json"
+	body := c.Send(id, v, 0)
+	if d.Body == "form" {
+		body, ct = c.SendForm(id, v, 0), "application/x-www-form-urlencoded"
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
 	if err != nil {
 		return answer{}, fmt.Errorf("draft: request: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", ct)
 	for _, h := range d.Headers {
+		if id.NoKey && strings.Contains(h.Value, "{{key}}") {
+			continue
+		}
 		req.Header.Set(h.Name, fill(h.Value, func(s string) string { return s }, tenant, key))
 	}
 	resp, err := client.Do(req)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -138,19 +139,21 @@ func newRows(ctx context.Context, pool *pgxpool.Pool, tables []string, xmax uint
 	return out, nil
 }
 
-// fk is a single-column foreign key.
-type fk struct{ table, column, target string }
+// fk is a single-column foreign key: table.column names target.to.
+type fk struct{ table, column, target, to string }
 
 func foreignKeys(ctx context.Context, pool *pgxpool.Pool) ([]fk, error) {
-	rs, err := pool.Query(ctx, `SELECT c.conrelid::regclass::text, a.attname::text, c.confrelid::regclass::text FROM pg_constraint c
+	rs, err := pool.Query(ctx, `SELECT c.conrelid::regclass::text, a.attname::text, c.confrelid::regclass::text, t.attname::text
+		FROM pg_constraint c
 		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+		JOIN pg_attribute t ON t.attrelid = c.confrelid AND t.attnum = c.confkey[1]
 		WHERE c.contype = 'f' AND cardinality(c.conkey) = 1 ORDER BY 1, 2`)
 	if err != nil {
 		return nil, fmt.Errorf("draft: read the foreign keys: %w", err)
 	}
 	return pgx.CollectRows(rs, func(r pgx.CollectableRow) (fk, error) {
 		var f fk
-		return f, r.Scan(&f.table, &f.column, &f.target)
+		return f, r.Scan(&f.table, &f.column, &f.target, &f.to)
 	})
 }
 
@@ -184,7 +187,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 	// The main table: the one the others reference most, then the first.
 	sort.SliceStable(order, func(i, j int) bool { return referenced[order[i]] > referenced[order[j]] })
 	main := order[0]
-	d.id(main, byTable[main][0].cols[pks[main]], a)
+	idCol := d.id(main, byTable[main][0].cols, pks[main], tenant, key, a)
 	leaves := payloadLeaves("", d.Payload)
 	attributed := map[string]bool{}
 	for i, t := range order {
@@ -208,6 +211,13 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 				continue
 			}
 			skip[f.column] = true
+			// references: and join: compare with the other effect's id
+			// column: a key naming another column of it (payments.id while
+			// the answers carry psp_reference) would never match
+			if idOf := either(f.target == main, idCol, pks[f.target]); f.to != idOf {
+				d.note(p, "the foreign key %s.%s names %s.%s, not the column the effect's id is (%s): left out, since references: and join: compare with that", t, f.column, f.target, f.to, idOf)
+				continue
+			}
 			ref := &ref{Column: f.column, Table: f.target}
 			switch {
 			case e.Tenant != "" && e.Key != "" && attributed[f.target] && e.References == nil:
@@ -232,8 +242,8 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 		if e.Join != nil || e.Tenant != "" && e.Key != "" {
 			attributed[t] = true
 		}
-		if t == main && pks[t] != "" && d.ID != "" {
-			e.ID = pks[t]
+		if t == main && d.ID != "" {
+			e.ID = idCol
 		}
 		for _, c := range slices.Sorted(mapKeys(r.cols)) {
 			if skip[c] {
@@ -250,49 +260,97 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 	}
 }
 
-// id finds the main row's ID in the answer: a member of the body whose
-// value is it (the pointer the document gave first), or the Location
-// header's last segment.
-func (d *Draft) id(table string, id any, a answer) {
-	want := text(id)
-	if want == "" {
-		return
-	}
-	if d.ID != "" && d.ID != "location" {
+// id finds the main row's ID in the answer and returns the column that
+// holds it ("" when none can be named): a member of the body whose value
+// is the primary key (the pointer the document gave first), else another
+// column of the row (an order number, a PSP reference), else the primary
+// key behind a prefix (ch_4, O-00000042 for 4 and 42), or the Location
+// header's last segment. A prefixed ID is the answer's, not a column's:
+// the effect then names no id, since effects[].id compares as text.
+func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a answer) string {
+	want := text(cols[pk])
+	if d.ID != "" && d.ID != "location" && want != "" {
 		if v, ok := model.Pointer(a.Body, d.ID); ok && v == want {
 			d.Notes["target.id"] = fmt.Sprintf("%s; the create call's answer has %s's id there", d.Notes["target.id"], table)
-			return
+			return pk
 		}
 	}
+	var leaves map[string]any
 	var body any
 	dec := json.NewDecoder(strings.NewReader(string(a.Body)))
 	dec.UseNumber()
 	if dec.Decode(&body) == nil {
+		leaves = payloadLeaves("", body)
+	}
+	// pointers to the members whose text meets match, those named like an ID first
+	where := func(match func(string) bool) []string {
 		var found []string
-		for ptr, v := range payloadLeaves("", body) {
-			if text(v) == want {
+		for ptr, v := range leaves {
+			if match(text(v)) {
 				found = append(found, ptr)
 			}
 		}
 		sort.Slice(found, func(i, j int) bool {
-			return strings.HasSuffix(found[i], "id") && !strings.HasSuffix(found[j], "id") || len(found[i]) < len(found[j])
-		})
-		if len(found) > 0 {
-			d.ID = found[0]
-			if d.Notes == nil {
-				d.Notes = map[string]string{}
+			ii, ij := strings.HasSuffix(strings.ToLower(found[i]), "id"), strings.HasSuffix(strings.ToLower(found[j]), "id")
+			if ii != ij {
+				return ii
 			}
-			d.Notes["target.id"] = fmt.Sprintf("guessed: the create call's answer has %s's id (%s) there", table, want)
-			return
+			return len(found[i]) < len(found[j]) || len(found[i]) == len(found[j]) && found[i] < found[j]
+		})
+		return found
+	}
+	set := func(ptr, format string, args ...any) {
+		d.ID = ptr
+		if d.Notes == nil {
+			d.Notes = map[string]string{}
+		}
+		d.Notes["target.id"] = fmt.Sprintf(format, args...)
+	}
+	if want != "" {
+		if found := where(func(v string) bool { return v == want }); len(found) > 0 {
+			set(found[0], "guessed: the create call's answer has %s's id (%s) there", table, want)
+			return pk
 		}
 	}
-	if loc := a.Header.Get("Location"); loc != "" && strings.HasSuffix(strings.TrimRight(loc, "/"), "/"+want) {
+	sent := map[string]bool{} // a value echoed from the payload (1250, order-7) is no ID
+	for _, v := range payloadLeaves("", d.Payload) {
+		sent[text(v)] = true
+	}
+	for _, c := range slices.Sorted(mapKeys(cols)) {
+		v := text(cols[c])
+		if c == pk || v == "" || v == tenant || v == key || sent[v] || len(v) < 3 {
+			continue
+		}
+		if found := where(func(s string) bool { return s == v }); len(found) > 0 {
+			set(found[0], "guessed: the create call's answer has %s.%s (%s) there", table, c, v)
+			return c
+		}
+	}
+	if want != "" {
+		prefixed := func(s string) bool {
+			p, ok := strings.CutSuffix(s, want)
+			return ok && !sent[s] && prefixedID.MatchString(p)
+		}
+		if found := where(prefixed); len(found) > 0 {
+			v, _ := model.Pointer(a.Body, found[0])
+			set(found[0], "guessed: the create call's answer has %s's id (%s) there behind a prefix (%s); effects[].id compares as text, so it names none: a query: effect can give it ('prefix' || %s AS id, docs/contract.md)", table, want, v, pk)
+			return ""
+		}
+	}
+	if loc := a.Header.Get("Location"); want != "" && loc != "" && strings.HasSuffix(strings.TrimRight(loc, "/"), "/"+want) {
 		d.ID = "location"
 		d.note("target.id", "guessed: the Location header ends in %s's id", table)
-		return
+		return pk
 	}
-	d.note("target.id", "the create call's answer does not carry %s's id (%s): %.200s", table, want, a.Body)
+	if want != "" {
+		d.note("target.id", "the create call's answer does not carry %s's id (%s): %.200s", table, want, a.Body)
+	}
+	return ""
 }
+
+// prefixedID is what may stand before a numeric ID in an API's own ID:
+// letters and a separator, then zeros that pad it (ch_, O-000000, pay-).
+var prefixedID = regexp.MustCompile(`^[A-Za-z]+[_\-:.]?0*$`)
 
 // payloadLeaves maps the JSON pointer of each string and number to it;
 // identity placeholders are left out.
@@ -369,4 +427,11 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+func either[T any](cond bool, yes, no T) T {
+	if cond {
+		return yes
+	}
+	return no
 }

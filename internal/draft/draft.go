@@ -30,6 +30,7 @@ type Draft struct {
 	Method   string
 	Headers  []Header
 	ID       string // JSON pointer to the ID in an ok answer, or "location"
+	Body     string // "" (JSON) or "form": how the payload is sent
 	Payload  map[string]any
 	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
 	Statuses map[string][]int
@@ -51,6 +52,7 @@ type Header struct{ Name, Value string }
 type matcher struct {
 	Status int
 	Equals map[string]string
+	ID     string // where an ok answer of this matcher carries the ID ("": target.id)
 }
 
 // effect is one effect table.
@@ -127,6 +129,9 @@ func (d *Draft) Render() ([]byte, error) {
 		d.putNode(target, "target.headers", "headers", h)
 	}
 	d.put(target, "target.id", "id", orTodo(d.ID))
+	if d.Body != "" {
+		d.put(target, "target.body", "body", d.Body)
+	}
 	d.putNode(root, "target", "target", target)
 	if d.Payload != nil {
 		d.put(root, "payload", "payload", d.Payload)
@@ -143,7 +148,9 @@ func (d *Draft) Render() ([]byte, error) {
 	if len(d.Statuses) > 0 {
 		st := mapping()
 		for _, o := range []string{"conflict", "in_flight", "invalid"} {
-			if s, ok := d.Statuses[o]; ok {
+			if s, ok := d.Statuses[o]; ok && s == nil {
+				d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
+			} else if ok {
 				d.put(st, "statuses."+o, o, flow(s))
 			}
 		}
@@ -162,6 +169,9 @@ func (d *Draft) Render() ([]byte, error) {
 				d.put(mn, "", "status", flow([]int{m.Status}))
 				if len(m.Equals) > 0 {
 					d.put(mn, "", "equals", flow(m.Equals))
+				}
+				if m.ID != "" {
+					d.put(mn, "", "id", m.ID)
 				}
 				seq.Content = append(seq.Content, mn)
 			}

@@ -27,7 +27,11 @@ type Stall struct {
 	// possibly schema-qualified ("billing.invoices").
 	Table string
 	// Wait bounds how long the requests are given to block (0:
-	// DefaultStallWait).
+	// DefaultStallWait), from the last one seen arriving (blocked or
+	// answered), and at most MaxStallWaits times Wait in all, which is
+	// also how long the first one may take: on a loaded machine a burst's
+	// connections take a while to dial and its requests arrive one by one,
+	// and each one that does shows that the rest are on their way.
 	// It also bounds the wait for the lock itself, when a write of the
 	// target holds a conflicting one.
 	Wait time.Duration
@@ -49,6 +53,10 @@ type StallReport struct {
 // the stall: on loopback they take milliseconds, and a burst that waits it
 // out proves nothing, so a longer wait only slows an inconclusive run.
 const DefaultStallWait = time.Second
+
+// MaxStallWaits bounds a stall's whole wait, in Waits, however its
+// requests trickle in.
+const MaxStallWaits = 4
 
 const (
 	// pollEvery is how often pg_locks is read while requests arrive. One
@@ -222,9 +230,13 @@ type panicked struct{ value any }
 // server noticing, after Run returned; instead ctx is checked between polls
 // and the lock released by ROLLBACK.
 func (s Stall) poll(ctx context.Context, tx pgx.Tx, n int64, wait time.Duration, answered *atomic.Int64, done <-chan *panicked) (StallReport, *panicked, error) {
-	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+releaseTimeout)
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), MaxStallWaits*wait+releaseTimeout)
 	defer cancel()
-	deadline := time.Now().Add(wait)
+	// Until a first request arrives, the burst may still be dialling its
+	// connections (lastbyte dials every call before the release): give it
+	// the whole bound.
+	start := time.Now()
+	deadline, seen := start.Add(MaxStallWaits*wait), int64(0)
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var rep StallReport
@@ -242,6 +254,13 @@ func (s Stall) poll(ctx context.Context, tx pgx.Tx, n int64, wait time.Duration,
 		if int64(rep.Blocked)+a >= n {
 			rep.Fired = true
 			return rep, over, nil
+		}
+		if now := int64(rep.Blocked) + a; now > seen {
+			seen = now
+			deadline = time.Now().Add(wait)
+			if last := start.Add(MaxStallWaits * wait); deadline.After(last) {
+				deadline = last
+			}
 		}
 		if overSeen || !time.Now().Before(deadline) {
 			return rep, over, nil

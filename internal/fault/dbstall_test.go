@@ -389,3 +389,33 @@ func requireWritable(t *testing.T, pool *pgxpool.Pool) {
 		t.Errorf("%d EXCLUSIVE locks on items left after the stall", held)
 	}
 }
+
+// TestStallWaitsForRequestsStillArriving: on a loaded machine a burst's
+// requests reach the table one by one. Each one seen shows the rest are on
+// their way, so the wait runs from the last one seen, and the first may
+// take the whole bound (the burst dials every connection first): three
+// requests that arrive 0.7, 1.0 and 1.3 s after the lock are all held under
+// a 500 ms wait, and the stall fires.
+func TestStallWaitsForRequestsStillArriving(t *testing.T) {
+	db := newStallDB(t)
+	var arrived atomic.Int64
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		readAll(r.Body)
+		time.Sleep(700*time.Millisecond + time.Duration(arrived.Add(1)-1)*300*time.Millisecond)
+		if _, err := db.service.Exec(r.Context(), `INSERT INTO items (key) VALUES ($1)`, r.URL.Query().Get("key")); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	})
+	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 500 * time.Millisecond}
+	var ex []client.Exchange
+	rep, err := stall.Run(t.Context(), 3, burstOf(t, 3, srv.URL, "slow", &ex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireAnswered(t, ex)
+	if !rep.Fired || rep.Blocked != 3 {
+		t.Errorf("%+v, want fired with all 3 blocked", rep)
+	}
+}

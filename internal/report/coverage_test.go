@@ -92,6 +92,15 @@ func TestTableAndJSONCoverage(t *testing.T) {
 	if n := strings.Count(b.String(), "svc: coverage: calls 300,"); n != 1 {
 		t.Errorf("%d coverage lines:\n%s", n, b.String())
 	}
+	// two bugs of one run with faults: their faults line is said once too
+	c.Faults = map[model.Fault]model.FaultCount{model.FaultCrash: {Planned: 3, Fired: 3}}
+	b.Reset()
+	if err := report.WriteTable(&b, []report.Row{c, c}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "svc: faults fired: crash 3/3"); n != 1 {
+		t.Errorf("%d faults lines:\n%s", n, b.String())
+	}
 	b.Reset()
 	if err := report.WriteJSON(&b, []report.Row{c}); err != nil {
 		t.Fatal(err)

@@ -112,11 +112,13 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 	return nil
 }
 
-// faultLines says, one line per case that planned faults, how many of
+// faultLines says, one line per run that planned faults, how many of
 // each kind were planned and how many fired:
-// "correct: faults fired: crash 12/12, lose-reply 30/30".
+// "correct: faults fired: crash 12/12, lose-reply 30/30". The bugs of one
+// run are cases with the run's counts each: their line is said once.
 func faultLines(cases []Row) string {
 	var b strings.Builder
+	last := ""
 	for _, c := range cases {
 		if len(c.Faults) == 0 {
 			continue
@@ -125,7 +127,11 @@ func faultLines(cases []Row) string {
 		for _, k := range slices.Sorted(maps.Keys(c.Faults)) {
 			parts = append(parts, fmt.Sprintf("%s %d/%d", k, c.Faults[k].Fired, c.Faults[k].Planned))
 		}
-		fmt.Fprintf(&b, "%s: faults fired: %s\n", c.Target, strings.Join(parts, ", "))
+		line := fmt.Sprintf("%s: faults fired: %s\n", c.Target, strings.Join(parts, ", "))
+		if line != last {
+			b.WriteString(line)
+		}
+		last = line
 	}
 	return b.String()
 }

@@ -239,7 +239,8 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 		// connections holds no lock the nemesis can see.
 		ev.Note = fmt.Sprintf("%d of %d requests blocked on %s, the others neither blocked nor were answered within the nemesis's wait: "+
 			"a request waiting for a connection of the service's database pool is invisible to it (pgx's pool holds 4 by default); "+
-			"give the pool at least as many connections as a burst has calls, or draw smaller bursts", report.Blocked, len(calls), x.Stall.Table)
+			"give the pool at least as many connections as a burst has calls, or draw smaller bursts; "+
+			"on a machine so loaded that requests take seconds to arrive, run fewer things beside it", report.Blocked, len(calls), x.Stall.Table)
 	}
 	x.h.Faults = append(x.h.Faults, ev)
 	return burstErr
