@@ -269,6 +269,24 @@ func crashTable(effects []model.Effect) string {
 	return ""
 }
 
+// queryAfterCrashTable is the run's note when a fault that lands at the
+// write to the last effect table is planned and effects given by a query
+// come after that table: their rows are never cut off from the table's,
+// which no output would otherwise say.
+func queryAfterCrashTable(faults []model.Fault, effects []model.Effect) string {
+	table := crashTable(effects)
+	i := slices.IndexFunc(effects, func(e model.Effect) bool { return e.Query == "" && e.Table == table })
+	if table == "" || i == len(effects)-1 || !slices.ContainsFunc(faults, waitsOnLastTable) {
+		return ""
+	}
+	var after []string
+	for _, e := range effects[i+1:] {
+		after = append(after, e.Table)
+	}
+	return fmt.Sprintf("crash, pause, db-error and slow-original land at the write to %s, the last effect given as a table; "+
+		"the rows of %s (a query) are never cut off from it: list the effect written last as a table to reach that point", table, strings.Join(after, ", "))
+}
+
 func faultNames(fs []model.Fault) string {
 	names := make([]string, len(fs))
 	for i, f := range fs {

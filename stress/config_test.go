@@ -105,3 +105,27 @@ func TestInvalidContractRefusedAlike(t *testing.T) {
 		})
 	}
 }
+
+// A crash lands at the last effect table's write: effects given by a query
+// after it are never cut off from it, and the run says so; with the last
+// effect a table, or no fault that lands there, it says nothing.
+func TestQueryAfterCrashTableNoted(t *testing.T) {
+	orders := model.Effect{Table: "orders"}
+	lines := model.Effect{Table: "order_lines", Query: "SELECT 1"}
+	for _, tc := range []struct {
+		faults  []model.Fault
+		effects []model.Effect
+		noted   bool
+	}{
+		{[]model.Fault{model.FaultCrash}, []model.Effect{orders, lines}, true},
+		{[]model.Fault{model.FaultDBError}, []model.Effect{orders, lines}, true},
+		{[]model.Fault{model.FaultCrash}, []model.Effect{lines, orders}, false},
+		{[]model.Fault{model.FaultLoseReply}, []model.Effect{orders, lines}, false},
+		{[]model.Fault{model.FaultCrash}, []model.Effect{orders}, false},
+	} {
+		n := queryAfterCrashTable(tc.faults, tc.effects)
+		if tc.noted != (n != "") || (tc.noted && !strings.Contains(n, "order_lines") || tc.noted && !strings.Contains(n, "write to orders")) {
+			t.Errorf("faults %v, effects %v: note %q, want noted %v", tc.faults, tc.effects, n, tc.noted)
+		}
+	}
+}

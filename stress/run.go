@@ -114,6 +114,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t0 := time.Now()
 	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
 	r.session = session
+	if n := queryAfterCrashTable(cfg.Faults, cfg.Effects); n != "" {
+		r.note(n)
+	}
 	if keyInPath {
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
