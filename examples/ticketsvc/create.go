@@ -172,6 +172,14 @@ func (s *Service) createKeyFirst(ctx context.Context, tx pgx.Tx, req createReque
 		}
 		return s.replay(ctx, tx, req, prior)
 	}
+	return s.createClaimed(ctx, tx, req)
+}
+
+// createClaimed writes the ticket and its notification of a call whose
+// key record is claimed, and names the ticket there, all in tx: the
+// designs that claim the key first (key-first, stuck-in-flight,
+// short-lease) complete it this way.
+func (s *Service) createClaimed(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
 	id, err := insertTicket(ctx, tx, s.schema.spec, req)
 	if err != nil {
 		return outcome{}, err
@@ -223,15 +231,8 @@ func (s *Service) createMarked(ctx context.Context, req createRequest) (outcome,
 			out, err = s.replay(ctx, tx, req, prior)
 			return err
 		}
-		id, err := insertTicket(ctx, tx, s.schema.spec, req)
-		if err != nil {
-			return err
-		}
-		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
-			return err
-		}
-		out = outcome{status: http.StatusCreated, ticketID: id}
-		return setKeyTicket(ctx, tx, req, id)
+		out, err = s.createClaimed(ctx, tx, req)
+		return err
 	})
 	return out, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,15 +53,9 @@ func (s *Service) createLeased(ctx context.Context, req createRequest) (outcome,
 		return out, err
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		id, err := insertTicket(ctx, tx, s.schema.spec, req)
-		if err != nil {
-			return err
-		}
-		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
-			return err
-		}
-		out = outcome{status: http.StatusCreated, ticketID: id}
-		return setKeyTicket(ctx, tx, req, id)
+		var err error
+		out, err = s.createClaimed(ctx, tx, req)
+		return err
 	})
 	return out, err
 }
