@@ -178,17 +178,7 @@ func (s Stall) hold(ctx context.Context, n int, burst func(ctx context.Context, 
 	}
 
 	var answered atomic.Int64
-	done := make(chan *panicked, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- &panicked{v}
-				return
-			}
-			done <- nil
-		}()
-		burst(ctx, &answered)
-	}()
+	done := goReporting(ctx, &answered, burst)
 
 	rep, burstOver, pollErr := s.poll(ctx, tx, int64(n), wait, &answered, done)
 	if whileHeld != nil {
@@ -331,4 +321,21 @@ func (s Stall) release(ctx context.Context, conn *pgxpool.Conn, tx pgx.Tx) error
 		return fmt.Errorf("fault: db-stall on table %s: releasing the lock: %w", s.Table, err)
 	}
 	return nil
+}
+
+// goReporting runs call in a goroutine of its own and says on the channel
+// it returns when call is over: nil, or the value it panicked with.
+func goReporting(ctx context.Context, answered *atomic.Int64, call func(context.Context, *atomic.Int64)) chan *panicked {
+	done := make(chan *panicked, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- &panicked{v}
+				return
+			}
+			done <- nil
+		}()
+		call(ctx, answered)
+	}()
+	return done
 }

@@ -57,18 +57,8 @@ func (s Stall) Overrun(ctx context.Context, hold time.Duration, original, retry 
 		case <-time.After(hold):
 		}
 		var answered atomic.Int64
-		done = make(chan *panicked, 1)
 		rep.Retried = true
-		go func() {
-			defer func() {
-				if v := recover(); v != nil {
-					done <- &panicked{v}
-					return
-				}
-				done <- nil
-			}()
-			retry(ctx, &answered)
-		}()
+		done = goReporting(ctx, &answered, retry)
 		// The original still waits; the retry is the second of two.
 		arrived, _, err := s.poll(ctx, tx, 2, wait, &answered, nil)
 		rep.Fired, rep.Blocked = arrived.Fired, arrived.Blocked
