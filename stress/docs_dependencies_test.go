@@ -67,3 +67,49 @@ func TestDependencyFaultsNeedDependencies(t *testing.T) {
 		t.Fatalf("Open: %v, want a contract error naming process.dependencies", err)
 	}
 }
+
+// The README's "Faults beyond the service" gives one example each of
+// dependencies, errors: and lease:, and each parses as a part of the
+// sample's contract and says what the section says it does.
+func TestREADMEFaultsBeyondTheService(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "## Faults beyond the service")
+	if start < 0 {
+		t.Fatal(`the README has no "## Faults beyond the service" section`)
+	}
+	text = text[start+3:]
+	text = text[:strings.Index(text, "\n## ")]
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(text, -1)
+	if len(blocks) != 3 {
+		t.Fatalf("%d YAML blocks, want 3: dependencies, errors:, lease:", len(blocks))
+	}
+	var cfgs []stress.Config
+	for i, b := range blocks {
+		cfg, err := stress.Parse("readme.yaml", append(append([]byte{}, ticketsvc.Contract...), "\n"+b[1]...))
+		if err != nil {
+			t.Fatalf("block %d: %v", i+1, err)
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	deps, errs, lease := cfgs[0], cfgs[1], cfgs[2]
+	if deps.Process == nil || len(deps.Process.Dependencies) != 1 {
+		t.Fatalf("dependencies block: process %+v, want one dependency", deps.Process)
+	}
+	got, want := deps.Process.Dependencies[0], sample.Redis("redis-server", false)
+	if got.Name != want.Name || !slices.Equal(got.Command, want.Command) || got.URL != want.URL || got.Ready != want.Ready {
+		t.Errorf("README's dependency %+v\nthe sample's         %+v", got, want)
+	}
+	if !slices.Equal(deps.Faults, model.DependencyFaults) {
+		t.Errorf("dependencies block: faults %v, want %v", deps.Faults, model.DependencyFaults)
+	}
+	if errs.Contract.ErrorsStored || !slices.Equal(errs.Faults, []model.Fault{model.FaultDBError}) {
+		t.Errorf("errors block: stored %v, faults %v; want not stored, [db-error]", errs.Contract.ErrorsStored, errs.Faults)
+	}
+	if lease.Contract.Lease != ticketsvc.ShortLease || !slices.Equal(lease.Faults, []model.Fault{model.FaultSlowOriginal}) {
+		t.Errorf("lease block: lease %v, faults %v; want the short-lease mode's %v, [slow-original]", lease.Contract.Lease, lease.Faults, ticketsvc.ShortLease)
+	}
+}
