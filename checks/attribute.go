@@ -3,7 +3,7 @@ package checks
 import (
 	"fmt"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.

@@ -7,7 +7,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // ID is a stable check ID, used in reports, regression cases and docs.

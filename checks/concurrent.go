@@ -7,7 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // overlapping reports whether two calls of an action were in flight at

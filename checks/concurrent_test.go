@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // An answer no state allows (a 2xx without an ID), inside a burst, is named

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Status is what a run says of one check.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // entry is the catalogue entry of id.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The errors: policy, both ways: a call failed by the db-error fault and

@@ -8,7 +8,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // linInput is what porcupine passes to the model as an operation's input.

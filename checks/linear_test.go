@@ -12,7 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // linCall is one call of action A/k1 with payload variant v in encoding e,

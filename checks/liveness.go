@@ -3,7 +3,7 @@ package checks
 import (
 	"fmt"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // stuckChecks finds retries that still answer in_flight long after every

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Outside lists the tables whose rows outside the run changed between two

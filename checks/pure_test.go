@@ -24,7 +24,7 @@ func TestPure(t *testing.T) {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	allowed := map[string]bool{
-		"github.com/idemstress/idemstress/model":           true,
+		"github.com/idemstress/idemstress/internal/model":  true,
 		"github.com/idemstress/idemstress/checks":          true,
 		"github.com/idemstress/idemstress/internal/report": true,
 		"github.com/idemstress/idemstress/internal/redact": true,

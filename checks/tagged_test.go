@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,

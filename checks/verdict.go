@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Verdict is what a run concludes. One vocabulary from the run to the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.

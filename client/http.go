@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/httpbound"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // seen is what a test server received.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // noiseNames are the query parameter and headers request noise sets: none

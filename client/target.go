@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Request is one call as the target sees it: tenant and key already carry

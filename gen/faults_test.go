@@ -6,7 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Faults are drawn only when the world has them; a crash is always on the

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // checkBounds fails t when a plan leaves the world it was drawn from.

@@ -16,7 +16,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/boundedfile"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Write writes c into dir (created if missing) as NAME.json and returns its

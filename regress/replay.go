@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/stresstest"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/stress"
 )

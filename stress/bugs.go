@@ -11,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A run reports every distinct bug it finds, like Hypothesis's multiple-bug

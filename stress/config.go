@@ -14,8 +14,8 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // Config is the one description of a run: what a contract file says (Load

@@ -9,7 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // What a Go caller set in Config survives defaults: the world's faults are

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // startCoverage is a run's coverage before its first plan: every call

@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The engine's tests: the search, bug identity and the shrinker driven

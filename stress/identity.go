@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A bug is told apart from another by what went wrong, not by its check

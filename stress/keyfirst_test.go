@@ -5,7 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Issue 16.7: a tag that carries the key in the payload (a body field that

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

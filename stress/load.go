@@ -16,9 +16,9 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/process"
 )
 
 // contractFile is the YAML form; docs/contract.md documents it field by field.

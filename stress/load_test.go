@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/stress"
 )
 

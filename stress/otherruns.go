@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // runsPrefix is what every namespace of a run without a configured one

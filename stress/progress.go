@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Progress is how far a run has got, for a caller that shows it while the

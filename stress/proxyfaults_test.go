@@ -8,8 +8,8 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

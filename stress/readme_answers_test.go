@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

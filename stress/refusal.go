@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // refusedInput reports a call whose input, not its action's state, was

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Failure is one bug a run found: a failing plan, shrunk, with what it did

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A run reports its root causes first. Bug B is derived from bug A when

@@ -18,7 +18,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // runner is the state of one Run. The search's workers only execute

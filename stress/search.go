@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The search draws plan i of a run from a seed of its own, DeriveSeed(seed,

@@ -6,7 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The search draws plans outside rapid.Check and has rapid shrink a failing

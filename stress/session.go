@@ -15,12 +15,12 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/interp"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/process"
-	"github.com/idemstress/idemstress/stress/interp"
 )
 
 // Session is a Config made ready to run plans: the database connected (a

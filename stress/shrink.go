@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // shrinkTries is how often a smaller candidate is run before it is given up:

@@ -3,7 +3,7 @@ package stress
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Every smaller plan shrinking tries keeps a fault step whole, its fault

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

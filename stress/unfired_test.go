@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Issue 16.11: an inconclusive run names, for each fault kind that did not

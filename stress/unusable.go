@@ -3,7 +3,7 @@ package stress
 import (
 	"fmt"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // unusableAfter is how many plans the search runs without an ok answer

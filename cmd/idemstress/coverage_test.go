@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A contract whose keys are global puts one tenant in play: no call of

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

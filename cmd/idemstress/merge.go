@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 // mergeCmd combines the JSON reports of a job's shards into one: the worst

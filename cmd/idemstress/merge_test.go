@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 // Coverage is summed over shards, and a check is exercised when any shard

@@ -9,9 +9,9 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/model"
 	"github.com/idemstress/idemstress/stress"
 )
 

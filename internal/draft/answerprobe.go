@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // ProbeAnswers asks the service how it answers what the contract must

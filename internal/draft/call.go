@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // answer is what the service answered one of init's calls.

@@ -3,7 +3,7 @@ package fault
 import (
 	"context"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A fault step is a nemesis operation of its own in a plan (model.StepFault):

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
-	"github.com/idemstress/idemstress/model"
 )
 
 // inside are tenant and key values in a namespace (NS stands for it): the

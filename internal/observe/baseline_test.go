@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
-	"github.com/idemstress/idemstress/model"
 )
 
 // serialTaggedSchema is the tagged layout with sequence-assigned ids, as

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Query is one statement Observe runs, with its arguments.

@@ -3,7 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 	"regexp"
 	"strings"
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
-	"github.com/idemstress/idemstress/model"
 )
 
 // TestIndexes: doctor's advice names the index each search uses, or the

@@ -19,10 +19,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/model"
 )
 
 // cluster is the one throwaway PostgreSQL of this package's tests; when it

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
-	"github.com/idemstress/idemstress/model"
 )
 
 // taggedSchema is the sample service's tagged layout: no key columns; the

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // TestStartUnsupported checks that where pgtemp cannot run PostgreSQL,

@@ -23,7 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 const (

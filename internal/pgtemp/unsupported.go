@@ -1,6 +1,6 @@
 package pgtemp
 
-import "github.com/idemstress/idemstress/process"
+import "github.com/idemstress/idemstress/internal/process"
 
 // unsupportedOS is Start's error on a system where pgtemp cannot run
 // PostgreSQL as a child (no process groups or POSIX signals). It matches

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // osUser is the OS user initdb and postgres run as; nil is the current user.

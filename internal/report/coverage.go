@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // CoverageLine says how often a run made each transition and which checks

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 // oneTenant is what a run of one tenant covers: everything but another

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Explain renders a failing case for people: the minimal plan, the

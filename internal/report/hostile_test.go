@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 // A hostile service's IDs and bodies reach the table and the explanation

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/model"
 )
 
 // JUnitFailure is one failure of a run as the JUnit report shows it: the minimal

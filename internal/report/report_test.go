@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

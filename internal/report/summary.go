@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Row is one target's result, as the demo and run commands print it.

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
-	"github.com/idemstress/idemstress/model"
 )
 
 // The page is one file with no network access: inline CSS, inline SVG and

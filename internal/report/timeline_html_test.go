@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/model"
 )
 
 // timelineFinding is a failing history with a burst of three overlapping

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/examples/paysvc"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/stress"
 )
 

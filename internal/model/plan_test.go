@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 func TestCallString(t *testing.T) {

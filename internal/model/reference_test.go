@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Payloads of one action: p and pSpaced are canonical-equal, pOther is not.

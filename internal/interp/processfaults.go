@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/fault"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The faults done to the service's processes: a crash while a call is in

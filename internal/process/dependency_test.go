@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redistest"
-	"github.com/idemstress/idemstress/process"
 )
 
 // redisDep is a Redis dependency on {port} in {data_dir}: without

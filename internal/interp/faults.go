@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/fault"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // reportWait bounds the wait for the proxy's report of a call's fault,

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A form body (Stripe) carries the payload's fields with brackets for

@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A history reads in the order things started, each fault before the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/fault"
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // crashedAfterCommit sends the call to replica 0 through its fault proxy,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // square answers 400 to a reused key and to a missing key, told apart by

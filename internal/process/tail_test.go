@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // writes records each Write it is given, as a log that stamps every Write

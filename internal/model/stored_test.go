@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Stored fields are compared with the payload by JSON value, not as text.

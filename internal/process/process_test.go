@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // echo is what testdata/echoserver answers.

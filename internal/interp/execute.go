@@ -13,8 +13,8 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
-	"github.com/idemstress/idemstress/model"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // ErrInfrastructure marks a failure of the run itself (target or database

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The statuses: shorthand reads an answer by its status alone (and

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 func TestBodyShownBounded(t *testing.T) {

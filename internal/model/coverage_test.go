@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // covOp is a call of the given tenant and key with body b, in flight from

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // A process target runs the service as replicas idemstress can restart,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/process"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // TestStartUnsupported checks that where processes cannot be supervised,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/idemstress/idemstress/model"
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 func TestNamespaceLogical(t *testing.T) {
