@@ -152,9 +152,10 @@ func crashes(p model.Plan) model.Plan {
 
 // interrupts reports whether fault f acts on a call's first writes (a
 // crash, a pause, a transient database failure), which a replay does not
-// make.
+// make (model.FaultKind.FirstCall).
 func interrupts(f model.Fault) bool {
-	return model.Crashes(f) || f == model.FaultPause || f == model.FaultDBError || f == model.FaultSlowOriginal
+	k, _ := model.KindOf(f)
+	return k.FirstCall
 }
 
 // dims is the size of one plan's world.

@@ -95,6 +95,7 @@ const (
 	FaultDBError          = m.FaultDBError
 	FaultSlowOriginal     = m.FaultSlowOriginal
 	FaultCrashAfterCommit = m.FaultCrashAfterCommit
+	FaultPauseKeyRecord   = m.FaultPauseKeyRecord
 	FaultDepRestart       = m.FaultDepRestart
 	FaultDepCrash         = m.FaultDepCrash
 )

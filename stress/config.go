@@ -212,27 +212,27 @@ func (c *Config) validate() error {
 }
 
 // checkFaults refuses faults idemstress cannot make happen: a fault that
-// can never fire would leave every case inconclusive.
+// can never fire would leave every case inconclusive. What each kind needs
+// is its entry of model's registry (model.FaultKind).
 func (c *Config) checkFaults() error {
 	for _, f := range c.Faults {
+		k, ok := model.KindOf(f)
 		switch {
-		case !slices.Contains(model.PlannedFaults, f):
+		case !ok:
 			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
-		case slices.Contains(model.ProcessFaults, f) && c.Process == nil:
+		case k.Needs == model.NeedsService && c.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
-		case slices.Contains(model.DependencyFaults, f) && (c.Process == nil || len(c.Process.Dependencies) == 0):
+		case k.Needs == model.NeedsDependency && (c.Process == nil || len(c.Process.Dependencies) == 0):
 			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
-		case f == model.FaultPause && c.Process.Replicas < 2:
-			return fmt.Errorf("faults: pause needs process.replicas of 2 or more: the retry goes to another replica while one is paused")
-		case slices.Contains(model.ProxyFaults, f) && c.Target != nil && !isHTTP(c.Target):
-			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy sits between idemstress and the service", f)
-		case f == model.FaultSlowOriginal && c.Contract.Lease <= 0:
+		case k.Replicas > 1 && (c.Process == nil || c.Process.Replicas < k.Replicas):
+			return fmt.Errorf("faults: %s needs process.replicas of %d or more: the retry goes to another replica while one is held", f, k.Replicas)
+		case k.Proxy && c.Target != nil && !isHTTP(c.Target):
+			return fmt.Errorf("faults: %s needs an HTTP target: it is done through the fault proxy between idemstress and the service", f)
+		case k.Lease && c.Contract.Lease <= 0:
 			return fmt.Errorf("faults: %s needs lease: the service's in-progress lease, which the original is held past while its retry arrives", f)
-		case f == model.FaultCrashAfterCommit && c.Target != nil && !isHTTP(c.Target):
-			return fmt.Errorf("faults: %s needs an HTTP target: the fault proxy withholds the answer while the replica is killed", f)
-		case f == model.FaultCrashKeyRecord && c.KeyTable == "":
+		case k.KeyTable && c.KeyTable == "":
 			return fmt.Errorf("faults: %s needs key_table: the table where the service keeps its own key records, whose write it interrupts", f)
-		case waitsOnLastTable(f) && crashTable(c.Effects) == "":
+		case k.AtWrite && crashTable(c.Effects) == "":
 			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
 		}
 	}
@@ -242,14 +242,16 @@ func (c *Config) checkFaults() error {
 // waitsOnLastTable reports whether fault f acts on a call once it waits on
 // its write to the last effect table (crashTable).
 func waitsOnLastTable(f model.Fault) bool {
-	return (model.Crashes(f) && f != model.FaultCrashAfterCommit) || f == model.FaultPause || f == model.FaultDBError || f == model.FaultSlowOriginal
+	k, _ := model.KindOf(f)
+	return k.AtWrite
 }
 
 // needsProxy reports whether fault f is done through the fault proxy in
 // front of each replica: the proxy's own faults, and the crash after the
 // commit, whose answer the proxy withholds.
 func needsProxy(f model.Fault) bool {
-	return slices.Contains(model.ProxyFaults, f) || f == model.FaultCrashAfterCommit
+	k, _ := model.KindOf(f)
+	return k.Proxy
 }
 
 func isHTTP(t client.Target) bool {
@@ -283,8 +285,13 @@ func queryAfterCrashTable(faults []model.Fault, effects []model.Effect) string {
 	for _, e := range effects[i+1:] {
 		after = append(after, e.Table)
 	}
-	return fmt.Sprintf("crash, pause, db-error and slow-original land at the write to %s, the last effect given as a table; "+
-		"the rows of %s (a query) are never cut off from it: list the effect written last as a table to reach that point", table, strings.Join(after, ", "))
+	landing := slices.DeleteFunc(slices.Clone(faults), func(f model.Fault) bool { return !waitsOnLastTable(f) })
+	verb := "land"
+	if len(landing) == 1 {
+		verb = "lands"
+	}
+	return fmt.Sprintf("%s %s at the write to %s, the last effect given as a table; "+
+		"the rows of %s (a query) are never cut off from it: list the effect written last as a table to reach that point", faultNames(landing), verb, table, strings.Join(after, ", "))
 }
 
 func faultNames(fs []model.Fault) string {

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/process"
 )
 
 // What a Go caller set in Config survives defaults: the world's faults are
@@ -127,5 +129,34 @@ func TestQueryAfterCrashTableNoted(t *testing.T) {
 		if tc.noted != (n != "") || (tc.noted && !strings.Contains(n, "order_lines") || tc.noted && !strings.Contains(n, "write to orders")) {
 			t.Errorf("faults %v, effects %v: note %q, want noted %v", tc.faults, tc.effects, n, tc.noted)
 		}
+	}
+}
+
+// What a fault kind needs is read from model's registry: each need
+// missing is refused with what it is, and a contract that has them all is
+// accepted.
+func TestFaultNeedsFromTheRegistry(t *testing.T) {
+	effects := []model.Effect{{Table: "tickets"}}
+	two := &process.Spec{Replicas: 2}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"pause-key-record on one replica", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: &process.Spec{Replicas: 1}, KeyTable: "keys", Effects: effects}, "needs process.replicas of 2"},
+		{"pause-key-record without key_table", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, Effects: effects}, "needs key_table"},
+		{"pause-key-record with effects only by query", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: []model.Effect{{Table: "t", Query: "SELECT 1"}}}, "needs an effect table"},
+		{"pause-key-record with all it needs", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: effects}, ""},
+		{"crash-after-commit of a Go target", Config{Faults: []model.Fault{model.FaultCrashAfterCommit}, Process: two, Target: client.Func(nil), Effects: effects}, "needs an HTTP target"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.checkFaults()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err %v, want it to say %q", err, tc.want)
+			}
+		})
 	}
 }

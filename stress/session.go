@@ -124,7 +124,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
 	}
-	if slices.Contains(s.cfg.Faults, model.FaultCrashKeyRecord) {
+	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
 		s.exec.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // terminateSQL ends the database sessions that wait because of the
@@ -47,4 +49,34 @@ func (s Stall) Fail(ctx context.Context, call func(ctx context.Context, answered
 	})
 	rep.Fired = rep.Fired && ended > 0
 	return rep, err
+}
+
+// dbError sends the call with the last effect table write-locked and,
+// once the call waits on that lock, ends its database session (Fail): the
+// service's database work fails once, as a passing database error would
+// make it, and the service answers as it answers one. What the call's
+// retries must get is the contract's errors: policy (checks.ErrorReplay).
+func dbError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+	effects := env.EffectStall()
+	if effects == nil {
+		return CallOutcome{}, needs(call.Fault, "an effect table to wait on")
+	}
+	var op model.Op
+	var callErr error
+	rep, err := effects.Fail(ctx, func(ctx context.Context, answered *atomic.Int64) {
+		op, callErr = env.Send(ctx, call, 0, nil)
+		if callErr == nil && op.Out.Kind != model.Unknown {
+			answered.Add(1)
+		}
+	})
+	out := CallOutcome{Ops: []model.Op{op}}
+	if err != nil {
+		// A role that may not end the service's sessions is told so by err.
+		return out, infrastructure(ctx, call.Fault, err)
+	}
+	out.Fired, out.Held = rep.Fired, rep.Blocked
+	if !rep.Fired {
+		out.Note = unfired(op, effects.Table, "failed")
+	}
+	return out, callErr
 }

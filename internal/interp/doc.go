@@ -12,7 +12,8 @@
 // service.
 //
 // One file a kind of work: execute.go (steps, calls, bursts), faults.go
-// (the fault proxy's faults), processfaults.go (crash, pause, restart and
-// the liveness polling after a crash), dbfaults.go (db-error),
-// leasefaults.go (slow-original), commitcrash.go (crash-after-commit).
+// (a call's fault and a fault step, looked up in package fault's
+// registries and recorded as events: no kind is named here),
+// processfaults.go (the restart step and the liveness polling after a
+// crash).
 package interp

@@ -19,7 +19,7 @@ import (
 
 // ErrInfrastructure marks a failure of the run itself (target or database
 // not there), as opposed to a violation found in the client.
-var ErrInfrastructure = errors.New("infrastructure failure")
+var ErrInfrastructure = fault.ErrInfrastructure
 
 // Executor runs plans against a client.
 type Executor struct {

@@ -3,81 +3,65 @@ package interp
 import (
 	"context"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// reportWait bounds the wait for the proxy's report of a call's fault,
-// which it files once the exchange is over, maybe just after the client
-// saw its end.
-const reportWait = 5 * time.Second
-
-// faulty sends one call that carries a planned fault and records the
-// fault as an event beside the call, fired or not.
+// faulty does one call that carries a planned fault, through package
+// fault's registry, and records what it did as an event beside the
+// calls it sent, fired or not.
 func (x *execution) faulty(ctx context.Context, call model.Call) error {
-	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Start: x.now()}
-	var op model.Op
-	var err error
-	switch {
-	case slices.Contains(model.ProxyFaults, call.Fault):
-		op, err = x.proxied(ctx, call, &ev)
-	case call.Fault == model.FaultCrashAfterCommit:
-		op, err = x.crashedAfterCommit(ctx, call, &ev)
-	case model.Crashes(call.Fault):
-		op, err = x.crashed(ctx, call, &ev)
-	case call.Fault == model.FaultDBError:
-		op, err = x.failed(ctx, call, &ev)
-	case call.Fault == model.FaultPause, call.Fault == model.FaultSlowOriginal:
-		var ops []model.Op
-		if call.Fault == model.FaultPause {
-			ops, err = x.paused(ctx, call, &ev)
-		} else {
-			ops, err = x.overran(ctx, call, &ev)
-		}
-		ev.End = x.now()
-		ev.Ops = x.add(ops)
-		x.h.Faults = append(x.h.Faults, ev)
-		return err
-	default:
+	do, ok := fault.Call(call.Fault)
+	if !ok {
 		return fmt.Errorf("stress: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
+	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Start: x.now()}
+	out, err := do(ctx, callEnv{x}, call)
 	ev.End = x.now()
-	ev.Ops = x.add([]model.Op{op})
+	ev.Ops = x.add(out.Ops)
+	ev.Fired, ev.Held, ev.Note = out.Fired, out.Held, out.Note
 	x.h.Faults = append(x.h.Faults, ev)
+	if out.Down {
+		x.down = true
+	}
+	if out.CutOff && len(out.Ops) > 0 {
+		if x.cutOff == nil {
+			x.cutOff = map[model.Action]int64{}
+		}
+		x.cutOff[x.Contract.ActionOf(call)] = out.Ops[0].End
+	}
 	return err
 }
 
-// proxied sends the call through the fault proxy of its replica, asking
-// for the fault by header, and asks the proxy whether it fired.
-func (x *execution) proxied(ctx context.Context, call model.Call, ev *model.FaultEvent) (model.Op, error) {
-	if len(x.Proxies) == 0 {
-		return model.Op{}, fmt.Errorf("stress: fault %s needs the fault proxy, and the run has none", call.Fault)
-	}
-	token := fmt.Sprintf("%s%d", x.ns, len(x.h.Ops))
-	op, err := x.call(ctx, call, 0, map[string]string{fault.Header: string(call.Fault) + " " + token})
-	if err != nil {
-		return op, err
-	}
-	deadline := time.Now().Add(reportWait)
-	for {
-		if rep, ok := x.Proxies[0].Report(token); ok {
-			ev.Fired, ev.Note = rep.Fired, rep.Note
-			return op, nil
-		}
-		if time.Now().After(deadline) {
-			ev.Note = "the call never reached the fault proxy"
-			return op, nil
-		}
-		select {
-		case <-ctx.Done():
-			return op, ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
-	}
+// callEnv is what a call fault reaches of the execution under way
+// (fault.CallEnv).
+type callEnv struct{ x *execution }
+
+func (e callEnv) Send(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {
+	return e.x.call(ctx, call, replica, extra)
 }
+
+func (e callEnv) Token() string { return fmt.Sprintf("%s%d", e.x.ns, len(e.x.h.Ops)) }
+
+func (e callEnv) Proxy() *fault.Proxy {
+	if len(e.x.Proxies) == 0 {
+		return nil
+	}
+	return e.x.Proxies[0]
+}
+
+func (e callEnv) Replicas() fault.Replicas {
+	if e.x.Service == nil {
+		return nil
+	}
+	return e.x.Service
+}
+
+func (e callEnv) EffectStall() *fault.Stall                       { return e.x.CrashStall }
+func (e callEnv) KeyStall() *fault.Stall                          { return e.x.KeyStall }
+func (e callEnv) Contract() model.Contract                        { return e.x.Contract }
+func (e callEnv) Dependency(name string) (fault.Dependency, bool) { return e.x.Dependency(name) }
 
 // faultStep does a fault step of its own (a dependency's restart or
 // crash) through package fault's registry, and records it as an event.

@@ -38,6 +38,13 @@ const (
 	// FaultPause: the replica serving the call is SIGSTOPped until the
 	// client has given up; a retry goes to another replica.
 	FaultPause Fault = "pause"
+	// FaultPauseKeyRecord: the replica serving the call is SIGSTOPped at
+	// the call's write to the service's own key record after its write to
+	// the last effect table (where crash-key-record kills it), and the
+	// same call is sent to another replica: a retry while the original's
+	// effects are committed and its key record is not yet complete, where
+	// the service completes it in a transaction of its own.
+	FaultPauseKeyRecord Fault = "pause-key-record"
 	// FaultRestart is a plan step (StepRestart), not a fault of a call.
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
@@ -78,9 +85,7 @@ var ProcessFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsS
 
 // Crashes reports whether fault f SIGKILLs the call's replica, at one of
 // the points a crash may land: the replica stays down until a restart.
-func Crashes(f Fault) bool {
-	return f == FaultCrash || f == FaultCrashKeyRecord || f == FaultCrashAfterCommit
-}
+func Crashes(f Fault) bool { return kind(f).Crashes }
 
 // DBFaults are the faults done to the service's database sessions: they
 // need an effect table to wait on, not the service's processes.

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // FaultKind is one entry of the registry of fault kinds a plan may carry:
 // where the fault stands in a plan and what it needs to happen. The
 // generator, the contract loader, the case-file reader and the executor's
@@ -12,6 +14,25 @@ type FaultKind struct {
 	Scope FaultScope
 	// Needs is what must exist for the fault to fire.
 	Needs FaultNeed
+	// Proxy: it is done through the fault proxy in front of each replica,
+	// so it needs an HTTP target.
+	Proxy bool
+	// AtWrite: it lands while the call waits on its write to the last
+	// effect table the contract gives as a table (not a query).
+	AtWrite bool
+	// FirstCall: it acts on an action's first writes, which a replay does
+	// not make, so the generator keeps it only on an action's first call.
+	FirstCall bool
+	// Crashes: it SIGKILLs the call's replica, which stays down until a
+	// restart step (the generator plans one after it).
+	Crashes bool
+	// KeyTable: it lands at the service's write to its own key record, so
+	// it needs key_table.
+	KeyTable bool
+	// Replicas is the fewest replicas it needs (0: one).
+	Replicas int
+	// Lease: it holds the call past the contract's lease, so it needs one.
+	Lease bool
 }
 
 // FaultScope is where a fault stands in a plan.
@@ -44,19 +65,20 @@ const (
 // them. db-stall is not here: it is set around every burst (db_stall:),
 // never planned.
 var faultKinds = []FaultKind{
-	{FaultLoseReply, OnCall, NeedsProxy},
-	{FaultDropRequest, OnCall, NeedsProxy},
-	{FaultDoubleDelivery, OnCall, NeedsProxy},
-	{FaultDelay, OnCall, NeedsProxy},
-	{FaultRestart, AsStep, NeedsService},
-	{FaultCrash, OnCall, NeedsService},
-	{FaultCrashKeyRecord, OnCall, NeedsService},
-	{FaultCrashAfterCommit, OnCall, NeedsService},
-	{FaultPause, OnCall, NeedsService},
-	{FaultDBError, OnCall, NeedsDatabase},
-	{FaultSlowOriginal, OnCall, NeedsDatabase},
-	{FaultDepRestart, AsStep, NeedsDependency},
-	{FaultDepCrash, AsStep, NeedsDependency},
+	{Name: FaultLoseReply, Needs: NeedsProxy, Proxy: true},
+	{Name: FaultDropRequest, Needs: NeedsProxy, Proxy: true},
+	{Name: FaultDoubleDelivery, Needs: NeedsProxy, Proxy: true},
+	{Name: FaultDelay, Needs: NeedsProxy, Proxy: true},
+	{Name: FaultRestart, Scope: AsStep, Needs: NeedsService},
+	{Name: FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true},
+	{Name: FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true},
+	{Name: FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true},
+	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
+	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
+	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true},
+	{Name: FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
+	{Name: FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
+	{Name: FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},
 }
 
 // KindOf is the registry's entry for fault f, and whether it has one.
@@ -78,4 +100,14 @@ func faultsThat(keep func(FaultKind) bool) []Fault {
 		}
 	}
 	return fs
+}
+
+// Kinds lists the registry's entries, in its order.
+func Kinds() []FaultKind { return slices.Clone(faultKinds) }
+
+// kind is the registry's entry for f; the zero entry (no needs) when f
+// has none.
+func kind(f Fault) FaultKind {
+	k, _ := KindOf(f)
+	return k
 }

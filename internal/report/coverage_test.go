@@ -21,7 +21,7 @@ func TestCoverageLine(t *testing.T) {
 	got := report.CoverageLine(oneTenant, status)
 	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
 		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30; " +
-		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crash fault fired, no crash-key-record fault fired)"
+		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -47,7 +47,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 	want := map[string]string{
 		"idemstress.IDEM-007": "not exercised: no call of another tenant with the same key",
 		"idemstress.IDEM-015": "not exercised: no key that differs from another only by white space, case or form",
-		"idemstress.IDEM-012": "not exercised: no crash fault fired, no crash-key-record fault fired",
+		"idemstress.IDEM-012": "not exercised: no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired",
 		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
 	}
 	if len(skipped) != len(want) {

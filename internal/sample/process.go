@@ -17,7 +17,7 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct: slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashKeyRecord}),
+	Correct: slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashKeyRecord, model.FaultPauseKeyRecord}),
 	// key-first completes its key record in the transaction that claimed
 	// it, which holds the key table from its first statement: no write to
 	// the record is left after the effects' for crash-key-record to stop.

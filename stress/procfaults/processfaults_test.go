@@ -42,6 +42,11 @@ func TestProcessFaultModes(t *testing.T) {
 			// Plans that restart take ~0.2 s a restart: shrinking needs time.
 			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, time.Minute, "tickets"
 			cfg.MaxBugs = 1
+			if tc.check == "" {
+				// Each of a dozen kinds must fire: one call in three
+				// carries a fault, drawn among them.
+				cfg.Plans = 80
+			}
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package interp
+package fault
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ func TestUnfiredCrashSaysWhy(t *testing.T) {
 		{model.Op{Out: model.Outcome{Kind: model.Unknown}}, "paused", "never waited on its write to tickets, so the replica was not paused"},
 	}
 	for _, tt := range tests {
-		if got := unfiredCrash(tt.op, "tickets", tt.done); !strings.Contains(got, tt.want) {
-			t.Errorf("unfiredCrash(%d, %s) = %q, want it to say %q", tt.op.Out.Status, tt.done, got, tt.want)
+		if got := unfired(tt.op, "tickets", tt.done); !strings.Contains(got, tt.want) {
+			t.Errorf("unfired(%d, %s) = %q, want it to say %q", tt.op.Out.Status, tt.done, got, tt.want)
 		}
 	}
 }

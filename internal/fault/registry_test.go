@@ -1,0 +1,38 @@
+package fault
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// Model's registry and this package's two say the same kinds: every kind
+// a call carries is a call fault here, every kind that is a step of its
+// own is a fault step here (but restart, which the executor does to every
+// replica), and nothing here is missing from model's registry or stands
+// at the other scope. A kind added to one registry and not the other
+// would be planned and never done, or done and never planned.
+func TestRegistriesAgree(t *testing.T) {
+	for _, k := range model.Kinds() {
+		_, call := Call(k.Name)
+		_, step := Step(k.Name)
+		switch {
+		case k.Scope == model.OnCall && !call:
+			t.Errorf("%s is a fault of a call in model's registry, and no call fault here", k.Name)
+		case k.Scope == model.AsStep && k.Name != model.FaultRestart && !step:
+			t.Errorf("%s is a step in model's registry, and no fault step here", k.Name)
+		case call && step:
+			t.Errorf("%s is both a call fault and a fault step here", k.Name)
+		}
+	}
+	for f := range callFaults {
+		if k, ok := model.KindOf(f); !ok || k.Scope != model.OnCall {
+			t.Errorf("call fault %s is not a fault of a call in model's registry", f)
+		}
+	}
+	for f := range stepFaults {
+		if k, ok := model.KindOf(f); !ok || k.Scope != model.AsStep {
+			t.Errorf("fault step %s is not a step in model's registry", f)
+		}
+	}
+}
