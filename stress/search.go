@@ -121,12 +121,17 @@ func (r *runner) workers() int {
 		return 1
 	}
 	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Needs != model.NeedsProxy }); i >= 0 && w > 1 {
-		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on the processes every plan uses, so plans run one at a time", w, r.cfg.Faults[i]))
-		return 1
-	}
-	if slices.Contains(r.cfg.Faults, model.FaultDBError) && w > 1 {
-		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-error fault locks a whole effect table and ends the sessions waiting on it, so plans run one at a time", w))
+		k, _ := model.KindOf(r.cfg.Faults[i])
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on %s every plan shares, so plans run one at a time", w, k.Name, shared[k.Needs]))
 		return 1
 	}
 	return w
+}
+
+// shared says what a fault that needs need acts on, which every plan of
+// a run shares.
+var shared = map[model.FaultNeed]string{
+	model.NeedsService:    "the service's processes",
+	model.NeedsDependency: "the service's dependencies",
+	model.NeedsDatabase:   "a whole effect table (locked, its waiting sessions ended or held)",
 }
