@@ -106,4 +106,15 @@ func TestCallFaultsSayWhatTheyDid(t *testing.T) {
 			t.Fatalf("err %v after %d calls; want it refused before any call", err, env.sent)
 		}
 	})
+	// The faults that land at a write refuse a run without the table to
+	// hold, before any call.
+	for _, f := range []model.Fault{model.FaultCrash, model.FaultCrashKeyRecord, model.FaultPause, model.FaultPauseKeyRecord} {
+		t.Run(string(f)+" without an effect table", func(t *testing.T) {
+			do, _ := Call(f)
+			env := proxiedEnv(t, 201, &countingReplicas{})
+			if _, err := do(t.Context(), env, model.Call{Fault: f}); err == nil || !strings.Contains(err.Error(), "needs an effect table") || env.sent != 0 {
+				t.Fatalf("err %v after %d calls; want it refused before any call", err, env.sent)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -15,50 +16,73 @@ import (
 // (the generator plans one).
 
 func crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
-	effects := env.EffectStall()
-	if env.Replicas() == nil || effects == nil {
-		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts")
+	at, err := atEffects(env, call)
+	if err != nil || env.Replicas() == nil {
+		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))
 	}
-	return killedAt(ctx, env, call, effects.Table, func(send func(context.Context, *atomic.Int64), kill func()) (StallReport, error) {
-		return effects.Hold(ctx, 1, send, kill)
-	})
+	return killedAt(ctx, env, call, at)
 }
 
 func crashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
-	effects, keys := env.EffectStall(), env.KeyStall()
-	switch {
-	case env.Replicas() == nil || effects == nil:
-		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts")
-	case keys == nil:
-		return CallOutcome{}, needs(call.Fault, "key_table")
+	at, err := atKeyRecord(env, call)
+	if err != nil || env.Replicas() == nil {
+		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))
 	}
-	return killedAt(ctx, env, call, keys.Table+" after "+effects.Table, func(send func(context.Context, *atomic.Int64), kill func()) (StallReport, error) {
-		return effects.HoldAfter(ctx, *keys, send, kill)
-	})
+	return killedAt(ctx, env, call, at)
 }
 
-// killedAt sends the call to replica 0 under hold, which runs kill once
-// the call waits on the write to where (a table, or "keys after
-// effects"), and says what the kill did.
-func killedAt(ctx context.Context, env CallEnv, call model.Call, where string, hold func(send func(context.Context, *atomic.Int64), kill func()) (StallReport, error)) (CallOutcome, error) {
+// A landing is a write of the call's where a crash or pause lands: what
+// it is called in notes, and the hold that sends the call and runs
+// whileHeld once the call waits on that write.
+type landing struct {
+	where string
+	hold  func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error)
+}
+
+// atEffects lands at the call's write to the last effect table.
+func atEffects(env CallEnv, call model.Call) (landing, error) {
+	effects := env.EffectStall()
+	if effects == nil {
+		return landing{}, needs(call.Fault, "an effect table (not a query) whose write it interrupts")
+	}
+	return landing{effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+		return effects.Hold(ctx, 1, send, whileHeld)
+	}}, nil
+}
+
+// atKeyRecord lands at the call's write to the service's own key record
+// after its write to the last effect table (HoldAfter).
+func atKeyRecord(env CallEnv, call model.Call) (landing, error) {
+	effects, keys := env.EffectStall(), env.KeyStall()
+	switch {
+	case effects == nil:
+		return landing{}, needs(call.Fault, "an effect table (not a query) whose write it interrupts")
+	case keys == nil:
+		return landing{}, needs(call.Fault, "key_table")
+	}
+	return landing{keys.Table + " after " + effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+		return effects.HoldAfter(ctx, *keys, send, whileHeld)
+	}}, nil
+}
+
+// killedAt sends the call to replica 0 and kills the replica once the
+// call waits on the landing's write, and says what the kill did.
+func killedAt(ctx context.Context, env CallEnv, call model.Call, at landing) (CallOutcome, error) {
 	var op model.Op
 	var callErr, killErr error
-	rep, err := hold(func(ctx context.Context, answered *atomic.Int64) {
+	rep, err := at.hold(ctx, func(ctx context.Context, answered *atomic.Int64) {
 		op, callErr = env.Send(ctx, call, 0, nil)
 		if callErr == nil && op.Out.Kind != model.Unknown {
 			answered.Add(1)
 		}
 	}, func() { killErr = env.Replicas().Kill(0) })
 	out := CallOutcome{Ops: []model.Op{op}}
-	if err == nil {
-		err = killErr
-	}
-	if err != nil {
+	if err = cmp.Or(err, killErr); err != nil {
 		return out, infrastructure(ctx, call.Fault, err)
 	}
 	out.Fired, out.Held = rep.Fired, rep.Blocked
 	if !rep.Fired {
-		out.Note = unfired(op, where, "killed")
+		out.Note = unfired(op, at.where, "killed")
 		return out, callErr
 	}
 	// A call cut short by the kill is an unknown outcome, not the end of

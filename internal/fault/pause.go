@@ -21,13 +21,7 @@ const pauseHold = 500 * time.Millisecond
 // replica 0 is SIGCONTed and the lock released; both calls finish, and
 // both join the history.
 func pause(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
-	effects, replicas := env.EffectStall(), env.Replicas()
-	if replicas == nil || effects == nil || len(replicas.Addrs()) < 2 {
-		return CallOutcome{}, needs(call.Fault, "two replicas of a service that idemstress starts")
-	}
-	return pausedAt(ctx, env, call, effects.Table, func(send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
-		return effects.Hold(ctx, 1, send, whileHeld)
-	})
+	return pausedAt(ctx, env, call, atEffects)
 }
 
 // pauseKeyRecord is pause at the call's write to the service's own key
@@ -36,27 +30,21 @@ func pause(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, erro
 // original's effects are committed and its key record is not complete,
 // where the service completes it in a transaction of its own.
 func pauseKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
-	effects, keys, replicas := env.EffectStall(), env.KeyStall(), env.Replicas()
-	switch {
-	case replicas == nil || effects == nil || len(replicas.Addrs()) < 2:
-		return CallOutcome{}, needs(call.Fault, "two replicas of a service that idemstress starts")
-	case keys == nil:
-		return CallOutcome{}, needs(call.Fault, "key_table")
-	}
-	return pausedAt(ctx, env, call, keys.Table+" after "+effects.Table, func(send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
-		return effects.HoldAfter(ctx, *keys, send, whileHeld)
-	})
+	return pausedAt(ctx, env, call, atKeyRecord)
 }
 
-// pausedAt sends the call to replica 0 under hold, which runs its
-// whileHeld once the call waits on the write to where; there replica 0 is
-// paused while the retry goes to replica 1.
-func pausedAt(ctx context.Context, env CallEnv, call model.Call, where string, hold func(send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error)) (CallOutcome, error) {
+// pausedAt sends the call to replica 0 and, once it waits on the write
+// it lands at, pauses replica 0 while the retry goes to replica 1.
+func pausedAt(ctx context.Context, env CallEnv, call model.Call, landAt func(CallEnv, model.Call) (landing, error)) (CallOutcome, error) {
+	at, err := landAt(env, call)
 	replicas := env.Replicas()
+	if err != nil || replicas == nil || len(replicas.Addrs()) < 2 {
+		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "two replicas of a service that idemstress starts"))
+	}
 	var first, second model.Op
 	var firstErr, secondErr, pauseErr, resumeErr error
 	var retried chan struct{}
-	rep, err := hold(func(ctx context.Context, answered *atomic.Int64) {
+	rep, err := at.hold(ctx, func(ctx context.Context, answered *atomic.Int64) {
 		first, firstErr = env.Send(ctx, call, 0, nil)
 		if firstErr == nil {
 			answered.Add(1)
@@ -88,7 +76,7 @@ func pausedAt(ctx context.Context, env CallEnv, call model.Call, where string, h
 	}
 	out.Fired, out.Held = rep.Fired, rep.Blocked
 	if !rep.Fired {
-		out.Note = unfired(first, where, "paused")
+		out.Note = unfired(first, at.where, "paused")
 	}
 	return out, cmp.Or(firstErr, secondErr)
 }
