@@ -31,6 +31,8 @@ type runner struct {
 	// session is what Run opened, for what it checks around the search.
 	session *Session
 	seed    uint64
+	// deals are the world's faults, dealt to the first plans (planAt).
+	deals []gen.Deal
 	// faults counts the fault events of every execution by kind, and
 	// unfiredExecs the executions where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
@@ -242,7 +244,7 @@ func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Pl
 // newRunner is the state of a run with seed begun at t0, trying its plans
 // with trials.
 func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
-	return &runner{cfg: cfg, trials: trials, seed: seed, t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
+	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
 		unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
 }
 

@@ -56,3 +56,41 @@ func TestPlanSeeds(t *testing.T) {
 		t.Errorf("neighbouring seeds share plan seeds")
 	}
 }
+
+// The first plans of a run are dealt the world's faults, one each: plan i
+// carries deal i whichever seed the run has, its seed draws it, and the
+// plans after the deals are the ones DeriveSeed draws. Without the deal,
+// a run of a few plans leaves kinds undrawn (counted below, so the test
+// shows it is needed).
+func TestFirstPlansAreDealtEveryFault(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultPauseKeyRecord, model.FaultDBError, model.FaultDelay}
+	w.Restart = true
+	w.StepFaults = []model.Step{{Kind: model.StepFault, Fault: model.FaultDepRestart, Target: "redis"}}
+	deals := gen.Deals(w)
+	if len(deals) != 7 {
+		t.Fatalf("deals %v; want the 5 call faults, restart and the dependency's fault", deals)
+	}
+	undealt := 0
+	for seed := range uint64(30) {
+		for i, d := range deals {
+			if !d.In(drawPlan(w, DeriveSeed(seed, i))) {
+				undealt++
+			}
+			s, p := planAt(w, deals, seed, i)
+			if !d.In(p) {
+				t.Fatalf("seed %d: plan %d does not carry %v:\n%s", seed, i, d, p)
+			}
+			if q := drawPlan(w, s); q.String() != p.String() {
+				t.Fatalf("seed %d: plan %d is not the plan its seed draws:\n%s\n%s", seed, i, p, q)
+			}
+		}
+		i := len(deals)
+		if s, p := planAt(w, deals, seed, i); s != DeriveSeed(seed, i) || p.String() != drawPlan(w, s).String() {
+			t.Fatalf("seed %d: plan %d, after the deals, has another seed", seed, i)
+		}
+	}
+	if undealt < 30 {
+		t.Errorf("without the deal only %d of 210 plans missed their fault; the test no longer shows the deal is needed", undealt)
+	}
+}
