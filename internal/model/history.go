@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // OutcomeKind is Jepsen's ok / fail / info, refined by the contract.
@@ -59,12 +60,27 @@ func (o Outcome) String() string {
 type Op struct {
 	Step int  `json:"step"`
 	Call Call `json:"call"`
-	// Body is the payload exactly as sent.
+	// Body is the payload as the reference model judges it (Contract.Render):
+	// {{key}} and {{tenant}} in its strings stand for the call's identity,
+	// filled in only on the wire. Shown is it as a reader wants it.
 	Body Body `json:"body"`
 	// Start and End are nanoseconds since the run began (monotonic).
 	Start int64   `json:"start"`
 	End   int64   `json:"end"`
 	Out   Outcome `json:"outcome"`
+}
+
+// Shown is the payload as the history shows it: Body with {{key}} and
+// {{tenant}} filled in with the call's logical names (k1, A), as the
+// request carried them (namespaced on the wire), so a key in the body
+// does not read as a placeholder sent; a call without its key left out
+// the members carrying it, which Shown says in their place.
+func (op Op) Shown() string {
+	key := op.Call.Key
+	if op.Call.NoKey {
+		key = "(left out: no key)"
+	}
+	return strings.NewReplacer("{{key}}", key, "{{tenant}}", op.Call.Tenant).Replace(op.Body.String())
 }
 
 // String renders a call and its answer: "A/k1 v0 → ok 201 id 7".

@@ -55,3 +55,22 @@ func TestPayloadCarriesIdentity(t *testing.T) {
 		t.Errorf("Carries: wrong")
 	}
 }
+
+// A history shows a key carried in the body as the call's logical key,
+// not as the placeholder the model judges by; a keyless call's shows the
+// member left out; a body without placeholders is shown as it is.
+func TestOpShownFillsIdentity(t *testing.T) {
+	c := model.Contract{Payload: map[string]any{"idempotency_key": "{{key}}", "account": "{{tenant}}", "amount": 5}}
+	op := model.Op{Call: model.Call{Tenant: "B", Key: "k2"}, Body: c.Render("", 0, 0)}
+	if got, want := op.Shown(), `{"account":"B","amount":5,"idempotency_key":"k2"}`; got != want {
+		t.Errorf("shown %s; want %s", got, want)
+	}
+	op.Call.NoKey = true
+	if got, want := op.Shown(), `{"account":"B","amount":5,"idempotency_key":"(left out: no key)"}`; got != want {
+		t.Errorf("keyless shown %s; want %s", got, want)
+	}
+	plain := model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: model.Contract{Payload: map[string]any{"n": 1}}.Render("", 0, 0)}
+	if got := plain.Shown(); got != plain.Body.String() || got != `{"n":1}` {
+		t.Errorf("a body without placeholders shown as %s", got)
+	}
+}

@@ -165,7 +165,7 @@ func timelineData(title string, f JUnitFailure) tlData {
 		default:
 			b.LabelX, b.Anchor, spans[i] = b.X-4, "end", [2]int{b.X - 4 - text, b.X + b.W}
 		}
-		b.Tip = fmt.Sprintf("step %d: %s\nsent %s\nanswer %s\n%.3f ms – %.3f ms", op.Step+1, op.Call, op.Body, op.Out,
+		b.Tip = fmt.Sprintf("step %d: %s\nsent %s\nanswer %s\n%.3f ms – %.3f ms", op.Step+1, op.Call, op.Shown(), op.Out,
 			float64(op.Start-t0)/1e6, float64(max(op.End, op.Start)-t0)/1e6)
 		if len(op.Out.Body) > 0 {
 			b.Tip += "\nbody " + op.Out.Body.String()
