@@ -51,6 +51,13 @@ type Executor struct {
 // cannot go on: the context ended or the target or database is not there.
 func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
 	x := execution{Executor: e, ns: ns, t0: t0}
+	if e.Service != nil {
+		// A restart, crash or dependency fault that a plan cut short (by
+		// the shrink budget) left down must not meet this plan so.
+		if err := e.Service.Up(ctx); err != nil {
+			return x.h, stoppedOr(ctx, fmt.Errorf("%w: before the plan: %w", ErrInfrastructure, err))
+		}
+	}
 	for i, step := range plan.Steps {
 		x.step = i
 		var err error

@@ -4,6 +4,7 @@ package process_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -88,6 +89,23 @@ func TestRedisDependency(t *testing.T) {
 				if got := resp(t, addr, "GET k"); got != tc.want {
 					t.Errorf("GET k after the fault: %q, want %q", got, tc.want)
 				}
+			}
+			// A fault on it cut short by its context leaves it down; Up,
+			// which begins every plan, starts it again on its port.
+			cut, cancel := context.WithCancel(ctx(t))
+			cancel()
+			if err := dep.Restart(cut); err == nil {
+				t.Fatalf("Restart with its context cancelled: nil, want the context's error")
+			}
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				t.Fatalf("redis still answers at %s after a restart cut short", addr)
+			}
+			if err := p.Up(ctx(t)); err != nil {
+				t.Fatalf("Up: %v", err)
+			}
+			if got := resp(t, addr, "PING"); got != "+PONG" {
+				t.Errorf("PING after Up: %q, want +PONG", got)
 			}
 			if err := p.Stop(); err != nil {
 				t.Fatal(err)

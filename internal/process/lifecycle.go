@@ -34,9 +34,10 @@ type proc struct {
 	// copied is closed once all of it is in the replica's Tail.
 	output *os.File
 	copied chan struct{}
-	// ending says why idemstress ended it; "" while it has not. Guarded by
-	// Service.mu.
+	// ending says why idemstress ended it; "" while it has not. ready
+	// says it was once seen ready. Both guarded by Service.mu.
 	ending string
+	ready  bool
 }
 
 func (pr *proc) exited() bool {
@@ -194,6 +195,54 @@ func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Du
 		return err
 	}
 	return p.waitReady(ctx, r, next)
+}
+
+// Up starts again every process of the service that idemstress ended and
+// did not start again, its dependencies first, each on its own port and
+// data directory, and waits until each is ready; one started but not yet
+// seen ready is waited for. A restart or crash cut short by its context
+// (a plan cut by the shrink budget) leaves its process down, and so does
+// a crash whose plan ended with an error: the next plan must not meet it
+// so, or a correct service is blamed for answers it could not give. One
+// that exited on its own is an error (ErrExited); one running is left as
+// it is.
+func (p *Service) Up(ctx context.Context) error {
+	for _, d := range p.deps {
+		if err := d.svc.Up(ctx); err != nil {
+			return fmt.Errorf("process: dependency %s: %w", d.spec.Name, err)
+		}
+	}
+	for _, r := range p.reps {
+		if err := p.up(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Service) up(ctx context.Context, r *replica) error {
+	r.op.Lock()
+	defer r.op.Unlock()
+	p.mu.Lock()
+	pr, stopped := r.cur, p.stopped
+	down, ending, ready := pr.exited(), pr.ending, pr.ready
+	p.mu.Unlock()
+	switch {
+	case stopped:
+		return fmt.Errorf("process: replica %d: %w", r.index, ErrStopped)
+	case down && ending == "":
+		return exitedOnItsOwn(r, pr)
+	case down:
+		r.out.note("replica %d: pid %d was left down (%s); starting it again on port %d", r.index, pr.pid, ending, pr.port)
+		next, err := p.launch(r, pr.port)
+		if err != nil {
+			return err
+		}
+		return p.waitReady(ctx, r, next)
+	case !ready:
+		return p.waitReady(ctx, r, pr)
+	}
+	return nil
 }
 
 func (p *Service) signal(i int, sig groupSignal) error {

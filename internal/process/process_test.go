@@ -190,6 +190,7 @@ func TestProcesses(t *testing.T) {
 			"Crash":   func() error { return p.Crash(ctx(t), 0) },
 			"Kill":    func() error { return p.Kill(0) },
 			"Pause":   func() error { return p.Pause(0) },
+			"Up":      func() error { return p.Up(ctx(t)) },
 		} {
 			if err := call(); !errors.Is(err, process.ErrExited) {
 				t.Errorf("%s after the replica exited: %v, want ErrExited", name, err)
@@ -341,8 +342,18 @@ func TestProcesses(t *testing.T) {
 		if p.Alive(0) || !dead(pid) || p.Exited(0) != nil {
 			t.Errorf("after a cancelled Restart: Alive %v, pid %d dead %v, Exited %v; want killed by idemstress", p.Alive(0), pid, dead(pid), p.Exited(0))
 		}
-		if err := p.Restart(ctx(t), 0); err != nil {
-			t.Errorf("Restart again: %v", err)
+		// The next plan begins with Up: it starts the replica again on its
+		// port, and leaves a running one as it is.
+		addr := p.Addrs()[0]
+		if err := p.Up(ctx(t)); err != nil {
+			t.Fatalf("Up after a cancelled Restart: %v", err)
+		}
+		again := p.PID(0)
+		if got := get(t, addr); got.PID == pid || got.PID != again || !p.Alive(0) {
+			t.Errorf("after Up: answered by pid %d (PID(0) %d, was %d), alive %v; want a new running process on %s", got.PID, again, pid, p.Alive(0), addr)
+		}
+		if err := p.Up(ctx(t)); err != nil || p.PID(0) != again {
+			t.Errorf("Up of a running replica: %v, pid %d; want nil and pid %d left as it was", err, p.PID(0), again)
 		}
 		p.Kill(0) // it ignores SIGTERM: spare Stop the minute
 	})

@@ -68,6 +68,9 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 	for {
 		switch ready(ctx, addr, pr, client, p.spec.ReadyPath, p.spec.probe) {
 		case readyYes:
+			p.mu.Lock()
+			pr.ready = true
+			p.mu.Unlock()
 			return nil
 		case readyForeign:
 			return fmt.Errorf("process: replica %d (pid %d): another process listens on its port %d, taken since it was picked: %w",
