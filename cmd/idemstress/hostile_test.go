@@ -119,6 +119,7 @@ func TestAbsurdFlagsAreRefused(t *testing.T) {
 		{[]string{"run", "--config", contract, "--workers", "-2"}, "--workers -2: want 0 or more"},
 		{[]string{"run", "--config", contract, "--replicas", "-1"}, "--replicas -1: want 1 or more"},
 		{[]string{"run", "--config", contract, "--replicas", "2"}, "--replicas 2: the contract has no process section"},
+		{[]string{"run", "--config", contract, "--service-log", "svc.log"}, "--service-log svc.log: the contract has no process section"},
 		{[]string{"stress", "--config", contract, "--duration", "-1s"}, "--duration -1s: want a positive duration"},
 		{[]string{"stress", "--config", contract, "--plans", "-3", "--duration", "1m"}, "--plans -3: want 0 or more"},
 	} {

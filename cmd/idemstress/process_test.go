@@ -50,8 +50,9 @@ func TestRunProcessReplicas(t *testing.T) {
 			if tc.code == exitInconclusive {
 				plans = "5" // every burst waits out the nemesis
 			}
+			svcLog := filepath.Join(t.TempDir(), "service.log")
 			code, stdout, stderr := invoke(t, "run", "--config", contract, "--replicas", strconv.Itoa(tc.replicas),
-				"--plans", plans, "--seed", "3", "--json")
+				"--plans", plans, "--seed", "3", "--json", "--service-log", svcLog)
 			// A pass or an inconclusive run is one case; a failing one holds a
 			// case per bug, and a duplicate made across replicas may also be
 			// seen as a replay answered with the other replica's ID.
@@ -64,6 +65,10 @@ func TestRunProcessReplicas(t *testing.T) {
 			}
 			if !strings.Contains(stderr, fmt.Sprintf("started %d replica(s)", tc.replicas)) {
 				t.Errorf("stderr does not say the replicas started:\n%s", stderr)
+			}
+			// --service-log has what every replica wrote, after its name.
+			if log, err := os.ReadFile(svcLog); err != nil || !strings.Contains(string(log), fmt.Sprintf("replica %d: ", tc.replicas-1)) {
+				t.Errorf("--service-log %s: %v, no line of replica %d:\n%s", svcLog, err, tc.replicas-1, log)
 			}
 			// The target is what was started, not the template's placeholder.
 			if target := cases[0].Target; strings.Contains(target, "8080") || strings.Count(target, "127.0.0.1:") != tc.replicas || !strings.Contains(stderr, strings.Split(target, ",")[0]) {

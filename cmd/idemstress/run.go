@@ -106,15 +106,17 @@ func (f runFlags) apply(cfg *stress.Config) {
 // replicas), so a case file records them and replay repeats them; replay
 // takes these flags too, to override what a case recorded.
 type huntFlags struct {
-	replicas int
-	sync     string
-	dbStall  string
+	replicas   int
+	sync       string
+	dbStall    string
+	serviceLog string
 }
 
 func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
 	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+	fs.StringVar(&h.serviceLog, "service-log", "", "append the output of the service and its dependencies to this file (overrides process.log)")
 }
 
 // loadConfig reads a contract file and applies the hunt flags given on fs.
@@ -143,6 +145,12 @@ func (h huntFlags) apply(fs *flag.FlagSet, c *stress.Config) error {
 			return fmt.Errorf("--sync: %w", err)
 		}
 		c.Sync = mode
+	}
+	if isSet(fs, "service-log") {
+		if c.Process == nil {
+			return fmt.Errorf("--service-log %s: the contract has no process section, so idemstress does not start the service", h.serviceLog)
+		}
+		c.Process.Log = h.serviceLog
 	}
 	if isSet(fs, "db-stall") {
 		c.DBStall = h.dbStall // "" turns the contract's stall off

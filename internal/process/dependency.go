@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"regexp"
@@ -108,7 +109,7 @@ func (s Spec) checkDependencies() error {
 }
 
 // startDependency starts d and waits until it is ready.
-func startDependency(ctx context.Context, d DependencySpec) (*dependency, error) {
+func startDependency(ctx context.Context, d DependencySpec, log io.Writer) (*dependency, error) {
 	dep := &dependency{spec: d, dataDir: d.DataDir}
 	if dep.dataDir == "" {
 		dir, err := os.MkdirTemp("", "idemstress-dep-"+d.Name+"-")
@@ -118,7 +119,7 @@ func startDependency(ctx context.Context, d DependencySpec) (*dependency, error)
 		dep.dataDir, dep.tmp = dir, true
 	}
 	sub := strings.NewReplacer("{data_dir}", dep.dataDir)
-	spec := Spec{Replicas: 1, Ready: d.Ready.Timeout, StopTimeout: d.StopTimeout}
+	spec := Spec{Replicas: 1, Ready: d.Ready.Timeout, StopTimeout: d.StopTimeout, logTo: log}
 	for _, a := range d.Command {
 		spec.Command = append(spec.Command, sub.Replace(a))
 	}
@@ -236,7 +237,7 @@ func answers(send, expect string) func(context.Context, string) bool {
 func (p *Service) startDependencies(ctx context.Context) error {
 	var subs []string
 	for _, d := range p.spec.Dependencies {
-		dep, err := startDependency(ctx, d)
+		dep, err := startDependency(ctx, d, prefixed(p.spec.logTo, d.Name+": "))
 		if err != nil {
 			return err
 		}

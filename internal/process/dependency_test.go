@@ -62,7 +62,8 @@ func TestRedisDependency(t *testing.T) {
 	}{{false, "$-1"}, {true, "$1"}} {
 		t.Run(fmt.Sprintf("durable %v", tc.durable), func(t *testing.T) {
 			spec := process.Spec{Command: []string{bin, "-listen", "127.0.0.1:{port}"}, StopTimeout: 2 * time.Second,
-				Env: []string{"ECHO_EXTRA={dep.redis.url} {dep.redis.port}"}, Dependencies: []process.DependencySpec{redisDep(redis, tc.durable)}}
+				Env: []string{"ECHO_EXTRA={dep.redis.url} {dep.redis.port}"}, Dependencies: []process.DependencySpec{redisDep(redis, tc.durable)},
+				Log: filepath.Join(t.TempDir(), "service.log")}
 			p, err := process.Start(ctx(t), spec, "")
 			if err != nil {
 				t.Fatal(err)
@@ -109,6 +110,20 @@ func TestRedisDependency(t *testing.T) {
 			}
 			if err := p.Stop(); err != nil {
 				t.Fatal(err)
+			}
+			// process.log holds what each of them wrote, after its name,
+			// and idemstress's own lines about their restarts.
+			log, err := os.ReadFile(spec.Log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"listening on " + p.Addrs()[0], "replica 0: echoserver: ", "redis: ", "redis: --- idemstress: restart of replica 0", "redis: --- idemstress: crash of replica 0"} {
+				if !strings.Contains(string(log), want) {
+					t.Errorf("process.log has no %q:\n%s", want, log)
+				}
+			}
+			if strings.Contains(string(log), "redis: replica 0: ") {
+				t.Errorf("a dependency's lines named twice:\n%s", log)
 			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("data directory %s left behind: %v", dir, err)

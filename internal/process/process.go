@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -43,7 +44,14 @@ type Spec struct {
 	// them; their {dep.NAME.url} (addr, port, data_dir) placeholders are
 	// substituted in Command and Env.
 	Dependencies []DependencySpec `yaml:"dependencies" json:"dependencies,omitempty"`
+	// Log, when set, is a file that every replica's and dependency's
+	// output (stderr and stdout) is appended to, each line after who
+	// wrote it ("replica 0: ", "redis: "). Without it their output is
+	// kept only to quote in errors.
+	Log string `yaml:"log" json:"log,omitempty"`
 
+	// logTo is where a dependency's lines go: its service's log.
+	logTo io.Writer
 	// probe, when set, is a replica's ready check past accepting
 	// connections (a dependency's ReadyCheck).
 	probe func(ctx context.Context, addr string) bool
@@ -93,6 +101,8 @@ type Service struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	// logFile is Spec.Log opened, closed by Stop once everything ended.
+	logFile *os.File
 }
 
 // Start starts spec.Replicas replicas, each on its own free
@@ -111,8 +121,19 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 		return nil, err
 	}
 	p := &Service{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
+	if spec.Log != "" {
+		f, err := os.OpenFile(spec.Log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("process.log: %w", err)
+		}
+		p.logFile, p.spec.logTo = f, &lockedWriter{w: f}
+	}
 	for i := range spec.Replicas {
-		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, nil)})
+		log := p.spec.logTo // a dependency's: its lines already go after its name
+		if spec.Log != "" {
+			log = prefixed(log, fmt.Sprintf("replica %d: ", i))
+		}
+		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, log)})
 	}
 	err = p.startDependencies(ctx)
 	if err == nil {
@@ -318,6 +339,9 @@ func (p *Service) Stop() error {
 		wg.Wait()
 		// The service's key store goes after the service.
 		p.stopErr = errors.Join(append(errs, p.stopDependencies())...)
+		if p.logFile != nil {
+			p.stopErr = errors.Join(p.stopErr, p.logFile.Close())
+		}
 	})
 	return p.stopErr
 }

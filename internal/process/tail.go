@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -115,4 +116,37 @@ func (t *Tail) tailSince(mark int64) string {
 		return "; last output:\n" + s
 	}
 	return "; no output"
+}
+
+// lockedWriter is one writer that several tails forward to at once: each
+// Write, a whole line, goes in one piece.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// prefixed writes each Write (a line) to w after prefix; nil when w is.
+func prefixed(w io.Writer, prefix string) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return prefixWriter{w: w, prefix: []byte(prefix)}
+}
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix []byte
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(append(slices.Clip(p.prefix), b...)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
