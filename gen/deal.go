@@ -32,16 +32,29 @@ func Deals(w World) []Deal {
 }
 
 // In reports whether plan p carries the fault: a call with it (as Plan
-// keeps it, on the first call of an action), a restart step, or the
-// fault step on its dependency.
+// keeps it, on the first call of an action), a restart step drawn as one
+// (not the one Plan puts after a crash, which starts a killed replica
+// instead of stopping a running one), or the fault step on its
+// dependency.
 func (d Deal) In(p model.Plan) bool {
-	return slices.ContainsFunc(p.Steps, func(s model.Step) bool {
+	for i, s := range p.Steps {
 		switch {
 		case d.Fault == model.FaultRestart:
-			return s.Kind == model.StepRestart
+			if s.Kind == model.StepRestart && (i == 0 || !crashing(p.Steps[i-1])) {
+				return true
+			}
 		case s.Kind == model.StepFault:
-			return s.Fault == d.Fault && s.Target == d.Target
+			if s.Fault == d.Fault && s.Target == d.Target {
+				return true
+			}
+		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault }):
+			return true
 		}
-		return slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault })
-	})
+	}
+	return false
+}
+
+// crashing reports whether step s is a call that crashes its replica.
+func crashing(s model.Step) bool {
+	return s.Kind == model.StepCall && model.Crashes(s.Calls[0].Fault)
 }

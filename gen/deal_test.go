@@ -16,13 +16,12 @@ func TestDealIn(t *testing.T) {
 	dep := func(f model.Fault, target string) model.Step {
 		return model.Step{Kind: model.StepFault, Fault: f, Target: target}
 	}
-	plan := model.Plan{Steps: []model.Step{call(model.FaultCrash), {Kind: model.StepRestart}, dep(model.FaultDepRestart, "redis"), call(model.FaultNone)}}
+	plan := model.Plan{Steps: []model.Step{call(model.FaultCrash), {Kind: model.StepRestart}, dep(model.FaultDepRestart, "redis"), call(model.FaultNone), {Kind: model.StepRestart}}}
 	for _, tc := range []struct {
 		d    gen.Deal
 		want bool
 	}{
 		{gen.Deal{Fault: model.FaultCrash}, true},
-		{gen.Deal{Fault: model.FaultRestart}, true},
 		{gen.Deal{Fault: model.FaultDepRestart, Target: "redis"}, true},
 		{gen.Deal{Fault: model.FaultLoseReply}, false},
 		{gen.Deal{Fault: model.FaultDepRestart, Target: "keys"}, false},
@@ -32,7 +31,16 @@ func TestDealIn(t *testing.T) {
 			t.Errorf("%v in the plan: %v, want %v", tc.d, got, tc.want)
 		}
 	}
-	if (gen.Deal{Fault: model.FaultRestart}).In(model.Plan{Steps: []model.Step{call(model.FaultNone)}}) {
+	restart := gen.Deal{Fault: model.FaultRestart}
+	if !restart.In(plan) {
+		t.Errorf("restart not found in a plan with a restart step of its own")
+	}
+	if restart.In(model.Plan{Steps: []model.Step{call(model.FaultNone)}}) {
 		t.Errorf("restart found in a plan without a restart step")
+	}
+	// The restart Plan puts after a crash starts a killed replica: it is
+	// not the graceful restart the deal asks for.
+	if restart.In(model.Plan{Steps: plan.Steps[:2]}) {
+		t.Errorf("restart found in a plan whose only restart follows a crash")
 	}
 }

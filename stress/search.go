@@ -34,10 +34,11 @@ func drawPlan(w gen.World, seed uint64) model.Plan {
 	return gen.Plan(w).Example(int(seed))
 }
 
-// redraws bounds how many seeds plan i tries for the fault dealt to it;
-// a plan carries a given fault about one time in five, so 256 tries miss
-// it about once in 10^24.
-const redraws = 256
+// redraws bounds how many seeds plan i tries for the fault dealt to it.
+// With a dozen kinds a plan carries one that only a first call may carry
+// about one time in thirty, so 1024 tries miss it about once in 10^14;
+// one that misses keeps the plan its own seed draws.
+const redraws = 1024
 
 // planAt is plan i of a run and the seed it was drawn from. The first
 // plans of a run are dealt the world's faults, one each in gen.Deals's

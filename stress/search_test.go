@@ -16,8 +16,17 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
 	w := gen.DefaultWorld()
-	for i := range 20 {
-		seed := DeriveSeed(42, i)
+	// The dealt plans' seeds too, in a world with faults: the seed a run
+	// records for plan i is the one rapid shrinks from.
+	fw := w
+	fw.Faults, fw.Restart = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultDBError}, true
+	deals := gen.Deals(fw)
+	for i := range 24 {
+		seed, w := DeriveSeed(42, i), w
+		if i >= 20 {
+			seed, _ = planAt(fw, deals, 42, i-20)
+			w = fw
+		}
 		if err := setRapidFlags(1, seed, 0); err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,9 @@ func (op Op) Shown() string {
 	if op.Call.NoKey {
 		key = "(left out: no key)"
 	}
-	return strings.NewReplacer("{{key}}", key, "{{tenant}}", op.Call.Tenant).Replace(op.Body.String())
+	// Encoding 3 writes each string's first character \u-escaped.
+	return strings.NewReplacer("{{key}}", key, "{{tenant}}", op.Call.Tenant,
+		`\u007b{key}}`, key, `\u007b{tenant}}`, op.Call.Tenant).Replace(op.Body.String())
 }
 
 // String renders a call and its answer: "A/k1 v0 → ok 201 id 7".

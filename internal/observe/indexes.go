@@ -90,7 +90,7 @@ func advise(e model.Effect, info map[string]*tableInfo, byTable map[string]model
 		if c := t.cols[col]; c == nil || c.index == "" {
 			// A composite index on (tenant, key) serves the tenant only:
 			// say why it does not count for the key.
-			missing = append(missing, fmt.Sprintf("%s is the first column of no index (an index serves a prefix of its first column only)", what))
+			missing = append(missing, fmt.Sprintf("%s leads no whole-table btree index (an index serves a prefix of its first column only)", what))
 			return
 		}
 		missing = append(missing, fmt.Sprintf("%s has no index that serves a prefix%s", what, collationWhy(t.cols[col])))

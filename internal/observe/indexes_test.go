@@ -31,8 +31,8 @@ func TestIndexes(t *testing.T) {
 			CREATE TABLE notification_outbox (id bigint, tenant text NOT NULL, request_key text NOT NULL, ticket_id bigint NOT NULL)`,
 			sampleEffects(),
 			[]string{
-				`MISSING: CREATE INDEX ON tickets (tenant COLLATE "C"); CREATE INDEX ON tickets (request_key) (tickets: (tenant) has no index that serves a prefix (tickets_tenant_idx orders by a collation, not by bytes); (request_key) is the first column of no index (an index serves a prefix of its first column only); until then each plan scans it)`,
-				`MISSING: CREATE INDEX ON notification_outbox (tenant); CREATE INDEX ON notification_outbox (request_key) (notification_outbox: (tenant) is the first column of no index (an index serves a prefix of its first column only); (request_key) is the first column of no index (an index serves a prefix of its first column only); until then each plan scans it)`,
+				`MISSING: CREATE INDEX ON tickets (tenant COLLATE "C"); CREATE INDEX ON tickets (request_key) (tickets: (tenant) has no index that serves a prefix (tickets_tenant_idx orders by a collation, not by bytes); (request_key) leads no whole-table btree index (an index serves a prefix of its first column only); until then each plan scans it)`,
+				`MISSING: CREATE INDEX ON notification_outbox (tenant); CREATE INDEX ON notification_outbox (request_key) (notification_outbox: (tenant) leads no whole-table btree index (an index serves a prefix of its first column only); (request_key) leads no whole-table btree index (an index serves a prefix of its first column only); until then each plan scans it)`,
 			}},
 		{"tagged, as the sample service has it", `
 			CREATE TABLE tickets (id bigserial PRIMARY KEY, tenant text NOT NULL, subject text NOT NULL);

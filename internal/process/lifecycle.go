@@ -242,6 +242,8 @@ func (p *Service) up(ctx context.Context, r *replica) error {
 	case !ready:
 		return p.waitReady(ctx, r, pr)
 	}
+	// One left SIGSTOPped (a pause whose stop could not be confirmed) goes on.
+	signalGroup(pr.pid, sigCont)
 	return nil
 }
 

@@ -300,6 +300,7 @@ func (p *Service) Kill(i int) error {
 	if err := pr.end(context.Background(), 0); err != nil {
 		return fmt.Errorf("process: replica %d: kill: %w", r.index, err)
 	}
+	r.out.note("kill of replica %d: pid %d ended (%s); down until it is started again", r.index, pr.pid, exitStatus(pr.err))
 	return nil
 }
 
