@@ -1,0 +1,49 @@
+package stress
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// A failure first seen as one bug that shrank into a more severe new one
+// (a hang in a burst whose two calls alone answer 500) leaves the first to
+// be found: a run on the sample with three bugs once reported the 500 and
+// dropped the hang for the rest of its plans, its identity taken as
+// reported. One that kept its kind in another transition stands for both.
+func TestSettleCountsTheFirstIdentityOnlyWhenShrinkingKeptItsKind(t *testing.T) {
+	hang := bugID{Check: checks.NoAnswer, Transition: inBurst}
+	fivexx := bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}
+	dupBurst := bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: "tickets"}
+	dupSeq := bugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "tickets"}
+	plan := model.Plan{Steps: seqOf(c1("A", "k1", 0))}
+	for _, tc := range []struct {
+		name       string
+		bug, own   bugID
+		why        string
+		known, not []bugID
+		reported   int
+	}{
+		{name: "switched, reported", bug: hang, own: fivexx, known: []bugID{fivexx}, not: []bugID{hang}, reported: 1},
+		{name: "switched, attributed", bug: hang, own: fivexx, why: "the same", known: []bugID{fivexx}, not: []bugID{hang}},
+		{name: "kept, reported", bug: dupBurst, own: dupSeq, known: []bugID{dupBurst, dupSeq}, reported: 1},
+		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugID{dupBurst, dupSeq}},
+	} {
+		r := &runner{}
+		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugID{tc.own}, true, tc.why)
+		for _, id := range tc.known {
+			if !r.known(id) {
+				t.Errorf("%s: %s not known after settling", tc.name, id)
+			}
+		}
+		for _, id := range tc.not {
+			if r.known(id) {
+				t.Errorf("%s: %s known after settling, though no plan of the run shows it", tc.name, id)
+			}
+		}
+		if len(r.bugs) != tc.reported {
+			t.Errorf("%s: %d bugs reported, want %d", tc.name, len(r.bugs), tc.reported)
+		}
+	}
+}
