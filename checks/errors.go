@@ -38,7 +38,10 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 		for i, retry := range ops {
 			// A retry is a later call of the action with an equivalent
 			// payload: a changed one is judged by the model's own rules.
-			if retry.Start < failed.End || retry.Call.Fault != model.FaultNone || retry.Out.Status == 0 ||
+			// A retry that carries a fault of its own is one still, unless
+			// that fault is another db-error (its 5xx is its own): a saved
+			// 500 replayed to a doubly delivered retry is a replay.
+			if retry.Start < failed.End || retry.Call.Fault == model.FaultDBError || retry.Out.Status == 0 ||
 				!c.Equivalent(failed.Body, retry.Body) {
 				continue
 			}
@@ -46,7 +49,10 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 			switch {
 			case c.ErrorsStored && same:
 				replayed[i] = true
-			case c.ErrorsStored:
+			// Only an ok answer is an execution: a retry told the key is
+			// in flight (a burst's other retry holding it, Stripe's 409)
+			// executed nothing, under either policy.
+			case c.ErrorsStored && retry.Out.Kind == model.OK:
 				vs = append(vs, violation(ErrorReplay, a, "a retry after a transient error was executed afresh, but the contract stores errors (errors: stored)",
 					fmt.Sprintf("call %s got %d, then its retry %s got %s", failed.Call, failed.Out.Status, retry.Call, retry.Out)))
 			case same && bytes.Equal(retry.Out.Body, failed.Out.Body):
