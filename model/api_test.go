@@ -65,7 +65,7 @@ func internalName(pkgPath, name string) string {
 func TestPublicAPINamesOnlyAliasedInternalTypes(t *testing.T) {
 	known := aliased(t)
 	if len(known) < 10 {
-		t.Fatalf("found %d aliases in model/api.go and process/api.go: the parse is wrong", len(known))
+		t.Fatalf("found %d aliases in the alias files: the parse is wrong", len(known))
 	}
 	roots := []reflect.Type{
 		reflect.TypeFor[stress.Config](), reflect.TypeFor[stress.Result](), reflect.TypeFor[stress.Failure](),
