@@ -54,7 +54,7 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 			probed["conflict"] = changed
 		}
 	}
-	if !strings.Contains(d.URL, "{{key}}") {
+	if !d.keyInPath() {
 		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return calls, err
@@ -109,7 +109,9 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 		d.Answers[o] = append(d.Answers[o], m)
 		d.note("answers."+o, "%s", why)
 	}
-	if byStatus[409] == nil {
+	if d.noInFlight {
+		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
+	} else if byStatus[409] == nil {
 		d.Statuses["in_flight"] = []int{409}
 		d.note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
 	} else {

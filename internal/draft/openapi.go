@@ -13,12 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// keyLike and tenantLike name the parameters and members that hold the
-// idempotency key and the tenant; keyLike's first group is the stronger sign.
-var (
-	keyLike    = regexp.MustCompile(`(?i)^(?:x-)?(idempotency[-_]?key|idempotency|idempotencykey|idem[-_]?key)$|^(?:x-)?(request[-_]?id|request[-_]?key|dedup(?:lication)?[-_]?key)$`)
-	tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]ation|org|workspace|team|company|creditor|customer|project)(?:[-_]?id)?$`)
-)
+// tenantLike names the parameters and members that hold the tenant.
+var tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]ation|org|workspace|team|company|creditor|customer|project)(?:[-_]?id)?$`)
 
 // FromOpenAPI drafts the request of one operation of an OpenAPI 3 document,
 // named by its operationId or as "METHOD PATH"; server, when given, replaces
@@ -29,7 +25,9 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 	if err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s: %w", file, err)
 	}
-	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation()); err != nil {
+	// A pattern Go's RE2 cannot compile (a lookahead) is still a valid
+	// document: the draft says so at the field that would hold it.
+	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaPatternValidation()); err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s is not valid: %w", file, err)
 	}
 	path, method, item, op := find(doc, operation)
@@ -41,9 +39,17 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 		server = doc.Servers[0].URL
 	}
 	params := slices.Concat(item.Parameters, op.Parameters)
-	d.url(server, path, params)
-	d.headers(params)
-	d.body(op)
+	var key *keySite
+	if sites := keySites(params, bodySchema(op)); len(sites) > 0 {
+		key = &sites[0]
+	}
+	d.url(server, path, params, key)
+	d.headers(params, key)
+	d.body(op, key)
+	if key != nil {
+		d.keyParam(*key)
+	}
+	d.security(doc, op)
 	d.idPointer(op)
 	d.refusals(op)
 	return d, nil
@@ -73,65 +79,132 @@ func operations(doc *openapi3.T) []string {
 }
 
 // url is the server URL and the path, a tenant-like path parameter (or the
-// only one) as {{tenant}}; another path parameter leaves the URL a TODO.
-func (d *Draft) url(server, path string, params openapi3.Parameters) {
+// only one) as {{tenant}}, the key's parameter as {{key}}, a parameter
+// the document gives a value of (an example, a default, an enum) as that
+// value; another required parameter leaves the URL a TODO.
+func (d *Draft) url(server, path string, params openapi3.Parameters, key *keySite) {
 	if u, err := url.Parse(server); server == "" || err != nil || !u.IsAbs() {
 		d.note("target.url", "the document gives no absolute server URL (%q): pass --url", server)
 		return
 	}
-	var inPath []*openapi3.Parameter
+	isKey := func(p *openapi3.Parameter) bool { return key != nil && key.In == p.In && key.Name == p.Name }
+	var inPath, inQuery []*openapi3.Parameter
 	for _, p := range params {
-		if p.Value != nil && p.Value.In == openapi3.ParameterInPath {
+		switch {
+		case p.Value == nil:
+		case p.Value.In == openapi3.ParameterInPath:
 			inPath = append(inPath, p.Value)
+		case p.Value.In == openapi3.ParameterInQuery:
+			inQuery = append(inQuery, p.Value)
 		}
 	}
 	full := strings.TrimRight(server, "/") + path
 	for _, p := range inPath {
-		switch {
-		case !strings.Contains(full, "{{tenant}}") && (tenantLike.MatchString(p.Name) || len(inPath) == 1 && !keyLike.MatchString(p.Name)):
-			full = strings.ReplaceAll(full, "{"+p.Name+"}", "{{tenant}}")
-			d.note("target.url", "guessed: path parameter %q is the tenant", p.Name)
-		case keyLike.MatchString(p.Name):
-			full = strings.ReplaceAll(full, "{"+p.Name+"}", "{{key}}")
-			d.note("target.url", "guessed: path parameter %q is the key", p.Name)
-		default:
+		value, todo := d.paramValue(p, isKey(p), !strings.Contains(full, "{{tenant}}") && (tenantLike.MatchString(p.Name) || len(inPath) == 1 && !isKey(p)), url.PathEscape)
+		if todo {
 			d.note("target.url", "path parameter %q: neither tenant nor key; give it a value (%s)", p.Name, full)
 			return
 		}
+		full = strings.ReplaceAll(full, "{"+p.Name+"}", value)
+	}
+	var query []string
+	for _, p := range inQuery {
+		if !isKey(p) && !p.Required {
+			continue
+		}
+		value, todo := d.paramValue(p, isKey(p), !strings.Contains(full, "{{tenant}}") && tenantLike.MatchString(p.Name), url.QueryEscape)
+		if todo {
+			d.note("target.url", "a required query parameter %q: neither tenant nor key; give it a value (%s?%s=)", p.Name, full, p.Name)
+			return
+		}
+		query = append(query, url.QueryEscape(p.Name)+"="+value)
+	}
+	if len(query) > 0 {
+		full += "?" + strings.Join(query, "&")
 	}
 	d.URL = full
 }
 
-// headers finds the key and the tenant among the header parameters;
-// other required headers are TODOs.
-func (d *Draft) headers(params openapi3.Parameters) {
+// paramValue is what a path or query parameter is drafted as: {{key}},
+// {{tenant}}, or the document's value of it; todo when there is none.
+func (d *Draft) paramValue(p *openapi3.Parameter, key, tenant bool, esc func(string) string) (string, bool) {
+	switch {
+	case key:
+		d.note("target.url", "guessed: %s parameter %q is the key", p.In, p.Name)
+		return "{{key}}", false
+	case tenant:
+		d.note("target.url", "guessed: %s parameter %q is the tenant", p.In, p.Name)
+		d.tenantShape(fmt.Sprintf("%s parameter %s", p.In, p.Name), p.Schema)
+		return "{{tenant}}", false
+	}
+	if v, why := paramExample(p); v != "" {
+		d.note("target.url", "guessed: %s parameter %q is %s, %s", p.In, p.Name, v, why)
+		return esc(v), false
+	}
+	return "", true
+}
+
+// paramExample is the document's value of a parameter: its example, its
+// schema's example or default, or the first member of its enum.
+func paramExample(p *openapi3.Parameter) (string, string) {
+	if p.Example != nil {
+		return fmt.Sprint(p.Example), "the document's example"
+	}
+	for _, name := range sortedKeys(p.Examples) {
+		if e := p.Examples[name]; e != nil && e.Value != nil && e.Value.Value != nil {
+			return fmt.Sprint(e.Value.Value), "the document's example"
+		}
+	}
+	if p.Schema == nil || p.Schema.Value == nil {
+		return "", ""
+	}
+	s := p.Schema.Value
+	switch {
+	case s.Example != nil:
+		return fmt.Sprint(s.Example), "the schema's example"
+	case s.Default != nil:
+		return fmt.Sprint(s.Default), "the schema's default"
+	case len(s.Enum) == 1:
+		return fmt.Sprint(s.Enum[0]), "the schema's enum of one member"
+	case len(s.Enum) > 1:
+		return fmt.Sprint(s.Enum[0]), "the first member of the schema's enum"
+	}
+	return "", ""
+}
+
+// headers drafts the key's header, a tenant-like header, and each other
+// required header: the document's value of it, or a TODO.
+func (d *Draft) headers(params openapi3.Parameters, key *keySite) {
 	for _, ref := range params {
 		p := ref.Value
 		if p == nil || p.In != openapi3.ParameterInHeader {
 			continue
 		}
 		switch {
-		case keyLike.MatchString(p.Name) && (keyLike.FindStringSubmatch(p.Name)[1] != "" || p.Required):
+		case key != nil && key.In == p.In && key.Name == p.Name:
 			d.Headers = append(d.Headers, Header{p.Name, "{{key}}"})
-			d.note("target.headers."+p.Name, "guessed: the key travels in header %s", p.Name)
-			d.keyParam(p.Schema, p.Required)
+			d.note("target.headers."+p.Name, "guessed: the key travels in header %s (%s)", p.Name, key.Why)
 		case tenantLike.MatchString(p.Name) && !strings.Contains(d.URL, "{{tenant}}"):
 			d.Headers = append(d.Headers, Header{p.Name, "{{tenant}}"})
 			d.note("target.headers."+p.Name, "guessed: the tenant travels in header %s", p.Name)
+			d.tenantShape("header "+p.Name, p.Schema)
 		case p.Required:
-			d.Headers = append(d.Headers, Header{p.Name, ""})
-			d.note("target.headers."+p.Name, "a required header: give it a value")
+			v, why := paramExample(p)
+			d.Headers = append(d.Headers, Header{p.Name, v})
+			if v == "" {
+				d.note("target.headers."+p.Name, "a required header: give it a value")
+			} else {
+				d.note("target.headers."+p.Name, "guessed: a required header, %s", why)
+			}
 		}
 	}
 }
 
-// keyParam reads the key's length limit and whether it is required.
-func (d *Draft) keyParam(s *openapi3.SchemaRef, required bool) {
-	if s != nil && s.Value != nil && s.Value.MaxLength != nil {
-		d.KeyMaxLen = int(*s.Value.MaxLength)
-		d.note("key_max_len", "the document's maxLength of the key")
-	}
-	if !required {
+// keyParam drafts what the key's site says: its shape, and key_required
+// false when the document does not require it.
+func (d *Draft) keyParam(k keySite) {
+	d.keyShape(k.Schema)
+	if !k.Required {
 		f := false
 		d.KeyRequired = &f
 		d.note("key_required", "the document does not require the key: a call without one is a plain create")
@@ -139,17 +212,23 @@ func (d *Draft) keyParam(s *openapi3.SchemaRef, required bool) {
 }
 
 // body drafts the payload from the request body's example (or its schema's
-// examples, defaults and bounds), and its payload_rules from the schema.
-func (d *Draft) body(op *openapi3.Operation) {
+// examples, defaults and bounds), the key and the tenant when they are
+// members of it, and its payload_rules from the schema.
+func (d *Draft) body(op *openapi3.Operation, key *keySite) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		d.Payload = map[string]any{}
 		d.note("payload", "the operation has no request body")
 		return
 	}
-	media := op.RequestBody.Value.Content.Get("application/json")
+	mediaType, media := jsonMedia(op)
 	if media == nil {
-		d.note("payload", "the request body is not application/json: write the base payload")
+		d.note("payload", "the request body is not JSON: write the base payload")
 		return
+	}
+	if mediaType != "application/json" {
+		// AWS's JSON protocol: application/x-amz-json-1.1.
+		d.Headers = append(d.Headers, Header{"Content-Type", mediaType})
+		d.note("target.headers.Content-Type", "the document's media type of the request body")
 	}
 	var schema *openapi3.Schema
 	if media.Schema != nil {
@@ -177,23 +256,51 @@ func (d *Draft) body(op *openapi3.Operation) {
 	if schema == nil {
 		return
 	}
-	// The key and the tenant may be body members (Square's idempotency_key).
-	keyInHeader := d.KeyTemplate()
+	// The key and the tenant may be body members (Square's idempotency_key,
+	// AWS's ClientToken).
+	if key != nil && key.In == "body" && setPointer(d.Payload, key.Name, "{{key}}") {
+		d.note("payload", "guessed: member %s is the key (%s)", key.Name, key.Why)
+	}
 	for _, name := range sortedKeys(schema.Properties) {
 		prop := schema.Properties[name]
-		required := slices.Contains(schema.Required, name)
-		switch {
-		case !keyInHeader && keyLike.MatchString(name):
-			d.Payload[name] = "{{key}}"
-			d.note("payload", "guessed: member %s is the key", name)
-			keyInHeader = true
-			d.keyParam(prop, required)
-		case !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && tenantLike.MatchString(name) && isString(prop):
+		if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && tenantLike.MatchString(name) && isString(prop) && d.Payload[name] != "{{key}}" {
 			d.Payload[name] = "{{tenant}}"
 			d.note("payload", "guessed: member %s is the tenant", name)
+			d.tenantShape("member "+name, prop)
 		}
 	}
 	d.rules("", schema, d.Payload)
+}
+
+// jsonMedia is the request body's JSON media type (AWS's
+// application/x-amz-json-1.1 among them).
+func jsonMedia(op *openapi3.Operation) (string, *openapi3.MediaType) {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return "", nil
+	}
+	return jsonContent(op.RequestBody.Value.Content)
+}
+
+// jsonContent is the JSON media type of a body: application/json, else the
+// first whose name says json.
+func jsonContent(content openapi3.Content) (string, *openapi3.MediaType) {
+	if m := content.Get("application/json"); m != nil {
+		return "application/json", m
+	}
+	for _, name := range sortedKeys(content) {
+		if strings.Contains(strings.ToLower(name), "json") {
+			return name, content[name]
+		}
+	}
+	return "", nil
+}
+
+// bodySchema is the schema of the request body, or nil.
+func bodySchema(op *openapi3.Operation) *openapi3.Schema {
+	if _, m := jsonMedia(op); m != nil && m.Schema != nil {
+		return m.Schema.Value
+	}
+	return nil
 }
 
 func (d *Draft) tenantHeader() bool {
