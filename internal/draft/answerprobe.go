@@ -20,7 +20,8 @@ import (
 // status are told apart by a body member whose value differs. An
 // in-flight answer needs two calls at once, so it is not probed: it keeps
 // the IETF draft's 409 unless a probed outcome has that status, and is
-// then a TODO. It returns how many calls it made.
+// then a TODO; after a document that lists no in-progress answer it stays
+// []. It returns how many calls it made.
 func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string) (int, error) {
 	if len(d.Answers) > 0 || !strings.HasPrefix(d.Notes["statuses"], "guessed: the IETF") || d.Payload == nil || d.URL == "" {
 		return 0, nil
