@@ -34,16 +34,21 @@ var (
 )
 
 // keyThreshold is the score a site needs to be the key: a strong name, a
-// weak one that is required or described with retries, or a name ending in
-// token, key or id that is described as the idempotency one.
+// weak one outside the headers, a weak header that is required or
+// described with retries, or a name ending in token, key or id that is
+// described as the idempotency one.
 const keyThreshold = 5
 
-// keyScore rates how much a parameter or member looks like the key.
-func keyScore(name, description string, required bool) (int, string) {
+// keyScore rates how much a parameter or member looks like the key. A
+// weak name is taken as the key by itself outside the headers: a
+// requestId in the query or the body is no tracing header.
+func keyScore(in, name, description string, required bool) (int, string) {
 	score, why := 0, []string{}
 	switch {
 	case strongKeyName.MatchString(name):
 		score, why = 10, append(why, "named like one")
+	case weakKeyName.MatchString(name) && in != openapi3.ParameterInHeader:
+		score, why = 5, append(why, "named like one")
 	case weakKeyName.MatchString(name):
 		score, why = 3, append(why, "named like one")
 	case hintKeyName.MatchString(name):
@@ -83,7 +88,7 @@ func keySites(params openapi3.Parameters, body *openapi3.Schema) []keySite {
 		if p.Schema != nil && p.Schema.Value != nil {
 			desc += " " + p.Schema.Value.Description
 		}
-		if s, why := keyScore(p.Name, desc, p.Required); s >= keyThreshold {
+		if s, why := keyScore(p.In, p.Name, desc, p.Required); s >= keyThreshold {
 			out = append(out, keySite{In: p.In, Name: p.Name, Schema: p.Schema, Required: p.Required, Score: s, Why: why})
 		}
 	}
@@ -105,7 +110,7 @@ func keySites(params openapi3.Parameters, body *openapi3.Schema) []keySite {
 			if !p.Value.Type.Is("string") && p.Value.Type != nil {
 				continue
 			}
-			if sc, why := keyScore(name, p.Value.Description, req); sc >= keyThreshold {
+			if sc, why := keyScore("body", name, p.Value.Description, req); sc >= keyThreshold {
 				out = append(out, keySite{In: "body", Name: ptr + "/" + escape(name), Schema: p, Required: req, Score: sc - depth, Why: why})
 			}
 		}

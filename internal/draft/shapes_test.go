@@ -145,7 +145,7 @@ func cmpOr(s, def string) string {
 // is drafted of its shape and of in_flight.
 func TestFromOpenAPIKeySites(t *testing.T) {
 	for _, tc := range []struct {
-		name                     string
+		name, path               string
 		params, props, responses string
 		want, unwanted           []string
 	}{
@@ -173,6 +173,27 @@ func TestFromOpenAPIKeySites(t *testing.T) {
 			params: `
         - {name: token, in: header, required: true, description: The idempotency token of the create., schema: {type: string}}`,
 			want: []string{"token: '{{key}}'"}, unwanted: []string{"Idempotency-Key"}},
+		{name: "a body requestId by its name alone",
+			props: `
+                requestId: {type: string}`,
+			want: []string{"requestId: '{{key}}'", "guessed: member /requestId is the key (named like one)", "key_required: false"}, unwanted: []string{"Idempotency-Key"}},
+		{name: "a key in the path", path: "/things/{requestId}",
+			params: `
+        - {name: requestId, in: path, required: true, schema: {type: string, maxLength: 40}}`,
+			want:     []string{"url: https://api.example.test/things/{{key}} # guessed: path parameter \"requestId\" is the key (named like one, required)", "key_max_len: 40"},
+			unwanted: []string{"{{tenant}}", "key_required"}},
+		{name: "a tenant in the query, and an optional parameter left out",
+			params: `
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+        - {name: account_id, in: query, required: true, schema: {type: string, format: uuid}}
+        - {name: dryRun, in: query, schema: {type: boolean}}`,
+			want:     []string{"url: https://api.example.test/things?account_id={{tenant}} # guessed: query parameter \"account_id\" is the tenant", "tenant_format: uuid # the document's format uuid of query parameter account_id"},
+			unwanted: []string{"dryRun", "key_scope"}},
+		{name: "a required query parameter of no value is a TODO",
+			params: `
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+        - {name: region, in: query, required: true, schema: {type: string}}`,
+			want: []string{`url: TODO # a required query parameter "region": neither tenant nor key; give it a value (https://api.example.test/things?region=)`}},
 		{name: "a backreference has no simpler form",
 			params: `
         - {name: Idempotency-Key, in: header, required: true, schema: {type: string, pattern: '^(a+)\1$'}}`,
@@ -190,7 +211,11 @@ func TestFromOpenAPIKeySites(t *testing.T) {
 			want: []string{"in_flight: [409] # guessed: documented, and the IETF draft's status for it"}, unwanted: []string{"in_flight: []"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text := drafted(t, docFile(t, oneOperation(tc.params, tc.props, tc.responses)), "createThing", "")
+			doc := oneOperation(tc.params, tc.props, tc.responses)
+			if tc.path != "" {
+				doc = strings.Replace(doc, "/things:", tc.path+":", 1)
+			}
+			text := drafted(t, docFile(t, doc), "createThing", "")
 			assertDraft(t, text, tc.want, tc.unwanted)
 		})
 	}
