@@ -1,6 +1,7 @@
 // Package draft drafts a contract for idemstress init: the request from an
-// OpenAPI 3 document when there is one (the URL, the key and the tenant, a
-// base payload, its validation rules, the ID pointer and the refusals' answers),
+// OpenAPI 3 document when there is one (the URL, the key wherever it travels
+// and the tenant, their formats, the security scheme's header, a base
+// payload, its validation rules, the ID pointer and the refusals' answers),
 // and the effect tables from what one create call wrote to the database.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as stress.Todo, which
