@@ -69,7 +69,9 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	d.Headers = append(d.Headers, headers...)
+	for _, h := range headers {
+		d.SetHeader(h) // in place of a drafted one: the security scheme's TODO
+	}
 	if *body == "form" {
 		d.Body = "form"
 	}

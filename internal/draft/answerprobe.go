@@ -20,7 +20,8 @@ import (
 // status are told apart by a body member whose value differs. An
 // in-flight answer needs two calls at once, so it is not probed: it keeps
 // the IETF draft's 409 unless a probed outcome has that status, and is
-// then a TODO. It returns how many calls it made.
+// then a TODO; after a document that lists no in-progress answer it stays
+// []. It returns how many calls it made.
 func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string) (int, error) {
 	if len(d.Answers) > 0 || !strings.HasPrefix(d.Notes["statuses"], "guessed: the IETF") || d.Payload == nil || d.URL == "" {
 		return 0, nil
@@ -54,7 +55,7 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 			probed["conflict"] = changed
 		}
 	}
-	if !strings.Contains(d.URL, "{{key}}") {
+	if !d.keyInPath() {
 		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return calls, err
@@ -109,7 +110,9 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 		d.Answers[o] = append(d.Answers[o], m)
 		d.note("answers."+o, "%s", why)
 	}
-	if byStatus[409] == nil {
+	if d.noInFlight {
+		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
+	} else if byStatus[409] == nil {
 		d.Statuses["in_flight"] = []int{409}
 		d.note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
 	} else {

@@ -10,15 +10,15 @@ import (
 )
 
 // idPointer finds the resource ID in the first documented 2xx answer: a
-// member named id, at the top or one object down (/payment/id), or the
-// Location header.
+// member named id (else one named like an ID: targetId), at the top or one
+// object down (/payment/id), or the Location header.
 func (d *Draft) idPointer(op *openapi3.Operation) {
 	for _, code := range documented(op) {
 		if code/100 != 2 {
 			continue
 		}
 		r := op.Responses.Value(strconv.Itoa(code)).Value
-		if mt := r.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+		if _, mt := jsonContent(r.Content); mt != nil && mt.Schema != nil {
 			if ptr := findID("", mt.Schema.Value, 0); ptr != "" {
 				d.ID = ptr
 				d.note("target.id", "guessed: the %d answer's schema has %s", code, ptr)
@@ -34,22 +34,36 @@ func (d *Draft) idPointer(op *openapi3.Operation) {
 	d.note("target.id", "no 2xx answer of the document has a member named id")
 }
 
+// findID is the pointer to a member named id, else (a second pass) to a
+// string member named like an ID: Google's Operation names its resource's
+// targetId, AWS a CertificateArn.
 func findID(ptr string, s *openapi3.Schema, depth int) string {
+	if found := findMember(ptr, s, depth, func(name string, _ *openapi3.SchemaRef) bool { return name == "id" }); found != "" {
+		return found
+	}
+	return findMember(ptr, s, depth, func(name string, p *openapi3.SchemaRef) bool { return idLike.MatchString(name) && isString(p) })
+}
+
+func findMember(ptr string, s *openapi3.Schema, depth int, is func(string, *openapi3.SchemaRef) bool) string {
 	if s == nil || depth > 2 {
 		return ""
 	}
-	if _, ok := s.Properties["id"]; ok {
-		return ptr + "/id"
+	for _, name := range sortedKeys(s.Properties) {
+		if is(name, s.Properties[name]) {
+			return ptr + "/" + escape(name)
+		}
 	}
 	for _, name := range sortedKeys(s.Properties) {
 		if p := s.Properties[name]; p.Value != nil && p.Value.Type.Is("object") {
-			if found := findID(ptr+"/"+escape(name), p.Value, depth+1); found != "" {
+			if found := findMember(ptr+"/"+escape(name), p.Value, depth+1, is); found != "" {
 				return found
 			}
 		}
 	}
 	return ""
 }
+
+var idLike = regexp.MustCompile(`^[a-zA-Z]*(?:[a-z]Id|_id|ID|Arn)$`)
 
 // documented lists the operation's answer statuses in order.
 func documented(op *openapi3.Operation) []int {
@@ -111,14 +125,56 @@ func (d *Draft) refusals(op *openapi3.Operation) {
 		if found {
 			continue
 		}
+		if w.outcome == "in_flight" && slices.Contains(codes, 409) && otherThanInProgress(op, 409) {
+			d.inFlight(op, codes, "; its 409 is described as another refusal")
+			continue
+		}
 		if slices.Contains(codes, ietf[w.outcome]) && !d.statusTaken(ietf[w.outcome]) {
 			if d.Statuses == nil {
 				d.Statuses = map[string][]int{}
 			}
 			d.Statuses[w.outcome] = []int{ietf[w.outcome]}
 			d.note("statuses."+w.outcome, "guessed: documented, and the IETF draft's status for it")
+		} else if w.outcome == "in_flight" {
+			d.inFlight(op, codes, "")
 		}
 	}
+}
+
+// inProgress is how a 425 or 429 says it answers a call whose key is
+// still being processed.
+var inProgress = regexp.MustCompile(`(?i)in[- ]progress|in[- ]flight|in use|still (?:being )?process|already (?:being )?process|concurrent`)
+
+// inFlight drafts in_flight when no 409 and no error code says it: a 425
+// or 429 the document describes as a call still in progress, else [] (an
+// API that documents no in-progress answer has none to be held to, and
+// the IETF draft's 409 would read its 409 "already exists" as one); why
+// adds to the note.
+func (d *Draft) inFlight(op *openapi3.Operation, codes []int, why string) {
+	if d.Statuses == nil {
+		d.Statuses = map[string][]int{}
+	}
+	for _, status := range []int{425, 429} {
+		if slices.Contains(codes, status) && !d.statusTaken(status) && inProgress.MatchString(desc(op.Responses.Value(strconv.Itoa(status)).Value)) {
+			d.Statuses["in_flight"] = []int{status}
+			d.note("statuses.in_flight", "guessed: the document's %d answer is described as a call still in progress", status)
+			return
+		}
+	}
+	d.Statuses["in_flight"] = []int{}
+	d.noInFlight = true
+	d.note("statuses.in_flight", "guessed: the document lists no in-progress answer%s", why)
+}
+
+// alreadyExists is how a 409 says it refuses a second resource of a
+// unique name (Google's alreadyExists, Kubernetes' AlreadyExists).
+var alreadyExists = regexp.MustCompile(`(?i)already ?exists|exists already|duplicate`)
+
+// otherThanInProgress says whether the document describes an answer of
+// the status as another refusal and not as a call in progress.
+func otherThanInProgress(op *openapi3.Operation, status int) bool {
+	d := desc(op.Responses.Value(strconv.Itoa(status)).Value)
+	return alreadyExists.MatchString(d) && !inProgress.MatchString(d)
 }
 
 // statusTaken says whether a matcher already gives the status to a refusal.
@@ -143,7 +199,7 @@ func desc(r *openapi3.Response) string {
 // codeEnum finds an error code in an answer's schema: a string member with
 // an enum named code (at any depth, arrays entered at their first item).
 func codeEnum(r *openapi3.Response) (string, []string) {
-	mt := r.Content.Get("application/json")
+	_, mt := jsonContent(r.Content)
 	if mt == nil || mt.Schema == nil {
 		return "", nil
 	}
@@ -155,14 +211,17 @@ func codeEnum(r *openapi3.Response) (string, []string) {
 		if s.Type.Is("array") && s.Items != nil {
 			return walk(ptr+"/0", s.Items.Value, depth+1)
 		}
-		if c := s.Properties["code"]; c != nil && c.Value != nil && len(c.Value.Enum) > 0 {
-			var members []string
-			for _, e := range c.Value.Enum {
-				if str, ok := e.(string); ok {
-					members = append(members, str)
+		// AWS's JSON protocol names the error in __type.
+		for _, name := range []string{"code", "__type", "reason", "type"} {
+			if c := s.Properties[name]; c != nil && c.Value != nil && len(c.Value.Enum) > 0 {
+				var members []string
+				for _, e := range c.Value.Enum {
+					if str, ok := e.(string); ok {
+						members = append(members, str)
+					}
 				}
+				return ptr + "/" + name, members
 			}
-			return ptr + "/code", members
 		}
 		for _, name := range sortedKeys(s.Properties) {
 			if p, m := walk(ptr+"/"+escape(name), s.Properties[name].Value, depth+1); p != "" {

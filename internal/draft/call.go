@@ -35,7 +35,11 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 	}
 	u := d.URL
 	if i := strings.IndexByte(u, '?'); i >= 0 {
-		u = fill(u[:i], url.PathEscape, tenant, key) + "?" + fill(u[i+1:], url.QueryEscape, tenant, key)
+		q := u[i+1:]
+		if id.NoKey {
+			q = withoutKey(q)
+		}
+		u = fill(u[:i], url.PathEscape, tenant, key) + "?" + fill(q, url.QueryEscape, tenant, key)
 	} else {
 		u = fill(u, url.PathEscape, tenant, key)
 	}
@@ -67,6 +71,25 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 		return answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
 	}
 	return answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
+}
+
+// withoutKey is a query without the parameters that carry {{key}}, as a
+// run leaves them out of a call planned without a key.
+func withoutKey(query string) string {
+	var kept []string
+	for _, p := range strings.Split(query, "&") {
+		if !strings.Contains(p, "{{key}}") {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "&")
+}
+
+// keyInPath says whether the key is a segment of the URL's path, so that
+// no call can go without it.
+func (d *Draft) keyInPath() bool {
+	path, _, _ := strings.Cut(d.URL, "?")
+	return strings.Contains(path, "{{key}}")
 }
 
 func fill(s string, esc func(string) string, tenant, key string) string {

@@ -1,6 +1,7 @@
 // Package draft drafts a contract for idemstress init: the request from an
-// OpenAPI 3 document when there is one (the URL, the key and the tenant, a
-// base payload, its validation rules, the ID pointer and the refusals' answers),
+// OpenAPI 3 document when there is one (the URL, the key wherever it travels
+// and the tenant, their formats, the security scheme's header, a base
+// payload, its validation rules, the ID pointer and the refusals' answers),
 // and the effect tables from what one create call wrote to the database.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as stress.Todo, which
@@ -39,7 +40,16 @@ type Draft struct {
 	KeyMaxLen   int
 	KeyScope    string // "" (tenant) or "global"
 	KeyRequired *bool
-	Effects     []effect
+	// The identifiers' shapes the document gives: key_format, key_pattern,
+	// tenants, tenant_format, tenant_pattern. A pattern RE2 cannot compile
+	// is left out, and its …Todo is the comment that says so.
+	KeyFormat, KeyPattern, KeyPatternTodo          string
+	Tenants                                        []any
+	TenantFormat, TenantPattern, TenantPatternTodo string
+	Effects                                        []effect
+	// noInFlight: the document lists no in-progress answer, so in_flight
+	// is drafted [] whatever else is guessed or probed.
+	noInFlight bool
 	// Notes holds a comment per field, by its path as stress names it
 	// (target.url, payload_rules./note, effects[0].key).
 	Notes map[string]string
@@ -188,6 +198,8 @@ func (d *Draft) Render() ([]byte, error) {
 	if d.KeyMaxLen > 0 {
 		d.put(root, "key_max_len", "key_max_len", d.KeyMaxLen)
 	}
+	todos := d.renderShapes(root)
+	next := len(root.Content) // the key after the shapes carries their TODOs
 	effects := &yaml.Node{Kind: yaml.SequenceNode}
 	for i, e := range d.Effects {
 		p := fmt.Sprintf("effects[%d]", i)
@@ -217,6 +229,10 @@ func (d *Draft) Render() ([]byte, error) {
 	} else {
 		d.putNode(root, "effects", "effects", effects)
 	}
+	if todos != "" {
+		k := root.Content[next]
+		k.HeadComment = strings.TrimSuffix(todos+"\n"+k.HeadComment, "\n")
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -224,6 +240,25 @@ func (d *Draft) Render() ([]byte, error) {
 		return nil, fmt.Errorf("draft: render: %w", err)
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// renderShapes writes the identifiers' shapes, and returns the comments
+// of the patterns RE2 cannot compile, which stand in for their fields.
+func (d *Draft) renderShapes(root *yaml.Node) string {
+	for _, f := range []struct{ path, value string }{{"key_format", d.KeyFormat}, {"key_pattern", d.KeyPattern}} {
+		if f.value != "" {
+			d.put(root, f.path, f.path, f.value)
+		}
+	}
+	if len(d.Tenants) > 0 {
+		d.put(root, "tenants", "tenants", flow(d.Tenants))
+	}
+	for _, f := range []struct{ path, value string }{{"tenant_format", d.TenantFormat}, {"tenant_pattern", d.TenantPattern}} {
+		if f.value != "" {
+			d.put(root, f.path, f.path, f.value)
+		}
+	}
+	return strings.TrimPrefix(strings.TrimSuffix(d.KeyPatternTodo+"\n"+d.TenantPatternTodo, "\n"), "\n")
 }
 
 // flowValue marks a value to be written in flow style ({a: b}, [1, 2]).
@@ -322,8 +357,11 @@ func (d *Draft) Defaults() {
 	if d.Rules == nil {
 		d.Rules = map[string]any{}
 	}
-	if len(d.Answers) == 0 && len(d.Statuses) == 0 {
+	if len(d.Answers) == 0 && (len(d.Statuses) == 0 || d.noInFlight && len(d.Statuses) == 1) {
 		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
+		if d.noInFlight {
+			d.Statuses["in_flight"] = []int{}
+		}
 		d.note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
 	}
 	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {

@@ -3,7 +3,6 @@ package draft
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -13,12 +12,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// keyLike and tenantLike name the parameters and members that hold the
-// idempotency key and the tenant; keyLike's first group is the stronger sign.
-var (
-	keyLike    = regexp.MustCompile(`(?i)^(?:x-)?(idempotency[-_]?key|idempotency|idempotencykey|idem[-_]?key)$|^(?:x-)?(request[-_]?id|request[-_]?key|dedup(?:lication)?[-_]?key)$`)
-	tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]ation|org|workspace|team|company|creditor|customer|project)(?:[-_]?id)?$`)
-)
+// tenantLike names the parameters and members that hold the tenant.
+var tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]ation|org|workspace|team|company|creditor|customer|project)(?:[-_]?id)?$`)
 
 // FromOpenAPI drafts the request of one operation of an OpenAPI 3 document,
 // named by its operationId or as "METHOD PATH"; server, when given, replaces
@@ -29,7 +24,9 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 	if err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s: %w", file, err)
 	}
-	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation()); err != nil {
+	// A pattern Go's RE2 cannot compile (a lookahead) is still a valid
+	// document: the draft says so at the field that would hold it.
+	if err := doc.Validate(ctx, openapi3.DisableExamplesValidation(), openapi3.DisableSchemaPatternValidation()); err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s is not valid: %w", file, err)
 	}
 	path, method, item, op := find(doc, operation)
@@ -41,9 +38,17 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 		server = doc.Servers[0].URL
 	}
 	params := slices.Concat(item.Parameters, op.Parameters)
-	d.url(server, path, params)
-	d.headers(params)
-	d.body(op)
+	var key *keySite
+	if sites := keySites(params, bodySchema(op)); len(sites) > 0 {
+		key = &sites[0]
+	}
+	d.url(server, path, params, key)
+	d.headers(params, key)
+	d.body(op, key)
+	if key != nil {
+		d.keyParam(*key)
+	}
+	d.security(doc, op)
 	d.idPointer(op)
 	d.refusals(op)
 	return d, nil
@@ -72,84 +77,24 @@ func operations(doc *openapi3.T) []string {
 	return out
 }
 
-// url is the server URL and the path, a tenant-like path parameter (or the
-// only one) as {{tenant}}; another path parameter leaves the URL a TODO.
-func (d *Draft) url(server, path string, params openapi3.Parameters) {
-	if u, err := url.Parse(server); server == "" || err != nil || !u.IsAbs() {
-		d.note("target.url", "the document gives no absolute server URL (%q): pass --url", server)
-		return
-	}
-	var inPath []*openapi3.Parameter
-	for _, p := range params {
-		if p.Value != nil && p.Value.In == openapi3.ParameterInPath {
-			inPath = append(inPath, p.Value)
-		}
-	}
-	full := strings.TrimRight(server, "/") + path
-	for _, p := range inPath {
-		switch {
-		case !strings.Contains(full, "{{tenant}}") && (tenantLike.MatchString(p.Name) || len(inPath) == 1 && !keyLike.MatchString(p.Name)):
-			full = strings.ReplaceAll(full, "{"+p.Name+"}", "{{tenant}}")
-			d.note("target.url", "guessed: path parameter %q is the tenant", p.Name)
-		case keyLike.MatchString(p.Name):
-			full = strings.ReplaceAll(full, "{"+p.Name+"}", "{{key}}")
-			d.note("target.url", "guessed: path parameter %q is the key", p.Name)
-		default:
-			d.note("target.url", "path parameter %q: neither tenant nor key; give it a value (%s)", p.Name, full)
-			return
-		}
-	}
-	d.URL = full
-}
-
-// headers finds the key and the tenant among the header parameters;
-// other required headers are TODOs.
-func (d *Draft) headers(params openapi3.Parameters) {
-	for _, ref := range params {
-		p := ref.Value
-		if p == nil || p.In != openapi3.ParameterInHeader {
-			continue
-		}
-		switch {
-		case keyLike.MatchString(p.Name) && (keyLike.FindStringSubmatch(p.Name)[1] != "" || p.Required):
-			d.Headers = append(d.Headers, Header{p.Name, "{{key}}"})
-			d.note("target.headers."+p.Name, "guessed: the key travels in header %s", p.Name)
-			d.keyParam(p.Schema, p.Required)
-		case tenantLike.MatchString(p.Name) && !strings.Contains(d.URL, "{{tenant}}"):
-			d.Headers = append(d.Headers, Header{p.Name, "{{tenant}}"})
-			d.note("target.headers."+p.Name, "guessed: the tenant travels in header %s", p.Name)
-		case p.Required:
-			d.Headers = append(d.Headers, Header{p.Name, ""})
-			d.note("target.headers."+p.Name, "a required header: give it a value")
-		}
-	}
-}
-
-// keyParam reads the key's length limit and whether it is required.
-func (d *Draft) keyParam(s *openapi3.SchemaRef, required bool) {
-	if s != nil && s.Value != nil && s.Value.MaxLength != nil {
-		d.KeyMaxLen = int(*s.Value.MaxLength)
-		d.note("key_max_len", "the document's maxLength of the key")
-	}
-	if !required {
-		f := false
-		d.KeyRequired = &f
-		d.note("key_required", "the document does not require the key: a call without one is a plain create")
-	}
-}
-
 // body drafts the payload from the request body's example (or its schema's
-// examples, defaults and bounds), and its payload_rules from the schema.
-func (d *Draft) body(op *openapi3.Operation) {
+// examples, defaults and bounds), the key and the tenant when they are
+// members of it, and its payload_rules from the schema.
+func (d *Draft) body(op *openapi3.Operation, key *keySite) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		d.Payload = map[string]any{}
 		d.note("payload", "the operation has no request body")
 		return
 	}
-	media := op.RequestBody.Value.Content.Get("application/json")
+	mediaType, media := jsonMedia(op)
 	if media == nil {
-		d.note("payload", "the request body is not application/json: write the base payload")
+		d.note("payload", "the request body is not JSON: write the base payload")
 		return
+	}
+	if mediaType != "application/json" {
+		// AWS's JSON protocol: application/x-amz-json-1.1.
+		d.Headers = append(d.Headers, Header{"Content-Type", mediaType})
+		d.note("target.headers.Content-Type", "the document's media type of the request body")
 	}
 	var schema *openapi3.Schema
 	if media.Schema != nil {
@@ -177,23 +122,51 @@ func (d *Draft) body(op *openapi3.Operation) {
 	if schema == nil {
 		return
 	}
-	// The key and the tenant may be body members (Square's idempotency_key).
-	keyInHeader := d.KeyTemplate()
+	// The key and the tenant may be body members (Square's idempotency_key,
+	// AWS's ClientToken).
+	if key != nil && key.In == "body" && setPointer(d.Payload, key.Name, "{{key}}") {
+		d.note("payload", "guessed: member %s is the key (%s)", key.Name, key.Why)
+	}
 	for _, name := range sortedKeys(schema.Properties) {
 		prop := schema.Properties[name]
-		required := slices.Contains(schema.Required, name)
-		switch {
-		case !keyInHeader && keyLike.MatchString(name):
-			d.Payload[name] = "{{key}}"
-			d.note("payload", "guessed: member %s is the key", name)
-			keyInHeader = true
-			d.keyParam(prop, required)
-		case !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && tenantLike.MatchString(name) && isString(prop):
+		if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && tenantLike.MatchString(name) && isString(prop) && d.Payload[name] != "{{key}}" {
 			d.Payload[name] = "{{tenant}}"
 			d.note("payload", "guessed: member %s is the tenant", name)
+			d.tenantShape("member "+name, prop)
 		}
 	}
 	d.rules("", schema, d.Payload)
+}
+
+// jsonMedia is the request body's JSON media type (AWS's
+// application/x-amz-json-1.1 among them).
+func jsonMedia(op *openapi3.Operation) (string, *openapi3.MediaType) {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return "", nil
+	}
+	return jsonContent(op.RequestBody.Value.Content)
+}
+
+// jsonContent is the JSON media type of a body: application/json, else the
+// first whose name says json.
+func jsonContent(content openapi3.Content) (string, *openapi3.MediaType) {
+	if m := content.Get("application/json"); m != nil {
+		return "application/json", m
+	}
+	for _, name := range sortedKeys(content) {
+		if strings.Contains(strings.ToLower(name), "json") {
+			return name, content[name]
+		}
+	}
+	return "", nil
+}
+
+// bodySchema is the schema of the request body, or nil.
+func bodySchema(op *openapi3.Operation) *openapi3.Schema {
+	if _, m := jsonMedia(op); m != nil && m.Schema != nil {
+		return m.Schema.Value
+	}
+	return nil
 }
 
 func (d *Draft) tenantHeader() bool {

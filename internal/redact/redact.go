@@ -1,7 +1,8 @@
 // Package redact keeps passwords out of everything idemstress prints or
 // writes: database URLs reach error messages (a service's argv, a quoted
 // contract line, a driver's error), and none of them may carry a password
-// to a terminal, a CI log or a report file.
+// to a terminal, a CI log or a report file; nor may a quoted
+// Authorization header carry its token.
 package redact
 
 import (
@@ -20,9 +21,16 @@ var (
 	keyword = regexp.MustCompile(`(?i)\b(password|passwd|pwd)(\s*[=:]\s*)('[^']*'|"[^"]*"|[^\s&"',;]+)`)
 )
 
-// String returns s with every password it can recognise masked.
+// credential is the token of an Authorization header's value (Bearer
+// ya29.…, Basic dXNlcjpwdw==), quoted from a contract line; it holds a
+// digit, which tells it from prose ("basic authentication").
+var credential = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/-]*[0-9][A-Za-z0-9._~+/-]*=*)`)
+
+// String returns s with every password and bearer or basic credential it
+// can recognise masked.
 func String(s string) string {
 	s = userinfo.ReplaceAllString(s, "${1}:"+mask+"@")
+	s = credential.ReplaceAllString(s, "${1}${2}"+mask)
 	return keyword.ReplaceAllString(s, "${1}${2}"+mask)
 }
 

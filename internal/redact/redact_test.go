@@ -18,7 +18,10 @@ func TestString(t *testing.T) {
 		{"host=h user=u password=SECRETPW dbname=d", "host=h user=u password=xxxxx dbname=d"},
 		{"postgres://h/db?user=u&password=SECRETPW&sslmode=off", "postgres://h/db?user=u&password=xxxxx&sslmode=off"},
 		{"password: 'SECRET PW'", "password: xxxxx"},
+		{`line 9: did not find expected key in "Authorization: Bearer ya29.a0AfH6SM-t0k"`, `line 9: did not find expected key in "Authorization: Bearer xxxxx"`},
+		{"headers: {Authorization: Basic dXNlcjpwYXNzd29yZA==}", "headers: {Authorization: Basic xxxxx}"},
 		// No password: nothing changes.
+		{`give "Bearer <token>" here; basic authentication`, `give "Bearer <token>" here; basic authentication`},
 		{"postgres://u@host/db", "postgres://u@host/db"},
 		{"http://127.0.0.1:8080/tickets", "http://127.0.0.1:8080/tickets"},
 		{"IDEM-001 duplicate effect: 2 row(s) in tickets", "IDEM-001 duplicate effect: 2 row(s) in tickets"},
