@@ -212,11 +212,14 @@ func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 		a = model.Action{Tenant: op.Call.Tenant}
 	}
 	switch {
-	case op.Out.Status >= 500 && failedByFault(op):
+	case failedByFault(op):
 		return nil // the transient failure the fault made; see errorReplays
-	case op.Out.Status >= 500:
+	case op.Out.ServerError() && op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
+	case op.Out.ServerError():
+		return []Violation{violation(WrongStatus, a, "a server error answer (answers.server_error)",
+			fmt.Sprintf("call %s got %s %s", op.Call, op.Out, model.Excerpt(op.Out.Body, 200)))}
 	case op.Out.Kind == model.Unknown && !faulted:
 		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
