@@ -52,6 +52,12 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
 		t.Fatal(err)
 	}
+	if bug == "stores-errors" {
+		if _, err := pool.Exec(t.Context(), `CREATE TABLE saved_errors (tenant text NOT NULL, idem_key text NOT NULL, answer text NOT NULL,
+			PRIMARY KEY (tenant, idem_key))`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if strings.HasPrefix(bug, "insert-then-500") {
 		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
 			t.Fatal(err)
@@ -119,6 +125,9 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprint("stored, then failed: ", err), http.StatusInternalServerError)
 		return
 	}
+	if s.replaySaved(w, r, tenant, key) {
+		return
+	}
 	id, replay, err := s.create(r.Context(), tenant, key, body, payload.Note)
 	switch {
 	case errors.Is(err, errReused):
@@ -127,11 +136,41 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422, graphqlStyle: 200}[s.style], "IDEMPOTENCY_KEY_REUSED")
+	case err != nil && s.style == graphqlStyle:
+		// A failed mutation is a 200 too (Shopify, Apollo).
+		s.saveError(r, tenant, key)
+		s.fail(w, http.StatusInternalServerError, "INTERNAL_SERVER_ERROR")
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	default:
 		s.created(w, id, replay)
 	}
+}
+
+// saveError is the stores-errors bug: a failed mutation's answer is kept
+// under its key, as a middleware that caches every answer keeps it, so
+// that retries get it again where the contract says errors are not stored.
+func (s *api) saveError(r *http.Request, tenant, key string) {
+	if s.bug != "stores-errors" {
+		return
+	}
+	// The request's own session may be the one that failed: another one.
+	_, _ = s.pool.Exec(context.WithoutCancel(r.Context()), `INSERT INTO saved_errors VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+		tenant, key, `{"data":{"createPayment":null},"errors":[{"message":"createPayment failed","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`)
+}
+
+// replaySaved answers a key with a saved error (stores-errors) with it.
+func (s *api) replaySaved(w http.ResponseWriter, r *http.Request, tenant, key string) bool {
+	if s.bug != "stores-errors" {
+		return false
+	}
+	var answer string
+	if err := s.pool.QueryRow(r.Context(), `SELECT answer FROM saved_errors WHERE tenant = $1 AND idem_key = $2`, tenant, key).Scan(&answer); err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, answer)
+	return true
 }
 
 var errReused = errors.New("key reused with another body")
