@@ -104,9 +104,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = session.cfg
 	// A key in the URL's path has no keyless form: /tickets// is another
 	// resource, and its 404 is no bug of the service's.
-	keyInPath := cfg.World.KeyRequired && cfg.HTTP.KeyInPath()
+	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
 	if keyInPath {
-		cfg.World.KeyRequired = false
+		cfg.World.KeyRequired, cfg.World.Keyless = false, false
 	}
 	seed := cfg.Seed
 	if seed == 0 {

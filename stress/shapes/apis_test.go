@@ -36,6 +36,7 @@ const (
 	squareStyle     = "square"     // 200 for created and replayed; 400 + errors[0].code for a reused and a missing key
 	gocardlessStyle = "gocardless" // 201 created; a replay is 409 carrying the existing ID; 422 reused; 400 missing
 	graphqlStyle    = "graphql"    // everything 200: data.createPayment on success, errors[0] with a code on failure
+	stripeStyle     = "stripe"     // 200 {id} for created and replayed; 400 idempotency_error reused; no key: a plain create
 )
 
 // serveAPI starts the service on a loopback port over a new database and
@@ -48,7 +49,7 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if _, err := pool.Exec(t.Context(), `CREATE TABLE payments (id bigserial PRIMARY KEY, tenant text NOT NULL, idem_key text NOT NULL,
+	if _, err := pool.Exec(t.Context(), `CREATE TABLE payments (id bigserial PRIMARY KEY, tenant text NOT NULL, idem_key text,
 		body text NOT NULL, note text NOT NULL, UNIQUE (tenant, idem_key))`); err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +109,10 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, tenant := r.Header.Get("Idempotency-Key"), r.Header.Get("X-Tenant")
+	if key == "" && s.style == stripeStyle {
+		s.keyless(w, r, tenant, canonical(raw), payload.Note)
+		return
+	}
 	if key == "" {
 		s.fail(w, http.StatusBadRequest, "MISSING_REQUIRED_PARAMETER")
 		return
@@ -135,7 +140,7 @@ func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.created(w, id, true)
 			return
 		}
-		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422, graphqlStyle: 200}[s.style], "IDEMPOTENCY_KEY_REUSED")
+		s.fail(w, map[string]int{squareStyle: 400, gocardlessStyle: 422, graphqlStyle: 200, stripeStyle: 400}[s.style], "IDEMPOTENCY_KEY_REUSED")
 	case err != nil && s.style == graphqlStyle:
 		// A failed mutation is a 200 too (Shopify, Apollo).
 		s.saveError(r, tenant, key)
@@ -204,6 +209,8 @@ func (s *api) created(w http.ResponseWriter, id int64, replay bool) {
 		fmt.Fprintf(w, `{"payment":{"id":%q,"status":"COMPLETED"}}`, pid)
 	case s.style == graphqlStyle:
 		fmt.Fprintf(w, `{"data":{"createPayment":{"id":%q}}}`, pid)
+	case s.style == stripeStyle:
+		fmt.Fprintf(w, `{"id":%q,"object":"payment_intent"}`, pid)
 	case replay && s.bug == "replay-new-id":
 		s.replayed(w, strconv.FormatInt(id+1000, 10))
 	case replay:
@@ -227,6 +234,10 @@ func (s *api) fail(w http.ResponseWriter, status int, code string) {
 		return
 	}
 	w.WriteHeader(status)
+	if s.style == stripeStyle {
+		fmt.Fprintf(w, `{"error":{"type":"idempotency_error","code":%q}}`, strings.ToLower(code))
+		return
+	}
 	if s.style == squareStyle {
 		fmt.Fprintf(w, `{"errors":[{"category":"INVALID_REQUEST_ERROR","code":%q}]}`, code)
 		return
@@ -243,4 +254,29 @@ func canonical(raw []byte) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// keyless is a call without a key where the key is optional (Stripe): a
+// plain create of its own, its key column NULL. keyless-shared stores
+// every keyless call under one empty key, so the later ones replay the
+// first; keyless-no-rows answers without writing anything.
+func (s *api) keyless(w http.ResponseWriter, r *http.Request, tenant, body, note string) {
+	var id int64
+	var err error
+	switch s.bug {
+	case "keyless-shared":
+		id, _, err = s.create(r.Context(), tenant, "", body, note)
+		if errors.Is(err, errReused) {
+			err = nil // the same resource, whatever the body
+		}
+	case "keyless-no-rows":
+		id = 1000000 + s.served.Add(1)
+	default:
+		err = s.pool.QueryRow(r.Context(), `INSERT INTO payments (tenant, body, note) VALUES ($1, $2, $3) RETURNING id`, tenant, body, note).Scan(&id)
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.created(w, id, false)
 }
