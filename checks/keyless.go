@@ -88,6 +88,9 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 	var vs []Violation
 	groups := groupKeyless(in.Contract, keyless)
 	for _, e := range in.Effects {
+		if !keylessVisible(in.Effects, e) {
+			continue
+		}
 		want := e.RowsPerAction()
 		seen := slices.Collect(maps.Keys(rows[e.Table]))
 		for g := range groups {
@@ -118,12 +121,37 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 				vs = append(vs, keylessIDs(e, g, calls, got)...)
 			}
 			vs = append(vs, keylessFields(e, g, calls, got)...)
-			if e.References != nil {
-				vs = append(vs, referenceChecks(e, g, got, rows[e.References.Table][g])...)
+			if ref := e.References; ref != nil && slices.ContainsFunc(in.Effects, func(o model.Effect) bool { return o.Table == ref.Table && keylessVisible(in.Effects, o) }) {
+				vs = append(vs, referenceChecks(e, g, got, rows[ref.Table][g])...)
 			}
 		}
 	}
 	return vs
+}
+
+// keylessVisible reports whether a keyless row of e can be seen at all:
+// one attributed by key columns needs a tenant column (the observer reads
+// a namespace's rows by tenant or by key, and a keyless row has only the
+// one), a tagged one carries the namespace in its tag, and a joined one
+// is seen when the row it points at is. Where none can be seen, no
+// keyless row is counted, rather than each ok keyless create blamed for
+// rows nobody could read.
+func keylessVisible(effects []model.Effect, e model.Effect) bool {
+	for range effects { // a join chain is at most as long as the list
+		switch e.Attribution() {
+		case model.ByTag:
+			return true
+		case model.ByJoin:
+			i := slices.IndexFunc(effects, func(o model.Effect) bool { return o.Table == e.Join.Table })
+			if i < 0 {
+				return false
+			}
+			e = effects[i]
+		default:
+			return e.Tenant != ""
+		}
+	}
+	return false
 }
 
 // keylessIDs: a keyless create's ID is the ID of a row it wrote.

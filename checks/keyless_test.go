@@ -125,3 +125,21 @@ func TestKeylessCreatesTagged(t *testing.T) {
 		})
 	}
 }
+
+// A table whose rows carry a key but no tenant column cannot show a
+// keyless row (the namespace is in its tenant and key only): a keyless
+// create that wrote its row there is not blamed for a row nobody read.
+func TestKeylessCreatesUnseen(t *testing.T) {
+	w := plain
+	effects := []model.Effect{{Table: "tickets", Key: "request_key", ID: "id", PerAction: 1}}
+	h := history(op(0, model.Call{Tenant: w.a, NoKey: true}, ok(w.id1)))
+	got := checks.Evaluate(checks.Input{Contract: keylessContract(), Effects: effects, NS: w.ns, History: h, Rows: model.Snapshot{"tickets": nil}})
+	if len(got) != 0 {
+		t.Errorf("checks fired %v, want none:\n%s", checks.IDsOf(got), dump(got))
+	}
+	effects[0].Tenant = "tenant"
+	got = checks.Evaluate(checks.Input{Contract: keylessContract(), Effects: effects, NS: w.ns, History: h, Rows: model.Snapshot{"tickets": nil}})
+	if ids := checks.IDsOf(got); !slices.Equal(ids, []checks.ID{checks.MissingEffect}) {
+		t.Errorf("with a tenant column: checks fired %v, want IDEM-002:\n%s", ids, dump(got))
+	}
+}
