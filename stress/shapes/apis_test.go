@@ -59,7 +59,7 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 			t.Fatal(err)
 		}
 	}
-	if strings.HasPrefix(bug, "insert-then-500") {
+	if strings.HasPrefix(bug, "insert-then-500") || bug == "check-then-insert" {
 		if _, err := pool.Exec(t.Context(), `ALTER TABLE payments DROP CONSTRAINT payments_tenant_idem_key_key`); err != nil {
 			t.Fatal(err)
 		}
@@ -186,6 +186,9 @@ const notFoundAt = 150
 // create inserts the key's row first; a key already there is a replay of
 // an equal body and a reuse of another.
 func (s *api) create(ctx context.Context, tenant, key, body, note string) (id int64, replay bool, err error) {
+	if s.bug == "check-then-insert" {
+		return s.checkThenInsert(ctx, tenant, key, body, note)
+	}
 	err = s.pool.QueryRow(ctx, `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (tenant, idem_key) DO NOTHING RETURNING id`, tenant, key, body, note).Scan(&id)
 	if !errors.Is(err, pgx.ErrNoRows) {
@@ -199,6 +202,24 @@ func (s *api) create(ctx context.Context, tenant, key, body, note string) (id in
 		return id, true, errReused
 	}
 	return id, true, nil
+}
+
+// checkThenInsert is the check-then-insert bug: it looks the key up, then
+// inserts, with no constraint or lock between them, so two calls that
+// arrive together both insert.
+func (s *api) checkThenInsert(ctx context.Context, tenant, key, body, note string) (id int64, replay bool, err error) {
+	var stored string
+	err = s.pool.QueryRow(ctx, `SELECT id, body FROM payments WHERE tenant = $1 AND idem_key = $2 ORDER BY id LIMIT 1`, tenant, key).Scan(&id, &stored)
+	switch {
+	case err == nil && stored != body:
+		return id, true, errReused
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return 0, false, err
+	}
+	err = s.pool.QueryRow(ctx, `INSERT INTO payments (tenant, idem_key, body, note) VALUES ($1, $2, $3, $4) RETURNING id`, tenant, key, body, note).Scan(&id)
+	return id, false, err
 }
 
 func (s *api) created(w http.ResponseWriter, id int64, replay bool) {

@@ -16,7 +16,8 @@ import (
 // bursts included, every fault firing; the same service that saves the
 // failed answer under the key (a middleware caching every answer) is
 // caught where the contract says errors are not stored (IDEM-016), with
-// the failed call and its retry alone.
+// the failed call and its retry alone, and one that looks the key up
+// before it inserts is caught by a burst of two (IDEM-001).
 func TestGraphQLServerErrors(t *testing.T) {
 	faults := []model.Fault{model.FaultDBError, model.FaultLoseReply, model.FaultDoubleDelivery}
 	for _, tc := range []struct {
@@ -27,6 +28,8 @@ func TestGraphQLServerErrors(t *testing.T) {
 		{bug: ""},
 		{bug: "stores-errors", want: checks.ErrorReplay,
 			minimal: []model.Step{faulted("A", "k1", model.FaultDBError), call("A", "k1", 0)}},
+		{bug: "check-then-insert", want: checks.DuplicateEffect,
+			minimal: []model.Step{burst(call("A", "k1", 0), call("A", "k1", 0))}},
 	} {
 		t.Run("bug="+tc.bug, func(t *testing.T) {
 			url, dbURL := serveAPI(t, graphqlStyle, tc.bug)
