@@ -54,6 +54,7 @@ var absences = map[model.Transition]string{
 	model.Reencoding:         "no re-encoded payload",
 	model.FoldedKey:          "no key that differs from another only by white space, case or form",
 	model.Burst:              "no calls of one action at once",
+	model.KeylessCreate:      "no call without a key under key_required: false",
 }
 
 func absence(t model.Transition) string {

@@ -8,7 +8,8 @@ import (
 )
 
 // A transient failure (the db-error fault) makes one call's database work
-// fail inside the service, and the service answers 5xx. What the retries
+// fail inside the service, and the service answers with a server error (a
+// 5xx, or an answer answers.server_error takes). What the retries
 // of that call must get is the contract's errors: policy. By default
 // (not-stored) a retry is executed afresh: most idempotency libraries store
 // nothing when the work fails, and a middleware that stores the 500 and
@@ -17,10 +18,10 @@ import (
 // the retry must get the same error, and a fresh execution is the mistake.
 
 // failedByFault reports whether op is a call the db-error fault made fail:
-// it carried the fault and was answered 5xx. Its 5xx is what the fault
-// asked for, not a wrong status.
+// it carried the fault and was answered with a server error. Its server
+// error is what the fault asked for, not a wrong status.
 func failedByFault(op model.Op) bool {
-	return op.Call.Fault == model.FaultDBError && op.Out.Status >= 500
+	return op.Call.Fault == model.FaultDBError && op.Out.ServerError()
 }
 
 // errorReplays judges the retries of an action's calls that a transient
@@ -45,7 +46,9 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 				!c.Equivalent(failed.Body, retry.Body) {
 				continue
 			}
-			same := retry.Out.Status == failed.Out.Status
+			// The same server error: a GraphQL API answers its saved
+			// error 200, as it answers a created one.
+			same := retry.Out.ServerError() && retry.Out.Status == failed.Out.Status
 			switch {
 			case c.ErrorsStored && same:
 				replayed[i] = true

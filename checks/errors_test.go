@@ -54,3 +54,63 @@ func TestErrorPolicy(t *testing.T) {
 		})
 	}
 }
+
+// graphqlErrors answers every call 200: created with data, a failed
+// mutation with errors[0].extensions.code INTERNAL_SERVER_ERROR, which
+// answers.server_error makes a server error.
+func graphqlErrors() model.Contract {
+	c := model.DefaultContract()
+	c.Answers = model.Answers{
+		Created:     []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}},
+		ServerError: []model.Matcher{{Status: []int{200}, Equals: map[string]string{"/errors/0/extensions/code": "INTERNAL_SERVER_ERROR"}}},
+	}
+	return c
+}
+
+// graphqlAnswer is what the graphql contract reads body as.
+func graphqlAnswer(c model.Contract, body, id string) model.Outcome {
+	r := c.Read(model.Answer{Status: 200, Body: []byte(body), ID: id})
+	return model.Outcome{Kind: r.Kind, Status: 200, ID: r.ID, Body: model.Body(body)}
+}
+
+// A 200 server error is judged as a 5xx is, everywhere: the db-error
+// fault's own answer, the errors: policy of its retry, a wrong status
+// where no fault explains it. A created 200 after a saved 200 error is
+// no replay of it, though the status is the same.
+func TestErrorPolicyOf2xxServerErrors(t *testing.T) {
+	w := plain
+	const (
+		failed  = `{"data":null,"errors":[{"message":"internal","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`
+		another = `{"data":null,"errors":[{"message":"again","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`
+		created = `{"data":{"createPayment":{"id":"7"}}}`
+	)
+	for _, tc := range []struct {
+		name    string
+		stored  bool
+		noFault bool // the first call carried no db-error
+		retry   string
+		rows    []put
+		want    []checks.ID
+	}{
+		{name: "not-stored: executed afresh", retry: created, rows: w.created(w.a, w.k1, w.id1, 0)},
+		{name: "not-stored: replayed", retry: failed, want: []checks.ID{checks.ErrorReplay}},
+		{name: "not-stored: a fresh server error", retry: another, want: []checks.ID{checks.WrongStatus}},
+		{name: "stored: replayed", stored: true, retry: failed},
+		{name: "stored: executed afresh", stored: true, retry: created, rows: w.created(w.a, w.k1, w.id1, 0), want: []checks.ID{checks.ErrorReplay}},
+		{name: "a server error no fault explains", noFault: true, retry: created, rows: w.created(w.a, w.k1, w.id1, 0), want: []checks.ID{checks.WrongStatus}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := graphqlErrors()
+			c.ErrorsStored = tc.stored
+			first := dbError(call(w.a, w.k1, 0))
+			if tc.noFault {
+				first.Fault = model.FaultNone
+			}
+			h := history(op(0, first, graphqlAnswer(c, failed, "")), op(1, call(w.a, w.k1, 0), graphqlAnswer(c, tc.retry, w.id1)))
+			got := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot(tc.rows)})
+			if ids := checks.IDsOf(got); !slices.Equal(ids, tc.want) {
+				t.Errorf("checks fired %v, want %v:\n%s", ids, tc.want, dump(got))
+			}
+		})
+	}
+}

@@ -124,7 +124,10 @@ func Evaluate(in Input) []Violation {
 			info.winner = states[0].Body
 		}
 	}
-	vs = append(vs, rowChecks(in, actions, len(keyless) > 0)...)
+	if in.Contract.KeylessCreates {
+		vs = append(vs, keylessAnswers(keyless, actions)...)
+	}
+	vs = append(vs, rowChecks(in, actions, keyless)...)
 	Sort(vs)
 	return vs
 }
@@ -212,11 +215,14 @@ func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 		a = model.Action{Tenant: op.Call.Tenant}
 	}
 	switch {
-	case op.Out.Status >= 500 && failedByFault(op):
+	case failedByFault(op):
 		return nil // the transient failure the fault made; see errorReplays
-	case op.Out.Status >= 500:
+	case op.Out.ServerError() && op.Out.Status >= 500:
 		return []Violation{violation(WrongStatus, a, "a 5xx answer",
 			fmt.Sprintf("call %s got %d", op.Call, op.Out.Status))}
+	case op.Out.ServerError():
+		return []Violation{violation(WrongStatus, a, "a server error answer (answers.server_error)",
+			fmt.Sprintf("call %s got %s %s", op.Call, op.Out, model.Excerpt(op.Out.Body, 200)))}
 	case op.Out.Kind == model.Unknown && !faulted:
 		return []Violation{violation(NoAnswer, a, "a call with no planned fault got no answer",
 			fmt.Sprintf("call %s: %s", op.Call, op.Out.Err))}
@@ -257,6 +263,8 @@ func brokenRule(rule model.Rule, a model.Action, detail string) Violation {
 // so that a shrunk plan fails with the same message.
 func wrongStatusReason(c model.Contract, op model.Op) string {
 	switch {
+	case op.Call.NoKey && c.KeylessCreates:
+		return "a call without a key, an ordinary create under key_required: false, was not answered ok"
 	case op.Call.NoKey:
 		return "a call without a key was not answered invalid"
 	case op.Out.Kind == model.Conflict:
@@ -283,8 +291,11 @@ func wrongStatusReason(c model.Contract, op model.Op) string {
 }
 
 // rowChecks compare the committed rows with what the answers promised.
-func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool) []Violation {
+func rowChecks(in Input, actions map[model.Action]*actionInfo, keyless []model.Op) []Violation {
 	var vs []Violation
+	// keylessRows are the rows of keyless creates (key_required: false),
+	// by table and keylessGroup: counted by tenant, not by action.
+	keylessRows := map[string]map[model.Action][]model.Row{}
 	// owner finds the action of a row by table and ID: to tell a replayed
 	// ID that belongs to another tenant, and to attribute joined rows.
 	owner := map[string]map[string]model.Action{}
@@ -292,6 +303,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 	for _, e := range model.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]model.Row{}
+		keylessRows[e.Table] = map[model.Action][]model.Row{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
 			switch problem {
@@ -300,10 +312,14 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 					// Joined rows that point at it are the keyless call's too.
 					owner[e.Table][r.ID] = a
 				}
-				if keylessCalls {
+				switch {
+				case in.Contract.KeylessCreates:
+					g := keylessGroup(in.Contract, a.Tenant)
+					keylessRows[e.Table][g] = append(keylessRows[e.Table][g], r)
+				case len(keyless) > 0:
 					vs = append(vs, violation(RejectedEffect, a, "a call without a key left rows in "+e.Table,
 						fmt.Sprintf("row of tenant %s with no key in %s", a.Tenant, e.Table)))
-				} else {
+				default:
 					vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" has no key though every call carried one",
 						fmt.Sprintf("row of tenant %q with no key in %s", r.Tenant, e.Table)))
 				}
@@ -336,6 +352,9 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keylessCalls bool
 		for a, info := range actions {
 			vs = append(vs, actionRows(in, e, a, info, perAction, owner)...)
 		}
+	}
+	if in.Contract.KeylessCreates {
+		vs = append(vs, keylessRowChecks(in, keyless, keylessRows)...)
 	}
 	return vs
 }

@@ -21,6 +21,11 @@ type World struct {
 	MaxSteps    int // steps per plan
 	// KeyRequired makes some calls omit the key (a correct target answers invalid).
 	KeyRequired bool
+	// Keyless makes some calls omit the key where it is not required
+	// (key_required: false): each is an ordinary create of its own. They
+	// carry no fault: a lost reply, a second delivery or a retry of a
+	// keyless call is by design another create, not a replay to expect.
+	Keyless bool
 	// MaxBurst is the most calls a burst releases at once (2–16); 0 draws
 	// no bursts, only calls one after another.
 	MaxBurst int
@@ -48,7 +53,7 @@ func DefaultWorld() World {
 
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
-	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired &&
+	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
 		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil
 }
 
@@ -100,12 +105,15 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
 				return rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")
 			}
-			base := d.call(t, w.KeyRequired)
+			base := d.call(t, w.KeyRequired || w.Keyless)
 			// One step in four is a burst; the draw shrinks to 0, a single call.
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
 				// One single call in three carries a fault; it shrinks to none.
 				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
 					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
+				}
+				if base.NoKey && w.Keyless {
+					base.Fault = model.FaultNone
 				}
 				return model.Step{Kind: model.StepCall, Calls: []model.Call{base}}
 			}

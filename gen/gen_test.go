@@ -150,6 +150,35 @@ func TestPlanKeyNotRequired(t *testing.T) {
 	}
 }
 
+// Where the key is optional (key_required: false) plans send keyless
+// creates, and never with a fault: a lost reply, a second delivery or a
+// slow original of a keyless call is another create by design.
+func TestPlanKeylessCreates(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.KeyRequired, w.Keyless = false, true
+	w.Faults = []model.Fault{model.FaultLoseReply, model.FaultDoubleDelivery, model.FaultDBError}
+	keyless, faulted := 0, 0
+	for i, p := range examples(t, w, 200) {
+		for _, s := range p.Steps {
+			for _, c := range s.Calls {
+				if c.Fault != model.FaultNone {
+					faulted++
+				}
+				if !c.NoKey {
+					continue
+				}
+				keyless++
+				if c.Fault != model.FaultNone {
+					t.Fatalf("plan %d: keyless call %s carries a fault", i, c)
+				}
+			}
+		}
+	}
+	if keyless == 0 || faulted == 0 {
+		t.Errorf("%d keyless calls, %d faulted calls in 200 plans; want some of each", keyless, faulted)
+	}
+}
+
 func TestWorldValidate(t *testing.T) {
 	valid := gen.DefaultWorld()
 	tests := []struct {

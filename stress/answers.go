@@ -18,6 +18,9 @@ type answersFile struct {
 	Conflict []matcherFile `yaml:"conflict"`
 	InFlight []matcherFile `yaml:"in_flight"`
 	Invalid  []matcherFile `yaml:"invalid"`
+
+	// ServerError: answers judged as a 5xx is (model.Answers.ServerError).
+	ServerError []matcherFile `yaml:"server_error"`
 }
 
 type matcherFile struct {
@@ -72,6 +75,7 @@ func (f *answersFile) answers(short *model.Statuses) (model.Answers, error) {
 	}
 	a.Created, a.Replayed, a.Conflict = matchers(f.Created), matchers(f.Replayed), matchers(f.Conflict)
 	a.InFlight, a.Invalid = matchers(f.InFlight), matchers(f.Invalid)
+	a.ServerError = matchers(f.ServerError)
 	return a, nil
 }
 

@@ -130,6 +130,11 @@ func (c *Config) defaults() error {
 // and only as many payload variants as the contract tells apart.
 func (c *Config) world() gen.World {
 	w := c.World
+	if c.Contract.KeylessCreates {
+		// key_required: false: calls without the key are creates, not
+		// refusals to provoke.
+		w.KeyRequired, w.Keyless = false, true
+	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
 	for _, f := range c.Faults {
 		k, _ := model.KindOf(f)

@@ -74,7 +74,7 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 	}
 	if v.Check == checks.WrongStatus {
 		id.Status = "not 5xx"
-		if slices.ContainsFunc(hist.Ops, func(op model.Op) bool { return mine(op.Call) && op.Out.Status >= 500 }) {
+		if slices.ContainsFunc(hist.Ops, func(op model.Op) bool { return mine(op.Call) && op.Out.ServerError() }) {
 			id.Status = "5xx"
 		}
 	}

@@ -64,7 +64,11 @@ func TestBugIDOf(t *testing.T) {
 		{"a restart after the action's calls does not count", planOf(seqOf(c1("A", "k1", 0)), one(restartStep)), model.History{},
 			viol(checks.MissingEffect, "A", "k1", "m"), bugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 m"}},
 		{"a 5xx", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))),
-			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 201}}, {Call: c1("A", "k1", 0), Out: model.Outcome{Status: 500}}}},
+			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 201}}, {Call: c1("A", "k1", 0), Out: model.Outcome{Kind: model.Unknown, Status: 500}}}},
+			viol(checks.WrongStatus, "A", "k1", "m"), bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}},
+		// A GraphQL API's 200 server error is of the class of a 5xx.
+		{"a 2xx server error", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))),
+			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Kind: model.OK, Status: 200}}, {Call: c1("A", "k1", 0), Out: model.Outcome{Kind: model.Unknown, Status: 200}}}},
 			viol(checks.WrongStatus, "A", "k1", "m"), bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}},
 		{"a 4xx", planOf(seqOf(c1("A", "k1", 0))),
 			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 400}}}},

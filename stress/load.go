@@ -221,6 +221,7 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	if f.KeyRequired != nil {
 		c.World.KeyRequired = *f.KeyRequired
+		c.Contract.KeylessCreates = !*f.KeyRequired
 	}
 	switch model.KeyCompare(f.KeyCompare) {
 	case "":

@@ -51,6 +51,7 @@ func TestREADMEAnswersContracts(t *testing.T) {
 		{"GoCardless-like", model.Answer{Status: 409, Body: []byte(`{"error":{"code":409,"errors":[{"reason":"idempotent_creation_conflict","links":{"conflicting_resource_id":"PM1"}}]}}`)}, model.OK},
 		{"GraphQL-like", model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"P1"}}}`), ID: "P1"}, model.OK},
 		{"GraphQL-like", model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"message":"reused","extensions":{"code":"IDEMPOTENCY_KEY_REUSED"}}]}`)}, model.Conflict},
+		{"GraphQL-like", model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"message":"failed","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`)}, model.Unknown},
 	} {
 		i := map[string]int{"reference": 0, "Stripe-like": 1, "Square-like": 2, "GoCardless-like": 3, "GraphQL-like": 4}[tc.name]
 		block := blocks[i][1]

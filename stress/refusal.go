@@ -19,7 +19,7 @@ import (
 func refusedInput(op model.Op) bool {
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
-		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight
+		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError()
 }
 
 // encodings says in words what each payload encoding changes (see
@@ -89,8 +89,8 @@ func (r *runner) accepts(ctx context.Context, call model.Call) bool {
 	if err != nil || len(tr.History.Ops) != 1 {
 		return false
 	}
-	st := tr.History.Ops[0].Out.Status
-	return st < 400 || st >= 500
+	out := tr.History.Ops[0].Out
+	return out.Status < 400 || out.Status >= 500 || out.ServerError()
 }
 
 // describeRule is a field rule as the contract file writes it.

@@ -52,7 +52,8 @@ type runner struct {
 	// allows (see unusable.go): with no ok answer in the run, the request
 	// is wrong, not the service.
 	unusable *model.Op
-	// serverErrors says a call with a key was answered 5xx: the service
+	// serverErrors says a call with a key was answered with a server
+	// error (Outcome.ServerError): the service
 	// took the request, even with no ok answer.
 	serverErrors bool
 	// baseOK says a call with the base payload was answered ok, and refused
@@ -103,9 +104,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = session.cfg
 	// A key in the URL's path has no keyless form: /tickets// is another
 	// resource, and its 404 is no bug of the service's.
-	keyInPath := cfg.World.KeyRequired && cfg.HTTP.KeyInPath()
+	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
 	if keyInPath {
-		cfg.World.KeyRequired = false
+		cfg.World.KeyRequired, cfg.World.Keyless = false, false
 	}
 	seed := cfg.Seed
 	if seed == 0 {
@@ -387,7 +388,7 @@ func (r *runner) account(tr Trial) {
 		}
 	}
 	for i, op := range tr.History.Ops {
-		r.serverErrors = r.serverErrors || op.Out.Status >= 500 && !op.Call.NoKey
+		r.serverErrors = r.serverErrors || op.Out.ServerError() && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true

@@ -14,7 +14,8 @@ import (
 // before answering (for a service that writes its effects and its key
 // record in one transaction: after the commit) and before its client
 // heard anything; the retry after the restart must replay. The fault
-// fires when the service answered 2xx, the work done. The replica stays
+// fires when the service answered 2xx, the work done (a 2xx server error
+// is none). The replica stays
 // down until a restart step (the generator plans one).
 func crashAfterCommit(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	p, replicas := env.Proxy(), env.Replicas()
@@ -36,6 +37,9 @@ func crashAfterCommit(ctx context.Context, env CallEnv, call model.Call) (CallOu
 		out.Note = rep.Note
 	case rep.Status < 200 || rep.Status > 299:
 		out.Note = fmt.Sprintf("the service answered %d, so no work of the call's had committed when the replica was killed", rep.Status)
+	case len(out.Ops) == 1 && out.Ops[0].Out.ServerError():
+		// A 2xx server error (answers.server_error) is no work done either.
+		out.Note = fmt.Sprintf("the service answered %d with a server error, so no work of the call's had committed when the replica was killed", rep.Status)
 	default:
 		out.Fired, out.CutOff = true, true
 	}

@@ -39,6 +39,13 @@ type Answers struct {
 	Conflict []Matcher `json:"conflict,omitempty"`
 	InFlight []Matcher `json:"in_flight,omitempty"`
 	Invalid  []Matcher `json:"invalid,omitempty"`
+
+	// ServerError: answers that say the service failed, judged exactly as
+	// a 5xx is (an unknown outcome, or none under server_errors:
+	// no-effects). A GraphQL API answers a failed mutation 200 with
+	// errors[0].extensions.code INTERNAL_SERVER_ERROR. A 5xx that no
+	// other outcome takes is a server error without a matcher.
+	ServerError []Matcher `json:"server_error,omitempty"`
 }
 
 // Answer is what a call got back, as far as reading it needs.
@@ -56,7 +63,8 @@ type reading struct {
 	// ID is the resource ID of an ok answer.
 	ID string
 	// Outcome is the contract outcome whose matcher the answer met
-	// ("created", "replayed", "conflict", "in_flight", "invalid"), "" for none.
+	// ("created", "replayed", "conflict", "in_flight", "invalid",
+	// "server_error", also for a 5xx no matcher takes), "" for none.
 	Outcome string
 }
 
@@ -95,6 +103,7 @@ func (c Contract) outcomes() []outcome {
 		{"conflict", Conflict, a.Conflict, "statuses.conflict"},
 		{"in_flight", InFlight, a.InFlight, "statuses.in_flight"},
 		{"invalid", Invalid, a.Invalid, "statuses.invalid"},
+		{"server_error", c.serverErrorKind(), a.ServerError, ""},
 	}
 	short := map[string][]int{"created": AnyStatus(2), "conflict": c.Statuses.Conflict, "in_flight": c.Statuses.InFlight, "invalid": c.Statuses.Invalid}
 	for i, o := range outs {
@@ -109,7 +118,9 @@ func (c Contract) outcomes() []outcome {
 
 // Read classifies an answer by the contract's matchers. An answer that
 // meets a created or replayed matcher but carries no ID, or that meets no
-// matcher and is not a 5xx, is outside the contract (Other).
+// matcher and is not a 5xx, is outside the contract (Other). A 5xx no
+// matcher takes is a server error, as an answer answers.server_error takes
+// is (Outcome.ServerError).
 func (c Contract) Read(a Answer) reading {
 	for _, o := range c.outcomes() {
 		for _, m := range o.matchers {
@@ -129,14 +140,19 @@ func (c Contract) Read(a Answer) reading {
 			return r
 		}
 	}
-	switch {
-	case a.Status >= 500 && c.ServerErrorsLeaveNoEffects:
-		return reading{Kind: Failed}
-	case a.Status >= 500:
-		return reading{Kind: Unknown}
-	default:
-		return reading{Kind: Other}
+	if a.Status >= 500 {
+		return reading{Kind: c.serverErrorKind(), Outcome: "server_error"}
 	}
+	return reading{Kind: Other}
+}
+
+// serverErrorKind is how a server error is judged: its effect unknown, or
+// none where the contract promises a server error leaves none.
+func (c Contract) serverErrorKind() OutcomeKind {
+	if c.ServerErrorsLeaveNoEffects {
+		return Failed
+	}
+	return Unknown
 }
 
 // holds reports whether an answer meets the matcher. A condition on a

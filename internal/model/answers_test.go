@@ -71,7 +71,11 @@ func TestRead(t *testing.T) {
 		{"default 201 without ID", model.DefaultContract(), model.Answer{Status: 201}, model.Reading{Kind: model.Other, Outcome: "created"}},
 		{"default 422", model.DefaultContract(), model.Answer{Status: 422}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
 		{"default 404", model.DefaultContract(), model.Answer{Status: 404}, model.Reading{Kind: model.Other}},
-		{"default 500", model.DefaultContract(), model.Answer{Status: 500}, model.Reading{Kind: model.Unknown}},
+		{"default 500", model.DefaultContract(), model.Answer{Status: 500}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
+		{"default 500 under no-effects", noEffects(model.DefaultContract()), model.Answer{Status: 500}, model.Reading{Kind: model.Failed, Outcome: "server_error"}},
+		// A 5xx another outcome takes is that outcome, no server error.
+		{"a 503 in flight", inFlight503(), model.Answer{Status: 503}, model.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
+		{"another 5xx beside it", inFlight503(), model.Answer{Status: 502}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
 		// Square: one status, two outcomes, told apart by the body.
 		{"square created, ID from its own pointer", square(), model.Answer{Status: 200, Body: []byte(payment)}, model.Reading{Kind: model.OK, ID: "p7", Outcome: "created"}},
 		{"square reused key", square(), model.Answer{Status: 400, Body: []byte(reused)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
@@ -98,6 +102,11 @@ func TestRead(t *testing.T) {
 		{"graphql data and errors both", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":[{"extensions":{"code":"INTERNAL"}}]}`)}, model.Reading{Kind: model.Other}},
 		{"graphql null data, no errors", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null}}`)}, model.Reading{Kind: model.Other}},
 		{"graphql not JSON", graphql(), model.Answer{Status: 200, Body: []byte(`<html>`), ID: "7"}, model.Reading{Kind: model.Other}},
+		// GraphQL: a failed mutation is a 200 server error, read as a 5xx is.
+		{"graphql server error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
+		{"graphql server error under no-effects", noEffects(graphqlServerError()), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Failed, Outcome: "server_error"}},
+		{"graphql created beside server_error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql 200 error without the matcher", graphql(), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Other}},
 		// Numbers and booleans compare as written in JSON.
 		{"number condition", withConflict(model.Matcher{Status: []int{200}, Equals: map[string]string{"/code": "7", "/retry": "false"}}),
 			model.Answer{Status: 200, Body: []byte(`{"code":7,"retry":false}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
@@ -112,6 +121,28 @@ func TestRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// internalError is a GraphQL API's failed mutation.
+const internalError = `{"data":{"createPayment":null},"errors":[{"message":"internal","extensions":{"code":"INTERNAL_SERVER_ERROR"}}]}`
+
+// graphqlServerError is graphql that says which 200 is a server error.
+func graphqlServerError() model.Contract {
+	c := graphql()
+	c.Answers.ServerError = []model.Matcher{{Status: []int{200}, Equals: map[string]string{"/errors/0/extensions/code": "INTERNAL_SERVER_ERROR"}}}
+	return c
+}
+
+func noEffects(c model.Contract) model.Contract {
+	c.ServerErrorsLeaveNoEffects = true
+	return c
+}
+
+// inFlight503 answers a key in use 503.
+func inFlight503() model.Contract {
+	c := model.DefaultContract()
+	c.Statuses.InFlight = []int{503}
+	return c
 }
 
 func withConflict(m model.Matcher) model.Contract {
@@ -153,6 +184,17 @@ func TestCheckAnswers(t *testing.T) {
 		{"created and replayed with two ID pointers", model.Answers{Created: []model.Matcher{{Status: []int{200}}}, Replayed: []model.Matcher{{Status: []int{200}, ID: "/existing/id"}}},
 			[]string{"answers.created[0]", "answers.replayed[0]"}},
 		{"graphql", graphql().Answers, nil},
+		{"graphql with a server error", graphqlServerError().Answers, nil},
+		{"a 5xx server error", model.Answers{ServerError: []model.Matcher{{Status: []int{500, 503}}}}, nil},
+		{"2xx server error without a condition", model.Answers{ServerError: []model.Matcher{{Status: []int{200}}}}, []string{"answers.server_error[0]", "200 is not an error status"}},
+		{"a 2xx server error against the default created", model.Answers{ServerError: []model.Matcher{{Status: []int{200}, Equals: eq("/errors/0/extensions/code", "INTERNAL_SERVER_ERROR")}}},
+			[]string{"created (by default any 2xx)", "answers.server_error[0]", "200"}},
+		{"server error and conflict on one code", model.Answers{Created: graphql().Answers.Created, Conflict: []model.Matcher{{Status: []int{200}, Present: []string{"/errors/0"}}},
+			ServerError: []model.Matcher{{Status: []int{200}, Equals: eq("/errors/0/extensions/code", "INTERNAL_SERVER_ERROR")}}},
+			[]string{"answers.conflict[0]", "answers.server_error[0]", "cannot prove"}},
+		{"server error against a 5xx in flight", model.Answers{ServerError: []model.Matcher{{Status: []int{503}}}, InFlight: []model.Matcher{{Status: []int{503}}}},
+			[]string{"answers.in_flight[0]", "answers.server_error[0]", "503"}},
+		{"ID on a server error", model.Answers{ServerError: []model.Matcher{{Status: []int{500}, ID: "/id"}}}, []string{"answers.server_error[0]", "id: only created and replayed"}},
 		{"absent against present below it", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}}, Conflict: []model.Matcher{{Status: []int{200}, Present: []string{"/errors/0"}}}}, nil},
 		{"absent against a condition elsewhere", model.Answers{Created: []model.Matcher{{Status: []int{200}, Absent: []string{"/errors"}}}, Conflict: []model.Matcher{{Status: []int{200}, Equals: eq("/error/code", "X")}}},
 			[]string{"answers.created[0]", "answers.conflict[0]", "cannot prove"}},
@@ -223,5 +265,37 @@ func TestAnswersLeftOutOfJSONWhenEmpty(t *testing.T) {
 	b, _ = json.Marshal(square())
 	if !strings.Contains(string(b), `"Answers":{"created"`) {
 		t.Errorf("a contract with answers marshals without them: %s", b)
+	}
+}
+
+// ServerError is the one predicate every check asks: a 5xx no other
+// outcome takes, or an answer answers.server_error takes; never a refusal,
+// an ok answer or no answer at all.
+func TestOutcomeServerError(t *testing.T) {
+	read := func(c model.Contract, status int, body string) model.Outcome {
+		r := c.Read(model.Answer{Status: status, Body: []byte(body), ID: "7"})
+		return model.Outcome{Kind: r.Kind, Status: status, ID: r.ID, Body: []byte(body)}
+	}
+	tests := []struct {
+		name string
+		out  model.Outcome
+		want bool
+	}{
+		{"a 500", read(model.DefaultContract(), 500, ""), true},
+		{"a 500 under no-effects", read(noEffects(model.DefaultContract()), 500, ""), true},
+		{"a GraphQL 200 error", read(graphqlServerError(), 200, internalError), true},
+		{"a GraphQL 200 error without server_error", read(graphql(), 200, internalError), false},
+		{"a created 200", read(graphqlServerError(), 200, `{"data":{"createPayment":{"id":"7"}}}`), false},
+		{"a 503 in flight", read(inFlight503(), 503, ""), false},
+		{"a 422 conflict", read(model.DefaultContract(), 422, ""), false},
+		{"no answer", model.Outcome{Kind: model.Unknown, Err: "timeout"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.out.ServerError(); got != tt.want {
+			t.Errorf("%s: %+v.ServerError() = %v, want %v", tt.name, tt.out, got, tt.want)
+		}
+	}
+	if got, want := read(graphqlServerError(), 200, internalError).String(), "unknown 200 (server error)"; got != want {
+		t.Errorf("a GraphQL server error renders %q, want %q", got, want)
 	}
 }

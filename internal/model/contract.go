@@ -76,6 +76,14 @@ type Contract struct {
 	// of JSON when 0, so that a contract without lease: keeps the digest
 	// its case files were written with.
 	Lease time.Duration `json:",omitempty"`
+
+	// KeylessCreates (key_required: false): a call without the key is an
+	// ordinary create, an action of its own and never a replay of
+	// anything: answered ok with a new ID, it writes one complete effect
+	// set. By default (false) it must be answered invalid and leave
+	// nothing. Left out of JSON when false, so that a contract that
+	// requires the key keeps the digest its case files were written with.
+	KeylessCreates bool `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

@@ -36,6 +36,11 @@ const (
 	FoldedKey Transition = "folded-key"
 	// Burst: a call in flight at the same time as another call of its action.
 	Burst Transition = "burst"
+	// KeylessCreate: a call without its key under key_required: false
+	// (Contract.KeylessCreates), an ordinary create of its own. It is
+	// counted beside Keyless, and listed only where it happened, so that
+	// the coverage of a contract that requires the key reads as before.
+	KeylessCreate Transition = "keyless-create"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
@@ -56,6 +61,7 @@ var labels = map[Transition]string{
 	Reencoding:         "re-encoding",
 	FoldedKey:          "folded key",
 	Burst:              "burst",
+	KeylessCreate:      "keyless create",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -148,6 +154,9 @@ func Exercised(in Exercise) Coverage {
 		}
 		if op.Call.NoKey {
 			cov[Keyless]++
+			if c.KeylessCreates {
+				cov[KeylessCreate]++
+			}
 			continue
 		}
 		var leak, fold, burst, retry, changed, reencoded bool

@@ -21,6 +21,8 @@ func TestExercised(t *testing.T) {
 	global.KeyScope = model.KeyScopeGlobal
 	bytesEq := model.DefaultContract()
 	bytesEq.Equivalence = model.EquivalenceBytes
+	keyOptional := model.DefaultContract()
+	keyOptional.KeylessCreates = true
 	lost := covOp("A", "k1", p, 20, 30)
 	lost.Out = model.Outcome{Kind: model.Unknown, Err: "timeout"}
 	keyless := covOp("A", "", p, 20, 30)
@@ -75,6 +77,8 @@ func TestExercised(t *testing.T) {
 		{"a keyless call", exact, false, model.Calls(keyless), nil, model.Coverage{model.Called: 1, model.Keyless: 1}},
 		{"a keyless call is no retry", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), keyless),
 			nil, model.Coverage{model.Called: 2, model.Keyless: 1}},
+		{"a keyless create under key_required: false", keyOptional, false, model.Calls(keyless, keyless),
+			nil, model.Coverage{model.Called: 2, model.Keyless: 2, model.KeylessCreate: 2}},
 		{"faults count when they fired", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
 			[]model.FaultEvent{{Kind: model.FaultCrash, Fired: true}, {Kind: model.FaultRestart, Fired: true}, {Kind: model.FaultLoseReply}},
 			model.Coverage{model.Called: 1, "crash": 1, "restart": 1}},

@@ -19,9 +19,10 @@ const (
 	InFlight OutcomeKind = "in_flight"
 	// Invalid is the contract's answer to a call without a key.
 	Invalid OutcomeKind = "invalid"
-	// Unknown is no answer, or a 5xx: the call may or may not have taken effect.
+	// Unknown is no answer, or a server error (a 5xx, or an answer
+	// answers.server_error takes): the call may or may not have taken effect.
 	Unknown OutcomeKind = "unknown"
-	// Failed is a 5xx that the contract promises left no effect.
+	// Failed is a server error that the contract promises left no effect.
 	Failed OutcomeKind = "failed"
 	// Other is an answer the contract does not allow at all (a 404, a 2xx
 	// without an ID): always a violation, and the call's effect is unknown.
@@ -40,6 +41,16 @@ type Outcome struct {
 	Body Body `json:"body,omitempty"`
 }
 
+// ServerError reports an answer the contract read as a server error: a
+// 5xx no other outcome takes, or one answers.server_error takes (a GraphQL
+// 200 with errors[0].extensions.code INTERNAL_SERVER_ERROR). Only a
+// server error is answered and yet of unknown (or, under server_errors:
+// no-effects, no) effect, so every check that treats an answer as a 5xx
+// asks this, never the status.
+func (o Outcome) ServerError() bool {
+	return o.Status != 0 && o.Err == "" && (o.Kind == Unknown || o.Kind == Failed)
+}
+
 // AnswerKept bounds how much of an answer's body a history keeps.
 const AnswerKept = 4 << 10
 
@@ -51,6 +62,8 @@ func (o Outcome) String() string {
 		return "no answer (" + o.Err + ")"
 	case o.ID != "":
 		return fmt.Sprintf("%s %d id %s", o.Kind, o.Status, ShowID(o.ID))
+	case o.ServerError():
+		return fmt.Sprintf("%s %d (server error)", o.Kind, o.Status)
 	default:
 		return fmt.Sprintf("%s %d", o.Kind, o.Status)
 	}

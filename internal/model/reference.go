@@ -33,7 +33,8 @@ const (
 	RuleUnstableID
 	// RuleWrongStatus: an answer the table allows in no state (conflict for an
 	// absent action, in_flight with nothing in flight, invalid with a key, a
-	// keyless call not answered invalid, an answer outside the contract).
+	// keyless call not answered invalid, or under KeylessCreates not ok, an
+	// answer outside the contract).
 	RuleWrongStatus
 )
 
@@ -42,7 +43,14 @@ const (
 // afterwards: one, or two when an unknown call may or may not have created it.
 func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	if in.NoKey {
-		if out.Kind == Invalid || out.Kind == Unknown || out.Kind == Failed {
+		// A keyless call is judged alone: refused where the key is
+		// required, an ordinary create where it is not (its rows and
+		// its ID are the checks' to count, by tenant).
+		want := Invalid
+		if c.KeylessCreates {
+			want = OK
+		}
+		if out.Kind == want || out.Kind == Unknown || out.Kind == Failed {
 			return RuleHolds, []State{s}
 		}
 		return RuleWrongStatus, []State{s}

@@ -30,6 +30,8 @@ func TestJudge(t *testing.T) {
 	def := model.DefaultContract()
 	bytesEq := model.DefaultContract()
 	bytesEq.Equivalence = model.EquivalenceBytes
+	keyless := model.DefaultContract()
+	keyless.KeylessCreates = true
 
 	tests := []struct {
 		name     string
@@ -95,6 +97,21 @@ func TestJudge(t *testing.T) {
 		{"keyless in_flight, even overlapping", def, absent, model.Input{Body: p, NoKey: true, Overlapped: true}, answer(model.InFlight),
 			model.RuleWrongStatus, []model.State{absent}},
 		{"keyless other", def, absent, model.Input{Body: p, NoKey: true}, answer(model.Other),
+			model.RuleWrongStatus, []model.State{absent}},
+
+		// key_required: false: a keyless call is an ordinary create of its
+		// own, ok on any state of the keyed action, which it never touches.
+		{"keyless create ok", keyless, absent, model.Input{Body: p, NoKey: true}, ok("7"),
+			model.RuleHolds, []model.State{absent}},
+		{"keyless create ok beside a present action", keyless, present(p, "7"), model.Input{Body: p, NoKey: true}, ok("8"),
+			model.RuleHolds, []model.State{present(p, "7")}},
+		{"keyless create unknown", keyless, absent, model.Input{Body: p, NoKey: true}, answer(model.Unknown),
+			model.RuleHolds, []model.State{absent}},
+		{"keyless create invalid", keyless, absent, model.Input{Body: p, NoKey: true}, answer(model.Invalid),
+			model.RuleWrongStatus, []model.State{absent}},
+		{"keyless create conflict", keyless, present(p, "7"), model.Input{Body: pOther, NoKey: true}, answer(model.Conflict),
+			model.RuleWrongStatus, []model.State{present(p, "7")}},
+		{"keyless create in_flight", keyless, absent, model.Input{Body: p, NoKey: true, Overlapped: true}, answer(model.InFlight),
 			model.RuleWrongStatus, []model.State{absent}},
 
 		// Unknown and other may or may not have created the action.

@@ -39,7 +39,7 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 // op renders one call of a history on one line, with what it sent.
 func op(op model.Op) string {
 	s := fmt.Sprintf("step %d: %s body %s -> %s", op.Step+1, op.Call, op.Shown(), op.Out)
-	if len(op.Out.Body) > 0 && (op.Out.Kind == model.Other || op.Out.Status >= 500) {
+	if len(op.Out.Body) > 0 && (op.Out.Kind == model.Other || op.Out.ServerError()) {
 		// An answer outside the contract, or a server error: show what it said.
 		s += " answer " + op.Out.Body.String()
 	}

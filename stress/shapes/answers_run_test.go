@@ -68,6 +68,9 @@ answers:
   invalid:
     - status: [200]
       equals: {/errors/0/extensions/code: MISSING_REQUIRED_PARAMETER}
+  server_error:
+    - status: [200]
+      equals: {/errors/0/extensions/code: INTERNAL_SERVER_ERROR}
 effects:
   - {table: payments, tenant: tenant, key: idem_key, id: id, fields: {note: /variables/input/note}}
 `

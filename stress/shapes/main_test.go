@@ -19,4 +19,5 @@ var (
 	burst          = stresstest.Burst
 	assertAllFired = stresstest.AssertAllFired
 	skeleton       = stresstest.Skeleton
+	faulted        = stresstest.Faulted
 )
