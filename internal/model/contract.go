@@ -76,6 +76,19 @@ type Contract struct {
 	// of JSON when 0, so that a contract without lease: keeps the digest
 	// its case files were written with.
 	Lease time.Duration `json:",omitempty"`
+
+	// ChangedReplayed is the fingerprint policy `changed_payload:
+	// replayed`: the service keeps no fingerprint of the payload and
+	// answers every later call with the key as the original, whatever its
+	// body (GoCardless, Google's requestId, a Kubernetes name). A changed
+	// payload must then get an ok answer with the original's ID, no new
+	// effect, and the stored fields stay the first payload's; a conflict
+	// for it is a wrong answer. By default (false, `changed_payload:
+	// conflict`: IETF, Stripe, Square) a changed payload must be refused
+	// as conflict. Left out of JSON when false, so that a contract
+	// without changed_payload: keeps the digest its case files were
+	// written with.
+	ChangedReplayed bool `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

@@ -35,11 +35,17 @@ const (
 	// absent action, in_flight with nothing in flight, invalid with a key, a
 	// keyless call not answered invalid, an answer outside the contract).
 	RuleWrongStatus
+	// RuleChangedPayloadRefused: under changed_payload: replayed, a
+	// payload not equivalent to the winning one was answered conflict
+	// where the contract promises the original's answer.
+	RuleChangedPayloadRefused
 )
 
 // Judge applies one answered call to one state. It returns the rule the
 // answer broke (RuleHolds if none) and the states the action may be in
 // afterwards: one, or two when an unknown call may or may not have created it.
+// Under ChangedReplayed a changed payload is answered as the original: ok
+// with its ID, and the state, the winning payload with it, stays the first.
 func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	if in.NoKey {
 		if out.Kind == Invalid || out.Kind == Unknown || out.Kind == Failed {
@@ -72,6 +78,8 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 			return RuleWrongStatus, []State{s}
 		case c.Equivalent(s.Body, in.Body):
 			return RuleEquivalentRejected, []State{s}
+		case c.ChangedReplayed:
+			return RuleChangedPayloadRefused, []State{s}
 		default:
 			return RuleHolds, []State{s}
 		}
@@ -79,7 +87,7 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		switch {
 		case !s.Present:
 			return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
-		case !c.Equivalent(s.Body, in.Body):
+		case !c.ChangedReplayed && !c.Equivalent(s.Body, in.Body):
 			return RuleChangedPayloadAccepted, []State{s}
 		case s.ID == "":
 			return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}
