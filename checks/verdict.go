@@ -123,6 +123,7 @@ func Evaluate(in Input) []Violation {
 		}
 		info.winners = winners(states)
 	}
+	vs = append(vs, uniqueChecks(in.Contract, in.History)...)
 	vs = append(vs, rowChecks(in, actions, len(keyless) > 0)...)
 	Sort(vs)
 	return vs

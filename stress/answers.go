@@ -18,6 +18,8 @@ type answersFile struct {
 	Conflict []matcherFile `yaml:"conflict"`
 	InFlight []matcherFile `yaml:"in_flight"`
 	Invalid  []matcherFile `yaml:"invalid"`
+	// Taken: the refusal of a unique value another action holds (unique:).
+	Taken []matcherFile `yaml:"taken"`
 }
 
 type matcherFile struct {
@@ -72,6 +74,7 @@ func (f *answersFile) answers(short *model.Statuses) (model.Answers, error) {
 	}
 	a.Created, a.Replayed, a.Conflict = matchers(f.Created), matchers(f.Replayed), matchers(f.Conflict)
 	a.InFlight, a.Invalid = matchers(f.InFlight), matchers(f.Invalid)
+	a.Taken = matchers(f.Taken)
 	return a, nil
 }
 

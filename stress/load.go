@@ -69,6 +69,10 @@ type contractFile struct {
 	// changed payload under a used key is refused) or "replayed" (it is
 	// answered as the original).
 	ChangedPayload string `yaml:"changed_payload"`
+
+	// Unique: payload pointers of fields the service keeps unique across
+	// actions beside the key; answers.taken reads its refusal.
+	Unique []string `yaml:"unique"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -298,6 +302,10 @@ func Parse(name string, data []byte) (Config, error) {
 	default:
 		return none, fail("changed_payload: %q; want \"conflict\" (the default: a changed payload under a used key is refused) or \"replayed\" (it is answered as the original, with its ID: GoCardless, Google's requestId, a Kubernetes name)", f.ChangedPayload)
 	}
+	c.Contract.Unique = f.Unique
+	// Calls that send another action's unique values need the answer
+	// that refuses them.
+	c.World.Unique = len(f.Unique) > 0 && len(c.Contract.Answers.Taken) > 0
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)

@@ -12,14 +12,15 @@ import (
 
 // refusedInput reports a call whose input, not its action's state, was
 // refused: a keyed call with another payload variant or encoding answered
-// 4xx, neither as a conflict nor as in flight. When the base payload was
+// 4xx, neither as a conflict nor as in flight (nor as a unique value
+// taken: that refusal is the action's). When the base payload was
 // answered ok, the service would take the action but not this input of it:
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
-		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight
+		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && op.Out.Kind != model.Taken
 }
 
 // encodings says in words what each payload encoding changes (see

@@ -39,6 +39,9 @@ type Answers struct {
 	Conflict []Matcher `json:"conflict,omitempty"`
 	InFlight []Matcher `json:"in_flight,omitempty"`
 	Invalid  []Matcher `json:"invalid,omitempty"`
+	// Taken: the refusal of a unique value another action holds
+	// (Contract.Unique); no shorthand, no default.
+	Taken []Matcher `json:"taken,omitempty"`
 }
 
 // Answer is what a call got back, as far as reading it needs.
@@ -56,7 +59,7 @@ type reading struct {
 	// ID is the resource ID of an ok answer.
 	ID string
 	// Outcome is the contract outcome whose matcher the answer met
-	// ("created", "replayed", "conflict", "in_flight", "invalid"), "" for none.
+	// ("created", "replayed", "conflict", "in_flight", "invalid", "taken"), "" for none.
 	Outcome string
 }
 
@@ -95,6 +98,7 @@ func (c Contract) outcomes() []outcome {
 		{"conflict", Conflict, a.Conflict, "statuses.conflict"},
 		{"in_flight", InFlight, a.InFlight, "statuses.in_flight"},
 		{"invalid", Invalid, a.Invalid, "statuses.invalid"},
+		{"taken", Taken, a.Taken, ""},
 	}
 	short := map[string][]int{"created": AnyStatus(2), "conflict": c.Statuses.Conflict, "in_flight": c.Statuses.InFlight, "invalid": c.Statuses.Invalid}
 	for i, o := range outs {

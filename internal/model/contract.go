@@ -89,6 +89,15 @@ type Contract struct {
 	// without changed_payload: keeps the digest its case files were
 	// written with.
 	ChangedReplayed bool `json:",omitempty"`
+
+	// Unique are payload pointers of string fields whose values the
+	// service keeps unique across actions beside the key (a Compute
+	// instance's name beside its requestId). Each action sends its own
+	// value (see Render); a call with UniqueOf sends another action's,
+	// and must get the Taken refusal while that action holds it. Left out
+	// of JSON when empty, so that a contract without unique: keeps the
+	// digest its case files were written with.
+	Unique []string `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

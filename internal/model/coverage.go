@@ -36,6 +36,10 @@ const (
 	FoldedKey Transition = "folded-key"
 	// Burst: a call in flight at the same time as another call of its action.
 	Burst Transition = "burst"
+	// TakenValue: a call that sent another action's unique values
+	// (Call.UniqueOf). Counted only where it happens: it needs the
+	// contract's unique: and answers.taken.
+	TakenValue Transition = "taken-value"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
@@ -56,6 +60,7 @@ var labels = map[Transition]string{
 	Reencoding:         "re-encoding",
 	FoldedKey:          "folded key",
 	Burst:              "burst",
+	TakenValue:         "another action's unique value",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -149,6 +154,9 @@ func Exercised(in Exercise) Coverage {
 		if op.Call.NoKey {
 			cov[Keyless]++
 			continue
+		}
+		if op.Call.UniqueOf != "" {
+			cov[TakenValue]++
 		}
 		var leak, fold, burst, retry, changed, reencoded bool
 		for j, other := range in.History.Ops {

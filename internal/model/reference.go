@@ -67,6 +67,11 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		return rule, []State{s, {Present: true, Body: in.Body}}
 	case Invalid:
 		return RuleWrongStatus, []State{s}
+	case Taken:
+		// A refusal with no effect, in any state: whether another action
+		// held the call's unique values is judged across actions
+		// (checks, unique.go), since the holder is another action.
+		return RuleHolds, []State{s}
 	case InFlight:
 		if in.Overlapped {
 			return RuleHolds, []State{s}
