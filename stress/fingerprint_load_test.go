@@ -2,6 +2,8 @@ package stress_test
 
 import (
 	"errors"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -28,5 +30,70 @@ func TestChangedPayloadPolicy(t *testing.T) {
 	_, err := stress.Parse("c.yaml", []byte(sample+"\nchanged_payload: ignored\n"))
 	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "changed_payload") || !strings.Contains(err.Error(), "replayed") {
 		t.Errorf("changed_payload: ignored: %v; want a contract error naming the field and its words", err)
+	}
+}
+
+// unique: and answers.taken reach the contract and the world; a unique
+// pointer the payload cannot give each action a value of its own, or a
+// taken: matcher with no unique field, is a contract error naming it.
+func TestUniqueFields(t *testing.T) {
+	sample := string(ticketsvc.Contract)
+	taken := "answers:\n  taken:\n    - status: [403]\n      equals: {/error: name_taken}\n"
+	c, err := stress.Parse("c.yaml", []byte(sample+"\nunique: [/subject]\n"+taken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Contract.Unique) != 1 || len(c.Contract.Answers.Taken) != 1 || !c.World.Unique {
+		t.Errorf("unique %v, taken %v, world draws taken values %v", c.Contract.Unique, c.Contract.Answers.Taken, c.World.Unique)
+	}
+	// Without the refusal's answer no call sends another action's value.
+	if c, err := stress.Parse("c.yaml", []byte(sample+"\nunique: [/subject]\n")); err != nil || c.World.Unique {
+		t.Errorf("unique without answers.taken: %v, world draws taken values %v", err, c.World.Unique)
+	}
+	for _, tc := range []struct{ add, want string }{
+		{"unique: [/title]\n", "unique: /title"},
+		{"unique: [/priority]\n", "string field"},
+		{taken, "answers.taken"},
+		{"unique: [/subject]\nanswers:\n  taken:\n    - status: [422]\n", "422"},
+	} {
+		_, err := stress.Parse("c.yaml", []byte(sample+"\n"+tc.add))
+		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v; want a contract error naming %q", tc.add, err, tc.want)
+		}
+	}
+}
+
+// docs/contract.md's "Fingerprint policy" and "Second unique fields"
+// sections: each contract is complete, under 40 lines, and says what the
+// section says.
+func TestContractDocsPolicySections(t *testing.T) {
+	raw, err := os.ReadFile("../docs/contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		section, name string
+		unique        bool
+	}{
+		{"## Fingerprint policy", "Kubernetes-like", false},
+		{"## Second unique fields", "Compute-like", true},
+	} {
+		text := string(raw)
+		start := strings.Index(text, tc.section)
+		if start < 0 {
+			t.Fatalf("docs/contract.md has no %q section", tc.section)
+		}
+		text = text[start:]
+		block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(text)
+		if block == nil || !strings.HasPrefix(block[1], "# "+tc.name) || strings.Count(block[1], "\n") >= 40 {
+			t.Fatalf("%s: want a %s contract of under 40 lines, got %q", tc.section, tc.name, block)
+		}
+		c, err := stress.Parse(tc.name+".yaml", []byte(block[1]))
+		if err != nil {
+			t.Fatalf("%s contract: %v", tc.name, err)
+		}
+		if !c.Contract.ChangedReplayed || (len(c.Contract.Unique) > 0) != tc.unique || c.World.Unique != tc.unique {
+			t.Errorf("%s contract: replayed %v, unique %v", tc.name, c.Contract.ChangedReplayed, c.Contract.Unique)
+		}
 	}
 }
