@@ -132,3 +132,32 @@ func TestLinearizableChangedReplayed(t *testing.T) {
 		})
 	}
 }
+
+// Under changed_payload: replayed the key alone says what a call gets
+// back: a call with a changed payload after a transient error is a retry
+// of the failed call, under either errors: policy.
+func TestErrorPolicyChangedReplayed(t *testing.T) {
+	w := plain
+	for _, tc := range []struct {
+		name   string
+		stored bool
+		retry  model.Outcome
+		rows   []put
+		want   []checks.ID
+	}{
+		{"stored: the saved error replayed to a changed payload", true, serverError(), nil, nil},
+		{"stored: a changed payload executed afresh", true, ok(w.id1), w.created(w.a, w.k1, w.id1, 1), []checks.ID{checks.ErrorReplay}},
+		{"not-stored: a changed payload executed afresh", false, ok(w.id1), w.created(w.a, w.k1, w.id1, 1), nil},
+		{"not-stored: the error replayed to a changed payload", false, serverError(), nil, []checks.ID{checks.ErrorReplay}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := model.DefaultContract()
+			c.ErrorsStored, c.ChangedReplayed = tc.stored, true
+			h := history(op(0, dbError(call(w.a, w.k1, 0)), serverError()), op(1, call(w.a, w.k1, 1), tc.retry))
+			got := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot(tc.rows)})
+			if ids := checks.IDsOf(got); !slices.Equal(ids, tc.want) {
+				t.Errorf("checks fired %v, want %v:\n%s", ids, tc.want, dump(got))
+			}
+		})
+	}
+}
