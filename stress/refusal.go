@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemstress/idemstress/client"
@@ -21,6 +22,20 @@ func refusedInput(op model.Op) bool {
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && op.Out.Kind != model.Taken
+}
+
+// replayDue reports whether, under changed_payload: replayed, op's answer
+// had to be its action's original one: an earlier call of the action was
+// answered ok before op began. A refusal then is the service's answer to
+// a used key, which the model judges (IDEM-008), not a refused input.
+func replayDue(c model.Contract, h model.History, op model.Op) bool {
+	if !c.ChangedReplayed || op.Call.NoKey {
+		return false
+	}
+	a := c.ActionOf(op.Call)
+	return slices.ContainsFunc(h.Ops, func(o model.Op) bool {
+		return !o.Call.NoKey && o.Out.Kind == model.OK && o.End < op.Start && c.ActionOf(o.Call) == a
+	})
 }
 
 // encodings says in words what each payload encoding changes (see

@@ -78,3 +78,40 @@ func TestNaturalNameReplayed(t *testing.T) {
 		})
 	}
 }
+
+// GoCardless answers every later call with the key 409
+// idempotent_creation_conflict naming the existing payment, same body or
+// not. The payments service that replays a changed payload so (its
+// changed-replayed mode, IDEM-004 under the default policy) passes under
+// changed_payload: replayed, and its mode that refuses a changed payload
+// 422 is then the one outside the contract.
+func TestGoCardlessWithoutFingerprint(t *testing.T) {
+	for _, tc := range []struct {
+		bug  string
+		want checks.ID
+	}{
+		{"changed-replayed", ""},
+		{"", checks.WrongStatus},
+	} {
+		t.Run("mode="+tc.bug, func(t *testing.T) {
+			url, dbURL := serveAPI(t, gocardlessStyle, tc.bug)
+			cfg := apiConfig(t, gocardlessContract+"changed_payload: replayed\n", url, dbURL, 100)
+			cfg.MaxBugs = 1
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if res.Verdict != checks.Pass || res.Plans != 100 {
+					logFailures(t, res)
+					t.Fatalf("GoCardless-like service: %s after %d plans (%v); want a pass after 100", res.Verdict, res.Plans, res.Err)
+				}
+				return
+			}
+			if res.Verdict != checks.Fail || res.Failures[0].Check != tc.want {
+				logFailures(t, res)
+				t.Fatalf("%s (%v); want %s first", res.Verdict, res.Err, tc.want)
+			}
+		})
+	}
+}
