@@ -27,6 +27,18 @@ func TestChangedPayloadPolicy(t *testing.T) {
 			t.Errorf("%q: ChangedReplayed = %v", tc.add, c.Contract.ChangedReplayed)
 		}
 	}
+	// Under replayed no answer need mean "conflict": the default's 422 is
+	// dropped, and an empty list is allowed; under conflict it is not.
+	noConflict := strings.Replace(sample, "conflict: [422]", "conflict: []", 1)
+	if c, err := stress.Parse("c.yaml", []byte(noConflict+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
+		t.Errorf("statuses.conflict: [] under replayed: %v, %v", err, c.Contract.Statuses.Conflict)
+	}
+	if _, err := stress.Parse("c.yaml", []byte(noConflict)); !errors.Is(err, stress.ErrContract) {
+		t.Errorf("statuses.conflict: [] under conflict: %v; want a contract error", err)
+	}
+	if c, err := stress.Parse("c.yaml", []byte(strings.Replace(sample, "  conflict: [422]\n", "", 1)+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
+		t.Errorf("no statuses.conflict under replayed: %v, %v; want no conflict status", err, c.Contract.Statuses.Conflict)
+	}
 	_, err := stress.Parse("c.yaml", []byte(sample+"\nchanged_payload: ignored\n"))
 	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "changed_payload") || !strings.Contains(err.Error(), "replayed") {
 		t.Errorf("changed_payload: ignored: %v; want a contract error naming the field and its words", err)
