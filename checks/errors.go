@@ -38,12 +38,14 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 		}
 		for i, retry := range ops {
 			// A retry is a later call of the action with an equivalent
-			// payload: a changed one is judged by the model's own rules.
+			// payload: a changed one is judged by the model's own rules,
+			// except under changed_payload: replayed, where the key alone
+			// says what a call gets back.
 			// A retry that carries a fault of its own is one still, unless
 			// that fault is another db-error (its 5xx is its own): a saved
 			// 500 replayed to a doubly delivered retry is a replay.
 			if retry.Start < failed.End || retry.Call.Fault == model.FaultDBError || retry.Out.Status == 0 ||
-				!c.Equivalent(failed.Body, retry.Body) {
+				!c.ChangedReplayed && !c.Equivalent(failed.Body, retry.Body) {
 				continue
 			}
 			// The same server error: a GraphQL API answers its saved

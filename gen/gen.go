@@ -43,6 +43,10 @@ type World struct {
 	// StepFaults are the fault steps a plan may have (model.StepFault: a
 	// dependency's restart or crash, each naming its dependency).
 	StepFaults []model.Step
+	// Unique draws calls that send another action's unique values
+	// (model.Call.UniqueOf): the contract has unique: fields and the
+	// answer that refuses them (answers.taken).
+	Unique bool
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -54,7 +58,7 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil
+		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique
 }
 
 // Validate reports a world that cannot draw plans.
@@ -115,12 +119,12 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 				if base.NoKey && w.Keyless {
 					base.Fault = model.FaultNone
 				}
-				return model.Step{Kind: model.StepCall, Calls: []model.Call{base}}
+				return model.Step{Kind: model.StepCall, Calls: []model.Call{d.takeValue(t, base)}}
 			}
 			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
 			calls := []model.Call{base}
 			for len(calls) < n {
-				calls = append(calls, d.vary(t, base))
+				calls = append(calls, d.raceValue(t, base, d.vary(t, base)))
 			}
 			return model.Step{Kind: model.StepBurst, Calls: calls}
 		})
@@ -230,4 +234,42 @@ func (d dims) noise(t *rapid.T) model.Noise {
 		return model.NoiseNone
 	}
 	return rapid.SampledFrom(d.w.Noise).Draw(t, "noise")
+}
+
+// takeValue makes one call in five send the unique values of another key's
+// action of its tenant instead of its own, where the world has unique
+// fields and two keys; the draw shrinks to the call's own values.
+func (d dims) takeValue(t *rapid.T, c model.Call) model.Call {
+	if !d.w.Unique || c.NoKey || d.keys < 2 || rapid.IntRange(0, 4).Draw(t, "take value") != 4 {
+		return c
+	}
+	j := rapid.IntRange(0, d.keys-2).Draw(t, "value of")
+	if KeyName(j) == model.PlainKey(c.Key) {
+		j = d.keys - 1 // the one index the draw leaves out
+	}
+	c.UniqueOf = d.keyAt(j)
+	return c
+}
+
+// raceValue makes one call in eight of a burst another key's call that
+// sends the unique values of the burst's first call: two actions race for
+// one value. It shrinks to the call as varied.
+func (d dims) raceValue(t *rapid.T, base, c model.Call) model.Call {
+	if !d.w.Unique || base.NoKey || d.keys < 2 || rapid.IntRange(0, 7).Draw(t, "race value") != 7 {
+		return c
+	}
+	j := rapid.IntRange(0, d.keys-2).Draw(t, "racer")
+	if KeyName(j) == model.PlainKey(base.Key) {
+		j = d.keys - 1
+	}
+	c.Key, c.NoKey, c.UniqueOf = d.keyAt(j), false, base.Key
+	return c
+}
+
+// keyAt is logical key i in the shape the plan gave it.
+func (d dims) keyAt(i int) string {
+	if d.shapes[i] != 0 {
+		return model.Shaped(KeyName(i), d.shapes[i])
+	}
+	return KeyName(i)
 }

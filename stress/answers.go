@@ -21,6 +21,8 @@ type answersFile struct {
 
 	// ServerError: answers judged as a 5xx is (model.Answers.ServerError).
 	ServerError []matcherFile `yaml:"server_error"`
+	// Taken: the refusal of a unique value another action holds (unique:).
+	Taken []matcherFile `yaml:"taken"`
 }
 
 type matcherFile struct {
@@ -76,6 +78,7 @@ func (f *answersFile) answers(short *model.Statuses) (model.Answers, error) {
 	a.Created, a.Replayed, a.Conflict = matchers(f.Created), matchers(f.Replayed), matchers(f.Conflict)
 	a.InFlight, a.Invalid = matchers(f.InFlight), matchers(f.Invalid)
 	a.ServerError = matchers(f.ServerError)
+	a.Taken = matchers(f.Taken)
 	return a, nil
 }
 

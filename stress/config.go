@@ -312,6 +312,9 @@ func (c *Config) check() error {
 	if err := c.Contract.WithDefaults().CheckAnswers(); err != nil {
 		return err
 	}
+	if err := c.Contract.CheckUnique(); err != nil {
+		return err
+	}
 	if c.Process != nil {
 		if err := c.Process.Check(); err != nil {
 			return err

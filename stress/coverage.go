@@ -15,7 +15,11 @@ func startCoverage(cfg Config) model.Coverage {
 	if cfg.DBStall != "" {
 		faults = append(faults, model.FaultDBStall)
 	}
-	return model.NewCoverage(faults)
+	cov := model.NewCoverage(faults)
+	if cfg.World.Unique {
+		cov[model.TakenValue] = 0 // plans may send another action's unique values
+	}
+	return cov
 }
 
 // keyInTag says the service sees the action tag where it looks for the

@@ -64,6 +64,15 @@ type contractFile struct {
 	IdentityNoise []string `yaml:"identity_noise"`
 	// Faults: what plans may do to calls and processes on purpose.
 	Faults []model.Fault `yaml:"faults"`
+
+	// ChangedPayload: the fingerprint policy, "conflict" (default: a
+	// changed payload under a used key is refused) or "replayed" (it is
+	// answered as the original).
+	ChangedPayload string `yaml:"changed_payload"`
+
+	// Unique: payload pointers of fields the service keeps unique across
+	// actions beside the key; answers.taken reads its refusal.
+	Unique []string `yaml:"unique"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -186,7 +195,7 @@ func Parse(name string, data []byte) (Config, error) {
 		c.Contract.Payload = f.Payload
 	}
 	if f.Statuses != nil {
-		if f.Statuses.Conflict != nil && len(f.Statuses.Conflict) == 0 {
+		if f.Statuses.Conflict != nil && len(f.Statuses.Conflict) == 0 && f.ChangedPayload != "replayed" {
 			// Every changed payload would be judged as an answer outside the contract.
 			return none, fail("statuses.conflict: empty; list the status the service answers a reused key with a changed payload (IETF draft: 422), or leave it out for that default")
 		}
@@ -282,6 +291,22 @@ func Parse(name string, data []byte) (Config, error) {
 		}
 		c.Contract.Lease = *f.Lease
 	}
+	switch f.ChangedPayload {
+	case "", "conflict":
+	case "replayed":
+		c.Contract.ChangedReplayed = true
+		if f.Statuses == nil || f.Statuses.Conflict == nil {
+			// No answer means "changed payload" then: the IETF default's
+			// 422 would take a validation error's status (Kubernetes).
+			c.Contract.Statuses.Conflict = []int{}
+		}
+	default:
+		return none, fail("changed_payload: %q; want \"conflict\" (the default: a changed payload under a used key is refused) or \"replayed\" (it is answered as the original, with its ID: GoCardless, Google's requestId, a Kubernetes name)", f.ChangedPayload)
+	}
+	c.Contract.Unique = f.Unique
+	// Calls that send another action's unique values need the answer
+	// that refuses them.
+	c.World.Unique = len(f.Unique) > 0 && len(c.Contract.Answers.Taken) > 0
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)

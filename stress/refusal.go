@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemstress/idemstress/client"
@@ -12,14 +13,30 @@ import (
 
 // refusedInput reports a call whose input, not its action's state, was
 // refused: a keyed call with another payload variant or encoding answered
-// 4xx, neither as a conflict nor as in flight. When the base payload was
+// 4xx, neither as a conflict nor as in flight (nor as a unique value
+// taken: that refusal is the action's). When the base payload was
 // answered ok, the service would take the action but not this input of it:
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
-		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError()
+		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&
+		op.Out.Kind != model.Taken
+}
+
+// replayDue reports whether, under changed_payload: replayed, op's answer
+// had to be its action's original one: an earlier call of the action was
+// answered ok before op began. A refusal then is the service's answer to
+// a used key, which the model judges (IDEM-008), not a refused input.
+func replayDue(c model.Contract, h model.History, op model.Op) bool {
+	if !c.ChangedReplayed || op.Call.NoKey {
+		return false
+	}
+	a := c.ActionOf(op.Call)
+	return slices.ContainsFunc(h.Ops, func(o model.Op) bool {
+		return !o.Call.NoKey && o.Out.Kind == model.OK && o.End < op.Start && c.ActionOf(o.Call) == a
+	})
 }
 
 // encodings says in words what each payload encoding changes (see

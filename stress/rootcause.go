@@ -90,7 +90,8 @@ func match(x, y event, tenants, keys map[string]string) (map[string]string, map[
 		return tenants, keys, x.step == y.step
 	}
 	c, d := x.call, y.call
-	if c.Variant != d.Variant || c.Encoding != d.Encoding || c.Noise != d.Noise || c.NoKey != d.NoKey || c.Fault != d.Fault {
+	if c.Variant != d.Variant || c.Encoding != d.Encoding || c.Noise != d.Noise || c.NoKey != d.NoKey || c.Fault != d.Fault ||
+		(c.UniqueOf == "") != (d.UniqueOf == "") {
 		return nil, nil, false
 	}
 	t2, ok := rename(tenants, c.Tenant, d.Tenant)
@@ -100,6 +101,12 @@ func match(x, y event, tenants, keys map[string]string) (map[string]string, map[
 	k2 := keys
 	if !c.NoKey {
 		if k2, ok = rename(keys, c.Key, d.Key); !ok {
+			return nil, nil, false
+		}
+	}
+	if c.UniqueOf != "" {
+		// The key whose unique values a call sends is renamed with the rest.
+		if k2, ok = rename(k2, c.UniqueOf, d.UniqueOf); !ok {
 			return nil, nil, false
 		}
 	}

@@ -395,7 +395,7 @@ func (r *runner) account(tr Trial) {
 			r.baseOK = r.baseOK || op.Call.Variant == 0
 		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History.Ops[i]
-		case r.refused == nil && refusedInput(op):
+		case r.refused == nil && refusedInput(op) && !replayDue(r.cfg.Contract, tr.History, op):
 			r.refused = &tr.History.Ops[i]
 		}
 	}

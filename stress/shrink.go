@@ -331,6 +331,9 @@ func withKey(p model.Plan, from, to string) model.Plan {
 			if c.Key == from && !c.NoKey {
 				q.Steps[i].Calls[j].Key = to
 			}
+			if c.UniqueOf == from {
+				q.Steps[i].Calls[j].UniqueOf = to
+			}
 		}
 	}
 	return q
@@ -377,6 +380,11 @@ func simplerCalls(c model.Call) []model.Call {
 		d.Key = plain
 		out = append(out, d)
 	}
+	if c.UniqueOf != "" {
+		d := c
+		d.UniqueOf = "" // the call's own unique values
+		out = append(out, d)
+	}
 	return out
 }
 
@@ -401,6 +409,12 @@ func renamed(p model.Plan) model.Plan {
 			c.Tenant = tenants[c.Tenant]
 			if !c.NoKey {
 				c.Key = keys[plain] + c.Key[len(plain):]
+			}
+			if of := model.PlainKey(c.UniqueOf); of != "" {
+				if _, ok := keys[of]; !ok {
+					keys[of] = gen.KeyName(len(keys))
+				}
+				c.UniqueOf = keys[of] + c.UniqueOf[len(of):]
 			}
 			a := c.Action()
 			if variants[a] == nil {

@@ -161,12 +161,16 @@ func (e Executor) request(ns model.Namespace, call model.Call, replica int) (cli
 	// The op keeps the payload as judged: a key or tenant the body carries
 	// is identity, not payload (model.Contract.Send).
 	id := model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
+	if call.UniqueOf != "" {
+		// Another action's unique values: those its own calls send.
+		id.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
+	}
 	if e.Form {
 		req.Body = c.SendForm(id, call.Variant, call.Encoding)
-		return req, model.Op{Call: call, Body: c.RenderForm(tag, call.Variant, call.Encoding)}
+		return req, model.Op{Call: call, Body: c.RenderFormAs(id, call.Variant, call.Encoding)}
 	}
 	req.Body = c.Send(id, call.Variant, call.Encoding)
-	return req, model.Op{Call: call, Body: c.Render(tag, call.Variant, call.Encoding)}
+	return req, model.Op{Call: call, Body: c.RenderAs(id, call.Variant, call.Encoding)}
 }
 
 // outcome records what a call got back; err is an infrastructure failure.

@@ -46,6 +46,9 @@ type Answers struct {
 	// errors[0].extensions.code INTERNAL_SERVER_ERROR. A 5xx that no
 	// other outcome takes is a server error without a matcher.
 	ServerError []Matcher `json:"server_error,omitempty"`
+	// Taken: the refusal of a unique value another action holds
+	// (Contract.Unique); no shorthand, no default.
+	Taken []Matcher `json:"taken,omitempty"`
 }
 
 // Answer is what a call got back, as far as reading it needs.
@@ -64,7 +67,8 @@ type reading struct {
 	ID string
 	// Outcome is the contract outcome whose matcher the answer met
 	// ("created", "replayed", "conflict", "in_flight", "invalid",
-	// "server_error", also for a 5xx no matcher takes), "" for none.
+	// "taken", "server_error", also for a 5xx no matcher takes), "" for
+	// none.
 	Outcome string
 }
 
@@ -104,6 +108,7 @@ func (c Contract) outcomes() []outcome {
 		{"in_flight", InFlight, a.InFlight, "statuses.in_flight"},
 		{"invalid", Invalid, a.Invalid, "statuses.invalid"},
 		{"server_error", c.serverErrorKind(), a.ServerError, ""},
+		{"taken", Taken, a.Taken, ""},
 	}
 	short := map[string][]int{"created": AnyStatus(2), "conflict": c.Statuses.Conflict, "in_flight": c.Statuses.InFlight, "invalid": c.Statuses.Invalid}
 	for i, o := range outs {

@@ -84,6 +84,27 @@ type Contract struct {
 	// nothing. Left out of JSON when false, so that a contract that
 	// requires the key keeps the digest its case files were written with.
 	KeylessCreates bool `json:",omitempty"`
+	// ChangedReplayed is the fingerprint policy `changed_payload:
+	// replayed`: the service keeps no fingerprint of the payload and
+	// answers every later call with the key as the original, whatever its
+	// body (GoCardless, Google's requestId, a Kubernetes name). A changed
+	// payload must then get an ok answer with the original's ID, no new
+	// effect, and the stored fields stay the first payload's; a conflict
+	// for it is a wrong answer. By default (false, `changed_payload:
+	// conflict`: IETF, Stripe, Square) a changed payload must be refused
+	// as conflict. Left out of JSON when false, so that a contract
+	// without changed_payload: keeps the digest its case files were
+	// written with.
+	ChangedReplayed bool `json:",omitempty"`
+
+	// Unique are payload pointers of string fields whose values the
+	// service keeps unique across actions beside the key (a Compute
+	// instance's name beside its requestId). Each action sends its own
+	// value (see Render); a call with UniqueOf sends another action's,
+	// and must get the Taken refusal while that action holds it. Left out
+	// of JSON when empty, so that a contract without unique: keeps the
+	// digest its case files were written with.
+	Unique []string `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

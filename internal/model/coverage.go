@@ -41,6 +41,10 @@ const (
 	// counted beside Keyless, and listed only where it happened, so that
 	// the coverage of a contract that requires the key reads as before.
 	KeylessCreate Transition = "keyless-create"
+	// TakenValue: a call that sent another action's unique values
+	// (Call.UniqueOf). Counted only where it happens: it needs the
+	// contract's unique: and answers.taken.
+	TakenValue Transition = "taken-value"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
@@ -62,6 +66,7 @@ var labels = map[Transition]string{
 	FoldedKey:          "folded key",
 	Burst:              "burst",
 	KeylessCreate:      "keyless create",
+	TakenValue:         "another action's unique value",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -158,6 +163,9 @@ func Exercised(in Exercise) Coverage {
 				cov[KeylessCreate]++
 			}
 			continue
+		}
+		if op.Call.UniqueOf != "" {
+			cov[TakenValue]++
 		}
 		var leak, fold, burst, retry, changed, reencoded bool
 		for j, other := range in.History.Ops {

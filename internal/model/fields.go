@@ -62,8 +62,9 @@ func (c Contract) variable() []leaf {
 				walk(ptr+"/"+strconv.Itoa(i), e)
 			}
 		case string:
-			// The key and the tenant are identity, never varied.
-			if !identity(x) {
+			// The key and the tenant are identity, never varied; a
+			// unique field is the action's own (see unique.go).
+			if !identity(x) && !slices.Contains(c.Unique, ptr) {
 				out = append(out, leaf{ptr, rule})
 			}
 		case int, int64, float64, json.Number:
@@ -112,6 +113,9 @@ func (c Contract) varied(fill filler, v int) any {
 			}
 			return out
 		case string:
+			if slices.Contains(c.Unique, ptr) {
+				return c.uniqueValue(ptr, y, fill)
+			}
 			y = fill.replace(y)
 			if ptr == target {
 				return c.Fields[ptr].vary(y, step, v)

@@ -34,7 +34,13 @@ func (c Contract) SendForm(id Identity, variant, encoding int) []byte {
 // under equivalence: bytes a reordered form is another payload, as it is
 // under canonical-json the same.
 func (c Contract) RenderForm(tag string, variant, encoding int) []byte {
-	return c.Render(tag, variant, 2*(encoding%2))
+	return c.RenderFormAs(Identity{Tag: tag}, variant, encoding)
+}
+
+// RenderFormAs is RenderForm for a call that may send another action's
+// unique values (id.Unique).
+func (c Contract) RenderFormAs(id Identity, variant, encoding int) []byte {
+	return c.RenderAs(id, variant, 2*(encoding%2))
 }
 
 func formPairs(pairs *[]string, name string, v any) {

@@ -19,6 +19,10 @@ const (
 	InFlight OutcomeKind = "in_flight"
 	// Invalid is the contract's answer to a call without a key.
 	Invalid OutcomeKind = "invalid"
+	// Taken is the contract's refusal of a call whose unique field
+	// (Contract.Unique) holds a value another action already holds
+	// (Compute Engine's alreadyExists for an instance name).
+	Taken OutcomeKind = "taken"
 	// Unknown is no answer, or a server error (a 5xx, or an answer
 	// answers.server_error takes): the call may or may not have taken effect.
 	Unknown OutcomeKind = "unknown"

@@ -13,6 +13,9 @@ import (
 type Identity struct {
 	Tenant, Key, Tag string
 	NoKey            bool
+	// Unique is the tag of the action whose unique values (Contract.Unique)
+	// the call sends: "" for its own, Tag.
+	Unique string
 }
 
 // filler fills a payload's placeholders: only {{tag}} (tagOnly, the

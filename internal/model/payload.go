@@ -41,9 +41,15 @@ func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte
 // {{tenant}} in its strings stay as written, for they are the call's
 // identity, not its payload (Send fills them in).
 func (c Contract) Render(tag string, variant, encoding int) []byte {
+	return c.RenderAs(Identity{Tag: tag}, variant, encoding)
+}
+
+// RenderAs is Render for a call that may send another action's unique
+// values (id.Unique); only id's Tag and Unique are read.
+func (c Contract) RenderAs(id Identity, variant, encoding int) []byte {
 	var b bytes.Buffer
 	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
-	e.encode("", c.varied(filler{id: Identity{Tag: tag}, tagOnly: true}, variant))
+	e.encode("", c.varied(filler{id: Identity{Tag: id.Tag, Unique: id.Unique}, tagOnly: true}, variant))
 	return b.Bytes()
 }
 

@@ -37,6 +37,11 @@ type Call struct {
 	// call's identity: NoiseQuery, NoiseTrace or NoiseHeaderCase (0: none).
 	Noise Noise `json:"noise,omitempty"`
 	Fault Fault `json:"fault,omitempty"`
+	// UniqueOf is the logical key of another action of the call's tenant
+	// whose unique values (Contract.Unique) the call sends instead of its
+	// own: while that action holds them, the call must be refused as
+	// taken, with no effect. "" (the default): the call's own values.
+	UniqueOf string `json:"unique_of,omitempty"`
 }
 
 // Noise is request noise: what a client adds to a retry that is not part
@@ -84,7 +89,8 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // marks a re-encoding of the same payload; "A/(no key) v0" a call sent
 // without its key; a key in another shape is shown as sent ("k1␠", "K1");
 // request noise follows with a plus ("A/k1 v0 +query"), a planned fault in
-// brackets ("A/k1 v0 [lose-reply]").
+// brackets ("A/k1 v0 [lose-reply]"), another action's unique values after
+// an at sign ("A/k2 v0 @k1").
 func (c Call) String() string {
 	key := KeyLabel(c.Key)
 	if c.NoKey {
@@ -96,6 +102,10 @@ func (c Call) String() string {
 	}
 	if c.Noise != NoiseNone {
 		s += " +" + c.Noise.String()
+	}
+	if c.UniqueOf != "" {
+		// "A/k2 v0 @k1": k2's call with k1's unique values.
+		s += " @" + KeyLabel(c.UniqueOf)
 	}
 	if c.Fault != FaultNone {
 		s += " [" + string(c.Fault) + "]"

@@ -36,11 +36,17 @@ const (
 	// keyless call not answered invalid, or under KeylessCreates not ok, an
 	// answer outside the contract).
 	RuleWrongStatus
+	// RuleChangedPayloadRefused: under changed_payload: replayed, a
+	// payload not equivalent to the winning one was answered conflict
+	// where the contract promises the original's answer.
+	RuleChangedPayloadRefused
 )
 
 // Judge applies one answered call to one state. It returns the rule the
 // answer broke (RuleHolds if none) and the states the action may be in
 // afterwards: one, or two when an unknown call may or may not have created it.
+// Under ChangedReplayed a changed payload is answered as the original: ok
+// with its ID, and the state, the winning payload with it, stays the first.
 func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	if in.NoKey {
 		// A keyless call is judged alone: refused where the key is
@@ -69,6 +75,11 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		return rule, []State{s, {Present: true, Body: in.Body}}
 	case Invalid:
 		return RuleWrongStatus, []State{s}
+	case Taken:
+		// A refusal with no effect, in any state: whether another action
+		// held the call's unique values is judged across actions
+		// (checks, unique.go), since the holder is another action.
+		return RuleHolds, []State{s}
 	case InFlight:
 		if in.Overlapped {
 			return RuleHolds, []State{s}
@@ -80,6 +91,8 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 			return RuleWrongStatus, []State{s}
 		case c.Equivalent(s.Body, in.Body):
 			return RuleEquivalentRejected, []State{s}
+		case c.ChangedReplayed:
+			return RuleChangedPayloadRefused, []State{s}
 		default:
 			return RuleHolds, []State{s}
 		}
@@ -87,7 +100,7 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		switch {
 		case !s.Present:
 			return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
-		case !c.Equivalent(s.Body, in.Body):
+		case !c.ChangedReplayed && !c.Equivalent(s.Body, in.Body):
 			return RuleChangedPayloadAccepted, []State{s}
 		case s.ID == "":
 			return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}

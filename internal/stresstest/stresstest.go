@@ -141,6 +141,9 @@ func Skeleton(p model.Plan) model.Plan {
 			c.Variant, c.Encoding, c.Noise = 0, 0, model.NoiseNone
 			c.Tenant = rename(tenants, c.Tenant, string(rune('A'+len(tenants))))
 			c.Key = rename(keys, c.Key, fmt.Sprintf("k%d", len(keys)+1))
+			if c.UniqueOf != "" {
+				c.UniqueOf = rename(keys, c.UniqueOf, fmt.Sprintf("k%d", len(keys)+1))
+			}
 		}
 		out.Steps = append(out.Steps, s)
 	}

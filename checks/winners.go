@@ -1,0 +1,105 @@
+package checks
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// The stored fields of an action must be those of the payload that won:
+// the first one the service executed. Under the default fingerprint policy
+// every ok answer carries an equivalent payload, so the answers name it.
+// Under changed_payload: replayed a changed payload is answered ok as the
+// original, so the winner is the payload of the call that came first,
+// which the answers leave open only where calls overlapped or one went
+// unanswered; a row must then hold one of the payloads that may have won.
+
+// winners are the bodies of the possible final states when every one of
+// them has the action created: nil when it may not exist.
+func winners(states []model.State) [][]byte {
+	var bodies [][]byte
+	for _, s := range states {
+		if !s.Present {
+			return nil
+		}
+		bodies = append(bodies, s.Body)
+	}
+	return bodies
+}
+
+// okStates is the action's final state when the answers settle it. Under
+// the default policy every ok answer carried an equivalent payload, so
+// that payload won. Under changed_payload: replayed any call that may
+// have taken effect before the first ok answer ended may have won.
+func okStates(c model.Contract, ops []model.Op) []model.State {
+	var winner *model.Op
+	for i, op := range ops {
+		if op.Out.Kind != model.OK {
+			continue
+		}
+		if winner != nil && !c.ChangedReplayed && !c.Equivalent(winner.Body, op.Body) {
+			return nil
+		}
+		// The first ok answer to end: under replayed the winner started before it.
+		if winner == nil || c.ChangedReplayed && op.End < winner.End {
+			winner = &ops[i]
+		}
+	}
+	if winner == nil {
+		return nil
+	}
+	if !c.ChangedReplayed {
+		return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
+	}
+	var states []model.State
+	for _, op := range ops {
+		mayWin := op.Out.Kind == model.OK || op.EffectUnknown()
+		// A call that started after an ok answer ended found the action made.
+		if !mayWin || op.Start > winner.End || op.Call.NoKey {
+			continue
+		}
+		if !slices.ContainsFunc(states, func(s model.State) bool { return c.Equivalent(s.Body, op.Body) }) {
+			states = append(states, model.State{Present: true, Body: op.Body, ID: winner.Out.ID})
+		}
+	}
+	return states
+}
+
+// fieldChecks compare a row's fields with the winning payload; with more
+// than one possible winner the row must hold one of them, all its fields
+// from the same payload, and is reported against the first.
+func fieldChecks(e model.Effect, a model.Action, winners [][]byte, r model.Row) []Violation {
+	var first []Violation
+	for i, w := range winners {
+		vs := fieldsAgainst(e, a, w, r)
+		if len(vs) == 0 {
+			return nil
+		}
+		if i == 0 {
+			first = vs
+		}
+	}
+	return first
+}
+
+// fieldsAgainst compares a row's fields with one payload.
+func fieldsAgainst(e model.Effect, a model.Action, winner []byte, r model.Row) []Violation {
+	var vs []Violation
+	for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
+		// By JSON value: a numeric column's 1250.00 is the payload's 1250.
+		stored, set := r.Fields[col]
+		if !model.StoredEqual(winner, e.Fields[col], stored, !set) {
+			want, _ := model.Pointer(winner, e.Fields[col])
+			shown := strconv.Quote(stored)
+			if !set {
+				shown = "NULL"
+			}
+			vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("column %s of %s differs from the winning payload", col, e.Table),
+				fmt.Sprintf("action %s: %s.%s is %s, the winning payload has %q", a, e.Table, col, shown, want)))
+		}
+	}
+	return vs
+}
