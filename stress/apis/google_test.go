@@ -30,7 +30,9 @@ func TestGoogleLikeService(t *testing.T) {
 		changed = `{"name":"web-1","machineType":"e2-medium","description":"frontend"}`
 	)
 	base, _, pool := startGoogle(t, "")
-	url := func(project, rid string) string { return base + "/v1/projects/" + project + "/instances?requestId=" + rid }
+	url := func(project, rid string) string {
+		return base + "/v1/projects/" + project + "/instances?requestId=" + rid
+	}
 	rows := func() int { return count(t, pool, `SELECT count(*) FROM instances`) }
 
 	for _, bad := range []struct{ name, url, body string }{
