@@ -22,11 +22,19 @@ import (
 )
 
 // database makes a new database of the cluster, runs schema in it and
-// returns a pool over it and its URL.
+// returns a pool over it (the service's) and its URL.
 func database(t *testing.T, schema string) (*pgxpool.Pool, string) {
 	t.Helper()
 	url := pgtest.NewDatabase(t, cluster)
-	pool, err := pgxpool.New(t.Context(), url)
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A connection for every call of the largest burst (16), as a service
+	// sized for its traffic has: a call waiting for a connection is one
+	// the db-stall nemesis cannot see waiting.
+	pc.MaxConns = 32
+	pool, err := pgxpool.NewWithConfig(t.Context(), pc)
 	if err != nil {
 		t.Fatal(err)
 	}
