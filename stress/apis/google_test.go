@@ -26,8 +26,8 @@ func TestGoogleLikeService(t *testing.T) {
 	const (
 		rid     = "0b4a5f5e-1c2d-4e3f-9a8b-7c6d5e4f3a2b"
 		project = "shop-prod-1"
-		body    = `{"name":"web-1","machineType":"e2-small","description":"frontend"}`
-		changed = `{"name":"web-1","machineType":"e2-medium","description":"frontend"}`
+		body    = `{"name":"web-1","machineType":"e2-small"}`
+		changed = `{"name":"web-1","machineType":"e2-medium"}`
 	)
 	base, _, pool := startGoogle(t, "")
 	url := func(project, rid string) string {
@@ -38,7 +38,7 @@ func TestGoogleLikeService(t *testing.T) {
 	for _, bad := range []struct{ name, url, body string }{
 		{"a requestId that is no UUID", url(project, "is4d980a21-1-A"), body},
 		{"an upper-case project ID", url("Shop-Prod-1", rid), body},
-		{"a machine type that does not exist", url(project, rid), `{"name":"web-1","machineType":"e2-huge","description":"frontend"}`},
+		{"a machine type that does not exist", url(project, rid), `{"name":"web-1","machineType":"e2-huge"}`},
 		{"no requestId", base + "/v1/projects/" + project + "/instances", body},
 	} {
 		a := post(t, bad.url, nil, bad.body)

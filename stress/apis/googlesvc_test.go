@@ -46,8 +46,7 @@ const googleSchema = `CREATE TABLE instances (
 	request_id text NOT NULL,
 	body_hash text NOT NULL,
 	name text NOT NULL,
-	machine_type text NOT NULL,
-	description text NOT NULL
+	machine_type text NOT NULL
 )`
 
 // googleKeys is the uniqueness each mode keeps (check-then-insert has none).
@@ -78,7 +77,6 @@ var (
 type instance struct {
 	Name        string `json:"name"`
 	MachineType string `json:"machineType"`
-	Description string `json:"description"`
 }
 
 func (s *googleSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -122,8 +120,6 @@ func (in instance) invalid() string {
 		return fmt.Sprintf("Invalid value for field 'resource.name': '%s'. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)'", in.Name)
 	case !slices.Contains(machineTypes, in.MachineType):
 		return fmt.Sprintf("Invalid value for field 'resource.machineType': '%s'. Machine type does not exist.", in.MachineType)
-	case len(in.Description) > 2048:
-		return "Invalid value for field 'resource.description': longer than 2048 characters."
 	}
 	return ""
 }
@@ -146,14 +142,14 @@ func (s *googleSvc) insert(r *http.Request, project, requestID string, in instan
 		}
 		return s.pool.QueryRow(ctx, q, args...).Scan(&id)
 	}
-	insert := `INSERT INTO instances (project, request_id, body_hash, name, machine_type, description)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id`
+	insert := `INSERT INTO instances (project, request_id, body_hash, name, machine_type)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`
 	if s.bug == "check-then-insert" {
 		if err := lookup(); !errors.Is(err, pgx.ErrNoRows) {
 			return id, err
 		}
 	}
-	err = s.pool.QueryRow(ctx, insert, project, requestID, hash, in.Name, in.MachineType, in.Description).Scan(&id)
+	err = s.pool.QueryRow(ctx, insert, project, requestID, hash, in.Name, in.MachineType).Scan(&id)
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return id, err
 	}
@@ -197,11 +193,10 @@ target:
   url: BASE/v1/projects/{{tenant}}/instances?requestId={{key}}
   id: /targetId                     # the Operation changes; the instance it names does not
   timeout: 2s
-payload: {name: web-1, machineType: e2-small, description: frontend}
+payload: {name: web-1, machineType: e2-small}
 payload_rules:
   /name: fixed
-  /machineType: {enum: [e2-micro, e2-small, e2-medium]}
-  /description: {max_len: 40}
+  /machineType: {enum: [e2-micro, e2-small, e2-medium, e2-standard-2]}
 key_format: uuid                    # anything else is 400 INVALID_ARGUMENT
 tenant_pattern: "^[a-z][-a-z0-9]{4,28}[a-z0-9]$"   # project IDs
 changed_payload: replayed           # a duplicate requestId returns the original, whatever the body
@@ -216,5 +211,5 @@ effects:
     tenant: project
     key: request_id
     id: id
-    fields: {machine_type: /machineType, description: /description}
+    fields: {machine_type: /machineType}
 `

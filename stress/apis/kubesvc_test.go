@@ -135,8 +135,8 @@ func (obj thing) invalid() string {
 		return "metadata.name: Required value: name or generateName is required"
 	case len(name) > 63 || !dns1123.MatchString(name):
 		return fmt.Sprintf("metadata.name: Invalid value: %q: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", name)
-	case obj.Spec.Replicas < 0 || obj.Spec.Replicas > 10:
-		return fmt.Sprintf("spec.replicas: Invalid value: %d: must be between 0 and 10", obj.Spec.Replicas)
+	case obj.Spec.Replicas < 1 || obj.Spec.Replicas > 10:
+		return fmt.Sprintf("spec.replicas: Invalid value: %d: must be between 1 and 10", obj.Spec.Replicas)
 	case !slices.Contains(colors, obj.Spec.Color):
 		return fmt.Sprintf("spec.color: Unsupported value: %q: supported values: %q", obj.Spec.Color, colors)
 	}
@@ -199,7 +199,7 @@ payload:
 payload_rules:
   /apiVersion: fixed
   /kind: fixed
-  /spec/replicas: {int: {min: 0, max: 10}}
+  /spec/replicas: {int: {min: 1, max: 10}}
   /spec/color: {enum: [blue, green, red]}
 key_format: dns-label               # lowercase RFC 1123 label
 key_max_len: 63
