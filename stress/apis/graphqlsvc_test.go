@@ -28,9 +28,9 @@ import (
 // IDEMPOTENCY_CONCURRENT_REQUEST), completed in the ledger's transaction,
 // and, when a write fails, the payment deleted and the claim released
 // before the error is answered, so that a failed call leaves nothing and
-// its retry executes afresh. (A crash between the two transactions would
-// still leave a payment and a claim; as an in-process service it is not
-// crashed.)
+// its retry executes afresh. As a process (process_test.go), a crash
+// between the two transactions leaves a payment and a claim: at start-up
+// it undoes them the same way.
 type graphqlSvc struct {
 	pool *pgxpool.Pool
 	// bug plants one mistake: check-then-insert (looks the key up, writes,
@@ -39,7 +39,8 @@ type graphqlSvc struct {
 	// payment), refusal-stored (the key is claimed before the input is
 	// checked and the refusal stored under it: the corrected call is
 	// refused forever), error-leaves-payment (a failed ledger write
-	// releases the key but leaves the payment).
+	// releases the key but leaves the payment), no-recovery (as a process,
+	// it does not undo at start-up what a crash cut off).
 	bug string
 }
 
@@ -69,17 +70,22 @@ CREATE TABLE ledger (
 )`
 
 // graphqlKeys is the uniqueness each mode keeps (check-then-insert has none).
-var graphqlKeys = map[string]string{"": "merchant, key", "tenant-leak": "key", "refusal-stored": "merchant, key", "error-leaves-payment": "merchant, key"}
+var graphqlKeys = map[string]string{"": "merchant, key", "tenant-leak": "key", "refusal-stored": "merchant, key",
+	"error-leaves-payment": "merchant, key", "no-recovery": "merchant, key"}
+
+// graphqlDDL is the schema of mode bug, its keys' uniqueness included.
+func graphqlDDL(bug string) string {
+	if cols, ok := graphqlKeys[bug]; ok {
+		return graphqlSchema + fmt.Sprintf(";\nCREATE UNIQUE INDEX idempotency_keys_key ON idempotency_keys (%s)", cols)
+	}
+	return graphqlSchema
+}
 
 // startGraphQL serves a graphqlSvc in mode bug over a new database and
 // returns its base URL, its database URL and a pool over it.
 func startGraphQL(t *testing.T, bug string) (string, string, *pgxpool.Pool) {
 	t.Helper()
-	schema := graphqlSchema
-	if cols, ok := graphqlKeys[bug]; ok {
-		schema += fmt.Sprintf(";\nCREATE UNIQUE INDEX idempotency_keys_key ON idempotency_keys (%s)", cols)
-	}
-	pool, dbURL := database(t, schema)
+	pool, dbURL := database(t, graphqlDDL(bug))
 	return serve(t, &graphqlSvc{pool: pool, bug: bug}), dbURL, pool
 }
 
@@ -242,6 +248,16 @@ func (s *graphqlSvc) write(ctx context.Context, merchant, key string, in payment
 		return "", err
 	}
 	return gid, nil
+}
+
+// recover undoes the calls a crash cut off between their transactions,
+// at start-up, before any call: a claim never completed is released and
+// the payment it made, if any, deleted, as a failed write is undone. (It
+// assumes one replica: another's calls in progress would look the same.)
+func (s *graphqlSvc) recover(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, `WITH stale AS (DELETE FROM idempotency_keys WHERE NOT done RETURNING merchant, key)
+		DELETE FROM payments p USING stale WHERE p.merchant = stale.merchant AND p.idem_key = stale.key`)
+	return err
 }
 
 // undo deletes what a failed call wrote (the payment, unless the bug

@@ -245,6 +245,9 @@ func runShape(t *testing.T, yaml string, start func(t *testing.T, bug string) (s
 	})
 	for _, bc := range bugs {
 		t.Run(bc.bug, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("a bug's run searches all its plans after the bug, a minute or more")
+			}
 			base, dbURL := start(t, bc.bug)
 			cfg := contract(t, yaml, base, dbURL, plans)
 			cfg.ShrinkTime = time.Minute

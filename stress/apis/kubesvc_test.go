@@ -209,6 +209,7 @@ statuses: {in_flight: []}           # a concurrent create waits, then is refused
 answers:
   created: [{status: 201}]
   replayed: [{status: 409, equals: {/reason: AlreadyExists}, id: /details/name}]
+  conflict: [{status: 409, equals: {/reason: Conflict}}]   # Kubernetes' own, for updates
   invalid: [{status: 422, equals: {/reason: Invalid}}]
 faults: [lose-reply, drop-request, double-delivery, delay, db-error]
 db_stall: things

@@ -1,6 +1,7 @@
 package apis_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -10,7 +11,13 @@ import (
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) != "" {
+		// Started by a run as the service, not to run tests.
+		os.Exit(serveProcess())
+	}
+	pgtest.Main(m, &cluster)
+}
 
 // What the end-to-end binaries share (internal/stresstest), by the short
 // names the tests use.
