@@ -13,10 +13,16 @@
 //   - GraphQL-like (graphql_test.go): every answer 200, errors in
 //     errors[0].extensions.code (INTERNAL_SERVER_ERROR for a failed database
 //     write, BAD_USER_INPUT not stored under the key), two transactions per
-//     call made correct by claiming the key first and compensating a failure.
+//     call made correct by claiming the key first and compensating a failure;
+//     it also runs as a process (process_test.go: the test binary itself,
+//     started with APIS_SERVE=graphql), so that restarts and kills apply.
 //
 // Each service creates its own schema in a real throwaway PostgreSQL and
-// serves real HTTP on 127.0.0.1; its contract is inline in its test. Each
-// test also speaks to its service with plain HTTP requests, so the service
-// itself is shown right before idemstress judges it.
+// serves real HTTP on 127.0.0.1; its contract is inline in its test, and
+// docs/apis.md shows the same four. Each test also speaks to its service
+// with plain HTTP requests, so that the service itself is shown right
+// before idemstress judges it. The runs need the contract fields of issue
+// 26 (identifier formats, changed_payload, answers.server_error,
+// refusals): a contract whose field the parser does not know skips its
+// run, saying which.
 package apis
