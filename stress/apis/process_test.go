@@ -113,7 +113,7 @@ func TestGraphQLLikeProcess(t *testing.T) {
 	}
 	contract(t, graphqlContract, "http://127.0.0.1:1", "", plans) // skips the whole test until its fields are there
 	asProcess := func(t *testing.T, bug string) stress.Config {
-		cfg := contract(t, graphqlContract, "http://127.0.0.1:{port}", pgtest.NewDatabase(t, cluster), plans)
+		cfg := contract(t, graphqlContract, "http://127.0.0.1:8080", pgtest.NewDatabase(t, cluster), plans) // the replica's host:port wins
 		cfg.Process = &process.Spec{Command: []string{exe}, Env: []string{serveEnv + "=graphql", "APIS_BUG=" + bug}}
 		cfg.Faults = append(cfg.Faults, model.FaultRestart, model.FaultCrash, model.FaultCrashKeyRecord, model.FaultCrashAfterCommit)
 		cfg.KeyTable, cfg.ShrinkTime = "idempotency_keys", time.Minute
