@@ -1,0 +1,154 @@
+package apis_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// The GraphQL-like service also runs as a process, so that runs can
+// restart it and kill it between its two transactions: the test binary
+// itself, started with APIS_SERVE=graphql (and APIS_BUG), serves it on
+// PORT over DATABASE_URL instead of running tests (see TestMain).
+
+// serveEnv names the shape a test binary started as a service serves.
+const serveEnv = "APIS_SERVE"
+
+// serveProcess serves the shape named in the environment until SIGTERM,
+// and returns the exit code.
+func serveProcess() int {
+	if os.Getenv(serveEnv) != "graphql" {
+		fmt.Fprintf(os.Stderr, "%s=%q: only graphql runs as a process\n", serveEnv, os.Getenv(serveEnv))
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := serveGraphQL(ctx, os.Getenv("DATABASE_URL"), "127.0.0.1:"+os.Getenv("PORT"), os.Getenv("APIS_BUG")); err != nil {
+		fmt.Fprintln(os.Stderr, "graphql:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveGraphQL serves the GraphQL-like service in mode bug on addr until
+// ctx ends.
+func serveGraphQL(ctx context.Context, dbURL, addr, bug string) error {
+	svc, err := startGraphQLProcess(ctx, dbURL, bug)
+	if err != nil {
+		return err
+	}
+	defer svc.pool.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// startGraphQLProcess is the service as a process starts: over a pool of
+// its own, its schema made unless it is there (a restart finds it), and
+// what a crash cut off undone.
+func startGraphQLProcess(ctx context.Context, dbURL, bug string) (*graphqlSvc, error) {
+	pc, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	pc.MaxConns = 32
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, err
+	}
+	svc := &graphqlSvc{pool: pool, bug: bug}
+	var exists bool
+	err = pool.QueryRow(ctx, `SELECT to_regclass('payments') IS NOT NULL`).Scan(&exists)
+	if err == nil && !exists {
+		_, err = pool.Exec(ctx, graphqlDDL(bug))
+	}
+	if err == nil && bug != "no-recovery" {
+		err = svc.recover(ctx)
+	}
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("start-up: %w", err)
+	}
+	return svc, nil
+}
+
+// The GraphQL-like service as a process passes 100 plans under the faults
+// only a process has (restarts, and kills between its two transactions,
+// before and after their commit) besides the others, every one fired; left
+// without its start-up recovery, a kill between the transactions leaves a
+// payment without its ledger entry: one row, minimal.
+func TestGraphQLLikeProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service as processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	contract(t, graphqlContract, "http://127.0.0.1:1", "", plans) // skips the whole test until its fields are there
+	asProcess := func(t *testing.T, bug string) stress.Config {
+		cfg := contract(t, graphqlContract, "http://127.0.0.1:8080", pgtest.NewDatabase(t, cluster), plans) // the replica's host:port wins
+		cfg.Process = &process.Spec{Command: []string{exe}, Env: []string{serveEnv + "=graphql", "APIS_BUG=" + bug}}
+		cfg.Faults = append(cfg.Faults, model.FaultRestart, model.FaultCrash, model.FaultCrashKeyRecord, model.FaultCrashAfterCommit)
+		cfg.KeyTable, cfg.ShrinkTime = "idempotency_keys", time.Minute
+		return cfg
+	}
+	t.Run("correct", func(t *testing.T) {
+		cfg := asProcess(t, "")
+		assertPasses(t, cfg, run(t, cfg))
+	})
+	t.Run("no-recovery", func(t *testing.T) {
+		bc := bugCase{bug: "no-recovery", want: checks.MissingEffect, minimal: stepsOf(faulted("A", "k1", model.FaultCrash), model.Step{Kind: model.StepRestart})}
+		assertCaught(t, bc, run(t, asProcess(t, "no-recovery")))
+	})
+}
+
+// At start-up the service undoes what a kill between its transactions
+// left (a claim never completed, its payment), and leaves completed
+// payments alone; without its recovery it leaves both.
+func TestGraphQLLikeRecovery(t *testing.T) {
+	for _, bug := range []string{"", "no-recovery"} {
+		pool, dbURL := database(t, graphqlDDL(bug))
+		if _, err := pool.Exec(t.Context(), `INSERT INTO idempotency_keys (merchant, key, fingerprint, payment_gid, done) VALUES
+				('m1', 'k1', '{}', 'gid://example/Payment/1', true), ('m1', 'k2', '{}', NULL, false);
+			INSERT INTO payments (merchant, idem_key, amount, currency, note) VALUES ('m1', 'k1', 1, 'USD', 'done'), ('m1', 'k2', 1, 'USD', 'cut off');
+			INSERT INTO ledger (merchant, idem_key, payment_gid, amount) VALUES ('m1', 'k1', 'gid://example/Payment/1', 1)`); err != nil {
+			t.Fatal(err)
+		}
+		svc, err := startGraphQLProcess(t.Context(), dbURL, bug)
+		if err != nil {
+			t.Fatalf("bug %q: %v", bug, err)
+		}
+		svc.pool.Close()
+		want := map[string]int{"": 1, "no-recovery": 2}[bug]
+		if p, k := count(t, pool, `SELECT count(*) FROM payments`), count(t, pool, `SELECT count(*) FROM idempotency_keys`); p != want || k != want {
+			t.Errorf("bug %q: %d payments, %d key rows after start-up; want %d of each", bug, p, k, want)
+		}
+	}
+}
