@@ -64,6 +64,16 @@ type contractFile struct {
 	IdentityNoise []string `yaml:"identity_noise"`
 	// Faults: what plans may do to calls and processes on purpose.
 	Faults []model.Fault `yaml:"faults"`
+
+	// Identifiers the API constrains: the keys' format (any, uuid, word,
+	// dns-label) or an RE2 pattern, fixed tenant values or the generated
+	// tenants' format or pattern, and the action tag's alphabet.
+	KeyFormat     string   `yaml:"key_format"`
+	KeyPattern    string   `yaml:"key_pattern"`
+	Tenants       []string `yaml:"tenants"`
+	TenantFormat  string   `yaml:"tenant_format"`
+	TenantPattern string   `yaml:"tenant_pattern"`
+	TagFormat     string   `yaml:"tag_format"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -281,6 +291,9 @@ func Parse(name string, data []byte) (Config, error) {
 		}
 		c.Contract.Lease = *f.Lease
 	}
+	c.Contract.KeyFormat, c.Contract.KeyPattern = model.IDFormat(f.KeyFormat), f.KeyPattern
+	c.Contract.Tenants, c.Contract.TenantFormat, c.Contract.TenantPattern = f.Tenants, model.IDFormat(f.TenantFormat), f.TenantPattern
+	c.Contract.TagFormat = model.IDFormat(f.TagFormat)
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
