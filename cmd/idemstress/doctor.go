@@ -107,6 +107,9 @@ func stage(err error) string {
 // fails both), and the root cause leads the FAIL lines.
 func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(string, string, ...any)) int {
 	ns := fmt.Sprintf("doctor%d-", time.Now().UnixNano())
+	if !cfg.Contract.NamespaceFits(model.Namespace(ns + "nokey-")) {
+		ns = fmt.Sprintf("dr%08x-", uint32(time.Now().UnixNano())) // a UUID holds 30 hex digits
+	}
 	one := func(c model.Call) model.Plan {
 		return model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}}
 	}

@@ -1,0 +1,227 @@
+package shapes_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// computeSvc is a Google-Compute-like create: POST
+// /compute/v1/projects/{project}/instances?requestId=…, where the project
+// is a lower-case DNS label and the requestId a UUID, each refused with 400
+// INVALID_ARGUMENT before anything else, as Compute Engine does. The
+// request ID is kept in a uuid column, inserted first (key-first, correct
+// under bursts); a reused request ID with another body is a 422.
+type computeSvc struct {
+	pool *pgxpool.Pool
+	// bug, when set, plants one mistake: "global-keys" looks request IDs
+	// up across projects (a tenant leak).
+	bug string
+}
+
+var (
+	// What Compute Engine takes: a UUID in either case, not the zero one;
+	// a project ID in lower case.
+	uuidRE    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	projectRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	pathRE    = regexp.MustCompile(`^/compute/v1/projects/([^/]+)/instances$`)
+)
+
+func (s *computeSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m := pathRE.FindStringSubmatch(r.URL.Path)
+	if r.Method != http.MethodPost || m == nil {
+		googleError(w, http.StatusNotFound, "NOT_FOUND", "The requested URL was not found")
+		return
+	}
+	project, requestID := m[1], r.URL.Query().Get("requestId")
+	switch {
+	case !projectRE.MatchString(project):
+		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", fmt.Sprintf("Invalid value for field 'project': '%s'. Must be a match of regex '[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?'", project))
+		return
+	case requestID == "":
+		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Required field 'requestId' not specified")
+		return
+	case !uuidRE.MatchString(requestID) || strings.Trim(requestID, "0-") == "":
+		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The request ID must be a valid UUID", requestID))
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var body struct {
+		Name string `json:"name"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &body)
+	}
+	if err != nil || body.Name == "" {
+		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Invalid value for field 'resource.name'")
+		return
+	}
+	id, err := s.insert(r, project, requestID, canonical(raw), body.Name)
+	switch {
+	case errors.Is(err, errReused):
+		googleError(w, http.StatusUnprocessableEntity, "FAILED_PRECONDITION", "requestId reused with another request")
+	case err != nil:
+		googleError(w, http.StatusInternalServerError, "INTERNAL", err.Error())
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"kind":"compute#operation","id":%q,"targetLink":"projects/%s/instances/%s"}`, strconv.FormatInt(id, 10), project, body.Name)
+	}
+}
+
+func (s *computeSvc) insert(r *http.Request, project, requestID, body, name string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(r.Context(), `INSERT INTO instances (project, request_id, body, name) VALUES ($1, $2::uuid, $3, $4)
+		ON CONFLICT DO NOTHING RETURNING id`, project, requestID, body, name).Scan(&id)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return id, err
+	}
+	var stored string
+	lookup := `SELECT id, body FROM instances WHERE project = $1 AND request_id = $2::uuid`
+	if s.bug == "global-keys" {
+		lookup = `SELECT id, body FROM instances WHERE $1 <> '' AND request_id = $2::uuid`
+	}
+	if err := s.pool.QueryRow(r.Context(), lookup, project, requestID).Scan(&id, &stored); err != nil {
+		return 0, err
+	}
+	if stored != body {
+		return id, errReused
+	}
+	return id, nil
+}
+
+func googleError(w http.ResponseWriter, status int, reason, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"error":{"code":%d,"message":%q,"status":%q}}`, status, message, reason)
+}
+
+// The request ID in a uuid column, with an index of its own: the key's
+// rows are found by a range of UUIDs.
+const computeSchema = `CREATE TABLE instances (
+	id bigserial PRIMARY KEY,
+	project text NOT NULL,
+	request_id uuid NOT NULL,
+	body text NOT NULL,
+	name text NOT NULL,
+	UNIQUE (project, request_id));
+CREATE INDEX instances_request_id ON instances (request_id)`
+
+// computeContract is the contract a user would write for computeSvc;
+// extra is appended to it.
+const computeContract = `target:
+  url: "%s/compute/v1/projects/{{tenant}}/instances?requestId={{key}}"
+  id: /id
+payload:
+  name: web
+effects:
+  - table: instances
+    tenant: project
+    key: request_id
+    id: id
+    per_action: 1
+    fields: {name: /name}
+`
+
+func startCompute(t *testing.T, bug, extra string, plans int) stress.Config {
+	t.Helper()
+	url := pgtest.NewDatabase(t, cluster)
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	schema := computeSchema
+	if bug == "global-keys" {
+		schema = strings.Replace(schema, "UNIQUE (project, request_id)", "UNIQUE (request_id)", 1)
+	}
+	if _, err := pool.Exec(t.Context(), schema); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(&computeSvc{pool: pool, bug: bug})
+	t.Cleanup(srv.Close)
+	cfg, err := stress.Parse("compute.yaml", []byte(fmt.Sprintf(computeContract, srv.URL)+extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DatabaseURL, cfg.Plans, cfg.Seed = url, plans, 11
+	return cfg
+}
+
+// With its identifiers declared (a UUID request ID, DNS-label projects),
+// the correct service passes: every key sent is a UUID its uuid column
+// takes, and every row is found and attributed.
+func TestUUIDRequestIDServicePasses(t *testing.T) {
+	cfg := startCompute(t, "", "key_format: uuid\ntenant_format: dns-label\n", 100)
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Pass {
+		logFailures(t, res)
+		t.Fatalf("verdict %s (%v); want a pass", res.Verdict, res.Err)
+	}
+	if res.Calls < 100 {
+		t.Fatalf("%d calls; want the plans to have run", res.Calls)
+	}
+}
+
+// The same service with request IDs unique across projects is caught
+// leaking one project's instance to another (IDEM-007): rows keyed by
+// UUID are attributed to their project's action.
+func TestUUIDRequestIDLeakCaught(t *testing.T) {
+	cfg := startCompute(t, "global-keys", "key_format: uuid\ntenant_format: dns-label\n", 100)
+	cfg.MaxBugs = 1
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || res.Failures[0].Check != checks.TenantLeak {
+		logFailures(t, res)
+		t.Fatalf("verdict %s (%v); want IDEM-007 first", res.Verdict, res.Err)
+	}
+}
+
+// Without them, the run ends in a contract error that names the refused
+// key (or tenant) and the field to set, not the URL.
+func TestRefusedIdentifierNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		want        []string
+	}{
+		{"key", "tenant_format: dns-label\n", []string{"key_format: the service refused every key", `"is`, "requestId", "key_format: uuid"}},
+		{"tenant", "key_format: uuid\n", []string{"tenant_format: the service refused every tenant", "'project'", "tenant_format: dns-label", "tenants:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := startCompute(t, "", tc.extra, 20)
+			res, err := stress.Run(t.Context(), cfg)
+			if !errors.Is(err, stress.ErrContract) {
+				if res != nil {
+					logFailures(t, res)
+				}
+				t.Fatalf("err %v; want a contract error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err %v\nwant it to say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "target.url") {
+				t.Errorf("err %v\nwant it not to blame target.url", err)
+			}
+		})
+	}
+}
