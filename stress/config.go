@@ -151,8 +151,8 @@ func (c *Config) world() gen.World {
 	w.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
 	// Only the key shapes the key's format admits are drawn; fixed
 	// tenants bound how many tenants a plan has.
-	if w.KeyShapes {
-		w.Shapes = c.Contract.KeyShapes()
+	if w.KeyShapes && w.Shapes == nil {
+		w.Shapes = append([]byte{}, c.Contract.KeyShapes()...) // (not nil: identifierNotes)
 		w.KeyShapes = len(w.Shapes) > 0
 	}
 	if n := len(c.Contract.Tenants); n > 0 {

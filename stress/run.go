@@ -122,6 +122,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if n := queryAfterCrashTable(cfg.Faults, cfg.Effects); n != "" {
 		r.note(n)
 	}
+	for _, n := range identifierNotes(cfg) {
+		r.note(n)
+	}
 	if keyInPath {
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
