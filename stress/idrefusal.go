@@ -61,6 +61,13 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 	}
 	c := r.cfg.Contract
 	call := model.Call{Tenant: op.Call.Tenant, Key: model.PlainKey(op.Call.Key), Variant: op.Call.Variant}
+	if call.Key != op.Call.Key {
+		// A key of another shape: is the plain key taken as it is?
+		ns := model.Namespace(r.run + "-probe-")
+		if got, err := r.session.tryWith(ctx, c, ns, call); err == nil && got.Out.Kind == model.OK {
+			return r.shapeRefused(*op, r.unusableNS, "")
+		}
+	}
 	for i, p := range identifierProbes(c) {
 		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", r.run, i))
 		got, err := r.session.tryWith(ctx, p.c, ns, call)
@@ -121,7 +128,14 @@ func (r *runner) keyShapeRefusal(ctx context.Context, op model.Op, also string) 
 	if r.accepts(ctx, alone) {
 		return nil
 	}
-	sent := r.cfg.Contract.SentKey(r.refusedNS, op.Call.Key)
+	return r.shapeRefused(op, r.refusedNS, also)
+}
+
+// shapeRefused is the contract error for op, a call of namespace ns whose
+// key of another shape was refused where plain keys are taken.
+func (r *runner) shapeRefused(op model.Op, ns model.Namespace, also string) error {
+	shape := model.KeyShape(op.Call.Key)
+	sent := r.cfg.Contract.SentKey(ns, op.Call.Key)
 	return fmt.Errorf("%w: key_format: the service refused the key %q (%s: %s key shape) and takes plain keys: it answered %d %s. "+
 		"If the API takes only keys of some form, say which with key_format (uuid, word, dns-label) or key_pattern, and only key shapes inside it are drawn "+
 		"(coverage then says which are not exercised); if it should take this key, it has a bug%s",

@@ -31,12 +31,16 @@ type computeSvc struct {
 	// bug, when set, plants one mistake: "global-keys" looks request IDs
 	// up across projects (a tenant leak).
 	bug string
+	// token takes an AWS-like client token instead of a UUID: printable
+	// ASCII, at most 64 characters, kept in a text column.
+	token bool
 }
 
 var (
 	// What Compute Engine takes: a UUID in either case, not the zero one;
 	// a project ID in lower case.
 	uuidRE    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	tokenRE   = regexp.MustCompile(`^[\x21-\x7e]{1,64}$`)
 	projectRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
 	pathRE    = regexp.MustCompile(`^/compute/v1/projects/([^/]+)/instances$`)
 )
@@ -55,7 +59,10 @@ func (s *computeSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case requestID == "":
 		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Required field 'requestId' not specified")
 		return
-	case !uuidRE.MatchString(requestID) || strings.Trim(requestID, "0-") == "":
+	case s.token && !tokenRE.MatchString(requestID):
+		googleError(w, http.StatusBadRequest, "ValidationException", fmt.Sprintf("1 validation error detected: Value '%s' at 'clientToken' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\x21-\\x7e]{1,64}", requestID))
+		return
+	case !s.token && (!uuidRE.MatchString(requestID) || strings.Trim(requestID, "0-") == ""):
 		googleError(w, http.StatusBadRequest, "INVALID_ARGUMENT", fmt.Sprintf("Invalid value for field 'requestId': '%s'. The request ID must be a valid UUID", requestID))
 		return
 	}
@@ -84,15 +91,15 @@ func (s *computeSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *computeSvc) insert(r *http.Request, project, requestID, body, name string) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(r.Context(), `INSERT INTO instances (project, request_id, body, name) VALUES ($1, $2::uuid, $3, $4)
+	err := s.pool.QueryRow(r.Context(), `INSERT INTO instances (project, request_id, body, name) VALUES ($1, $2, $3, $4)
 		ON CONFLICT DO NOTHING RETURNING id`, project, requestID, body, name).Scan(&id)
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return id, err
 	}
 	var stored string
-	lookup := `SELECT id, body FROM instances WHERE project = $1 AND request_id = $2::uuid`
+	lookup := `SELECT id, body FROM instances WHERE project = $1 AND request_id = $2`
 	if s.bug == "global-keys" {
-		lookup = `SELECT id, body FROM instances WHERE $1 <> '' AND request_id = $2::uuid`
+		lookup = `SELECT id, body FROM instances WHERE $1 <> '' AND request_id = $2`
 	}
 	if err := s.pool.QueryRow(r.Context(), lookup, project, requestID).Scan(&id, &stored); err != nil {
 		return 0, err
@@ -136,7 +143,7 @@ effects:
     fields: {name: /name}
 `
 
-func startCompute(t *testing.T, bug, extra string, plans int) stress.Config {
+func startCompute(t *testing.T, bug string, token bool, extra string, plans int) stress.Config {
 	t.Helper()
 	url := pgtest.NewDatabase(t, cluster)
 	pool, err := pgxpool.New(t.Context(), url)
@@ -148,10 +155,13 @@ func startCompute(t *testing.T, bug, extra string, plans int) stress.Config {
 	if bug == "global-keys" {
 		schema = strings.Replace(schema, "UNIQUE (project, request_id)", "UNIQUE (request_id)", 1)
 	}
+	if token {
+		schema = strings.Replace(schema, "request_id uuid", "request_id text", 1)
+	}
 	if _, err := pool.Exec(t.Context(), schema); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(&computeSvc{pool: pool, bug: bug})
+	srv := httptest.NewServer(&computeSvc{pool: pool, bug: bug, token: token})
 	t.Cleanup(srv.Close)
 	cfg, err := stress.Parse("compute.yaml", []byte(fmt.Sprintf(computeContract, srv.URL)+extra))
 	if err != nil {
@@ -165,7 +175,7 @@ func startCompute(t *testing.T, bug, extra string, plans int) stress.Config {
 // the correct service passes: every key sent is a UUID its uuid column
 // takes, and every row is found and attributed.
 func TestUUIDRequestIDServicePasses(t *testing.T) {
-	cfg := startCompute(t, "", "key_format: uuid\ntenant_format: dns-label\n", 100)
+	cfg := startCompute(t, "", false, "key_format: uuid\ntenant_format: dns-label\n", 100)
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +193,7 @@ func TestUUIDRequestIDServicePasses(t *testing.T) {
 // leaking one project's instance to another (IDEM-007): rows keyed by
 // UUID are attributed to their project's action.
 func TestUUIDRequestIDLeakCaught(t *testing.T) {
-	cfg := startCompute(t, "global-keys", "key_format: uuid\ntenant_format: dns-label\n", 100)
+	cfg := startCompute(t, "global-keys", false, "key_format: uuid\ntenant_format: dns-label\n", 100)
 	cfg.MaxBugs = 1
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {
@@ -206,7 +216,7 @@ func TestRefusedIdentifierNamed(t *testing.T) {
 		{"tenant", "key_format: uuid\n", []string{"tenant_format: the service refused every tenant", "'project'", "tenant_format: dns-label", "tenants:"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := startCompute(t, "", tc.extra, 20)
+			cfg := startCompute(t, "", false, tc.extra, 20)
 			res, err := stress.Run(t.Context(), cfg)
 			if !errors.Is(err, stress.ErrContract) {
 				if res != nil {
@@ -223,5 +233,39 @@ func TestRefusedIdentifierNamed(t *testing.T) {
 				t.Errorf("err %v\nwant it not to blame target.url", err)
 			}
 		})
+	}
+}
+
+// An AWS-like client token (printable ASCII, at most 64): under the
+// default format the keys of other shapes (a no-break space, a kappa, 255
+// characters) are refused while plain ones pass, which is a contract
+// finding that names the key and key_pattern; with the token's pattern
+// declared, only the shapes inside it are drawn and the service passes.
+func TestRefusedKeyShapeNamed(t *testing.T) {
+	cfg := startCompute(t, "", true, "tenant_format: dns-label\n", 100)
+	res, err := stress.Run(t.Context(), cfg)
+	if !errors.Is(err, stress.ErrContract) {
+		if res != nil {
+			logFailures(t, res)
+		}
+		t.Fatalf("err %v; want a contract error", err)
+	}
+	t.Log(err)
+	for _, w := range []string{"key_format: the service refused the key", "key shape", "takes plain keys", "key_pattern", "clientToken"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("err %v\nwant it to say %q", err, w)
+		}
+	}
+	cfg = startCompute(t, "", true, "tenant_format: dns-label\nkey_pattern: '[\\x21-\\x7e]{1,64}'\nkey_max_len: 64\n", 100)
+	res, err = stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Pass {
+		logFailures(t, res)
+		t.Fatalf("verdict %s (%v); want a pass", res.Verdict, res.Err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "key shapes not drawn") {
+		t.Errorf("notes %q; want them to say which key shapes were not drawn", res.Notes)
 	}
 }
