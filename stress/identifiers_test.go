@@ -2,6 +2,7 @@ package stress
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -84,6 +85,48 @@ func TestIdentifierFieldErrors(t *testing.T) {
 	for seed := range uint64(200) {
 		if run := runName(cfg, seed); !cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
 			t.Fatalf("run name %q leaves no room for a million cases in a UUID", run)
+		}
+	}
+}
+
+// docs/contract.md's "Identifiers the API constrains" snippets are valid
+// contracts once given their effect tables, and say what they show.
+func TestIdentifierDocSnippets(t *testing.T) {
+	doc, err := os.ReadFile("../docs/contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "## Identifiers the API constrains")
+	if start < 0 {
+		t.Fatal("docs/contract.md lost its section on identifiers")
+	}
+	block := text[start:]
+	block = block[strings.Index(block, "```yaml\n")+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```")]
+	parts := strings.Split(block, "---\n")
+	if len(parts) != 2 {
+		t.Fatalf("want two snippets, got %d", len(parts))
+	}
+	base := "target: {url: \"http://127.0.0.1:8080/v1/{{tenant}}/x\", headers: {Idempotency-Key: \"{{key}}\"}, id: /id}\n"
+	for i, part := range parts {
+		if i > 0 {
+			part = base + part
+		}
+		c, err := Parse("docs/contract.md", []byte(part+"payload: {name: web}\neffects: [{table: instances, tenant: project, key: request_id}]\n"))
+		if err != nil {
+			t.Errorf("snippet %d: %v", i+1, err)
+			continue
+		}
+		switch i {
+		case 0:
+			if c.Contract.KeyFormatOf() != model.IDUUID || c.Contract.TenantFormatOf() != model.IDDNSLabel {
+				t.Errorf("snippet 1: key %s, tenant %s", c.Contract.KeyFormatOf(), c.Contract.TenantFormatOf())
+			}
+		case 1:
+			if len(c.Contract.Tenants) != 2 || c.Contract.KeyPattern == "" {
+				t.Errorf("snippet 2: %+v", c.Contract)
+			}
 		}
 	}
 }
