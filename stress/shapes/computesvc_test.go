@@ -171,37 +171,43 @@ func startCompute(t *testing.T, bug string, token bool, extra string, plans int)
 	return cfg
 }
 
-// With its identifiers declared (a UUID request ID, DNS-label projects),
-// the correct service passes: every key sent is a UUID its uuid column
-// takes, and every row is found and attributed.
+// With its identifiers declared (a UUID request ID; DNS-label projects,
+// generated or fixed ones that exist), the correct service passes: every
+// key sent is a UUID its uuid column takes, and every row is found and
+// attributed, by the key alone under fixed projects.
 func TestUUIDRequestIDServicePasses(t *testing.T) {
-	cfg := startCompute(t, "", false, "key_format: uuid\ntenant_format: dns-label\n", 100)
-	res, err := stress.Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Verdict != checks.Pass {
-		logFailures(t, res)
-		t.Fatalf("verdict %s (%v); want a pass", res.Verdict, res.Err)
-	}
-	if res.Calls < 100 {
-		t.Fatalf("%d calls; want the plans to have run", res.Calls)
+	for _, tenants := range []string{"tenant_format: dns-label\n", "tenants: [web-prod, web-staging, batch]\n"} {
+		cfg := startCompute(t, "", false, "key_format: uuid\n"+tenants, 100)
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != checks.Pass {
+			logFailures(t, res)
+			t.Fatalf("%s: verdict %s (%v); want a pass", tenants, res.Verdict, res.Err)
+		}
+		if res.Calls < 100 {
+			t.Fatalf("%d calls; want the plans to have run", res.Calls)
+		}
 	}
 }
 
 // The same service with request IDs unique across projects is caught
 // leaking one project's instance to another (IDEM-007): rows keyed by
-// UUID are attributed to their project's action.
+// UUID are attributed to their project's action, a generated project or
+// a fixed one.
 func TestUUIDRequestIDLeakCaught(t *testing.T) {
-	cfg := startCompute(t, "global-keys", false, "key_format: uuid\ntenant_format: dns-label\n", 100)
-	cfg.MaxBugs = 1
-	res, err := stress.Run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Verdict != checks.Fail || res.Failures[0].Check != checks.TenantLeak {
-		logFailures(t, res)
-		t.Fatalf("verdict %s (%v); want IDEM-007 first", res.Verdict, res.Err)
+	for _, tenants := range []string{"tenant_format: dns-label\n", "tenants: [web-prod, web-staging]\n"} {
+		cfg := startCompute(t, "global-keys", false, "key_format: uuid\n"+tenants, 100)
+		cfg.MaxBugs = 1
+		res, err := stress.Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != checks.Fail || res.Failures[0].Check != checks.TenantLeak {
+			logFailures(t, res)
+			t.Fatalf("%s: verdict %s (%v); want IDEM-007 first", tenants, res.Verdict, res.Err)
+		}
 	}
 }
 
