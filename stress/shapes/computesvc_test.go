@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -174,10 +175,12 @@ func startCompute(t *testing.T, bug string, token bool, extra string, plans int)
 // With its identifiers declared (a UUID request ID; DNS-label projects,
 // generated or fixed ones that exist), the correct service passes: every
 // key sent is a UUID its uuid column takes, and every row is found and
-// attributed, by the key alone under fixed projects.
+// attributed, by the key alone under fixed projects, with every fault
+// firing.
 func TestUUIDRequestIDServicePasses(t *testing.T) {
 	for _, tenants := range []string{"tenant_format: dns-label\n", "tenants: [web-prod, web-staging, batch]\n"} {
-		cfg := startCompute(t, "", false, "key_format: uuid\n"+tenants, 100)
+		faults := []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultDBError}
+		cfg := startCompute(t, "", false, "key_format: uuid\nfaults: [lose-reply, drop-request, double-delivery, db-error]\n"+tenants, 100)
 		res, err := stress.Run(t.Context(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -186,6 +189,7 @@ func TestUUIDRequestIDServicePasses(t *testing.T) {
 			logFailures(t, res)
 			t.Fatalf("%s: verdict %s (%v); want a pass", tenants, res.Verdict, res.Err)
 		}
+		assertAllFired(t, res, faults)
 		if res.Calls < 100 {
 			t.Fatalf("%d calls; want the plans to have run", res.Calls)
 		}
