@@ -11,8 +11,9 @@ import (
 )
 
 // refusedInput reports a call whose input, not its action's state, was
-// refused: a keyed call with another payload variant or encoding answered
-// 4xx, neither as a conflict nor as in flight. When the base payload was
+// refused: a keyed call with another payload variant or encoding, or a
+// key of another shape, answered 4xx, neither as a conflict nor as in
+// flight. When the base payload was
 // answered ok, the service would take the action but not this input of it:
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
