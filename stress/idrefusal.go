@@ -23,12 +23,13 @@ import (
 type identifierProbe struct {
 	field string // "key_format: uuid"
 	c     model.Contract
-	key   bool // the key changes (else the tenant)
+	what  string // "key", "tenant" or "tag": what changes
 }
 
-// identifierProbes are the other formats of the key, then of the tenant,
-// that the contract leaves free to try.
-func identifierProbes(c model.Contract) []identifierProbe {
+// identifierProbes are the other formats of the key, then of the
+// tenant, then of the tag (when the request carries one), that the
+// contract leaves free to try.
+func identifierProbes(c model.Contract, tagSent bool) []identifierProbe {
 	var out []identifierProbe
 	// Nearest to the default first: a DNS label only lower-cases it, a
 	// word swaps '-' for '_', and a UUID (which a DNS label's pattern
@@ -38,14 +39,21 @@ func identifierProbes(c model.Contract) []identifierProbe {
 		for _, f := range formats {
 			p := c
 			p.KeyFormat = f
-			out = append(out, identifierProbe{field: "key_format: " + string(f), c: p, key: true})
+			out = append(out, identifierProbe{field: "key_format: " + string(f), c: p, what: "key"})
 		}
 	}
 	if len(c.Tenants) == 0 && c.TenantFormat == "" && c.TenantPattern == "" {
 		for _, f := range formats {
 			p := c
 			p.TenantFormat = f
-			out = append(out, identifierProbe{field: "tenant_format: " + string(f), c: p})
+			out = append(out, identifierProbe{field: "tenant_format: " + string(f), c: p, what: "tenant"})
+		}
+	}
+	if tagSent && c.TagFormat == "" {
+		for _, f := range formats[:2] { // no UUID tag
+			p := c
+			p.TagFormat = f
+			out = append(out, identifierProbe{field: "tag_format: " + string(f), c: p, what: "tag"})
 		}
 	}
 	return out
@@ -68,20 +76,27 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 			return r.shapeRefused(*op, r.unusableNS, "")
 		}
 	}
-	for i, p := range identifierProbes(c) {
+	tagSent := r.cfg.HTTP.Sends("tag") || c.Carries("tag")
+	for i, p := range identifierProbes(c, tagSent) {
 		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", r.run, i))
 		got, err := r.session.tryWith(ctx, p.c, ns, call)
 		if err != nil || got.Out.Kind != model.OK {
 			continue
 		}
-		what, sent, took := "tenant", c.SentTenant(r.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
-		also := "or list the tenants that exist under tenants:"
-		if p.key {
-			what, sent, took = "key", c.SentKey(r.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
+		var sent, took, also string
+		switch p.what {
+		case "key":
+			sent, took = c.SentKey(r.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
 			also = "or give key_pattern, the keys the API takes"
+		case "tenant":
+			sent, took = c.SentTenant(r.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
+			also = "or list the tenants that exist under tenants:"
+		default:
+			sent, took = r.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
+			also = "the alphabet of the field {{tag}} stands in"
 		}
 		return fmt.Errorf("%w: %s: the service refused every %s idemstress sent (the first, %q, was answered %d %s) and took the same call with the %s %q: set %s (%s; see docs/contract.md, \"Identifiers the API constrains\")",
-			ErrContract, fieldName(p.field), what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), what, took, p.field, also)
+			ErrContract, fieldName(p.field), p.what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), p.what, took, p.field, also)
 	}
 	return nil
 }

@@ -62,8 +62,10 @@ func (c Contract) variable() []leaf {
 				walk(ptr+"/"+strconv.Itoa(i), e)
 			}
 		case string:
-			// The key and the tenant are identity, never varied.
-			if !identity(x) {
+			// The key and the tenant are identity, never varied; so is
+			// a tag in an alphabet the API constrains (tag_format), which
+			// a variant's suffix would break.
+			if !identity(x) && !(c.TagFormat != "" && c.TagFormat != IDAny && strings.Contains(x, "{{tag}}")) {
 				out = append(out, leaf{ptr, rule})
 			}
 		case int, int64, float64, json.Number:
