@@ -188,4 +188,3 @@ func TestTagInADNSLabelField(t *testing.T) {
 		}
 	}
 }
-
