@@ -31,6 +31,12 @@ import (
 //     in, say, en_US order. Every range is rechecked with starts_with(col
 //     COLLATE "C", ns), the exact byte test, so a row is found exactly when
 //     it starts with the namespace, whatever the column's collation.
+//   - A uuid column holding UUID keys or tenants (key_format: uuid, whose
+//     text starts with the namespace's code) is searched by a range of
+//     UUIDs, which any btree index on it serves: a UUID's order is that
+//     of its lower-case text. The recheck casts it to text. Under fixed
+//     tenants the tenant column carries no namespace, and the key alone
+//     finds the rows. Each prefix is a parameter of its own (prefixes.go).
 //   - Tenant and key are two disjoint branches under UNION ALL: rows whose
 //     tenant is in the namespace, then rows whose key is and whose tenant
 //     is not. No row is read twice, and two equal rows (duplicates are what
@@ -296,44 +302,6 @@ type finder struct {
 	space model.Namespace
 }
 
-// newFinder finds namespace ns's rows, with the marks m (nil: none).
-func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]model.Effect, m marks, ns model.Namespace) *finder {
-	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
-}
-
-// nsOf is what col's values start with in the rows of the namespace: the
-// key's or the tenant's prefix. ok is false for a tenant column under
-// fixed tenants, which carries no namespace.
-func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
-	if col == e.Tenant && col != e.Key {
-		return f.c.TenantPrefix(f.space)
-	}
-	return f.c.KeyPrefix(f.space), true
-}
-
-// nsArg is the placeholder of nsOf(e, col).
-func (f *finder) nsArg(e model.Effect, col string) string {
-	p, _ := f.nsOf(e, col)
-	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
-		return f.a.add("tenant-ns", p)
-	}
-	return "$1"
-}
-
-// tenantNamespaced says whether the tenant column carries the namespace.
-func (f *finder) tenantNamespaced(e model.Effect) bool {
-	_, ok := f.nsOf(e, e.Tenant)
-	return ok && e.Tenant != ""
-}
-
-// tagArg is the placeholder of the tag's prefix.
-func (f *finder) tagArg() string {
-	if p := f.c.TagPrefix(f.space); p != f.c.KeyPrefix(f.space) {
-		return f.a.add("tag-ns", p)
-	}
-	return "$1"
-}
-
 // asText is a column as text, cast when it is not text already; in a
 // query effect's result, whose types are unknown, always cast.
 func (f *finder) asText(e model.Effect, col string) string {
@@ -561,39 +529,4 @@ func (f *finder) indexed(e model.Effect, col string) bool {
 	}
 	_, ok := successor(ns)
 	return c != nil && c.prefix != nil && ok
-}
-
-// uuidRange is the range of UUIDs whose text starts with prefix: ok is
-// false for a prefix no UUID's text starts with (or an empty one).
-func uuidRange(prefix string) (lo, hi string, ok bool) {
-	const zero = "00000000-0000-0000-0000-000000000000"
-	if prefix == "" || len(prefix) > len(zero) {
-		return "", "", false
-	}
-	digits := []byte(zero)
-	last := -1
-	for i := 0; i < len(prefix); i++ {
-		switch {
-		case zero[i] == '-' && prefix[i] == '-':
-		case zero[i] != '-' && (prefix[i] >= '0' && prefix[i] <= '9' || prefix[i] >= 'a' && prefix[i] <= 'f'):
-			digits[i], last = prefix[i], i
-		default:
-			return "", "", false
-		}
-	}
-	lo = string(digits)
-	// hi: the prefix's hex number plus one, the rest zeros; a prefix of
-	// only f's has no UUID above its range but the greatest.
-	up := []byte(lo)
-	for i := last; i >= 0; i-- {
-		if up[i] == '-' {
-			continue
-		}
-		if up[i] != 'f' {
-			up[i] = "0123456789abcdef"[strings.IndexByte("0123456789abcdef", up[i])+1]
-			return lo, string(up), true
-		}
-		up[i] = '0'
-	}
-	return "", "", false
 }
