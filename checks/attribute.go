@@ -39,7 +39,7 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 		}
 		return a, rowOK
 	case model.ByTag:
-		tenant, key, ok := in.NS.ParseTag(r.Tag)
+		tenant, key, ok := in.Contract.ParseTag(in.NS, r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
 		}
@@ -47,12 +47,12 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 			return model.Action{Tenant: tenant}, keylessRow
 		}
 		a := in.Contract.ActionOf(model.Call{Tenant: tenant, Key: key})
-		if e.Tenant != "" && !global && r.Tenant != in.NS.Tenant(tenant) {
+		if e.Tenant != "" && !global && r.Tenant != in.Contract.SentTenant(in.NS, tenant) {
 			return a, foreignTenantRow
 		}
 		return a, rowOK
 	default:
-		tenant, okT := in.NS.Logical(r.Tenant)
+		tenant, okT := in.Contract.LogicalTenant(in.NS, r.Tenant)
 		key, okK := in.Contract.LogicalKey(in.NS, r.Key)
 		switch {
 		case okT && (r.KeyNull || r.Key == ""):

@@ -32,6 +32,9 @@ type World struct {
 	// KeyShapes draws some keys long, non-ASCII, or differing from another
 	// call's only by trailing whitespace or case (model.Shapes).
 	KeyShapes bool
+	// Shapes are the key shapes KeyShapes draws from (nil: model.Shapes):
+	// those the contract's key format admits (model.Contract.KeyShapes).
+	Shapes []byte
 	// Noise lists the request noise a call may carry (model.NoiseQuery …);
 	// the contract leaves out what is part of an action's identity.
 	Noise []model.Noise
@@ -58,7 +61,7 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique
+		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique
 }
 
 // Validate reports a world that cannot draw plans.
@@ -70,6 +73,14 @@ func (w World) Validate() error {
 		return fmt.Errorf("gen: bursts have 2–64 calls (or 0 for none), got %d", w.MaxBurst)
 	}
 	return nil
+}
+
+// shapes are the key shapes the world draws.
+func (w World) shapes() []byte {
+	if w.Shapes != nil {
+		return w.Shapes
+	}
+	return model.Shapes
 }
 
 // TenantName is the logical name of tenant i: "A", "B", ...
@@ -95,7 +106,7 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 		for range d.keys {
 			var shape byte
 			if w.KeyShapes && rapid.IntRange(0, 4).Draw(t, "key shape") == 4 {
-				shape = rapid.SampledFrom(model.Shapes).Draw(t, "shape")
+				shape = rapid.SampledFrom(w.shapes()).Draw(t, "shape")
 			}
 			d.shapes = append(d.shapes, shape)
 		}
@@ -212,7 +223,7 @@ func (d dims) vary(t *rapid.T, base model.Call) model.Call {
 	case 6:
 		// The same key in another shape: whitespace or case apart.
 		if d.w.KeyShapes && !c.NoKey {
-			c.Key = model.Shaped(model.PlainKey(c.Key), rapid.SampledFrom(model.Shapes).Draw(t, "shape"))
+			c.Key = model.Shaped(model.PlainKey(c.Key), rapid.SampledFrom(d.w.shapes()).Draw(t, "shape"))
 		}
 	}
 	return c

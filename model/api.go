@@ -7,7 +7,7 @@
 // engine's, and no caller names them.
 //
 // API index: [Contract] (with [Statuses], [Answers], [Matcher],
-// [Equivalence], [KeyScope], [KeyCompare], [FieldRule], [Range]) and
+// [Equivalence], [KeyScope], [KeyCompare], [IDFormat], [FieldRule], [Range]) and
 // [Effect] ([Reference]) describe the target; [Plan], [Step] ([StepCall],
 // [StepBurst], [StepRestart], [StepFault]), [Call], [Action], [Noise] and
 // [Namespace] what is sent; [History], [Op], [Outcome] ([OutcomeKind]: [OK],
@@ -27,6 +27,7 @@ type (
 	Equivalence = m.Equivalence
 	KeyScope    = m.KeyScope
 	KeyCompare  = m.KeyCompare
+	IDFormat    = m.IDFormat
 	FieldRule   = m.FieldRule
 	Range       = m.Range
 	Effect      = m.Effect
@@ -59,6 +60,16 @@ type (
 	OutcomeKind = m.OutcomeKind
 	Body        = m.Body
 	FaultEvent  = m.FaultEvent
+)
+
+// The formats of the identifiers an API constrains (Contract's
+// KeyFormat, TenantFormat, TagFormat): docs/contract.md says what each
+// sends.
+const (
+	IDAny      = m.IDAny
+	IDWord     = m.IDWord
+	IDDNSLabel = m.IDDNSLabel
+	IDUUID     = m.IDUUID
 )
 
 // The kinds of answer an Outcome holds.

@@ -154,6 +154,15 @@ func (c *Config) world() gen.World {
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
 	w.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	// Only the key shapes the key's format admits are drawn; fixed
+	// tenants bound how many tenants a plan has.
+	if w.KeyShapes && w.Shapes == nil {
+		w.Shapes = append([]byte{}, c.Contract.KeyShapes()...) // (not nil: identifierNotes)
+		w.KeyShapes = len(w.Shapes) > 0
+	}
+	if n := len(c.Contract.Tenants); n > 0 {
+		w.MaxTenants = min(w.MaxTenants, n)
+	}
 	return w
 }
 
@@ -212,6 +221,22 @@ func (c *Config) validate() error {
 	}
 	if _, err := client.ParseSyncMode(string(c.Sync)); err != nil {
 		return err
+	}
+	return c.validateIdentifiers()
+}
+
+// validateIdentifiers refuses identifier fields that say something
+// impossible, and a configured namespace too long for a UUID.
+func (c *Config) validateIdentifiers() error {
+	if err := c.Contract.ValidateIdentifiers(); err != nil {
+		return err
+	}
+	// The run adds eight hex digits and each case its number (see Run).
+	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !c.Contract.NamespaceFits(ns) {
+		return fmt.Errorf("namespace %q: too long for a UUID key or tenant (key_format or tenant_format uuid): a UUID holds 30 hex digits, and each namespace character other than 0-9 and a-e takes two or more; give a shorter namespace", c.Namespace)
+	}
+	if f := c.Contract.KeyFormatOf(); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
+		return fmt.Errorf("namespace %q: a DNS label (key_format dns-label) starts with a letter or digit", c.Namespace)
 	}
 	return nil
 }

@@ -73,6 +73,15 @@ type contractFile struct {
 	// Unique: payload pointers of fields the service keeps unique across
 	// actions beside the key; answers.taken reads its refusal.
 	Unique []string `yaml:"unique"`
+	// Identifiers the API constrains: the keys' format (any, uuid, word,
+	// dns-label) or an RE2 pattern, fixed tenant values or the generated
+	// tenants' format or pattern, and the action tag's alphabet.
+	KeyFormat     string   `yaml:"key_format"`
+	KeyPattern    string   `yaml:"key_pattern"`
+	Tenants       []string `yaml:"tenants"`
+	TenantFormat  string   `yaml:"tenant_format"`
+	TenantPattern string   `yaml:"tenant_pattern"`
+	TagFormat     string   `yaml:"tag_format"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -307,6 +316,9 @@ func Parse(name string, data []byte) (Config, error) {
 	// Calls that send another action's unique values need the answer
 	// that refuses them.
 	c.World.Unique = len(f.Unique) > 0 && len(c.Contract.Answers.Taken) > 0
+	c.Contract.KeyFormat, c.Contract.KeyPattern = model.IDFormat(f.KeyFormat), f.KeyPattern
+	c.Contract.Tenants, c.Contract.TenantFormat, c.Contract.TenantPattern = f.Tenants, model.IDFormat(f.TenantFormat), f.TenantPattern
+	c.Contract.TagFormat = model.IDFormat(f.TagFormat)
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)

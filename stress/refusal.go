@@ -12,14 +12,15 @@ import (
 )
 
 // refusedInput reports a call whose input, not its action's state, was
-// refused: a keyed call with another payload variant or encoding answered
-// 4xx, neither as a conflict nor as in flight (nor as a unique value
-// taken: that refusal is the action's). When the base payload was
+// refused: a keyed call with another payload variant or encoding, or a
+// key of another shape, answered 4xx, neither as a conflict nor as in
+// flight (nor as a unique value taken: that refusal is the action's).
+// When the base payload was
 // answered ok, the service would take the action but not this input of it:
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
-	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey &&
+	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&
 		op.Out.Kind != model.Taken
@@ -64,6 +65,11 @@ func (r *runner) refusal(ctx context.Context) error {
 	if n := len(r.bugs); n > 0 {
 		also = fmt.Sprintf(" (the run also found %d failure(s), which may follow from the refusal: fix the contract and run again)", n)
 	}
+	// A key of another shape first: the API's keys may have a format.
+	if err := r.keyShapeRefusal(ctx, op, also); err != nil {
+		return err
+	}
+	call.Key = model.PlainKey(call.Key)
 	answered := fmt.Sprintf("it answered %d %s", op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200))
 	if call.Encoding > 0 || call.Noise != model.NoiseNone {
 		plain := model.Call{Tenant: call.Tenant, Key: call.Key, Variant: call.Variant}

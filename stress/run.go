@@ -52,6 +52,9 @@ type runner struct {
 	// allows (see unusable.go): with no ok answer in the run, the request
 	// is wrong, not the service.
 	unusable *model.Op
+	// unusableNS and refusedNS are the namespaces of unusable's and
+	// refused's plans: what their keys and tenants were sent as.
+	unusableNS, refusedNS model.Namespace
 	// serverErrors says a call with a key was answered with a server
 	// error (Outcome.ServerError): the service
 	// took the request, even with no ok answer.
@@ -120,6 +123,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if n := queryAfterCrashTable(cfg.Faults, cfg.Effects); n != "" {
 		r.note(n)
 	}
+	for _, n := range identifierNotes(cfg) {
+		r.note(n)
+	}
 	if keyInPath {
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
@@ -145,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// and the bugs found then (rows stored behind every 500) are
 		// real: they are reported, and the odd answer is a note.
 		if len(r.bugs) == 0 || !r.serverErrors {
-			return nil, r.noUsableAnswer()
+			return nil, r.noUsableAnswer(ctx)
 		}
 		r.note(r.unusableNote())
 	}
@@ -246,7 +252,22 @@ func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Pl
 // with trials.
 func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
 	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
-		unfiredWhy: map[model.Fault]string{}, run: fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))}
+		unfiredWhy: map[model.Fault]string{}, run: runName(cfg, seed)}
+}
+
+// runName is the run's part of every namespace: the configured namespace
+// (or "is") and eight random hex digits. Under a UUID key or tenant, where
+// each f of them takes two of the UUID's 30 hex digits, it is drawn again
+// until a million cases fit.
+func runName(cfg Config, seed uint64) string {
+	run := fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
+	for range 100 {
+		if cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
+			break
+		}
+		run = fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
+	}
+	return run
 }
 
 // search runs the plans of the run, Workers at once, and takes their
@@ -396,10 +417,12 @@ func (r *runner) account(tr Trial) {
 		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History.Ops[i]
 		case r.refused == nil && refusedInput(op) && !replayDue(r.cfg.Contract, tr.History, op):
-			r.refused = &tr.History.Ops[i]
+			r.refused, r.refusedNS = &tr.History.Ops[i], tr.NS
 		}
 	}
-	r.noteUnusable(tr.History)
+	if r.noteUnusable(tr.History); r.unusable != nil && r.unusableNS == "" {
+		r.unusableNS = tr.NS
+	}
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID

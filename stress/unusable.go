@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
@@ -47,12 +48,17 @@ func (r *runner) wantedID(op model.Op) bool {
 // noUsableAnswer is the contract error of a run in which no call was ever
 // answered ok and no bug was found: it quotes the first answer that no
 // state allows.
-func (r *runner) noUsableAnswer() error {
+// Where the same call is taken with its key or tenant in another format,
+// that is the finding (identifierRefusal).
+func (r *runner) noUsableAnswer(ctx context.Context) error {
+	if err := r.identifierRefusal(ctx); err != nil {
+		return err
+	}
 	op := r.unusable
 	return fmt.Errorf("%w: no call of the run was answered created or replayed; the first answer was %d with body %q (call %s, read as %s). "+
 		"The request is likely wrong, not the service: check target.url and target.method, the payload's required fields and the key header against the service's API, "+
-		"and that answers: (or statuses:) say how the service answers",
-		ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind)
+		"and that answers: (or statuses:) say how the service answers%s",
+		ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind, r.identifierHint())
 }
 
 // unusableNote says, in a run that found bugs without any ok answer, which

@@ -107,6 +107,9 @@ func stage(err error) string {
 // fails both), and the root cause leads the FAIL lines.
 func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(string, string, ...any)) int {
 	ns := fmt.Sprintf("doctor%d-", time.Now().UnixNano())
+	if !cfg.Contract.NamespaceFits(model.Namespace(ns + "nokey-")) {
+		ns = fmt.Sprintf("dr%08x-", uint32(time.Now().UnixNano())) // a UUID holds 30 hex digits
+	}
 	one := func(c model.Call) model.Plan {
 		return model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}}
 	}
@@ -152,6 +155,12 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
 		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
 		return exitUsage
+	case out.Kind != model.OK && out.Status >= 400 && out.Status < 500:
+		// An API may refuse the request for its identifiers alone.
+		c, call := cfg.Contract, plan.Steps[0].Calls[0]
+		say("target", "FAIL a call with a key got %s: %s (it sent the key %q and the tenant %q: if the API constrains identifiers, say how with key_format or key_pattern, and tenants or tenant_format)",
+			out, out.Body, c.SentKey(ns, call.Key), c.SentTenant(ns, call.Tenant))
+		return exitViolations
 	case out.Kind != model.OK:
 		say("target", "FAIL a call with a key got %s: %s", out, out.Body)
 		return exitViolations

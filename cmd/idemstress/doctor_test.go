@@ -68,6 +68,11 @@ func TestDoctor(t *testing.T) {
 	defer accepting.Close()
 	accepting.Config.SetKeepAlivesEnabled(false)
 	svcURL := strings.Split(strings.Split(string(yaml), "url: ")[1], "\n")[0]
+	uuidOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error": "Idempotency-Key must be a UUID"}`))
+	}))
+	defer uuidOnly.Close()
 
 	for _, tc := range []struct {
 		name, yaml, db string
@@ -83,6 +88,8 @@ func TestDoctor(t *testing.T) {
 		{"a target that accepts a call without a key", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call without a key got 201 (ok)",
 			"target    FAIL a call with a key: IDEM-002 missing effect"},
 		{"a target that writes nothing", strings.Replace(string(yaml), svcURL, accepting.URL+"/tickets", 1), dbURL, exitViolations, "target    FAIL a call with a key: IDEM-002 missing effect", ""},
+		{"a target that takes only UUID keys", strings.Replace(string(yaml), svcURL, uuidOnly.URL+"/tickets", 1), dbURL, exitViolations,
+			`target    FAIL a call with a key got invalid 400: {"error": "Idempotency-Key must be a UUID"} (it sent the key "doctor`, ""},
 		{"an id pointer into nothing", strings.Replace(string(yaml), "id: /ticket_id", "id: /payment/id", 1), dbURL, exitUsage, `target    FAIL target.id "/payment/id": a call with a key got 201, with no ID there: {"ticket_id":`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

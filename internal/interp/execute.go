@@ -152,7 +152,7 @@ func (x *execution) add(ops []model.Op) []int {
 func (e Executor) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	c := e.Contract
 	tag := ns.Tag(c, call)
-	req := client.Request{Tenant: ns.Tenant(call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
+	req := client.Request{Tenant: c.SentTenant(ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {

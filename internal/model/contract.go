@@ -105,6 +105,25 @@ type Contract struct {
 	// of JSON when empty, so that a contract without unique: keeps the
 	// digest its case files were written with.
 	Unique []string `json:",omitempty"`
+	// Identifiers the API constrains (see idformat.go). Each is left out
+	// of JSON when unset, so that a contract without them keeps the digest
+	// its case files were written with.
+	//
+	// KeyFormat is the form every key must have (default IDAny);
+	// KeyPattern, an RE2 expression a whole key must match, is the
+	// alternative: keys are then made in the first format whose keys match.
+	KeyFormat  IDFormat `json:",omitempty"`
+	KeyPattern string   `json:",omitempty"`
+	// Tenants are fixed tenant values that exist in the service: logical
+	// tenant A is sent as Tenants[0], B as Tenants[1]... The namespace is
+	// then carried by the key (and the tag) alone. None: tenants are
+	// generated, in TenantFormat or matching TenantPattern.
+	Tenants       []string `json:",omitempty"`
+	TenantFormat  IDFormat `json:",omitempty"`
+	TenantPattern string   `json:",omitempty"`
+	// TagFormat is the alphabet of the action tag, for a tag that stands
+	// in a constrained field: IDAny (default), IDWord or IDDNSLabel.
+	TagFormat IDFormat `json:",omitempty"`
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

@@ -63,8 +63,10 @@ func (c Contract) variable() []leaf {
 			}
 		case string:
 			// The key and the tenant are identity, never varied; a
-			// unique field is the action's own (see unique.go).
-			if !identity(x) && !slices.Contains(c.Unique, ptr) {
+			// unique field is the action's own (see unique.go); so is a
+			// tag in an alphabet the API constrains (tag_format), which
+			// a variant's suffix would break.
+			if !identity(x) && !slices.Contains(c.Unique, ptr) && !(c.TagFormat != "" && c.TagFormat != IDAny && strings.Contains(x, "{{tag}}")) {
 				out = append(out, leaf{ptr, rule})
 			}
 		case int, int64, float64, json.Number:

@@ -52,21 +52,32 @@ func splitShape(logical string) (string, byte) {
 	return logical, 0
 }
 
-// SentKey is the idempotency key sent for a logical key in namespace ns.
+// SentKey is the idempotency key sent for a logical key in namespace ns,
+// in the contract's key format.
 func (c Contract) SentKey(ns Namespace, logical string) string {
+	f := c.keyRule().format
+	return f.sent(ns, c.shapedKey(ns, f, logical))
+}
+
+// shapedKey is the text of a logical key after the namespace, as its
+// shape says: "k1\u00a0", "K1", "κ1", "k1-xxx…".
+func (c Contract) shapedKey(ns Namespace, f IDFormat, logical string) string {
 	name, shape := splitShape(logical)
 	switch shape {
 	case ShapeSpace:
-		return ns.Key(name) + nbsp
+		return name + nbsp
 	case ShapeCase:
-		return ns.Key(strings.ToUpper(name))
+		return strings.ToUpper(name)
 	case shapeUnicode:
-		return ns.Key("κ" + name[1:])
+		return "κ" + name[1:]
 	case shapeLong:
-		key := ns.Key(name) + "-"
-		return key + strings.Repeat("x", max(0, c.keyMaxLen()-len(key)))
+		n := c.keyMaxLen()
+		if f == IDDNSLabel {
+			n = min(n, dnsLabelMax)
+		}
+		return name + "-" + strings.Repeat("x", max(0, n-len(ns)-len(name)-1))
 	}
-	return ns.Key(logical)
+	return logical
 }
 
 // LogicalKey turns a key read back from the service (a table's key
@@ -74,7 +85,7 @@ func (c Contract) SentKey(ns Namespace, logical string) string {
 // the service changed (trimmed, lower-cased) comes back as the name of
 // what it became, so its rows land on that action.
 func (c Contract) LogicalKey(ns Namespace, sent string) (string, bool) {
-	rest, ok := ns.Logical(sent)
+	rest, ok := c.keyRule().format.logical(ns, sent)
 	if !ok {
 		return "", false
 	}

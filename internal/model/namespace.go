@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -41,21 +42,67 @@ func (ns Namespace) Tag(c Contract, call Call) string {
 	}
 	// Tenants are upper case and logical keys start lower case ("k1"), so
 	// they need no separator; the dot ends the tag.
+	switch c.TagFormat {
+	case IDWord:
+		return IDWord.sent(ns, a.Tenant+a.Key+".")
+	case IDDNSLabel:
+		// No dot and no upper case in a DNS label: the tenant is one
+		// letter, the key starts with k, and what follows the tag in
+		// the field (if anything) is no letter or digit. A tag of
+		// neither (keyless, global scope) ends in 0: a label ends
+		// alphanumeric.
+		return IDDNSLabel.sent(ns, cmp.Or(a.Tenant+a.Key, "0"))
+	}
 	return fmt.Sprintf("%s%s%s.", ns, a.Tenant, a.Key)
 }
 
-// ParseTag finds this namespace's action tag in s (a column value that
-// may hold more text around it) and returns the logical tenant and key.
-func (ns Namespace) ParseTag(s string) (tenant, key string, ok bool) {
-	i := strings.Index(s, string(ns))
+// ParseTag finds namespace ns's action tag, in the contract's tag format,
+// in s and returns the logical tenant and key.
+func (c Contract) ParseTag(ns Namespace, s string) (tenant, key string, ok bool) {
+	switch c.TagFormat {
+	case IDWord:
+		return parseTag(IDWord.Prefix(ns), tagBody, s)
+	case IDDNSLabel:
+		tenant, key, ok = parseTag(IDDNSLabel.Prefix(ns), dnsTagBody, s)
+		return strings.ToUpper(tenant), key, ok
+	}
+	return ns.ParseTag(s)
+}
+
+// parseTag finds the tag that starts with prefix and whose rest body
+// reads as a tenant and a key.
+func parseTag(prefix string, body *regexp.Regexp, s string) (tenant, key string, ok bool) {
+	i := strings.Index(s, prefix)
 	if i < 0 {
 		return "", "", false
 	}
-	m := tagBody.FindStringSubmatch(s[i+len(ns):])
+	m := body.FindStringSubmatch(s[i+len(prefix):])
 	if m == nil {
 		return "", "", false
 	}
 	return m[1], m[2], true
 }
 
-var tagBody = regexp.MustCompile(`^([A-Z]*)([a-z][^.\s]*)?\.`)
+// TagPrefix is what every tag of a namespace that starts with ns starts
+// with, in the contract's tag format.
+func (c Contract) TagPrefix(ns Namespace) string {
+	switch c.TagFormat {
+	case IDWord, IDDNSLabel:
+		return c.TagFormat.Prefix(ns)
+	}
+	return string(ns)
+}
+
+// ParseTag finds this namespace's action tag in s (a column value that
+// may hold more text around it) and returns the logical tenant and key.
+func (ns Namespace) ParseTag(s string) (tenant, key string, ok bool) {
+	return parseTag(string(ns), tagBody, s)
+}
+
+// tagBody is the rest of a tag: upper-case tenant, lower-case key, the
+// end (a dot, or the '_' it is sent as under tag_format: word).
+var tagBody = regexp.MustCompile(`^([A-Z]*)([a-z][^._\s]*)?[._]`)
+
+// dnsTagBody is the rest of a tag under tag_format: dns-label: a tenant
+// letter, a key (k, digits, a shape letter), then no letter or digit.
+var dnsTagBody = regexp.MustCompile(`^(?:0|([a-z]?)(k[0-9]+[a-z]?)?)(?:[^a-z0-9]|$)`)

@@ -31,6 +31,12 @@ import (
 //     in, say, en_US order. Every range is rechecked with starts_with(col
 //     COLLATE "C", ns), the exact byte test, so a row is found exactly when
 //     it starts with the namespace, whatever the column's collation.
+//   - A uuid column holding UUID keys or tenants (key_format: uuid, whose
+//     text starts with the namespace's code) is searched by a range of
+//     UUIDs, which any btree index on it serves: a UUID's order is that
+//     of its lower-case text. The recheck casts it to text. Under fixed
+//     tenants the tenant column carries no namespace, and the key alone
+//     finds the rows. Each prefix is a parameter of its own (prefixes.go).
 //   - Tenant and key are two disjoint branches under UNION ALL: rows whose
 //     tenant is in the namespace, then rows whose key is and whose tenant
 //     is not. No row is read twice, and two equal rows (duplicates are what
@@ -64,6 +70,8 @@ type colInfo struct {
 	// textLike: text or varchar, compared without a cast.
 	textLike bool
 	integer  bool
+	// uuid: a uuid column (whose order is that of its text).
+	uuid bool
 	// bytewise: the column's collation orders bytes (C, POSIX).
 	bytewise bool
 	// prefix is an index that serves a byte-prefix range on the column.
@@ -82,6 +90,9 @@ type prefixIndex struct {
 	pattern   bool
 	collation string
 }
+
+// uuidOID is the type OID of uuid, fixed in every PostgreSQL.
+const uuidOID = 2950
 
 // hasMark says whether the mark column may serve as one.
 func (c *colInfo) hasMark() bool { return c != nil && c.seq != "" && c.seqWhy == "" && c.index != "" }
@@ -122,6 +133,7 @@ func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error)
 			rows.Close()
 			return t, err
 		}
+		c.uuid = c.typeOID == uuidOID
 		t.cols[c.name] = c
 	}
 	if err := rows.Err(); err != nil {
@@ -251,14 +263,16 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// args numbers the parameters of one query; $1 is always the namespace.
+// args numbers the parameters of one query; $1 is always the namespace
+// as the keys carry it (the namespace itself unless a key format says
+// otherwise), which a query effect's own WHERE reads.
 type args struct {
 	vals []any
 	at   map[string]string
 }
 
-func newArgs(ns model.Namespace) *args {
-	return &args{vals: []any{string(ns)}, at: map[string]string{"ns": "$1"}}
+func newArgs(keyPrefix string) *args {
+	return &args{vals: []any{keyPrefix}, at: map[string]string{"ns": "$1"}}
 }
 
 // add returns the placeholder of the value named key, adding it once.
@@ -272,8 +286,6 @@ func (a *args) add(key string, v any) string {
 	return p
 }
 
-func (a *args) ns() string { return "$1" }
-
 // marks are the values of the mark columns, by table, before a plan (or a
 // run) began: nil for a table that was empty then.
 type marks map[string]*int64
@@ -284,7 +296,10 @@ type finder struct {
 	byTable map[string]model.Effect
 	marks   marks // nil: no marks, search whole tables
 	a       *args
-	ns      string
+	// c says how namespace space stands in keys, tenants and tags (the
+	// contract's identifier formats, fixed tenants).
+	c     model.Contract
+	space model.Namespace
 }
 
 // asText is a column as text, cast when it is not text already; in a
@@ -307,7 +322,7 @@ func (f *finder) col(e model.Effect, col string) *colInfo {
 // namespace. COLLATE "C" makes it a byte comparison in any collation (a
 // nondeterministic one refuses starts_with otherwise).
 func (f *finder) startsWith(e model.Effect, col string) string {
-	return fmt.Sprintf(`starts_with(%s COLLATE "C", %s)`, f.asText(e, col), f.a.ns())
+	return fmt.Sprintf(`starts_with(%s COLLATE "C", %s)`, f.asText(e, col), f.nsArg(e, col))
 }
 
 // prefix is startsWith with, in front of it, a range an index serves, when
@@ -318,8 +333,15 @@ func (f *finder) prefix(e model.Effect, col string) (cond string, indexed bool) 
 		return exact, false
 	}
 	c := f.col(e, col)
-	hi, _ := successor(f.ns)
-	lo, up, id := f.a.ns(), f.a.add("hi", hi), ident(col)
+	ns, _ := f.nsOf(e, col)
+	if c.prefix == nil {
+		// A uuid column: a range of UUIDs, whose order is that of their text.
+		lo, hi, _ := uuidRange(ns)
+		id := ident(col)
+		return fmt.Sprintf("%s >= %s::uuid AND %s < %s::uuid AND %s", id, f.a.add("lo:"+col, lo), id, f.a.add("hi:"+col, hi), exact), true
+	}
+	hi, _ := successor(ns)
+	lo, up, id := f.nsArg(e, col), f.a.add("hi:"+col, hi), ident(col)
 	if c.prefix.pattern {
 		return fmt.Sprintf("%s ~>=~ %s AND %s ~<~ %s AND %s", id, lo, id, up, exact), true
 	}
@@ -375,7 +397,7 @@ func (f *finder) since(e model.Effect) (cond string, ok bool) {
 func (f *finder) branches(e model.Effect) []string {
 	switch e.Attribution() {
 	case model.ByTag:
-		return []string{and(f.sinceCond(e), fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.a.ns()))}
+		return []string{and(f.sinceCond(e), fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg()))}
 	case model.ByJoin:
 		in := f.joinIn(e)
 		if f.joinIndexed(e, f.byTable[e.Join.Table]) {
@@ -383,6 +405,13 @@ func (f *finder) branches(e model.Effect) []string {
 		}
 		return []string{and(f.sinceCond(e), in)}
 	default:
+		if !f.tenantNamespaced(e) {
+			// Fixed tenants: the key alone carries the namespace.
+			if key, kIdx := f.prefix(e, e.Key); kIdx {
+				return []string{key}
+			}
+			return []string{and(f.sinceCond(e), f.startsWith(e, e.Key))}
+		}
 		if e.Query != "" {
 			return []string{fmt.Sprintf("(%s OR %s)", f.startsWith(e, e.Tenant), f.startsWith(e, e.Key))}
 		}
@@ -461,10 +490,13 @@ func and(conds ...string) string {
 func (f *finder) inNamespace(e model.Effect) string {
 	switch e.Attribution() {
 	case model.ByTag:
-		return fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.a.ns())
+		return fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg())
 	case model.ByJoin:
 		return f.joinIn(e)
 	default:
+		if !f.tenantNamespaced(e) {
+			return f.startsWith(e, e.Key)
+		}
 		return fmt.Sprintf("(%s OR %s)", f.startsWith(e, e.Tenant), f.startsWith(e, e.Key))
 	}
 }
@@ -481,13 +513,20 @@ func (f *finder) needsMark(e model.Effect) bool {
 	case model.ByJoin:
 		return !f.joinIndexed(e, f.byTable[e.Join.Table])
 	default:
-		return !f.indexed(e, e.Tenant) || !f.indexed(e, e.Key)
+		return f.tenantNamespaced(e) && !f.indexed(e, e.Tenant) || !f.indexed(e, e.Key)
 	}
 }
 
-// indexed says whether an index serves the namespace prefix on col.
+// indexed says whether an index serves the namespace prefix on col: a
+// prefix index on a text column, or any btree index on a uuid column
+// whose values the namespace begins (a UUID key or tenant).
 func (f *finder) indexed(e model.Effect, col string) bool {
 	c := f.col(e, col)
-	_, ok := successor(f.ns)
+	ns, _ := f.nsOf(e, col)
+	if c != nil && c.prefix == nil && c.uuid && c.index != "" {
+		_, _, ok := uuidRange(ns)
+		return ok
+	}
+	_, ok := successor(ns)
 	return c != nil && c.prefix != nil && ok
 }

@@ -182,7 +182,7 @@ func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, 
 	if _, err := sp.Exec(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(max(left.Milliseconds(), 1), 10)); err != nil {
 		return "", err
 	}
-	f := &finder{info: c.info, byTable: c.byTable, marks: c.st.marks, a: newArgs(c.prefix), ns: string(c.prefix)}
+	f := newFinder(c.o.Contract, c.info, c.byTable, c.st.marks, c.prefix)
 	t := c.info[e.Table]
 	if t == nil || !t.found || (t.kind != "r" && t.kind != "p" && t.kind != "m") {
 		c.st.byContent[e.Table] = true

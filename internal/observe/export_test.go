@@ -20,7 +20,7 @@ func ObserveQueries(ctx context.Context, o *Observer, ns model.Namespace) map[st
 	m := o.marksFor(ns)
 	out := map[string]Query{}
 	for _, e := range o.effects {
-		f := &finder{info: info, byTable: o.byTable(), marks: m, a: newArgs(ns), ns: string(ns)}
+		f := newFinder(o.Contract, info, o.byTable(), m, ns)
 		cols, _ := rowCols(e)
 		out[e.Table] = Query{SQL: rowsQuery(e, f, strings.Join(cols, ", ")), Args: f.a.vals}
 	}

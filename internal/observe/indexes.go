@@ -42,22 +42,22 @@ func (o *Observer) Indexes(ctx context.Context) []IndexAdvice {
 	byTable := o.byTable()
 	out := make([]IndexAdvice, 0, len(o.effects))
 	for _, e := range o.effects {
-		out = append(out, advise(e, info, byTable))
+		out = append(out, advise(o.Contract, e, info, byTable))
 	}
 	return out
 }
 
 // scanNote is the note for a table whose rows are searched by a scan for
 // every plan, "" for a table that needs none.
-func scanNote(e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) string {
-	a := advise(e, info, byTable)
+func scanNote(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) string {
+	a := advise(c, e, info, byTable)
 	if a.OK || e.Query != "" {
 		return ""
 	}
 	return fmt.Sprintf("observer: %s is scanned whole for every plan; to read only each plan's rows: %s", e.Table, strings.TrimPrefix(a.String(), "MISSING: "))
 }
 
-func advise(e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
+func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
 		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
@@ -74,7 +74,7 @@ func advise(e model.Effect, info map[string]*tableInfo, byTable map[string]model
 		a.Detail = sqlName(e.Table) + " is not a table (a view?): each plan searches the whole of it; name the tables it reads in the contract, or give it a query: that uses their indexes"
 		return a
 	}
-	f := &finder{info: info, byTable: byTable, a: newArgs("x-"), ns: "x-"}
+	f := newFinder(c, info, byTable, nil, "x-")
 	var served, missing []string
 	bySince := func(what string) bool {
 		if t.mark == nil {
@@ -128,11 +128,17 @@ func advise(e model.Effect, info map[string]*tableInfo, byTable map[string]model
 			missing = append(missing, fmt.Sprintf("%s has no index, and %s no sequence-assigned id with one (%s)", what, sqlName(e.Table), t.markWhy))
 		}
 	default:
-		for _, col := range []string{e.Tenant, e.Key} {
+		cols := []string{e.Tenant, e.Key}
+		if !f.tenantNamespaced(e) {
+			cols = cols[1:] // fixed tenants: the key alone finds the rows
+		}
+		for _, col := range cols {
 			what := "(" + sqlName(col) + ")"
 			switch c := t.cols[col]; {
 			case c != nil && c.prefix != nil:
 				served = append(served, fmt.Sprintf("%s has %s", what, c.prefix.name))
+			case c != nil && f.indexed(e, col):
+				served = append(served, fmt.Sprintf("%s has %s (a range of UUIDs)", what, c.index))
 			case !bySince(what):
 				need(col, what)
 			}

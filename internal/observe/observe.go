@@ -27,6 +27,10 @@ var ErrSchema = errors.New("effect tables do not match the contract")
 type Observer struct {
 	pool    *pgxpool.Pool
 	effects []model.Effect
+	// Contract says how a namespace stands in the keys, tenants and tags
+	// (its identifier formats and fixed tenants); the zero value: as the
+	// namespace itself, in keys and tenants alike.
+	Contract model.Contract
 	// BaselineBudget bounds one Baseline call (default 30s; less when the
 	// context ends sooner): a table not
 	// fingerprinted by then is left out, and Notes says so.
@@ -156,7 +160,7 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 		// to the database were the tester's largest cost of its own.
 		batch := &pgx.Batch{}
 		for _, e := range o.effects {
-			f := &finder{info: info, byTable: byTable, marks: m, a: newArgs(ns), ns: string(ns)}
+			f := newFinder(o.Contract, info, byTable, m, ns)
 			cols, _ := rowCols(e)
 			batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
 		}
@@ -209,7 +213,7 @@ func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, ne
 	for _, e := range o.effects {
 		t := info[e.Table]
 		// Any ASCII namespace gives the same answer.
-		f := &finder{info: info, byTable: byTable, a: newArgs("x-"), ns: "x-"}
+		f := newFinder(o.Contract, info, byTable, nil, "x-")
 		if t == nil || t.mark == nil || e.Query != "" || needed && !f.needsMark(e) {
 			continue
 		}
@@ -289,7 +293,7 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 	}
 	byTable := o.byTable()
 	for _, e := range o.effects {
-		if n := scanNote(e, info, byTable); n != "" {
+		if n := scanNote(o.Contract, e, info, byTable); n != "" {
 			notes = append(notes, n)
 		}
 	}

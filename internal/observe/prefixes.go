@@ -1,0 +1,85 @@
+package observe
+
+import (
+	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// Where a namespace stands in a row: the contract's identifier formats
+// make the key's prefix, the tenant's (none under fixed tenants) and the
+// tag's differ from the namespace's text, and from each other (a UUID
+// key, a DNS-label tenant). Each is a parameter of its own.
+
+// newFinder finds namespace ns's rows, with the marks m (nil: none).
+func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]model.Effect, m marks, ns model.Namespace) *finder {
+	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
+}
+
+// nsOf is what col's values start with in the rows of the namespace: the
+// key's or the tenant's prefix. ok is false for a tenant column under
+// fixed tenants, which carries no namespace.
+func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
+	if col == e.Tenant && col != e.Key {
+		return f.c.TenantPrefix(f.space)
+	}
+	return f.c.KeyPrefix(f.space), true
+}
+
+// nsArg is the placeholder of nsOf(e, col).
+func (f *finder) nsArg(e model.Effect, col string) string {
+	p, _ := f.nsOf(e, col)
+	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
+		return f.a.add("tenant-ns", p)
+	}
+	return "$1"
+}
+
+// tenantNamespaced says whether the tenant column carries the namespace.
+func (f *finder) tenantNamespaced(e model.Effect) bool {
+	_, ok := f.nsOf(e, e.Tenant)
+	return ok && e.Tenant != ""
+}
+
+// tagArg is the placeholder of the tag's prefix.
+func (f *finder) tagArg() string {
+	if p := f.c.TagPrefix(f.space); p != f.c.KeyPrefix(f.space) {
+		return f.a.add("tag-ns", p)
+	}
+	return "$1"
+}
+
+// uuidRange is the range of UUIDs whose text starts with prefix: ok is
+// false for a prefix no UUID's text starts with (or an empty one).
+func uuidRange(prefix string) (lo, hi string, ok bool) {
+	const zero = "00000000-0000-0000-0000-000000000000"
+	if prefix == "" || len(prefix) > len(zero) {
+		return "", "", false
+	}
+	digits := []byte(zero)
+	last := -1
+	for i := 0; i < len(prefix); i++ {
+		switch {
+		case zero[i] == '-' && prefix[i] == '-':
+		case zero[i] != '-' && (prefix[i] >= '0' && prefix[i] <= '9' || prefix[i] >= 'a' && prefix[i] <= 'f'):
+			digits[i], last = prefix[i], i
+		default:
+			return "", "", false
+		}
+	}
+	lo = string(digits)
+	// hi: the prefix's hex number plus one, the rest zeros; a prefix of
+	// only f's has no UUID above its range but the greatest.
+	up := []byte(lo)
+	for i := last; i >= 0; i-- {
+		if up[i] == '-' {
+			continue
+		}
+		if up[i] != 'f' {
+			up[i] = "0123456789abcdef"[strings.IndexByte("0123456789abcdef", up[i])+1]
+			return lo, string(up), true
+		}
+		up[i] = '0'
+	}
+	return "", "", false
+}
