@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/idemstress/idemstress/internal/atomicfile"
 )
 
 // Spec is how to start the service (contract file: `process:`).
@@ -122,7 +124,7 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	}
 	p := &Service{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
 	if spec.Log != "" {
-		f, err := os.OpenFile(spec.Log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		f, err := atomicfile.Append(spec.Log)
 		if err != nil {
 			return nil, fmt.Errorf("process.log: %w", err)
 		}
