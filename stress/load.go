@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
@@ -145,7 +146,7 @@ const maxContract = 1 << 20
 
 // readBounded reads a file of at most limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path) // a FIFO: without waiting for a writer
 	if err != nil {
 		return nil, err
 	}

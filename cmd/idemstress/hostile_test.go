@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -15,6 +16,10 @@ func TestEndlessFilesAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	contract, caseFile := filepath.Join(dir, "contract.yaml"), filepath.Join(dir, "case.json")
 	if err := os.WriteFile(contract, []byte("target: {url: 'http://127.0.0.1:1/x', id: /id}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	aCase := `{"version": 2, "check": {"id": "IDEM-001"}, "plan": {"steps": [{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}]}}`
@@ -29,6 +34,10 @@ func TestEndlessFilesAreRefused(t *testing.T) {
 		{"merge", []string{"merge", "/dev/zero"}, "/dev/zero: file too large: more than 64 MiB"},
 		{"replay", []string{"replay", "/dev/zero", "--config", contract}, "/dev/zero: file too large: more than 16 MiB"},
 		{"contract", []string{"replay", caseFile, "--config", "/dev/zero"}, "/dev/zero: larger than"},
+		{"openapi", []string{"init", "--openapi", "/dev/zero", "--operation", "createTicket"}, "/dev/zero: file too large: more than 32 MiB"},
+		{"openapi FIFO", []string{"init", "--openapi", fifo, "--operation", "createTicket"}, fifo + " is a FIFO with no writer"},
+		{"case FIFO", []string{"replay", fifo, "--config", contract}, fifo + " is a FIFO with no writer"},
+		{"contract FIFO", []string{"replay", caseFile, "--config", fifo}, fifo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)
