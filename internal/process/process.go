@@ -157,6 +157,10 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	return p, nil
 }
 
+// MaxReplicas bounds Spec.Replicas: a race shows with two or three
+// replicas, and each is a process with its own connections to the database.
+const MaxReplicas = 64
+
 // Check reports a spec that cannot start a service whatever happens: no
 // command, a bad replica count, ready_path, env entry or directory. It is
 // the contract's mistake, found before anything is started.
@@ -169,8 +173,8 @@ func (s Spec) withDefaults() (Spec, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return s, errors.New(`process.command: empty; want the service's argv, e.g. ["./ticketsvc", "-listen", "127.0.0.1:{port}"]`)
 	}
-	if s.Replicas < 0 {
-		return s, fmt.Errorf("process.replicas: %d; want 1 or more (0 means 1)", s.Replicas)
+	if s.Replicas < 0 || s.Replicas > MaxReplicas {
+		return s, fmt.Errorf("process.replicas: %d; want 1 to %d (0 means 1)", s.Replicas, MaxReplicas)
 	}
 	if s.Replicas == 0 {
 		s.Replicas = 1

@@ -1,0 +1,54 @@
+package stress_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// Values that would build a 1 GB key, hold a table lock for hours or start
+// a hundred thousand replicas are refused at load, the bound in the
+// message; the bound itself is taken.
+func TestAbsurdValuesAreRefused(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	process := "\nprocess: {command: [./ticketsvc], replicas: %s}\n"
+	for _, tc := range []struct {
+		name, yaml string
+		want       string // "" for a value taken
+	}{
+		{"huge key_max_len", valid + "\nkey_max_len: 1000000000\n", "key_max_len: 1000000000; want 16 to 65536"},
+		{"largest key_max_len", valid + "\nkey_max_len: 65536\n", ""},
+		{"hours of lease", valid + "\nlease: 1000h\n", "lease: 1000h0m0s; want a positive duration up to 10m0s"},
+		{"longest lease", valid + "\nlease: 10m\n", ""},
+		{"hours of recovery", valid + "\nrecovery: 1000h\n", "recovery: 1000h0m0s; want a positive duration up to 10m0s"},
+		{"many replicas", valid + strings.Replace(process, "%s", "100000", 1), "process.replicas: 100000; want 1 to 64"},
+		{"most replicas", valid + strings.Replace(process, "%s", "64", 1), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := stress.Parse("c.yaml", []byte(tc.yaml))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (!errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Config.Workers has the same bound when a Go caller sets it.
+func TestTooManyWorkersAreRefused(t *testing.T) {
+	cfg, err := stress.Parse("c.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 5000
+	_, err = stress.Run(context.Background(), cfg)
+	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "workers: 5000; want 1 to 256") {
+		t.Fatalf("workers 5000: %v", err)
+	}
+}
