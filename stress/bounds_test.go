@@ -52,3 +52,27 @@ func TestTooManyWorkersAreRefused(t *testing.T) {
 		t.Fatalf("workers 5000: %v", err)
 	}
 }
+
+// A placeholder in the URL's host would send tenant names or keys to DNS;
+// a port out of range is the contract's mistake, not the service's
+// (IDEM-014). Both are contract errors at load.
+func TestTargetURLIsRefused(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	for _, tc := range []struct{ url, want string }{
+		{"http://{{tenant}}.example.com/tickets", "{{tenant}} in the host"},
+		{"http://{{key}}:8080/tickets", "{{key}} in the host"},
+		{"https://api-{{ tag }}.example.com/t", "{{ tag }} in the host"},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			_, err := stress.Parse("c.yaml", []byte(strings.Replace(valid, "http://127.0.0.1:8080/tickets", tc.url, 1)))
+			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
+			}
+		})
+	}
+	// In the path and the query a placeholder is what it is for.
+	ok := strings.Replace(valid, "http://127.0.0.1:8080/tickets", "http://127.0.0.1:8080/t/{{tenant}}?k={{key}}", 1)
+	if _, err := stress.Parse("c.yaml", []byte(ok)); err != nil {
+		t.Errorf("placeholders in the path and query: %v", err)
+	}
+}

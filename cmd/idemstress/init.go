@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/stress"
@@ -69,6 +70,10 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 			return exitUsage
 		}
+	}
+	if err := client.CheckHost(d.URL); err != nil {
+		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
+		return exitUsage
 	}
 	for _, h := range headers {
 		d.SetHeader(h) // in place of a drafted one: the security scheme's TODO

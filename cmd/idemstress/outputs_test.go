@@ -39,3 +39,16 @@ func TestOutputsWriteThroughLinks(t *testing.T) {
 		t.Errorf("init --out replaced the dangling symlink: %v", err)
 	}
 }
+
+// init never calls a URL with a placeholder in its host: every key would
+// be a DNS look-up.
+func TestInitRefusesATemplateInTheHost(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "contract.yaml")
+	code, _, stderr := invoke(t, "init", "--url", "http://{{key}}.example.com/tickets", "--header", "X-Tenant: {{tenant}}", "--payload", `{"subject": "s"}`, "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, "{{key}} in the host") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("init wrote %s", out)
+	}
+}
