@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -108,6 +109,11 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	}
 	if err := CheckHost(spec.URL); err != nil {
 		return nil, err
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("target.url %q: port %s: want 1 to 65535", spec.URL, p)
+		}
 	}
 	if spec.Body != "" && spec.Body != bodyJSON && spec.Body != BodyForm {
 		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, bodyJSON, BodyForm)

@@ -62,6 +62,8 @@ func TestTargetURLIsRefused(t *testing.T) {
 		{"http://{{tenant}}.example.com/tickets", "{{tenant}} in the host"},
 		{"http://{{key}}:8080/tickets", "{{key}} in the host"},
 		{"https://api-{{ tag }}.example.com/t", "{{ tag }} in the host"},
+		{"http://127.0.0.1:99999/tickets", "port 99999: want 1 to 65535"},
+		{"http://127.0.0.1:0/tickets", "port 0: want 1 to 65535"},
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			_, err := stress.Parse("c.yaml", []byte(strings.Replace(valid, "http://127.0.0.1:8080/tickets", tc.url, 1)))
