@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/redact"
 )
 
 // Spec is how to start the service (contract file: `process:`).
@@ -128,7 +129,8 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 		if err != nil {
 			return nil, fmt.Errorf("process.log: %w", err)
 		}
-		p.logFile, p.spec.logTo = f, &lockedWriter{w: f}
+		// Masked as the terminal is: the service may print its secrets.
+		p.logFile, p.spec.logTo = f, &lockedWriter{w: redact.Writer{W: f}}
 	}
 	for i := range spec.Replicas {
 		log := p.spec.logTo // a dependency's: its lines already go after its name
