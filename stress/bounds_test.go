@@ -78,3 +78,26 @@ func TestTargetURLIsRefused(t *testing.T) {
 		t.Errorf("placeholders in the path and query: %v", err)
 	}
 }
+
+// A second YAML document was ignored, whatever it said; per_action: 0 was
+// read as 1. Both are contract errors.
+func TestContractShapeIsRefused(t *testing.T) {
+	valid := string(ticketsvc.Contract)
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"second document", valid + "\n---\nfaults: [crash]\n", "a second YAML document after ---"},
+		{"per_action 0", strings.Replace(valid, "per_action: 1", "per_action: 0", 1), "effects[0].per_action: 0; want 1 or more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := stress.Parse("c.yaml", []byte(tc.yaml))
+			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
+			}
+		})
+	}
+	// A document end marker alone, or per_action left out, is fine.
+	for _, ok := range []string{valid + "\n---\n", strings.Replace(valid, "    per_action: 1\n", "", 1)} {
+		if _, err := stress.Parse("c.yaml", []byte(ok)); err != nil {
+			t.Errorf("refused: %v", err)
+		}
+	}
+}

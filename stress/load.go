@@ -191,6 +191,12 @@ func Parse(name string, data []byte) (Config, error) {
 		// A quoted line may hold a database URL.
 		return none, fail("%s", redact.String(yamlError(err, data)))
 	}
+	if err := oneDocument(dec); err != nil {
+		return none, fail("%s", redact.String(err.Error()))
+	}
+	if err := zeroPerAction(data); err != nil {
+		return none, fail("%v", err)
+	}
 	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
 	if f.Payload != nil {
 		c.Contract.Payload = f.Payload
