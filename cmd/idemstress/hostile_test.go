@@ -83,6 +83,8 @@ func TestMergeRefusesBadReports(t *testing.T) {
 		{"same shard twice", []string{"testdata/merge/shard0.json", write("again.json", `"seed": 77`, `"seed": 78`)}, "shard 0/2 is in testdata/merge/shard0.json too"},
 		{"unknown check", []string{write("check.json", `"IDEM-007",`, `"IDEM-999",`)}, `check "IDEM-999" is not in the catalogue`},
 		{"two jobs", []string{"testdata/merge/shard0.json", write("ways.json", `"0/2"`, `"1/3"`)}, "split"},
+		{"unknown check in check_status", []string{write("status.json", `"seed": 77,`, `"seed": 77, "check_status": {"IDEM-001": "failed", "IDEM-999": "passed"},`)}, `check_status: check "IDEM-999" is not in the catalogue`},
+		{"unknown status", []string{write("status2.json", `"seed": 77,`, `"seed": 77, "check_status": {"IDEM-002": "fine"},`)}, `check_status: IDEM-002 is "fine"`},
 		{"not JSON", []string{write("text.json", "{", "[")}, "not a report of stress --json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
