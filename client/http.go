@@ -352,7 +352,7 @@ func (h *HTTP) id(resp *http.Response, body []byte) string {
 		}
 		return id
 	}
-	id, ok := model.Pointer(body, h.spec.ID)
+	id, ok := model.IDPointer(body, h.spec.ID)
 	if !ok {
 		return ""
 	}
