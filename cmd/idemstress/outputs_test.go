@@ -52,3 +52,17 @@ func TestInitRefusesATemplateInTheHost(t *testing.T) {
 		t.Errorf("init wrote %s", out)
 	}
 }
+
+// An error quoting a 200 KB contract line is cut: one line of stderr,
+// a few KiB, saying how long the line was.
+func TestLongErrorLinesAreCut(t *testing.T) {
+	contract := filepath.Join(t.TempDir(), "contract.yaml")
+	yaml := "target: {url: 'http://127.0.0.1:1/x', id: /id}\nretries: '" + strings.Repeat("x", 200<<10) + "'\n"
+	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := invoke(t, "run", "--config", contract)
+	if code != exitUsage || len(stderr) > 8<<10 || !strings.Contains(stderr, "line cut:") || !strings.Contains(stderr, "retries") {
+		t.Errorf("exit %d, %d bytes of stderr: %.300q", code, len(stderr), stderr)
+	}
+}
