@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -73,6 +74,24 @@ type HTTP struct {
 	keep *warm
 }
 
+// CheckHost refuses a URL template with a placeholder ({{tenant}},
+// {{key}}, {{tag}}) in its host: every tenant name or key would become a
+// DNS look-up, sent to whoever serves the domain. Placeholders belong in
+// the path, the query, the headers or the body.
+func CheckHost(rawURL string) error {
+	rest := rawURL
+	if _, after, ok := strings.Cut(rest, "://"); ok {
+		rest = after
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if m := placeholder.FindString(rest); m != "" {
+		return fmt.Errorf("target.url %q: %s in the host: every value would be looked up in DNS; put it in the path, the query or a header", rawURL, m)
+	}
+	return nil
+}
+
 // NewHTTP checks the template and returns a target that sends through client
 // (nil: a client of its own with keep-alive connections).
 func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
@@ -87,6 +106,14 @@ func NewHTTP(spec HTTPSpec, client *http.Client) (*HTTP, error) {
 	u, err := url.Parse(strings.ReplaceAll(placeholder.ReplaceAllString(spec.URL, "x"), "{port}", "1"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target.url %q: want an absolute http:// or https:// URL", spec.URL)
+	}
+	if err := CheckHost(spec.URL); err != nil {
+		return nil, err
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("target.url %q: port %s: want 1 to 65535", spec.URL, p)
+		}
 	}
 	if spec.Body != "" && spec.Body != bodyJSON && spec.Body != BodyForm {
 		return nil, fmt.Errorf("target.body %q: want %q (the default) or %q (application/x-www-form-urlencoded)", spec.Body, bodyJSON, BodyForm)
@@ -325,7 +352,7 @@ func (h *HTTP) id(resp *http.Response, body []byte) string {
 		}
 		return id
 	}
-	id, ok := model.Pointer(body, h.spec.ID)
+	id, ok := model.IDPointer(body, h.spec.ID)
 	if !ok {
 		return ""
 	}

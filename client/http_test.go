@@ -276,8 +276,8 @@ func TestNewHTTP(t *testing.T) {
 		t.Errorf("defaults: method %q timeout %v, want POST and 10s", got.Method, got.Timeout)
 	}
 	hc := &http.Client{}
-	if _, err := client.NewHTTP(client.HTTPSpec{URL: "https://{{tenant}}.example.com/x", ID: client.IDFromLocation, Method: "PUT"}, hc); err != nil {
-		t.Errorf("tenant in the host, Location ID: %v", err)
+	if _, err := client.NewHTTP(client.HTTPSpec{URL: "https://example.com/{{tenant}}/x", ID: client.IDFromLocation, Method: "PUT"}, hc); err != nil {
+		t.Errorf("tenant in the path, Location ID: %v", err)
 	}
 }
 

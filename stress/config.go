@@ -188,6 +188,11 @@ func plannedFaults(faults []model.Fault, w gen.World) []model.Fault {
 	return out
 }
 
+// MaxWorkers bounds Config.Workers: each worker holds connections to the
+// service and the database, and past a few hundred a run spends its time
+// queueing on them and overruns its --duration.
+const MaxWorkers = 256
+
 // validate is the one check of a description of a run, whether it came
 // from a file (Parse, which prefixes the file's name) or was set in Go
 // (Open, Run, Check): the same rules and the same words for both. It
@@ -216,8 +221,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("namespace %q: want at most 16 lower-case letters, digits and dashes", c.Namespace)
 	case c.MaxBugs < 0:
 		return fmt.Errorf("max bugs: %d; want 0 (no limit) or more", c.MaxBugs)
-	case c.Workers < 0:
-		return fmt.Errorf("workers: %d; want 1 or more", c.Workers)
+	case c.Workers < 0 || c.Workers > MaxWorkers:
+		return fmt.Errorf("workers: %d; want 1 to %d", c.Workers, MaxWorkers)
 	}
 	if _, err := client.ParseSyncMode(string(c.Sync)); err != nil {
 		return err

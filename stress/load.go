@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
@@ -157,13 +158,22 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
+// maxKeyLen bounds key_max_len: a key travels in a header line, which
+// nginx and Apache refuse past 8 KiB and Node past 16 KiB; 64 KiB leaves
+// room for a key in the body, and a 1 GB key is never built.
+const maxKeyLen = 64 << 10
+
+// maxWait bounds lease and recovery: a fault waits them out, a lease while
+// holding a lock on the service's table, so a run must not hang for hours.
+const maxWait = 10 * time.Minute
+
 // maxContract bounds a contract file: a real one is a few KiB, and a path
 // such as /dev/zero must not be read until memory runs out.
 const maxContract = 1 << 20
 
 // readBounded reads a file of at most limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := boundedfile.Open(path) // a FIFO: without waiting for a writer
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +208,12 @@ func Parse(name string, data []byte) (Config, error) {
 		}
 		// A quoted line may hold a database URL.
 		return none, fail("%s", redact.String(yamlError(err, data)))
+	}
+	if err := oneDocument(dec); err != nil {
+		return none, fail("%s", redact.String(err.Error()))
+	}
+	if err := zeroPerAction(data); err != nil {
+		return none, fail("%v", err)
 	}
 	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
 	if f.Payload != nil {
@@ -249,8 +265,8 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("key_compare: %q; want %q (the default), %q or %q", f.KeyCompare, model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive)
 	}
 	if f.KeyMaxLen != nil {
-		if *f.KeyMaxLen < 16 {
-			return none, fail("key_max_len: %d; want 16 or more (a namespaced key needs room)", *f.KeyMaxLen)
+		if *f.KeyMaxLen < 16 || *f.KeyMaxLen > maxKeyLen {
+			return none, fail("key_max_len: %d; want 16 to %d (a namespaced key needs room; a header line past 8 KiB is refused by most servers, 64 KiB by nearly all)", *f.KeyMaxLen, maxKeyLen)
 		}
 		c.Contract.KeyMaxLen = *f.KeyMaxLen
 	}
@@ -289,14 +305,14 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
 	}
 	if f.Recovery != nil {
-		if *f.Recovery <= 0 {
-			return none, fail("recovery: %s; want a positive duration such as 5s", *f.Recovery)
+		if *f.Recovery <= 0 || *f.Recovery > maxWait {
+			return none, fail("recovery: %s; want a positive duration up to %s, such as 5s", *f.Recovery, maxWait)
 		}
 		c.Contract.Recovery = *f.Recovery
 	}
 	if f.Lease != nil {
-		if *f.Lease <= 0 {
-			return none, fail("lease: %s; want a positive duration such as 30s (leave it out for a service whose key is held until its original ends)", *f.Lease)
+		if *f.Lease <= 0 || *f.Lease > maxWait {
+			return none, fail("lease: %s; want a positive duration up to %s, such as 30s (leave it out for a service whose key is held until its original ends)", *f.Lease, maxWait)
 		}
 		c.Contract.Lease = *f.Lease
 	}

@@ -270,6 +270,13 @@ func runName(cfg Config, seed uint64) string {
 	return run
 }
 
+// graceAfter is how long past the run's duration a plan started before it
+// may go on: a tenth of the duration, 1s to 30s. A plan still running then
+// is cut and not counted, so that many workers do not overrun --duration.
+func graceAfter(d time.Duration) time.Duration {
+	return min(max(d/10, time.Second), 30*time.Second)
+}
+
 // search runs the plans of the run, Workers at once, and takes their
 // verdicts in plan order: each plan that counts for a new bug is shrunk
 // (shrunk) before the next plan's verdict is taken, so the bugs found are
@@ -278,12 +285,16 @@ func runName(cfg Config, seed uint64) string {
 func (r *runner) search(ctx context.Context) {
 	w := r.workers()
 	var end time.Time
+	planCtx := ctx
 	if r.cfg.Duration > 0 {
 		end = r.t0.Add(r.cfg.Duration)
+		var cancel context.CancelFunc
+		planCtx, cancel = context.WithDeadline(ctx, end.Add(graceAfter(r.cfg.Duration)))
+		defer cancel()
 	}
 	r.progress("search")
 	enough := func() bool { return r.cfg.MaxBugs > 0 && len(r.bugs) >= r.cfg.MaxBugs }
-	q := &window{r: r, ctx: ctx, w: w}
+	q := &window{r: r, ctx: planCtx, w: w}
 	// Every plan started is waited for: no worker outlives the search.
 	defer q.quiet()
 	for {
@@ -297,6 +308,9 @@ func (r *runner) search(ctx context.Context) {
 		}
 		if r.stop != nil || enough() {
 			continue // started before the search ended: not counted
+		}
+		if a.err != nil && ctx.Err() == nil && planCtx.Err() != nil {
+			continue // cut past the duration: proves nothing, not counted
 		}
 		if a.err != nil {
 			r.stop = a.err

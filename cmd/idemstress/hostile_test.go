@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -15,6 +16,10 @@ func TestEndlessFilesAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	contract, caseFile := filepath.Join(dir, "contract.yaml"), filepath.Join(dir, "case.json")
 	if err := os.WriteFile(contract, []byte("target: {url: 'http://127.0.0.1:1/x', id: /id}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	aCase := `{"version": 2, "check": {"id": "IDEM-001"}, "plan": {"steps": [{"kind": "call", "calls": [{"tenant": "A", "key": "k1"}]}]}}`
@@ -29,6 +34,10 @@ func TestEndlessFilesAreRefused(t *testing.T) {
 		{"merge", []string{"merge", "/dev/zero"}, "/dev/zero: file too large: more than 64 MiB"},
 		{"replay", []string{"replay", "/dev/zero", "--config", contract}, "/dev/zero: file too large: more than 16 MiB"},
 		{"contract", []string{"replay", caseFile, "--config", "/dev/zero"}, "/dev/zero: larger than"},
+		{"openapi", []string{"init", "--openapi", "/dev/zero", "--operation", "createTicket"}, "/dev/zero: file too large: more than 32 MiB"},
+		{"openapi FIFO", []string{"init", "--openapi", fifo, "--operation", "createTicket"}, fifo + " is a FIFO with no writer"},
+		{"case FIFO", []string{"replay", fifo, "--config", contract}, fifo + " is a FIFO with no writer"},
+		{"contract FIFO", []string{"replay", caseFile, "--config", fifo}, fifo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)
@@ -74,6 +83,8 @@ func TestMergeRefusesBadReports(t *testing.T) {
 		{"same shard twice", []string{"testdata/merge/shard0.json", write("again.json", `"seed": 77`, `"seed": 78`)}, "shard 0/2 is in testdata/merge/shard0.json too"},
 		{"unknown check", []string{write("check.json", `"IDEM-007",`, `"IDEM-999",`)}, `check "IDEM-999" is not in the catalogue`},
 		{"two jobs", []string{"testdata/merge/shard0.json", write("ways.json", `"0/2"`, `"1/3"`)}, "split"},
+		{"unknown check in check_status", []string{write("status.json", `"seed": 77,`, `"seed": 77, "check_status": {"IDEM-001": "failed", "IDEM-999": "passed"},`)}, `check_status: check "IDEM-999" is not in the catalogue`},
+		{"unknown status", []string{write("status2.json", `"seed": 77,`, `"seed": 77, "check_status": {"IDEM-002": "fine"},`)}, `check_status: IDEM-002 is "fine"`},
 		{"not JSON", []string{write("text.json", "{", "[")}, "not a report of stress --json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,7 +128,10 @@ func TestAbsurdFlagsAreRefused(t *testing.T) {
 		{[]string{"run", "--config", contract, "--plans", "-1"}, "--plans -1: want 0 or more"},
 		{[]string{"run", "--config", contract, "--shrink-time", "-5s"}, "--shrink-time -5s: want a positive duration"},
 		{[]string{"run", "--config", contract, "--workers", "-2"}, "--workers -2: want 0 or more"},
-		{[]string{"run", "--config", contract, "--replicas", "-1"}, "--replicas -1: want 1 or more"},
+		{[]string{"run", "--config", contract, "--replicas", "-1"}, "--replicas -1: want 1 to 64"},
+		{[]string{"run", "--config", contract, "--replicas", "100000"}, "--replicas 100000: want 1 to 64"},
+		{[]string{"run", "--config", contract, "--workers", "5000"}, "--workers 5000: want at most 256"},
+		{[]string{"stress", "--config", contract, "--workers", "5000", "--duration", "10s"}, "--workers 5000: want at most 256"},
 		{[]string{"run", "--config", contract, "--replicas", "2"}, "--replicas 2: the contract has no process section"},
 		{[]string{"run", "--config", contract, "--service-log", "svc.log"}, "--service-log svc.log: the contract has no process section"},
 		{[]string{"stress", "--config", contract, "--duration", "-1s"}, "--duration -1s: want a positive duration"},

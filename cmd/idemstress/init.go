@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -57,7 +59,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress init: --body %q: want json or form\n", *body)
 		return exitUsage
 	}
-	if _, err := os.Stat(*out); err == nil {
+	if info, err := os.Stat(*out); err == nil && info.Mode().IsRegular() {
 		fmt.Fprintf(stderr, "idemstress init: %s exists; init never overwrites a contract (--out FILE)\n", *out)
 		return exitUsage
 	}
@@ -68,6 +70,10 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 			return exitUsage
 		}
+	}
+	if err := client.CheckHost(d.URL); err != nil {
+		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
+		return exitUsage
 	}
 	for _, h := range headers {
 		d.SetHeader(h) // in place of a drafted one: the security scheme's TODO
@@ -106,7 +112,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	text, err := d.Render()
 	if err == nil {
-		err = os.WriteFile(*out, text, 0o644)
+		err = atomicfile.Write(*out, func(w io.Writer) error { _, err := w.Write(text); return err })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)

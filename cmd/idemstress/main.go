@@ -68,11 +68,16 @@ func exitFor(err error) int {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal, a CI runner's stop) cleans up as SIGINT
+	// does: the service and the database idemstress started are stopped.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// maxErrLine bounds a line of stderr.
+const maxErrLine = 4 << 10
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Database URLs reach messages (a service's argv, a quoted contract
@@ -81,7 +86,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Bodies, IDs and errors quote the service: a terminal must show, never
 	// obey, what they hold (ESC[2J, an OSC title). JSON is untouched: it
 	// never holds a raw control character.
-	stdout, stderr = report.PrintableWriter{W: stdout}, report.PrintableWriter{W: stderr}
+	// A line of stderr is cut past maxErrLine: an error may quote 200 KB of
+	// the service's output or of a contract line. stdout is left whole:
+	// JSON may be long and must stay valid.
+	stdout, stderr = report.PrintableWriter{W: stdout}, report.PrintableWriter{W: stderr, MaxLine: maxErrLine}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -79,8 +80,14 @@ func decodeReport(b []byte) (stressReport, error) {
 		return rep, errors.New("no cases (a report has one case at least)")
 	}
 	known := func(id checks.ID) bool { c, _ := checks.Lookup(id); return c.Name != "" }
+	if err := knownStatuses(rep.CheckStatus, known); err != nil {
+		return rep, err
+	}
 	for i, c := range rep.Cases {
 		if err := knownVerdict(c.Verdict); err != nil {
+			return rep, fmt.Errorf("case %d: %w", i+1, err)
+		}
+		if err := knownStatuses(c.CheckStatus, known); err != nil {
 			return rep, fmt.Errorf("case %d: %w", i+1, err)
 		}
 		for _, id := range c.Checks {
@@ -93,6 +100,22 @@ func decodeReport(b []byte) (stressReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// knownStatuses refuses a check_status naming a check outside the
+// catalogue, or a status merge does not know: either merged as passed.
+func knownStatuses(m map[checks.ID]checks.Status, known func(checks.ID) bool) error {
+	for _, id := range slices.Sorted(maps.Keys(m)) {
+		if !known(id) {
+			return fmt.Errorf("check_status: check %q is not in the catalogue (IDEM-001 to IDEM-%03d)", id, len(checks.Catalogue()))
+		}
+		switch st := m[id]; st {
+		case checks.Failed, checks.Passed, checks.NotExercised, checks.Undecided:
+		default:
+			return fmt.Errorf("check_status: %s is %q; want %q, %q, %q or %q", id, st, checks.Failed, checks.Passed, checks.NotExercised, checks.Undecided)
+		}
+	}
+	return nil
 }
 
 func knownVerdict(v checks.Verdict) error {

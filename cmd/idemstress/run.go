@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -83,6 +84,9 @@ func (f runFlags) check(fs *flag.FlagSet) error {
 			return fmt.Errorf("--%s %s: want 0 or more", name, fl.Value)
 		}
 	}
+	if f.workers > stress.MaxWorkers {
+		return fmt.Errorf("--workers %d: want at most %d", f.workers, stress.MaxWorkers)
+	}
 	for _, name := range []string{"shrink-time", "duration", "progress"} {
 		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(fl.Value.String(), "-") {
 			return fmt.Errorf("--%s %s: want a positive duration such as 30s", name, fl.Value)
@@ -132,8 +136,8 @@ func loadConfig(fs *flag.FlagSet, path string, h huntFlags) (stress.Config, erro
 func (h huntFlags) apply(fs *flag.FlagSet, c *stress.Config) error {
 	if isSet(fs, "replicas") {
 		switch {
-		case h.replicas < 1:
-			return fmt.Errorf("--replicas %d: want 1 or more", h.replicas)
+		case h.replicas < 1 || h.replicas > process.MaxReplicas:
+			return fmt.Errorf("--replicas %d: want 1 to %d", h.replicas, process.MaxReplicas)
 		case c.Process == nil:
 			return fmt.Errorf("--replicas %d: the contract has no process section, so idemstress does not start the service", h.replicas)
 		}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
+	"time"
 )
 
 // errTooLarge marks a file larger than the limit it was read with.
@@ -19,13 +21,38 @@ var errTooLarge = errors.New("file too large")
 const chunk = 256 << 10
 
 // Read reads the file at path, which what names for the error ("a case
-// file"), refusing one larger than limit bytes.
+// file"), refusing one larger than limit bytes. A FIFO or a pipe is opened
+// without waiting for a writer, and a read waiting on one ends with ctx.
 func Read(ctx context.Context, path string, limit int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// A read blocked on a pipe ends at once when the deadline is set.
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+	defer stop()
+	data, err := read(ctx, f, path, limit, what)
+	if err == nil && len(data) == 0 && isFIFO(f) {
+		return nil, fmt.Errorf("%s is a FIFO with no writer: start its writer first, or name a file", path)
+	}
+	return data, err
+}
+
+// Open opens path for reading; a FIFO without waiting for a writer (an
+// open that would otherwise block until one comes, whatever the context).
+func Open(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// isFIFO reports whether f is a named pipe.
+func isFIFO(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeNamedPipe != 0
+}
+
+// read reads f in chunks up to limit, looking at ctx between two.
+func read(ctx context.Context, f *os.File, path string, limit int64, what string) ([]byte, error) {
 	var data []byte
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= limit {
 		data = make([]byte, 0, info.Size()+1)
@@ -44,6 +71,8 @@ func Read(ctx context.Context, path string, limit int64, what string) ([]byte, e
 		switch {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return data, nil
+		case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+			return nil, fmt.Errorf("reading %s: %w", path, context.Cause(ctx))
 		case err != nil:
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}

@@ -3,6 +3,8 @@ package draft
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -10,17 +12,28 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemstress/idemstress/internal/boundedfile"
 )
 
 // tenantLike names the parameters and members that hold the tenant.
 var tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]ation|org|workspace|team|company|creditor|customer|project)(?:[-_]?id)?$`)
 
+// maxOpenAPI bounds an OpenAPI document: the largest public ones (a
+// payment provider's, a code host's) are about 10 MiB of JSON, and a path
+// such as /dev/zero must not be read until memory runs out.
+const maxOpenAPI = 32 << 20
+
 // FromOpenAPI drafts the request of one operation of an OpenAPI 3 document,
 // named by its operationId or as "METHOD PATH"; server, when given, replaces
 // the document's first server URL.
 func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, error) {
+	data, err := boundedfile.Read(ctx, file, maxOpenAPI, "an OpenAPI document")
+	if err != nil {
+		return nil, fmt.Errorf("draft: OpenAPI document: %w", err)
+	}
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile(file)
+	doc, err := loader.LoadFromDataWithPath(data, &url.URL{Path: filepath.ToSlash(file)})
 	if err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s: %w", file, err)
 	}

@@ -51,3 +51,40 @@ func TestFailEndsTheWaitingSession(t *testing.T) {
 	}
 	requireAnswered(t, retry)
 }
+
+// Fail ends the call's session only: a bystander (another plan's call,
+// another client) already waiting behind the same lock keeps its session
+// and writes its row once the lock is released.
+func TestFailSparesABystander(t *testing.T) {
+	db := newStallDB(t)
+	url := serve(t, keyFirst(db.service)).URL
+	bystander, watcher := openPool(t, db.url), openPool(t, db.url)
+	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	done := make(chan error, 1)
+	waits := func(ctx context.Context) {
+		go func() {
+			_, err := bystander.Exec(context.WithoutCancel(ctx), `INSERT INTO items VALUES ('bystander')`)
+			done <- err
+		}()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			var n int
+			if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n); err != nil || n > 0 {
+				return
+			}
+		}
+	}
+	var ex []client.Exchange
+	rep, err := fault.FailAfter(stall, t.Context(), waits, burstOf(t, 1, url, "k1", &ex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the bystander's statement: %v", err)
+	}
+	if n := db.count(t, "items", "bystander"); n != 1 {
+		t.Errorf("%d bystander rows, want 1", n)
+	}
+	if !rep.Fired || ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
+		t.Errorf("report %+v, answer %v %v: want the call's own session ended (500)", rep, ex[0].Resp, ex[0].Err)
+	}
+}

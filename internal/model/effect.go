@@ -97,6 +97,8 @@ func ValidateEffects(effects []Effect) error {
 			return fmt.Errorf("%s (%s): a query cannot be joined; select the tenant and key or tag in the query", at, e.Table)
 		case e.Query != "" && !strings.Contains(e.Query, "$1"):
 			return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
+		case e.Query != "" && AdminCall(e.Query) != "":
+			return fmt.Errorf("%s.query (%s): calls %s, which acts outside the read: a query only selects the rows of a namespace", at, e.Table, AdminCall(e.Query))
 		}
 		if e.PerAction < 0 || e.PerAction > maxPerAction {
 			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, maxPerAction, e.Table)

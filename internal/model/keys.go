@@ -116,8 +116,17 @@ func (c Contract) FoldKey(logical string) string {
 }
 
 // KeyLabel shows a logical key as it is sent, readably: "k1␠", "K1", "κ1",
-// "k1…(long)".
+// "k1…(long)"; a key longer than an ID is shown cut, as an ID is (a case
+// file may hold a 1 MB one).
 func KeyLabel(logical string) string {
+	label := keyLabel(logical)
+	if len(label) > shownID {
+		return Body(label).shown(shownID)
+	}
+	return label
+}
+
+func keyLabel(logical string) string {
 	name, shape := splitShape(logical)
 	switch shape {
 	case ShapeSpace:

@@ -245,6 +245,32 @@ func Pointer(doc []byte, ptr string) (string, bool) {
 	}
 }
 
+// IDPointer is Pointer for an answer's resource ID: a JSON number with a
+// zero fraction is written as the integer (4480.0 as 4480), as the row's
+// integer column reads, so that one ID is not taken for another
+// (IDEM-003). A string is left as it is: "4480.0" is not 4480.
+func IDPointer(doc []byte, ptr string) (string, bool) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return "", false
+	}
+	w, ok := resolve(v, ptr)
+	if !ok {
+		return "", false
+	}
+	if n, isNum := w.(json.Number); isNum {
+		if whole, frac, cut := strings.Cut(string(n), "."); cut && strings.Trim(frac, "0") == "" {
+			if whole == "-0" {
+				whole = "0"
+			}
+			return whole, true
+		}
+	}
+	return Pointer(doc, ptr)
+}
+
 func resolve(v any, ptr string) (any, bool) {
 	if ptr == "" {
 		return v, true

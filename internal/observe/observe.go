@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,11 @@ type Observer struct {
 	// context ends sooner): a table not
 	// fingerprinted by then is left out, and Notes says so.
 	BaselineBudget time.Duration
+	// StatementTimeout bounds each statement of a read (default 30s): a
+	// query: effect that never ends (a pg_sleep, a lock it waits on) fails
+	// the observation instead of hanging the run. The baseline's statements
+	// have its budget instead.
+	StatementTimeout time.Duration
 
 	mu sync.Mutex
 	// info is what the catalog says about each table, read once (nil
@@ -56,7 +62,7 @@ const maxPlanMarks = 64
 
 // NewObserver returns an observer of the declared effects.
 func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
-	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second,
+	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second, StatementTimeout: 30 * time.Second,
 		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
 }
 
@@ -98,14 +104,21 @@ func (o *Observer) Validate(ctx context.Context) error {
 // columns lists the columns of an effect's table, or of its query's result.
 func (o *Observer) columns(ctx context.Context, i int, e model.Effect) ([]string, error) {
 	if e.Query != "" {
-		rows, err := o.pool.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
+		// The user's SQL, even to learn its columns, runs read-only.
+		var cols []string
+		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
+			rows, err := tx.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
+			if err != nil {
+				return err
+			}
+			for _, f := range rows.FieldDescriptions() {
+				cols = append(cols, f.Name)
+			}
+			rows.Close()
+			return rows.Err()
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: effects[%d].query (%s): %v", ErrSchema, i, e.Table, err)
-		}
-		defer rows.Close()
-		var cols []string
-		for _, f := range rows.FieldDescriptions() {
-			cols = append(cols, f.Name)
 		}
 		return cols, nil
 	}
@@ -346,6 +359,9 @@ const beginReadOnly = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 // for none) run in the same round trip as BEGIN.
 func (o *Observer) readOnlyThen(ctx context.Context, setup string, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
 	begin := beginReadOnly
+	if o.StatementTimeout > 0 {
+		begin += "; SET LOCAL statement_timeout = " + strconv.FormatInt(max(o.StatementTimeout.Milliseconds(), 1), 10)
+	}
 	if setup != "" {
 		begin += "; " + setup
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -170,5 +171,28 @@ func taggedEffects() []model.Effect {
 	return []model.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+	}
+}
+
+// A query: effect that does not end fails the observation at the
+// statement timeout instead of hanging the run.
+func TestQueryIsBounded(t *testing.T) {
+	url, _ := newDatabase(t)
+	pool := connect(t, url, "")
+	exec(t, pool, taggedSchema)
+	effects := []model.Effect{{
+		Table: "slow",
+		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0 AND (SELECT true FROM pg_sleep(5))",
+		Tag:   "label", Tenant: "tenant", ID: "id",
+	}}
+	o := observe.NewObserver(pool, effects)
+	o.StatementTimeout = 200 * time.Millisecond
+	if err := o.Validate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := o.Observe(t.Context(), model.Namespace("ns1-"))
+	if err == nil || !strings.Contains(err.Error(), "statement timeout") || time.Since(start) > 4*time.Second {
+		t.Errorf("a slow query: %v after %s, want a statement timeout", err, time.Since(start))
 	}
 }

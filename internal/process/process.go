@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/redact"
 )
 
 // Spec is how to start the service (contract file: `process:`).
@@ -122,11 +125,12 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	}
 	p := &Service{spec: spec, dbURL: databaseURL, ports: map[int]bool{}}
 	if spec.Log != "" {
-		f, err := os.OpenFile(spec.Log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		f, err := atomicfile.Append(spec.Log)
 		if err != nil {
 			return nil, fmt.Errorf("process.log: %w", err)
 		}
-		p.logFile, p.spec.logTo = f, &lockedWriter{w: f}
+		// Masked as the terminal is: the service may print its secrets.
+		p.logFile, p.spec.logTo = f, &lockedWriter{w: redact.Writer{W: f}}
 	}
 	for i := range spec.Replicas {
 		log := p.spec.logTo // a dependency's: its lines already go after its name
@@ -155,6 +159,10 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 	return p, nil
 }
 
+// MaxReplicas bounds Spec.Replicas: a race shows with two or three
+// replicas, and each is a process with its own connections to the database.
+const MaxReplicas = 64
+
 // Check reports a spec that cannot start a service whatever happens: no
 // command, a bad replica count, ready_path, env entry or directory. It is
 // the contract's mistake, found before anything is started.
@@ -167,8 +175,8 @@ func (s Spec) withDefaults() (Spec, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return s, errors.New(`process.command: empty; want the service's argv, e.g. ["./ticketsvc", "-listen", "127.0.0.1:{port}"]`)
 	}
-	if s.Replicas < 0 {
-		return s, fmt.Errorf("process.replicas: %d; want 1 or more (0 means 1)", s.Replicas)
+	if s.Replicas < 0 || s.Replicas > MaxReplicas {
+		return s, fmt.Errorf("process.replicas: %d; want 1 to %d (0 means 1)", s.Replicas, MaxReplicas)
 	}
 	if s.Replicas == 0 {
 		s.Replicas = 1

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"sync"
+
+	"github.com/idemstress/idemstress/internal/redact"
 )
 
 // tailKeep is how many bytes of output a Tail keeps at least: enough for
@@ -99,10 +101,11 @@ func (t *Tail) Since(mark int64) string {
 	i := len(b)
 	for range t.lines {
 		if i = bytes.LastIndexByte(b[:i], '\n'); i < 0 {
-			return string(b)
+			return redact.String(string(b))
 		}
 	}
-	return string(b[i+1:])
+	// The service's own lines may print its database URL or PGPASSWORD=.
+	return redact.String(string(b[i+1:]))
 }
 
 // note adds a line of idemstress's own to the output.

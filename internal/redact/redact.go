@@ -17,8 +17,9 @@ var (
 	// userinfo is the password of a URL: scheme://user:password@host.
 	userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^:/?#@\s"'\x60]*):([^@/\s"'\x60]*)@`)
 	// keyword is a password given as key=value (libpq's keyword form, a
-	// URL's query) or key: value.
-	keyword = regexp.MustCompile(`(?i)\b(password|passwd|pwd)(\s*[=:]\s*)('[^']*'|"[^"]*"|[^\s&"',;]+)`)
+	// URL's query, an environment line: PGPASSWORD=, DB_PASSWORD=) or
+	// key: value.
+	keyword = regexp.MustCompile(`(?i)\b([a-z0-9_]*(?:password|passwd|pwd))(\s*[=:]\s*)('[^']*'|"[^"]*"|[^\s&"',;]+)`)
 )
 
 // credential is the token of an Authorization header's value (Bearer

@@ -18,6 +18,8 @@ func TestString(t *testing.T) {
 		{"host=h user=u password=SECRETPW dbname=d", "host=h user=u password=xxxxx dbname=d"},
 		{"postgres://h/db?user=u&password=SECRETPW&sslmode=off", "postgres://h/db?user=u&password=xxxxx&sslmode=off"},
 		{"password: 'SECRET PW'", "password: xxxxx"},
+		{"PGPASSWORD=SECRETPW ./svc", "PGPASSWORD=xxxxx ./svc"},
+		{"env: DB_PASSWORD=SECRETPW, REDIS_PASSWORD: SECRETPW", "env: DB_PASSWORD=xxxxx, REDIS_PASSWORD: xxxxx"},
 		{`line 9: did not find expected key in "Authorization: Bearer ya29.a0AfH6SM-t0k"`, `line 9: did not find expected key in "Authorization: Bearer xxxxx"`},
 		{"headers: {Authorization: Basic dXNlcjpwYXNzd29yZA==}", "headers: {Authorization: Basic xxxxx}"},
 		// No password: nothing changes.

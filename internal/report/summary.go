@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -138,15 +139,42 @@ func faultLines(cases []Row) string {
 
 // PrintableWriter writes to W what it is given with the characters that
 // would act on a terminal escaped (model.Printable). Each Write is escaped
-// on its own: give it whole lines or strings.
-type PrintableWriter struct{ W io.Writer }
+// on its own: give it whole lines or strings. MaxLine, when set, cuts a
+// longer line, saying how long it was: an error quoting 200 KB of a
+// service's output or of a contract line must not fill a CI log.
+type PrintableWriter struct {
+	W       io.Writer
+	MaxLine int
+}
 
 // Write reports len(p) on success, as the escaped text is longer.
 func (p PrintableWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.W, model.Printable(string(b))); err != nil {
+	s := model.Printable(string(b))
+	if p.MaxLine > 0 {
+		s = cutLines(s, p.MaxLine)
+	}
+	if _, err := io.WriteString(p.W, s); err != nil {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// cutLines cuts each line of s longer than n bytes at a rune's start.
+func cutLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > n {
+			cut := n
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			lines[i] = fmt.Sprintf("%s… (line cut: %d bytes)", l[:cut], len(l))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // WriteJSON prints the cases as a JSON array.

@@ -44,7 +44,9 @@ const (
 // Passwords are masked in what it shows (a service's answer body may quote
 // its database URL), as on stdout.
 func WriteTimelineHTML(w io.Writer, title string, f JUnitFailure) error {
-	if err := timelinePage.Execute(w, timelineData(title, f)); err != nil {
+	// html/template escapes markup, not control bytes: an answer's ESC
+	// or BEL shows escaped (\x1b), as on the terminal.
+	if err := timelinePage.Execute(PrintableWriter{W: w}, timelineData(title, f)); err != nil {
 		return fmt.Errorf("timeline HTML: %w", err)
 	}
 	return nil

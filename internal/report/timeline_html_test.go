@@ -195,3 +195,22 @@ func writePage(t *testing.T, title string, f report.JUnitFailure) (dir, page str
 	}
 	return dir, page
 }
+
+// No raw control byte reaches the page: an answer body, an ID or a detail
+// holding ESC or a BEL shows it escaped (\x1b), as the terminal does.
+func TestTimelineHTMLEscapesControlBytes(t *testing.T) {
+	f := timelineFinding()
+	f.History.Ops[4].Out = model.Outcome{Kind: model.Unknown, Status: 500, Body: model.Body("oops \x1b[2J\x1b]0;owned\x07")}
+	f.Violations[0].Detail = "seen \x1b[31mred\x1b[0m"
+	var b bytes.Buffer
+	if err := report.WriteTimelineHTML(&b, "http://127.0.0.1:1/tickets", f); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.IndexAny(b.String(), "\x1b\x07"); i >= 0 {
+		t.Errorf("a raw control byte at offset %d: %q", i, b.String()[max(i-40, 0):min(i+40, b.Len())])
+	}
+	if !strings.Contains(b.String(), `\x1b[31mred`) {
+		i := strings.Index(b.String(), "seen ")
+		t.Errorf("the violation's detail is not on the page escaped, so this test shows nothing: %q", b.String()[max(i-60, 0):min(i+20, b.Len())])
+	}
+}
