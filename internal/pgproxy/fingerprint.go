@@ -8,11 +8,12 @@ import (
 // Fingerprint reduces a statement's text to its shape: lower case, runs of
 // white space as one space, string and number literals as "?", so that the
 // statements of two calls of one action compare equal even when the
-// client (simple protocol) inlined the call's values. Parameter
+// client (simple protocol) inlined the call's values and spaced them. Parameter
 // placeholders ($1) and identifiers are kept.
 func Fingerprint(sql string) string {
 	var b strings.Builder
 	space := false
+	var last rune
 	rs := []rune(sql)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
@@ -37,14 +38,19 @@ func Fingerprint(sql string) string {
 			}
 			r = '?'
 		}
-		if space {
+		if space && !tight(last, r) {
 			b.WriteByte(' ')
-			space = false
 		}
+		space = false
 		b.WriteRune(unicode.ToLower(r))
+		last = r
 	}
 	return b.String()
 }
+
+// tight: no space belongs between a and b, as pgx's simple protocol
+// writes "( 'k' , 1)" for "($1, $2)".
+func tight(a, b rune) bool { return a == '(' || b == ')' || b == ',' }
 
 // wordBefore: the digit at i continues an identifier (t1) or a placeholder ($1).
 func wordBefore(rs []rune, i int) bool {

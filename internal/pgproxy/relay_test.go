@@ -2,11 +2,14 @@ package pgproxy_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -114,5 +117,24 @@ func TestPoolAndURL(t *testing.T) {
 	}
 	if app != "via_proxy" || !strings.HasSuffix(f.direct[:strings.Index(f.direct, "?")], "/"+db) {
 		t.Errorf("application_name %q, database %q: want via_proxy and the base URL's", app, db)
+	}
+}
+
+// TestCancelRequest: a CancelRequest (which a client sends on a new
+// connection) reaches the server, which cancels the query it names.
+func TestCancelRequest(t *testing.T) {
+	f := newFixture(t, nil)
+	conn := connect(t, f.url)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_ = conn.PgConn().CancelRequest(context.Background())
+	}()
+	_, err := conn.Exec(context.Background(), "SELECT pg_sleep(10)")
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
+		t.Fatalf("pg_sleep(10) cancelled: %v, want the server's 57014 query_canceled", err)
+	}
+	if err := conn.Ping(context.Background()); err != nil {
+		t.Errorf("after the cancel: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package pgproxy
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -9,6 +10,9 @@ import (
 )
 
 const dialTimeout = 10 * time.Second
+
+// errCancelled ends a session that only carried a CancelRequest.
+var errCancelled = errors.New("pgproxy: cancel request passed on")
 
 // startup answers the client's SSLRequest and GSSENCRequest with 'N' (so
 // it goes on in plain text), then dials the server and sends it the
@@ -31,7 +35,10 @@ func (s *session) startup() (server net.Conn, err error) {
 				return nil, err
 			}
 		case *pgproto3.CancelRequest:
-			return nil, s.sendCancel(m)
+			if err := s.sendCancel(m); err != nil {
+				return nil, err
+			}
+			return nil, errCancelled
 		case *pgproto3.StartupMessage:
 			server, err := s.dial()
 			if err != nil {
