@@ -24,16 +24,20 @@ func at(kind pgproxy.Kind, index int, act pgproxy.Action) func(pgproxy.Point) pg
 
 // twoStatements runs a transaction of two INSERTs tied by the marker in
 // the first one's parameter and returns the error of the second, and of
-// the commit.
+// the commit. It may run in a goroutine of its own: a failure before the
+// second statement is an error of both (t.Fatal would leave a test
+// waiting for a point that never comes).
 func twoStatements(t *testing.T, conn *pgx.Conn, mode pgx.QueryExecMode) (second, commit error) {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := conn.Begin(ctx)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return err, err
 	}
 	if _, err := tx.Exec(ctx, "INSERT INTO t VALUES ($1)", mode, "key-1"); err != nil {
-		t.Fatal("first insert:", err)
+		t.Error("first insert:", err)
+		return err, err
 	}
 	_, second = tx.Exec(ctx, "INSERT INTO t VALUES ($1)", mode, "other")
 	commit = tx.Commit(ctx)
@@ -152,7 +156,7 @@ func TestHoldThenRelease(t *testing.T) {
 	defer call.Untie()
 	done := make(chan error, 1)
 	go func() { _, commit := twoStatements(t, conn, pgx.QueryExecModeCacheStatement); done <- commit }()
-	<-reached
+	waitFor(t, reached)
 	time.Sleep(50 * time.Millisecond)
 	if n := count(t, f.direct, "t"); n != 0 {
 		t.Errorf("%d rows while the commit is held, want 0", n)
@@ -195,7 +199,7 @@ func TestHoldThenClientDies(t *testing.T) {
 			defer call.Untie()
 			done := make(chan error, 1)
 			go func() { _, commit := twoStatements(t, conn, pgx.QueryExecModeCacheStatement); done <- commit }()
-			<-reached
+			waitFor(t, reached)
 			conn.PgConn().Conn().Close() // the replica dies
 			if err := <-done; err == nil {
 				t.Error("commit succeeded on a dead connection")
@@ -242,5 +246,15 @@ func waitIdle(t *testing.T, url string) {
 			t.Fatalf("%d backends still in a transaction", n)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFor waits for the hook to reach its point.
+func waitFor(t *testing.T, reached <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-reached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session never reached the point")
 	}
 }
