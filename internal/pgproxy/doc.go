@@ -64,6 +64,9 @@
 // injected Execute uses the unnamed statement and portal, replacing the
 // client's unnamed ones (which no driver reuses after an error). A client
 // that pipelines more than 64 messages while its session is held is seen
-// to die only when it next reads. Nothing in idemstress uses the proxy
+// to die only when it next reads. Calls registered with the same marker
+// (a burst of one key) cannot be told apart by it: the first registered
+// takes every matching session, so a burst wants a marker of each call's
+// own or ties per action rather than per call. Nothing in idemstress uses the proxy
 // yet: see docs/faults.md.
 package pgproxy
