@@ -31,6 +31,7 @@ type Proxy struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 	ids  atomic.Uint64
+	open atomic.Int64 // sessions past startup, not yet ended
 
 	mu    sync.Mutex
 	calls []*Call
@@ -51,6 +52,11 @@ func Start(opts Options) (*Proxy, error) {
 	p.wg.Go(p.accept)
 	return p, nil
 }
+
+// Open is the number of sessions connected to the server and not yet
+// ended: with the number of sessions held, what a statement barrier needs
+// to see that a call waiting for a pool connection cannot get one.
+func (p *Proxy) Open() int { return int(p.open.Load()) }
 
 // Addr is the proxy's host:port.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }

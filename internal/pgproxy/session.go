@@ -57,6 +57,8 @@ func (s *session) run() {
 		return
 	}
 	s.server = server
+	s.p.open.Add(1)
+	defer s.p.open.Add(-1)
 	context.AfterFunc(s.ctx, func() { server.Close() })
 	defer server.Close()
 
