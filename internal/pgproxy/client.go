@@ -115,36 +115,42 @@ func (s *session) statement(f frame, sql string, params [][]byte, simple bool) e
 	}
 	s.emit(Event{Kind: ev, Call: name(st.call), SQL: sql, Params: params})
 
-	act := Continue
 	if st.call != nil {
 		pt := Point{Index: st.index, Tx: st.tx, SQL: sql}
+		kinds := []Kind{BeforeStatement}
+		if st.commit {
+			kinds[0] = BeforeCommit
+		}
 		if between {
-			pt.Kind = BetweenTransactions
-			act = s.consult(st.call, pt)
+			kinds = append([]Kind{BetweenTransactions}, kinds...)
 		}
-		if act.kind == actContinue {
-			pt.Kind = BeforeStatement
-			if st.commit {
-				pt.Kind = BeforeCommit
+		for _, pt.Kind = range kinds {
+			if done, err := s.act(st, simple, s.consult(st.call, pt)); done {
+				return err
 			}
-			act = s.consult(st.call, pt)
 		}
-	}
-	switch act.kind {
-	case actHold:
-		if err := s.wait(act.release); err != nil {
-			return err
-		}
-	case actCut:
-		return s.die("")
-	case actError:
-		if fatal(act.code) || lost(act.code) {
-			return s.die(act.code)
-		}
-		return s.raise(st, act.code, simple)
 	}
 	s.push(entry{kind: kind, stmt: st})
 	return s.writeServer(f)
+}
+
+// act carries out the hook's answer before a statement; done: the
+// statement was answered in its place or the session is over.
+func (s *session) act(st *statement, simple bool, a Action) (done bool, err error) {
+	switch a.kind {
+	case actHold:
+		if err := s.wait(a.release); err != nil {
+			return true, err
+		}
+	case actCut:
+		return true, s.die("")
+	case actError:
+		if fatal(a.code) || lost(a.code) {
+			return true, s.die(a.code)
+		}
+		return true, s.raise(st, a.code, simple)
+	}
+	return false, nil
 }
 
 // raise has the server fail in place of the statement: a Query becomes a

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
 // TestTiesTransactionByMarker: the marker in the first INSERT's parameter
@@ -162,5 +164,28 @@ func TestConcurrentSessions(t *testing.T) {
 	}
 	if n := count(t, f.direct, "t"); n != calls {
 		t.Errorf("%d rows, want %d", n, calls)
+	}
+}
+
+// TestHoldBetweenTransactions: a hold between a call's transactions,
+// once released, still passes the point before the next statement.
+func TestHoldBetweenTransactions(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	f := newFixture(t, func(pt pgproxy.Point) pgproxy.Action {
+		if pt.Kind == pgproxy.BetweenTransactions {
+			return pgproxy.Hold(release)
+		}
+		return pgproxy.Continue
+	})
+	conn := connect(t, f.url)
+	mustExec(t, conn, "CREATE TABLE t (k text)")
+	call := f.proxy.Tie("A/k1", []byte("key-1"))
+	defer call.Untie()
+	mustExec(t, conn, "INSERT INTO t VALUES ($1)", "key-1")
+	mustExec(t, conn, "INSERT INTO t VALUES ($1)", "key-1")
+	want := []string{"before statement 1", "after statement 1", "between transactions 2", "before statement 2", "after statement 2"}
+	if got := steps(call.Trace()); !slices.Equal(got, want) {
+		t.Errorf("trace %q, want %q", got, want)
 	}
 }
