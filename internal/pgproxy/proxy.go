@@ -1,0 +1,99 @@
+package pgproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// Options configures Start.
+type Options struct {
+	// Server is the host:port of the real PostgreSQL server.
+	Server string
+	// At is consulted at every point of a tied session, from the session's
+	// own goroutines (so concurrently for concurrent sessions); nil means
+	// Continue everywhere.
+	At func(Point) Action
+	// OnEvent receives every session's events as they happen, from the
+	// session's goroutines; nil discards them. It must not block for long:
+	// the session waits for it.
+	OnEvent func(Event)
+}
+
+// Proxy is a running PostgreSQL wire-protocol proxy on 127.0.0.1. Close it.
+type Proxy struct {
+	opts Options
+	ln   net.Listener
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	ids  atomic.Uint64
+	open atomic.Int64 // sessions past startup, not yet ended
+
+	mu    sync.Mutex
+	calls []*Call
+}
+
+// Start listens on a free 127.0.0.1 port and relays every connection to
+// opts.Server until Close.
+func Start(opts Options) (*Proxy, error) {
+	if opts.Server == "" {
+		return nil, errors.New("pgproxy: Options.Server is empty: give the host:port of the PostgreSQL server")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("pgproxy: listen on 127.0.0.1: %w", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	p := &Proxy{opts: opts, ln: ln, ctx: ctx, stop: stop}
+	p.wg.Go(p.accept)
+	return p, nil
+}
+
+// Open is the number of sessions connected to the server and not yet
+// ended: with the number of sessions held, what a statement barrier needs
+// to see that a call waiting for a pool connection cannot get one.
+func (p *Proxy) Open() int { return int(p.open.Load()) }
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Close stops accepting, ends every open session (closing both of its
+// connections: the server rolls back what they had open) and returns once
+// every goroutine of the proxy has ended.
+func (p *Proxy) Close() error {
+	p.stop()
+	err := p.ln.Close()
+	p.wg.Wait()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (p *Proxy) accept() {
+	for {
+		conn, err := p.ln.Accept()
+		if err != nil {
+			return // closed; a transient accept error on loopback is not worth a retry loop
+		}
+		s := newSession(p, conn)
+		p.wg.Go(s.run)
+	}
+}
+
+func (p *Proxy) emit(e Event) {
+	if p.opts.OnEvent != nil {
+		p.opts.OnEvent(e)
+	}
+}
+
+func (p *Proxy) at(pt Point) Action {
+	if p.opts.At == nil {
+		return Continue
+	}
+	return p.opts.At(pt)
+}
