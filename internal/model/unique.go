@@ -45,6 +45,20 @@ func (c Contract) uniqueValue(ptr, base string, fill filler) string {
 	return base + "-" + tag
 }
 
+// KeylessUnique is the tag whose unique values the n-th keyless create of
+// a plan sends (n from 1): under key_required: false each is a create of
+// its own, but its tag (Namespace.Tag) names only its tenant, so tag alone
+// would make two keyless creates of the tenant collide. It is the tag
+// with n after it, in the tag's alphabet, so that the tag in it still
+// parses (ParseTag) and names the tenant its rows are counted under.
+func (c Contract) KeylessUnique(tag string, n int) string {
+	if c.TagFormat == IDDNSLabel {
+		// A DNS tag ends where no letter or digit follows.
+		return fmt.Sprintf("%s-%d", tag, n)
+	}
+	return fmt.Sprintf("%s%d", tag, n)
+}
+
 // CheckUnique refuses unique: pointers that name no string field of the
 // payload, a field fixed or with an enum (each action needs its own value),
 // one that carries {{key}} or {{tenant}} (it is the key: a natural key
