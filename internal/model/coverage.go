@@ -36,12 +36,15 @@ const (
 	FoldedKey Transition = "folded-key"
 	// Burst: a call in flight at the same time as another call of its action.
 	Burst Transition = "burst"
+	// RefusedThenFixed: a call with a valid payload after a broken call
+	// of its action (Call.Broken) had been refused.
+	RefusedThenFixed Transition = "refused-then-fixed"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
 // them; after them come the faults that fired, each under its own name
 // (Transition("crash")).
-var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst}
+var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst, RefusedThenFixed}
 
 // FaultFired is the transition of a fault of kind f that fired.
 func FaultFired(f Fault) Transition { return Transition(f) }
@@ -56,6 +59,7 @@ var labels = map[Transition]string{
 	Reencoding:         "re-encoding",
 	FoldedKey:          "folded key",
 	Burst:              "burst",
+	RefusedThenFixed:   "refused then fixed",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -150,7 +154,7 @@ func Exercised(in Exercise) Coverage {
 			cov[Keyless]++
 			continue
 		}
-		var leak, fold, burst, retry, changed, reencoded bool
+		var leak, fold, burst, retry, changed, reencoded, fixed bool
 		for j, other := range in.History.Ops {
 			earlier := before(other, j, op, i)
 			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
@@ -161,6 +165,11 @@ func Exercised(in Exercise) Coverage {
 				fold = fold || folded(in, op.Call, other.Call)
 				continue
 			}
+			if op.Call.Broken > 0 || other.Call.Broken > 0 {
+				// A broken payload is no retry or change of a valid one.
+				fixed = fixed || op.Call.Broken == 0 && Refused(other.Out) && other.End < op.Start
+				continue
+			}
 			same := equivalent(i, j)
 			burst = burst || Overlap(op, other)
 			retry = retry || same && other.End < op.Start
@@ -168,7 +177,7 @@ func Exercised(in Exercise) Coverage {
 			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
 		}
 		for t, made := range map[Transition]bool{OtherTenantSameKey: leak, FoldedKey: fold, Burst: burst,
-			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded} {
+			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded, RefusedThenFixed: fixed} {
 			if made {
 				cov[t]++
 			}

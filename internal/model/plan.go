@@ -37,6 +37,11 @@ type Call struct {
 	// call's identity: NoiseQuery, NoiseTrace or NoiseHeaderCase (0: none).
 	Noise Noise `json:"noise,omitempty"`
 	Fault Fault `json:"fault,omitempty"`
+	// Broken makes the call break one of the contract's payload rules
+	// (the Broken-th of Contract.Breakages, from 1; 0: none): a correct
+	// service refuses it, and what the refusal does to the key is the
+	// contract's refusals: policy.
+	Broken int `json:"broken,omitempty"`
 }
 
 // Noise is request noise: what a client adds to a retry that is not part
@@ -83,8 +88,10 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // "A/k1 v0" is tenant A, key k1, payload variant 0; "e2" after the variant
 // marks a re-encoding of the same payload; "A/(no key) v0" a call sent
 // without its key; a key in another shape is shown as sent ("k1␠", "K1");
-// request noise follows with a plus ("A/k1 v0 +query"), a planned fault in
-// brackets ("A/k1 v0 [lose-reply]").
+// request noise follows with a plus ("A/k1 v0 +query"), a broken payload
+// rule with an exclamation mark ("A/k1 v0 !broken", "!broken2" for the
+// second of the contract's breakages), a planned fault in brackets
+// ("A/k1 v0 [lose-reply]").
 func (c Call) String() string {
 	key := KeyLabel(c.Key)
 	if c.NoKey {
@@ -96,6 +103,12 @@ func (c Call) String() string {
 	}
 	if c.Noise != NoiseNone {
 		s += " +" + c.Noise.String()
+	}
+	switch {
+	case c.Broken == 1:
+		s += " !broken"
+	case c.Broken > 1:
+		s += fmt.Sprintf(" !broken%d", c.Broken)
 	}
 	if c.Fault != FaultNone {
 		s += " [" + string(c.Fault) + "]"
