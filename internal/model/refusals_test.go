@@ -46,7 +46,7 @@ func TestBreakagesBreakEachRule(t *testing.T) {
 		"/weight":   `"weight":-1`,
 	}
 	for i, b := range bs {
-		body := string(c.Breaking(i + 1).Render("", 1, 0))
+		body := string(c.Breaking(i+1).Render("", 1, 0))
 		var doc map[string]any
 		if err := json.Unmarshal([]byte(body), &doc); err != nil {
 			t.Fatalf("%s: broken body %s: %v", b, body, err)
