@@ -54,6 +54,7 @@ var absences = map[model.Transition]string{
 	model.Reencoding:         "no re-encoded payload",
 	model.FoldedKey:          "no key that differs from another only by white space, case or form",
 	model.Burst:              "no calls of one action at once",
+	model.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
 }
 
 func absence(t model.Transition) string {

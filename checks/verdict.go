@@ -117,7 +117,8 @@ func Evaluate(in Input) []Violation {
 				info.okIDs = append(info.okIDs, op.Out.ID)
 				info.mayExist = true
 			case model.Unknown, model.Other:
-				info.mayExist = true
+				// A broken call's refusal is no effect, whatever its status.
+				info.mayExist = info.mayExist || !(op.Call.Broken > 0 && model.Refused(op.Out))
 			}
 		}
 		if len(states) == 1 && states[0].Present {
@@ -234,6 +235,8 @@ var ruleChecks = map[model.Rule]struct {
 	model.RuleChangedPayloadAccepted: {ChangedAccepted, "a payload not equivalent to the first was answered ok"},
 	model.RuleEquivalentRejected:     {EqualRejected, "a payload equivalent to the first was answered conflict"},
 	model.RuleUnstableID:             {UnstableResponse, "ok answers of one action carry different IDs"},
+	model.RuleRefusalReplayed:        {RefusalReplay, "a valid call after a refused one got the same refusal, but the contract does not store refusals (refusals: not-stored)"},
+	model.RuleRefusalNotReplayed:     {RefusalReplay, "a call after a refused one was not answered with the saved refusal, but the contract stores refusals (refusals: stored)"},
 }
 
 // ruleViolation reports the rule an answer broke; a wrong status says
