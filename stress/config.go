@@ -149,6 +149,8 @@ func (c *Config) world() gen.World {
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
 	w.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	// Every rule a call can break is a refused-then-fixed sequence to send.
+	w.Broken = len(c.Contract.WithDefaults().Breakages())
 	return w
 }
 

@@ -386,12 +386,13 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
+	r.noteBrokenAccepted(tr.History)
 	for i, op := range tr.History.Ops {
 		r.serverErrors = r.serverErrors || op.Out.Status >= 500 && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true
-			r.baseOK = r.baseOK || op.Call.Variant == 0
+			r.baseOK = r.baseOK || op.Call.Variant == 0 && op.Call.Broken == 0
 		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History.Ops[i]
 		case r.refused == nil && refusedInput(op):
