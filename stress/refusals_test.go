@@ -79,3 +79,31 @@ func TestBrokenAcceptedNoted(t *testing.T) {
 		t.Fatalf("notes %q; want one that starts %q", r.notes, want)
 	}
 }
+
+// A refusal of a broken call is what it asks for, never a refused input
+// (the contract finding of refusal.go); a refused variant still is one.
+func TestRefusedInputLeavesBrokenCallsOut(t *testing.T) {
+	refused := model.Outcome{Kind: model.Invalid, Status: 400}
+	variant := model.Op{Call: model.Call{Tenant: "A", Key: "k1", Variant: 1}, Out: refused}
+	broken := variant
+	broken.Call.Broken = 2
+	if !refusedInput(variant) || refusedInput(broken) {
+		t.Errorf("refused input: variant %v, broken %v; want true, false", refusedInput(variant), refusedInput(broken))
+	}
+	cfg, err := Parse("contract.yaml", ticketsvc.Contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A re-encoded call after a broken one of its action may get the
+	// broken one's refusal replayed: that is IDEM-017's, not the contract's.
+	r := &runner{cfg: cfg, faults: map[model.Fault]model.FaultCount{}, coverage: model.Coverage{}, unfiredWhy: map[model.Fault]string{}}
+	reencoded := model.Op{Call: model.Call{Tenant: "A", Key: "k1", Encoding: 3}, Out: refused}
+	r.account(Trial{History: model.Calls(broken, reencoded)})
+	if r.refused != nil {
+		t.Errorf("a call refused after a broken one of its action was taken for a refused input: %s", r.refused.Call)
+	}
+	r.account(Trial{History: model.Calls(reencoded)})
+	if r.refused == nil {
+		t.Errorf("a re-encoding refused alone was not taken for a refused input")
+	}
+}
