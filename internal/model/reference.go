@@ -66,7 +66,7 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		return c.judgeSaved(s, in, out)
 	}
 	if in.Broken && (Refused(out) || out.Kind == Unknown || out.Kind == Failed) {
-		return c.judgeBroken(s, out)
+		return c.judgeBroken(s, in, out)
 	}
 	if s.Refused != 0 && !s.Present && Refused(out) && out.Status == s.Refused {
 		return RuleRefusalReplayed, []State{s}
@@ -115,23 +115,28 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	}
 }
 
-// judgeBroken judges a broken call refused, or unanswered: it leaves no
-// effect. Refusing the first call of an absent action marks the state
-// with the refusal's status, which under refusals: stored every later
-// call gets again; an unanswered one may have been saved, with any status.
-// (A broken call answered ok is judged as any call: the service took it,
-// and the run reports the rule as the contract's mistake.)
-func (c Contract) judgeBroken(s State, out Outcome) (Rule, []State) {
-	if s.Present || s.Refused != 0 {
-		return RuleHolds, []State{s}
-	}
-	switch {
-	case Refused(out):
+// judgeBroken judges a broken call refused, or unanswered. A refusal
+// leaves no effect; refusing the first call of an absent action marks the
+// state with the refusal's status, which under refusals: stored every
+// later call gets again. An unanswered one was refused (and under stored,
+// maybe saved, with any status) or taken by a service that does not
+// enforce the rule. (A broken call answered ok is judged as any call: the
+// service took it, and the run notes the rule as the contract's mistake.)
+func (c Contract) judgeBroken(s State, in Input, out Outcome) (Rule, []State) {
+	if Refused(out) {
+		if s.Present || s.Refused != 0 {
+			return RuleHolds, []State{s}
+		}
 		return RuleHolds, []State{{Refused: out.Status}}
-	case c.Refusals == RefusalsStored:
-		return RuleHolds, []State{s, {Refused: -1}}
 	}
-	return RuleHolds, []State{s}
+	states := []State{s}
+	if out.Kind == Unknown && !s.Present {
+		states = append(states, State{Present: true, Body: in.Body})
+	}
+	if c.Refusals == RefusalsStored && !s.Present && s.Refused == 0 {
+		states = append(states, State{Refused: -1})
+	}
+	return RuleHolds, states
 }
 
 // judgeSaved judges a call of an action whose refusal is saved
