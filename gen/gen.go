@@ -80,7 +80,7 @@ func KeyName(i int) string { return fmt.Sprintf("k%d", i+1) }
 // Every draw shrinks toward fewer steps, single calls rather than bursts,
 // bursts of two identical calls, tenant A, key k1, payload variant 0, the
 // plain encoding and a call that carries its key; a refused-then-fixed
-// sequence shrinks to the single call it fixes.
+// sequence shrinks to an ordinary call.
 func Plan(w World) *rapid.Generator[model.Plan] {
 	return rapid.Custom(func(t *rapid.T) model.Plan {
 		d := dims{
