@@ -48,8 +48,9 @@ type Breakage struct {
 // Breakages lists the ways calls may break the contract's rules, by
 // pointer, each pointer's required first. Call.Broken numbers them from 1.
 // An enum of anything but strings or numbers cannot be left (a boolean's
-// two values are all there are), and a fixed field says nothing about
-// what the service refuses. Under refusals: untested there are none.
+// two values are all there are), a fixed field says nothing about what
+// the service refuses, and a field that carries the key or the tenant is
+// identity, not payload. Under refusals: untested there are none.
 func (c Contract) Breakages() []Breakage {
 	if c.Refusals == RefusalsUntested {
 		return nil
@@ -57,6 +58,11 @@ func (c Contract) Breakages() []Breakage {
 	var out []Breakage
 	for _, ptr := range slices.Sorted(maps.Keys(c.Fields)) {
 		r := c.Fields[ptr]
+		if v, ok := resolve(map[string]any(c.Payload), ptr); ok {
+			if s, isString := v.(string); isString && identity(s) {
+				continue // the key or the tenant: another value is another action
+			}
+		}
 		if r.Required {
 			out = append(out, Breakage{Ptr: ptr, Rule: "required", rule: r})
 		}

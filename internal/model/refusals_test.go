@@ -77,8 +77,9 @@ func TestBreakagesBreakEachRule(t *testing.T) {
 
 func TestBreakagesOfEnumsThatCannotBeLeft(t *testing.T) {
 	c := model.DefaultContract()
-	c.Payload = map[string]any{"urgent": true, "level": 2}
-	c.Fields = map[string]model.FieldRule{"/urgent": {Enum: []any{true, false}}, "/level": {Enum: []any{1, 2, 7}}, "/subject": {Fixed: true}}
+	c.Payload = map[string]any{"urgent": true, "level": 2, "idempotency_key": "{{key}}"}
+	c.Fields = map[string]model.FieldRule{"/urgent": {Enum: []any{true, false}}, "/level": {Enum: []any{1, 2, 7}}, "/subject": {Fixed: true},
+		"/idempotency_key": {MaxLen: 64, Required: true}}
 	bs := c.Breakages()
 	if len(bs) != 1 || bs[0].String() != "/level = 8 outside enum [1 2 7]" {
 		t.Fatalf("breakages = %v, want only /level = 8", bs)
