@@ -81,7 +81,7 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst, model.RefusedThenFixed),
+	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one, or one refused for breaking a payload rule) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst, model.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(model.ChangedPayload),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
