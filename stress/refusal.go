@@ -17,7 +17,7 @@ import (
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
-	// A broken call is refused on purpose (see brokenAccepted).
+	// A broken call is refused on purpose (see noteBrokenAccepted).
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight
