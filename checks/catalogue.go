@@ -32,6 +32,7 @@ const (
 	NoAnswer         ID = "IDEM-014"
 	KeysFolded       ID = "IDEM-015"
 	ErrorReplay      ID = "IDEM-016"
+	RefusalReplay    ID = "IDEM-017"
 )
 
 // fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -80,7 +81,7 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst),
+	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one, or one refused for breaking a payload rule) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst, model.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(model.ChangedPayload),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
@@ -93,6 +94,8 @@ var catalogue = []Check{
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{RefusalReplay, "wrong refusal replay", "a call after a refused one (its payload broke a rule) got the refusal again where the contract says refusals are not stored, or was executed where it says they are", anyOf(model.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

@@ -55,6 +55,7 @@ var absences = map[model.Transition]string{
 	model.FoldedKey:          "no key that differs from another only by white space, case or form",
 	model.Burst:              "no calls of one action at once",
 	model.KeylessCreate:      "no call without a key under key_required: false",
+	model.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
 }
 
 func absence(t model.Transition) string {

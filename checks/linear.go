@@ -130,7 +130,7 @@ func linModel(c model.Contract) porcupine.Model {
 		Init: func() []any { return []any{linState{}} },
 		Step: func(state, input, output any) []any {
 			st, in, out := state.(linState), input.(linInput), output.(model.Outcome)
-			rule, next := judge.Judge(st.s, model.Input{Body: in.body, Overlapped: in.overlapped}, out)
+			rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped}, out)
 			if rule != model.RuleHolds {
 				return nil
 			}
@@ -148,7 +148,7 @@ func linModel(c model.Contract) porcupine.Model {
 		// equal), so a re-encoded retry does not split the search.
 		Equal: func(a, b any) bool {
 			x, y := a.(linState).s, b.(linState).s
-			return x.Present == y.Present && x.ID == y.ID && bytes.Equal(x.Body, y.Body)
+			return x.Present == y.Present && x.ID == y.ID && x.Refused == y.Refused && bytes.Equal(x.Body, y.Body)
 		},
 		Hash: func(state any) uint64 {
 			s := state.(linState).s
@@ -157,7 +157,7 @@ func linModel(c model.Contract) porcupine.Model {
 				h.Write([]byte{1})
 			}
 			h.Write([]byte(s.ID))
-			h.Write([]byte{0})
+			h.Write([]byte{0, byte(s.Refused), byte(s.Refused >> 8)})
 			h.Write(s.Body)
 			return h.Sum64()
 		},
@@ -169,6 +169,8 @@ func linModel(c model.Contract) porcupine.Model {
 		DescribeState: func(state any) string {
 			st := state.(linState)
 			switch {
+			case !st.s.Present && st.s.Refused != 0:
+				return fmt.Sprintf("absent, refused %d", st.s.Refused)
 			case !st.s.Present:
 				return "absent"
 			case st.s.ID == "":

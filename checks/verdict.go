@@ -118,7 +118,8 @@ func Evaluate(in Input) []Violation {
 				info.okIDs = append(info.okIDs, op.Out.ID)
 				info.mayExist = true
 			case model.Unknown, model.Other:
-				info.mayExist = true
+				// A broken call's refusal is no effect, whatever its status.
+				info.mayExist = info.mayExist || !(op.Call.Broken > 0 && model.Refused(op.Out))
 			}
 		}
 		info.winners = winners(states)
@@ -242,6 +243,8 @@ var ruleChecks = map[model.Rule]struct {
 	model.RuleUnstableID:             {UnstableResponse, "ok answers of one action carry different IDs"},
 	model.RuleChangedPayloadRefused: {WrongStatus,
 		"a changed payload was answered conflict, but the contract replays the original (changed_payload: replayed)"},
+	model.RuleRefusalReplayed:    {RefusalReplay, "a valid call after a refused one got the same refusal, but the contract does not store refusals (refusals: not-stored)"},
+	model.RuleRefusalNotReplayed: {RefusalReplay, "a call after a refused one was not answered with the saved refusal, but the contract stores refusals (refusals: stored)"},
 }
 
 // ruleViolation reports the rule an answer broke; a wrong status says

@@ -64,6 +64,9 @@ func encoded(c model.Call, encoding int) model.Call { c.Encoding = encoding; ret
 // faulty plans a lost reply for the call.
 func faulty(c model.Call) model.Call { c.Fault = "lose-reply"; return c }
 
+// broken makes the call break a payload rule (the first breakage).
+func broken(c model.Call) model.Call { c.Broken = 1; return c }
+
 // dbError plans a transient database failure for the call.
 func dbError(c model.Call) model.Call { c.Fault = model.FaultDBError; return c }
 
@@ -319,6 +322,12 @@ func verdictCases() []verdictCase {
 				failed := op(0, dbError(call(w.a, w.k1, 0)), serverError())
 				retry := op(1, call(w.a, w.k1, 0), either(bad, serverError(), ok(w.id1)))
 				return scenario{history(failed, retry), snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
+			}},
+		{name: "a fixed call refused again after a refused one under refusals: not-stored", check: checks.RefusalReplay, primary: true,
+			build: func(w world, bad bool) scenario {
+				refused := op(0, broken(call(w.a, w.k1, 0)), status(400))
+				fixed := op(1, call(w.a, w.k1, 0), either(bad, status(400), ok(w.id1)))
+				return scenario{history(refused, fixed), snapshot(either(bad, nil, w.created(w.a, w.k1, w.id1, 0)))}
 			}},
 		{name: "retries polled in_flight past the recovery time after a crash", check: checks.StuckAction, primary: true,
 			build: func(w world, bad bool) scenario {

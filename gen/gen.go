@@ -50,6 +50,10 @@ type World struct {
 	// (model.Call.UniqueOf): the contract has unique: fields and the
 	// answer that refuses them (answers.taken).
 	Unique bool
+	// Broken is how many ways a call may break the contract's payload
+	// rules (model.Contract.Breakages); 0 draws no refused-then-fixed
+	// sequences.
+	Broken int
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -61,7 +65,8 @@ func DefaultWorld() World {
 // IsZero reports a world nobody set.
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
-		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique
+		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique &&
+		w.Broken == 0
 }
 
 // Validate reports a world that cannot draw plans.
@@ -71,6 +76,9 @@ func (w World) Validate() error {
 	}
 	if w.MaxBurst == 1 || w.MaxBurst < 0 || w.MaxBurst > 64 {
 		return fmt.Errorf("gen: bursts have 2–64 calls (or 0 for none), got %d", w.MaxBurst)
+	}
+	if w.Broken < 0 {
+		return fmt.Errorf("gen: a world breaks 0 or more payload rules, got %d", w.Broken)
 	}
 	return nil
 }
@@ -92,7 +100,8 @@ func KeyName(i int) string { return fmt.Sprintf("k%d", i+1) }
 // Plan draws plans of single calls and, when the world has them, bursts.
 // Every draw shrinks toward fewer steps, single calls rather than bursts,
 // bursts of two identical calls, tenant A, key k1, payload variant 0, the
-// plain encoding and a call that carries its key.
+// plain encoding and a call that carries its key; a refused-then-fixed
+// sequence shrinks to an ordinary call.
 func Plan(w World) *rapid.Generator[model.Plan] {
 	return rapid.Custom(func(t *rapid.T) model.Plan {
 		d := dims{
@@ -110,15 +119,20 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			}
 			d.shapes = append(d.shapes, shape)
 		}
-		step := rapid.Custom(func(t *rapid.T) model.Step {
+		step := rapid.Custom(func(t *rapid.T) []model.Step {
 			// One step in eight is a restart when the world has them; the
 			// draw shrinks to 0, a call.
 			if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
-				return model.Step{Kind: model.StepRestart}
+				return []model.Step{{Kind: model.StepRestart}}
 			}
 			// As often, a fault step of its own; it shrinks to a call.
 			if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
-				return rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")
+				return []model.Step{rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")}
+			}
+			// As often, a call that breaks a payload rule, then the same
+			// call fixed; it shrinks to an ordinary call.
+			if w.Broken > 0 && rapid.IntRange(0, 7).Draw(t, "refused then fixed") == 7 {
+				return d.refusedThenFixed(t)
 			}
 			base := d.call(t, w.KeyRequired || w.Keyless)
 			// One step in four is a burst; the draw shrinks to 0, a single call.
@@ -130,16 +144,22 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 				if base.NoKey && w.Keyless {
 					base.Fault = model.FaultNone
 				}
-				return model.Step{Kind: model.StepCall, Calls: []model.Call{d.takeValue(t, base)}}
+				return []model.Step{{Kind: model.StepCall, Calls: []model.Call{d.takeValue(t, base)}}}
 			}
 			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
 			calls := []model.Call{base}
 			for len(calls) < n {
 				calls = append(calls, d.raceValue(t, base, d.vary(t, base)))
 			}
-			return model.Step{Kind: model.StepBurst, Calls: calls}
+			return []model.Step{{Kind: model.StepBurst, Calls: calls}}
 		})
-		return crashes(model.Plan{Steps: rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps")})
+		var steps []model.Step
+		for _, group := range rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps") {
+			steps = append(steps, group...)
+		}
+		// A refused-then-fixed sequence is up to three steps: the plan
+		// stays within MaxSteps (its last broken call maybe unfixed).
+		return crashes(model.Plan{Steps: steps[:min(len(steps), w.MaxSteps)]})
 	})
 }
 
@@ -202,6 +222,22 @@ func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
 		c.NoKey = true
 	}
 	return c
+}
+
+// refusedThenFixed draws a call with a key that breaks one of the
+// contract's payload rules, sometimes sent again, then the same call with
+// its payload fixed: a correct service refuses the broken one without
+// effect, and what it then answers the fixed one is the contract's
+// refusals: policy. They carry no fault: a refusal is the point.
+func (d dims) refusedThenFixed(t *rapid.T) []model.Step {
+	fixed := d.call(t, false)
+	broken := fixed
+	broken.Broken = rapid.IntRange(1, d.w.Broken).Draw(t, "broken rule")
+	steps := []model.Step{{Kind: model.StepCall, Calls: []model.Call{broken}}}
+	if rapid.IntRange(0, 2).Draw(t, "refused again") == 2 {
+		steps = append(steps, model.Step{Kind: model.StepCall, Calls: []model.Call{broken}})
+	}
+	return append(steps, model.Step{Kind: model.StepCall, Calls: []model.Call{fixed}})
 }
 
 // vary draws another call of a burst: mostly the same call again (a

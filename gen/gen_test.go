@@ -57,6 +57,10 @@ func checkCall(t *rapid.T, w gen.World, i int, c model.Call, tenants, keys map[s
 		t.Fatalf("step %d: fault %q in a plan without faults", i+1, c.Fault)
 	case c.NoKey && !w.KeyRequired:
 		t.Fatalf("step %d: a call omits its key though the world does not require keys", i+1)
+	case c.Broken < 0 || c.Broken > w.Broken:
+		t.Fatalf("step %d: broken rule %d, want 0..%d", i+1, c.Broken, w.Broken)
+	case c.Broken > 0 && c.NoKey:
+		t.Fatalf("step %d: a broken call without its key", i+1)
 	}
 }
 
@@ -69,6 +73,7 @@ func TestPlanRespectsWorld(t *testing.T) {
 			MaxSteps:    rapid.IntRange(1, 20).Draw(t, "steps"),
 			KeyRequired: rapid.Bool().Draw(t, "key required"),
 			MaxBurst:    rapid.SampledFrom([]int{0, 2, 3, 16}).Draw(t, "max burst"),
+			Broken:      rapid.IntRange(0, 3).Draw(t, "broken"),
 		}
 		checkBounds(t, w, gen.Plan(w).Draw(t, "plan"))
 	})
@@ -307,5 +312,57 @@ func TestPlanDrawsKeyShapesAndNoise(t *testing.T) {
 	plain.KeyShapes, plain.Noise = false, nil
 	if shapes, noise := count(plain); len(shapes)+len(noise) != 0 {
 		t.Errorf("a world without shapes or noise drew %v and %v", shapes, noise)
+	}
+}
+
+// A world with payload rules to break draws refused-then-fixed sequences:
+// a broken call alone in its step, keyed and without a fault, sometimes
+// sent twice, then the same call fixed. A world without draws none.
+func TestPlanRefusedThenFixed(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Broken = 3
+	w.Faults = []model.Fault{model.FaultLoseReply}
+	fixed, again, rules := 0, 0, map[int]bool{}
+	for seed := range 300 {
+		p := gen.Plan(w).Example(seed)
+		for i, s := range p.Steps {
+			for _, c := range s.Calls {
+				if c.Broken == 0 {
+					continue
+				}
+				rules[c.Broken] = true
+				if s.Kind != model.StepCall || c.Fault != model.FaultNone || c.NoKey {
+					t.Fatalf("seed %d: broken call in step %q: %s", seed, s, p)
+				}
+				if i+1 == len(p.Steps) {
+					continue // cut at MaxSteps
+				}
+				next := p.Steps[i+1].Calls
+				unbroken := c
+				unbroken.Broken = 0
+				switch {
+				case len(next) == 1 && next[0] == unbroken:
+					fixed++
+				case len(next) == 1 && next[0] == c:
+					again++
+				default:
+					t.Fatalf("seed %d: broken call %s followed by %s, want it again or fixed:\n%s", seed, c, p.Steps[i+1], p)
+				}
+			}
+		}
+	}
+	t.Logf("300 plans: %d fixed, %d refused again", fixed, again)
+	if fixed < 30 || again < 5 || len(rules) != 3 {
+		t.Errorf("300 plans: %d fixed after a refused call, %d refused again, rules broken %v", fixed, again, rules)
+	}
+	w.Broken = 0
+	for seed := range 100 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Broken != 0 {
+					t.Fatalf("a world without rules to break drew %s", c)
+				}
+			}
+		}
 	}
 }

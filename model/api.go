@@ -7,7 +7,7 @@
 // engine's, and no caller names them.
 //
 // API index: [Contract] (with [Statuses], [Answers], [Matcher],
-// [Equivalence], [KeyScope], [KeyCompare], [IDFormat], [FieldRule], [Range]) and
+// [Equivalence], [KeyScope], [KeyCompare], [IDFormat], [Refusals], [FieldRule], [Range]) and
 // [Effect] ([Reference]) describe the target; [Plan], [Step] ([StepCall],
 // [StepBurst], [StepRestart], [StepFault]), [Call], [Action], [Noise] and
 // [Namespace] what is sent; [History], [Op], [Outcome] ([OutcomeKind]: [OK],
@@ -28,6 +28,7 @@ type (
 	KeyScope    = m.KeyScope
 	KeyCompare  = m.KeyCompare
 	IDFormat    = m.IDFormat
+	Refusals    = m.Refusals
 	FieldRule   = m.FieldRule
 	Range       = m.Range
 	Effect      = m.Effect
@@ -70,6 +71,14 @@ const (
 	IDWord     = m.IDWord
 	IDDNSLabel = m.IDDNSLabel
 	IDUUID     = m.IDUUID
+)
+
+// What a refused call does to its key (Contract's Refusals, the
+// contract's refusals:).
+const (
+	RefusalsNotStored = m.RefusalsNotStored
+	RefusalsStored    = m.RefusalsStored
+	RefusalsUntested  = m.RefusalsUntested
 )
 
 // The kinds of answer an Outcome holds.

@@ -163,6 +163,8 @@ func (c *Config) world() gen.World {
 	if n := len(c.Contract.Tenants); n > 0 {
 		w.MaxTenants = min(w.MaxTenants, n)
 	}
+	// Every rule a call can break is a refused-then-fixed sequence to send.
+	w.Broken = len(c.Contract.WithDefaults().Breakages())
 	return w
 }
 

@@ -83,6 +83,10 @@ type contractFile struct {
 	TenantFormat  string   `yaml:"tenant_format"`
 	TenantPattern string   `yaml:"tenant_pattern"`
 	TagFormat     string   `yaml:"tag_format"`
+	// Refusals: "not-stored" (default: a call refused for breaking a
+	// payload rule leaves its key unused), "stored" (the refusal is
+	// saved and replayed) or "untested" (no such call is sent).
+	Refusals string `yaml:"refusals"`
 }
 
 // payloadRule is a payload_rules entry: the word fixed, or a mapping of
@@ -92,7 +96,7 @@ type payloadRule struct{ model.FieldRule }
 func (r *payloadRule) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		if n.Value != "fixed" {
-			return fmt.Errorf("line %d: payload rule %q: want fixed, or a mapping of enum, int, number or max_len", n.Line, n.Value)
+			return fmt.Errorf("line %d: payload rule %q: want fixed, or a mapping of enum, int, number, max_len or required", n.Line, n.Value)
 		}
 		r.Fixed = true
 		return nil
@@ -103,22 +107,24 @@ func (r *payloadRule) UnmarshalYAML(n *yaml.Node) error {
 		Int    *model.Range `yaml:"int"`
 		Number *model.Range `yaml:"number"`
 		MaxLen int          `yaml:"max_len"`
+		// Required: the service refuses a payload without the field.
+		Required bool `yaml:"required"`
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		switch k := n.Content[i].Value; k {
-		case "fixed", "enum", "max_len":
+		case "fixed", "enum", "max_len", "required":
 		case "int", "number":
 			if err := rangeKeys(k, n.Content[i+1]); err != nil {
 				return err
 			}
 		default:
-			return fmt.Errorf("line %d: payload rule: unknown field %q (want fixed, enum, int, number or max_len)", n.Content[i].Line, k)
+			return fmt.Errorf("line %d: payload rule: unknown field %q (want fixed, enum, int, number, max_len or required)", n.Content[i].Line, k)
 		}
 	}
 	if err := n.Decode(&f); err != nil {
 		return err
 	}
-	r.FieldRule = model.FieldRule{Fixed: f.Fixed, Enum: f.Enum, Int: f.Int, Number: f.Number, MaxLen: f.MaxLen}
+	r.FieldRule = model.FieldRule{Fixed: f.Fixed, Enum: f.Enum, Int: f.Int, Number: f.Number, MaxLen: f.MaxLen, Required: f.Required}
 	return nil
 }
 
@@ -335,6 +341,13 @@ func Parse(name string, data []byte) (Config, error) {
 	c.Contract.KeyFormat, c.Contract.KeyPattern = model.IDFormat(f.KeyFormat), f.KeyPattern
 	c.Contract.Tenants, c.Contract.TenantFormat, c.Contract.TenantPattern = f.Tenants, model.IDFormat(f.TenantFormat), f.TenantPattern
 	c.Contract.TagFormat = model.IDFormat(f.TagFormat)
+	switch r := model.Refusals(f.Refusals); r {
+	case "", model.RefusalsNotStored:
+	case model.RefusalsStored, model.RefusalsUntested:
+		c.Contract.Refusals = r
+	default:
+		return none, fail("refusals: %q; want \"not-stored\" (the default: a call refused for breaking a payload rule leaves its key unused), \"stored\" (the service saves the refusal under the key and replays it) or \"untested\" (send no call that breaks a rule)", f.Refusals)
+	}
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
 		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)

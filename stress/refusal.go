@@ -20,7 +20,8 @@ import (
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
-	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey &&
+	// A broken call is refused on purpose (see noteBrokenAccepted).
+	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&
 		op.Out.Kind != model.Taken
@@ -132,5 +133,36 @@ func describeRule(r model.FieldRule) string {
 	if r.MaxLen > 0 {
 		parts = append(parts, fmt.Sprintf("max_len: %d", r.MaxLen))
 	}
+	if r.Required {
+		parts = append(parts, "required: true")
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// noteBrokenAccepted notes each payload rule the service did not enforce:
+// a call that broke it was answered ok as the first call of its action
+// (a later one may be the service's own mistake, a changed payload
+// accepted). The rule is the contract's claim, not the service's
+// idempotency: the verdict still holds (an accepted call is judged as
+// any other), but the refused-then-fixed sequences of that rule test
+// nothing.
+func (r *runner) noteBrokenAccepted(h model.History) {
+	c := r.cfg.Contract
+	seen := map[model.Action]bool{}
+	for _, op := range h.Ops {
+		a := c.ActionOf(op.Call)
+		first := !seen[a] && !op.Call.NoKey
+		seen[a] = true
+		if !first || op.Call.Broken == 0 || op.Out.Kind != model.OK {
+			continue
+		}
+		b, ok := c.Breakage(op.Call.Broken)
+		if !ok {
+			continue
+		}
+		r.note(fmt.Sprintf("payload_rules.%s: the service accepted a call that breaks the rule %s (%s): it answered %d. "+
+			"idemstress sends such calls to check that a refusal leaves the key unused (refusals:); "+
+			"if the service takes such values, widen the rule to what it takes, or set refusals: untested",
+			b.Ptr, describeRule(c.Fields[b.Ptr]), b, op.Out.Status))
+	}
 }

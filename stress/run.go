@@ -422,15 +422,22 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
+	r.noteBrokenAccepted(tr.History)
+	// A call after a broken one of its action may get the broken one's
+	// refusal replayed: the service's mistake (IDEM-017), not its input's.
+	brokenBefore := map[model.Action]bool{}
 	for i, op := range tr.History.Ops {
+		a := r.cfg.Contract.ActionOf(op.Call)
+		after := brokenBefore[a]
+		brokenBefore[a] = after || op.Call.Broken > 0
 		r.serverErrors = r.serverErrors || op.Out.ServerError() && !op.Call.NoKey
 		switch {
 		case op.Out.Kind == model.OK:
 			r.ids = true
-			r.baseOK = r.baseOK || op.Call.Variant == 0
+			r.baseOK = r.baseOK || op.Call.Variant == 0 && op.Call.Broken == 0
 		case r.noID == nil && r.wantedID(op):
 			r.noID = &tr.History.Ops[i]
-		case r.refused == nil && refusedInput(op) && !replayDue(r.cfg.Contract, tr.History, op):
+		case r.refused == nil && refusedInput(op) && !after && !replayDue(r.cfg.Contract, tr.History, op):
 			r.refused, r.refusedNS = &tr.History.Ops[i], tr.NS
 		}
 	}

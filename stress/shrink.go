@@ -375,6 +375,14 @@ func simplerCalls(c model.Call) []model.Call {
 		d.Noise = model.NoiseNone
 		out = append(out, d)
 	}
+	// A broken call breaks the first rule, or none (the fixed call).
+	for _, broken := range []int{1, 0} {
+		if c.Broken > broken {
+			d := c
+			d.Broken = broken
+			out = append(out, d)
+		}
+	}
 	if plain := model.PlainKey(c.Key); plain != c.Key {
 		d := c
 		d.Key = plain

@@ -300,6 +300,9 @@ func TestSimplerCalls(t *testing.T) {
 			{Tenant: "B", Key: "k2", Variant: 2, Encoding: 3, NoKey: false},
 		}},
 		{model.Call{Tenant: "A", Key: "k1", Variant: 1}, []model.Call{call("A", "k1", 0)}},
+		// A broken call breaks the first rule, or none: the fixed call.
+		{model.Call{Tenant: "A", Key: "k1", Broken: 3}, []model.Call{{Tenant: "A", Key: "k1", Broken: 1}, call("A", "k1", 0)}},
+		{model.Call{Tenant: "A", Key: "k1", Broken: 1}, []model.Call{call("A", "k1", 0)}},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)

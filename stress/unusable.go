@@ -28,8 +28,8 @@ func (r *runner) noteUnusable(h model.History) {
 		a := r.cfg.Contract.ActionOf(op.Call)
 		first := !seen[a]
 		seen[a] = true
-		if op.Call.NoKey || op.Out.Err != "" {
-			continue
+		if op.Call.NoKey || op.Out.Err != "" || op.Call.Broken > 0 {
+			continue // a broken call is refused on purpose
 		}
 		if k := op.Out.Kind; k == model.Other || k == model.Invalid || (k == model.Conflict && first) {
 			r.unusable = &h.Ops[i]

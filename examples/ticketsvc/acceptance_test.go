@@ -83,6 +83,8 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"short-lease", nil},
 		// One call at a time joins no other.
 		{"hang-on-burst", nil},
+		// Without a refused call, nothing is stored.
+		{"stores-refusals", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -78,6 +78,14 @@ type behavior struct {
 	// process (tenant, key, payload) to it, and never hands it the
 	// result: a burst of identical calls hangs all but the first.
 	joinIdentical bool
+	// storesRefusals keeps the answer of a call refused for its input (a
+	// 400 for a priority out of range, a missing subject) under its key,
+	// in the process, and replays it to every later call of the key, as a
+	// response cache in front of the validation does: the corrected call
+	// with the same key is refused for as long as the key is kept, though
+	// nothing was ever created (the mistake Stripe's documentation warns
+	// of).
+	storesRefusals bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -109,6 +117,7 @@ var bugModes = []bugMode{
 	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
 	{name: "short-lease", b: behavior{shortLease: true, unconstrained: true}},
 	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
+	{name: "stores-refusals", b: behavior{storesRefusals: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -207,6 +216,7 @@ func (b behavior) or(o behavior) behavior {
 		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
 		shortLease:           b.shortLease || o.shortLease,
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
+		storesRefusals:       b.storesRefusals || o.storesRefusals,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

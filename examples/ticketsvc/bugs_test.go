@@ -24,6 +24,17 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"short-lease": shortLeaseScenario,
 	// Shown only by identical calls at once (hang_test.go).
 	"hang-on-burst": hangOnBurstScenario,
+	// A call refused for its payload saves the 400 under its key: the
+	// corrected call with the key gets it too, and nothing is created.
+	"stores-refusals": func(e *env) (bool, string) {
+		refused := e.mustPost("A", "k", `{"subject":"x","priority":9}`)
+		fixed := e.mustPost("A", "k", `{"subject":"x","priority":3}`)
+		other := e.mustPost("A", "k2", `{"subject":"x","priority":3}`)
+		ef := e.effectsOf("A", "k")
+		shown := refused.status == http.StatusBadRequest && fixed.status == http.StatusBadRequest &&
+			fixed.body == refused.body && other.status == http.StatusCreated && len(ef.Tickets) == 0
+		return shown, fmt.Sprintf("answers %v %v %v, effects %+v", refused, fixed, other, ef)
+	},
 	// Every retry enqueues another notification for the same ticket.
 	"outbox-on-retry": func(e *env) (bool, string) {
 		first := e.mustPost("A", "k", `{"subject":"x"}`)

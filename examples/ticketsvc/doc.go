@@ -43,6 +43,9 @@
 //   - raw-body-fingerprint: the fingerprint is of the body's bytes, not its
 //     canonical JSON, so a retry re-encoding the same JSON (whitespace, key
 //     order, \u escapes) is refused with 422 instead of replayed.
+//   - stores-refusals: a call refused for its payload (a priority out of
+//     range, no subject) saves its 400 under the key, and every later call
+//     of the key gets it: the corrected call is refused, nothing created.
 //   - check-then-insert: no lock; the key is looked up, then inserted, over
 //     tables without unique constraints. Concurrent calls of one action
 //     both find nothing and both create: two tickets, two notifications.

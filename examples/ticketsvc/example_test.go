@@ -113,6 +113,7 @@ func ExampleBugs() {
 	// complete-after-commit
 	// short-lease
 	// hang-on-burst
+	// stores-refusals
 }
 
 func ExampleLayouts() {

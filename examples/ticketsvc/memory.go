@@ -42,3 +42,26 @@ func (m *errorMemory) store(a action, fingerprint string) {
 	defer m.mu.Unlock()
 	m.failed[a] = fingerprint
 }
+
+// refusalMemory is the stores-refusals mode's store of refused answers,
+// by action.
+type refusalMemory struct {
+	mu      sync.Mutex
+	refused map[action]httpError
+}
+
+func (m *refusalMemory) find(a action) (httpError, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.refused[a]
+	return e, ok
+}
+
+// store keeps the first refusal of the action.
+func (m *refusalMemory) store(a action, e httpError) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.refused[a]; !ok {
+		m.refused[a] = e
+	}
+}

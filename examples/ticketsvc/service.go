@@ -56,6 +56,9 @@ type Service struct {
 	memory *keyMemory
 	// errs holds the failed answers in the stores-errors mode.
 	errs *errorMemory
+	// refusals holds the refused answers in the stores-refusals mode;
+	// nil in every other.
+	refusals *refusalMemory
 	// redis holds the keys in the keys-in-redis modes; nil in every other.
 	redis *keyRedis
 	// identical holds the requests in flight in the hang-on-burst mode;
@@ -97,6 +100,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	}
 	if b.storesErrors {
 		s.errs = &errorMemory{failed: map[action]string{}}
+	}
+	if b.storesRefusals {
+		s.refusals = &refusalMemory{refused: map[action]httpError{}}
 	}
 	if b.redisKeys {
 		if s.redis, err = newKeyRedis(opts.RedisURL); err != nil {
@@ -169,6 +175,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, herr := parseCreate(w, r, s.b)
+	if s.refusals != nil {
+		if replayed := s.replayRefusal(w, r, herr); replayed {
+			return
+		}
+	}
 	if herr != nil {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
@@ -200,6 +211,26 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
+}
+
+// replayRefusal is the stores-refusals mode's mistake: a call whose key
+// and tenant headers are valid gets the refusal saved under them, if there
+// is one, and a refusal of its own (herr) is saved for the calls after it.
+func (s *Service) replayRefusal(w http.ResponseWriter, r *http.Request, herr *httpError) bool {
+	key, kerr := singleHeader(r, "Idempotency-Key")
+	tenant, terr := singleHeader(r, "X-Tenant")
+	if kerr != nil || terr != nil {
+		return false
+	}
+	a := action{tenant, key}
+	if saved, found := s.refusals.find(a); found {
+		writeJSON(w, saved.status, errorBody{Error: saved.msg})
+		return true
+	}
+	if herr != nil {
+		s.refusals.store(a, *herr)
+	}
+	return false
 }
 
 // internalError is the answer to a call whose database work failed.

@@ -50,6 +50,7 @@ var minimalCalls = map[string]int{
 	"stores-errors":         2, // the call the db-error fails, and its retry
 	"complete-after-commit": 2, // the call crashed at its key record, and its retry after the restart
 	"short-lease":           1, // the original held past the lease; the fault sends its retry
+	"stores-refusals":       2, // the call refused for its payload, and the fixed call
 }
 
 // zooRun is one run of the tester against one zoo bug with one seed, as

@@ -153,7 +153,8 @@ func (x *execution) add(ops []model.Op) []int {
 
 // request is what the target is sent for a call, and the op that records it.
 func (x *execution) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
-	e, c := x.Executor, x.Contract
+	// A broken call's body breaks the payload rule it names.
+	e, c := x.Executor, x.Contract.Breaking(call.Broken)
 	tag := ns.Tag(c, call)
 	req := client.Request{Tenant: c.SentTenant(ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {

@@ -124,6 +124,15 @@ type Contract struct {
 	// TagFormat is the alphabet of the action tag, for a tag that stands
 	// in a constrained field: IDAny (default), IDWord or IDDNSLabel.
 	TagFormat IDFormat `json:",omitempty"`
+	// Refusals is what a call refused for its input (a payload that
+	// breaks a rule of Fields) does to its key: "" or RefusalsNotStored
+	// (the key stays unused), RefusalsStored (the refusal is saved and
+	// replayed), RefusalsUntested (no such call is sent). Left out of
+	// JSON when "", so that a contract without refusals: keeps the digest
+	// its case files were written with.
+	Refusals Refusals `json:",omitempty"`
+	// breaking is the breakage Render applies (see Breaking); 0: none.
+	breaking int
 }
 
 // DefaultContract follows the IETF Idempotency-Key draft: 422 for a changed

@@ -45,12 +45,15 @@ const (
 	// (Call.UniqueOf). Counted only where it happens: it needs the
 	// contract's unique: and answers.taken.
 	TakenValue Transition = "taken-value"
+	// RefusedThenFixed: a call with a valid payload after a broken call
+	// of its action (Call.Broken) had been refused.
+	RefusedThenFixed Transition = "refused-then-fixed"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
 // them; after them come the faults that fired, each under its own name
 // (Transition("crash")).
-var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst}
+var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst, RefusedThenFixed}
 
 // FaultFired is the transition of a fault of kind f that fired.
 func FaultFired(f Fault) Transition { return Transition(f) }
@@ -67,6 +70,7 @@ var labels = map[Transition]string{
 	Burst:              "burst",
 	KeylessCreate:      "keyless create",
 	TakenValue:         "another action's unique value",
+	RefusedThenFixed:   "refused then fixed",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -167,7 +171,7 @@ func Exercised(in Exercise) Coverage {
 		if op.Call.UniqueOf != "" {
 			cov[TakenValue]++
 		}
-		var leak, fold, burst, retry, changed, reencoded bool
+		var leak, fold, burst, retry, changed, reencoded, fixed bool
 		for j, other := range in.History.Ops {
 			earlier := before(other, j, op, i)
 			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
@@ -178,6 +182,11 @@ func Exercised(in Exercise) Coverage {
 				fold = fold || folded(in, op.Call, other.Call)
 				continue
 			}
+			if op.Call.Broken > 0 || other.Call.Broken > 0 {
+				// A broken payload is no retry or change of a valid one.
+				fixed = fixed || op.Call.Broken == 0 && Refused(other.Out) && other.End < op.Start
+				continue
+			}
 			same := equivalent(i, j)
 			burst = burst || Overlap(op, other)
 			retry = retry || same && other.End < op.Start
@@ -185,7 +194,7 @@ func Exercised(in Exercise) Coverage {
 			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
 		}
 		for t, made := range map[Transition]bool{OtherTenantSameKey: leak, FoldedKey: fold, Burst: burst,
-			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded} {
+			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded, RefusedThenFixed: fixed} {
 			if made {
 				cov[t]++
 			}

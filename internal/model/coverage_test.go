@@ -79,6 +79,12 @@ func TestExercised(t *testing.T) {
 			nil, model.Coverage{model.Called: 2, model.Keyless: 1}},
 		{"a keyless create under key_required: false", keyOptional, false, model.Calls(keyless, keyless),
 			nil, model.Coverage{model.Called: 2, model.Keyless: 2, model.KeylessCreate: 2}},
+		{"a fixed call after a refused one", exact, false, model.Calls(broken(covOp("A", "k1", pOther, 0, 10), 400), covOp("A", "k1", p, 20, 30)),
+			nil, model.Coverage{model.Called: 2, model.RefusedThenFixed: 1}},
+		{"a broken call accepted is not refused", exact, false, model.Calls(broken(covOp("A", "k1", pOther, 0, 10), 201), covOp("A", "k1", p, 20, 30)),
+			nil, model.Coverage{model.Called: 2}},
+		{"a broken call after a valid one is no changed payload", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), broken(covOp("A", "k1", pOther, 20, 30), 400)),
+			nil, model.Coverage{model.Called: 2}},
 		{"faults count when they fired", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
 			[]model.FaultEvent{{Kind: model.FaultCrash, Fired: true}, {Kind: model.FaultRestart, Fired: true}, {Kind: model.FaultLoseReply}},
 			model.Coverage{model.Called: 1, "crash": 1, "restart": 1}},
@@ -129,4 +135,14 @@ func BenchmarkExercised(b *testing.B) {
 	for b.Loop() {
 		model.Exercised(model.Exercise{Contract: c, History: h})
 	}
+}
+
+// broken makes op a broken call answered status (refused when 4xx).
+func broken(op model.Op, status int) model.Op {
+	op.Call.Broken = 1
+	op.Out = refusal(status)
+	if status < 300 {
+		op.Out = model.Outcome{Kind: model.OK, Status: status, ID: "7"}
+	}
+	return op
 }

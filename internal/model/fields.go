@@ -27,6 +27,10 @@ type FieldRule struct {
 	// MaxLen: a string variant stays within this many characters; the
 	// base is cut to make room for the suffix.
 	MaxLen int
+	// Required: the service refuses a payload without the field; a
+	// refused call leaves it out (see Breakages). Left out of JSON when
+	// false, so that rules without it keep the contract's digest.
+	Required bool `json:",omitempty"`
 }
 
 // Range is an inclusive numeric range.
@@ -96,6 +100,8 @@ func (c Contract) varied(fill filler, v int) any {
 	if fields := c.variable(); v > 0 && len(fields) > 0 {
 		target, step = fields[(v-1)%len(fields)].ptr, (v-1)/len(fields)+1
 	}
+	// A broken call (Breaking) is the variant with one field broken.
+	brk, broken := c.breakingAt()
 	var walk func(ptr string, x any) any
 	walk = func(ptr string, x any) any {
 		switch y := x.(type) {
@@ -105,7 +111,11 @@ func (c Contract) varied(fill filler, v int) any {
 				if s, ok := e.(string); ok && fill.drop(s) {
 					continue
 				}
-				out[k] = walk(ptr+"/"+escapePointer(k), e)
+				at := ptr + "/" + escapePointer(k)
+				if broken && brk.Rule == "required" && at == brk.Ptr {
+					continue
+				}
+				out[k] = walk(at, e)
 			}
 			return out
 		case []any:
@@ -120,15 +130,19 @@ func (c Contract) varied(fill filler, v int) any {
 			}
 			y = fill.replace(y)
 			if ptr == target {
-				return c.Fields[ptr].vary(y, step, v)
+				x = c.Fields[ptr].vary(y, step, v)
+			} else {
+				x = y
 			}
-			return y
 		default:
 			if ptr == target {
-				return c.Fields[ptr].vary(x, step, v)
+				x = c.Fields[ptr].vary(x, step, v)
 			}
-			return x
 		}
+		if broken && ptr == brk.Ptr {
+			return brk.apply(x)
+		}
+		return x
 	}
 	return walk("", map[string]any(c.Payload))
 }

@@ -42,6 +42,11 @@ type Call struct {
 	// own: while that action holds them, the call must be refused as
 	// taken, with no effect. "" (the default): the call's own values.
 	UniqueOf string `json:"unique_of,omitempty"`
+	// Broken makes the call break one of the contract's payload rules
+	// (the Broken-th of Contract.Breakages, from 1; 0: none): a correct
+	// service refuses it, and what the refusal does to the key is the
+	// contract's refusals: policy.
+	Broken int `json:"broken,omitempty"`
 }
 
 // Noise is request noise: what a client adds to a retry that is not part
@@ -88,9 +93,11 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // "A/k1 v0" is tenant A, key k1, payload variant 0; "e2" after the variant
 // marks a re-encoding of the same payload; "A/(no key) v0" a call sent
 // without its key; a key in another shape is shown as sent ("k1␠", "K1");
-// request noise follows with a plus ("A/k1 v0 +query"), a planned fault in
-// brackets ("A/k1 v0 [lose-reply]"), another action's unique values after
-// an at sign ("A/k2 v0 @k1").
+// request noise follows with a plus ("A/k1 v0 +query"), another action's
+// unique values after an at sign ("A/k2 v0 @k1"), a broken payload rule
+// with an exclamation mark ("A/k1 v0 !broken", "!broken2" for the second
+// of the contract's breakages), a planned fault in brackets ("A/k1 v0
+// [lose-reply]").
 func (c Call) String() string {
 	key := KeyLabel(c.Key)
 	if c.NoKey {
@@ -106,6 +113,12 @@ func (c Call) String() string {
 	if c.UniqueOf != "" {
 		// "A/k2 v0 @k1": k2's call with k1's unique values.
 		s += " @" + KeyLabel(c.UniqueOf)
+	}
+	switch {
+	case c.Broken == 1:
+		s += " !broken"
+	case c.Broken > 1:
+		s += fmt.Sprintf(" !broken%d", c.Broken)
 	}
 	if c.Fault != FaultNone {
 		s += " [" + string(c.Fault) + "]"

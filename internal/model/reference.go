@@ -8,12 +8,20 @@ type State struct {
 	Present bool
 	Body    []byte
 	ID      string
+	// Refused is the status a broken call of the absent action was
+	// refused with (0: none; -1: a broken call got no answer, so any
+	// refusal may have been saved). Under refusals: stored every later
+	// call must get it again; under not-stored a valid call that gets it
+	// again met a saved refusal.
+	Refused int
 }
 
 // Input is what the model needs to know about one call of an action.
 type Input struct {
 	Body  []byte
 	NoKey bool
+	// Broken: the payload breaks one of the contract's rules (Call.Broken).
+	Broken bool
 	// Overlapped is true when another call of the same action was in flight
 	// at the same time; only then may a call answer in_flight.
 	Overlapped bool
@@ -40,6 +48,13 @@ const (
 	// payload not equivalent to the winning one was answered conflict
 	// where the contract promises the original's answer.
 	RuleChangedPayloadRefused
+	// RuleRefusalReplayed: under refusals: not-stored, a valid call after a
+	// broken one was refused the same way, as if the refusal were saved.
+	RuleRefusalReplayed
+	// RuleRefusalNotReplayed: under refusals: stored, a call after a
+	// refused one was not answered with the saved refusal (executed, or
+	// refused otherwise).
+	RuleRefusalNotReplayed
 )
 
 // Judge applies one answered call to one state. It returns the rule the
@@ -60,6 +75,15 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 			return RuleHolds, []State{s}
 		}
 		return RuleWrongStatus, []State{s}
+	}
+	if s.Refused != 0 && !s.Present && c.Refusals == RefusalsStored {
+		return c.judgeSaved(s, in, out)
+	}
+	if in.Broken && (Refused(out) || out.Kind == Unknown || out.Kind == Failed) {
+		return c.judgeBroken(s, in, out)
+	}
+	if s.Refused != 0 && !s.Present && Refused(out) && out.Status == s.Refused {
+		return RuleRefusalReplayed, []State{s}
 	}
 	switch out.Kind {
 	case Failed:
@@ -112,6 +136,51 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	}
 }
 
+// judgeBroken judges a broken call refused, or unanswered. A refusal
+// leaves no effect; refusing the first call of an absent action marks the
+// state with the refusal's status, which under refusals: stored every
+// later call gets again. An unanswered one was refused (and under stored,
+// maybe saved, with any status) or taken by a service that does not
+// enforce the rule. (A broken call answered ok is judged as any call: the
+// service took it, and the run notes the rule as the contract's mistake.)
+func (c Contract) judgeBroken(s State, in Input, out Outcome) (Rule, []State) {
+	if Refused(out) {
+		if s.Present || s.Refused != 0 {
+			return RuleHolds, []State{s}
+		}
+		return RuleHolds, []State{{Refused: out.Status}}
+	}
+	states := []State{s}
+	if out.Kind == Unknown && !s.Present {
+		states = append(states, State{Present: true, Body: in.Body})
+	}
+	if c.Refusals == RefusalsStored && !s.Present && s.Refused == 0 {
+		states = append(states, State{Refused: -1})
+	}
+	return RuleHolds, states
+}
+
+// judgeSaved judges a call of an action whose refusal is saved
+// (refusals: stored): it must get the same status again, or a conflict
+// (its payload differs from the one saved, which a service may check
+// first), or in_flight beside another call; it creates nothing.
+func (c Contract) judgeSaved(s State, in Input, out Outcome) (Rule, []State) {
+	switch {
+	case out.Kind == Unknown || out.Kind == Failed:
+		return RuleHolds, []State{s}
+	case out.Kind == InFlight && in.Overlapped:
+		return RuleHolds, []State{s}
+	case Refused(out) && (s.Refused == -1 || out.Status == s.Refused):
+		return RuleHolds, []State{{Refused: out.Status}}
+	case out.Kind == Conflict:
+		return RuleHolds, []State{s}
+	case out.Kind == OK:
+		// The service executed it: go on from what it did.
+		return RuleRefusalNotReplayed, []State{{Present: true, Body: in.Body, ID: out.ID}}
+	}
+	return RuleRefusalNotReplayed, []State{s}
+}
+
 // BadAnswer is one call whose answer the model does not allow.
 type BadAnswer struct {
 	Op   int // index into the ops given to Walk
@@ -129,7 +198,7 @@ func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 	states := []State{{}}
 	var findings []BadAnswer
 	for i, op := range ops {
-		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Overlapped: concurrentWithEarlier(ops, i)}
+		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Broken: op.Call.Broken > 0, Overlapped: concurrentWithEarlier(ops, i)}
 		var next, all []State
 		firstRule := RuleHolds
 		for j, s := range states {
@@ -168,7 +237,7 @@ func (c Contract) appendStates(dst []State, src []State) []State {
 	for _, s := range src {
 		dup := false
 		for _, d := range dst {
-			if d.Present == s.Present && d.ID == s.ID && c.Equivalent(d.Body, s.Body) {
+			if d.Present == s.Present && d.ID == s.ID && d.Refused == s.Refused && c.Equivalent(d.Body, s.Body) {
 				dup = true
 				break
 			}

@@ -73,6 +73,9 @@ var Expected = map[string]checks.ID{
 	// Identical calls at once: all but the first wait for an answer the
 	// first never hands over (caught by a burst).
 	"hang-on-burst": checks.NoAnswer,
+	// A 400 for a broken payload stored under the key: the fixed call
+	// gets it again where the contract says refusals are not stored.
+	"stores-refusals": checks.RefusalReplay,
 
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,

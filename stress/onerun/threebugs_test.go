@@ -41,6 +41,10 @@ func TestThreeBugsInOneRun(t *testing.T) {
 	// plans (each hang a call timeout) would take the binary past go
 	// test's ten minutes.
 	cfg.MaxBugs = 3
+	// The plans of seed 1 as they were drawn before broken calls: with
+	// them, the first failing plan is quicker, so the stuck key's shrink
+	// gets the 30 s floor of the budget, which it needs all of.
+	cfg.Contract.Refusals = model.RefusalsUntested
 	var shrinking []string
 	cfg.Progress = func(p stress.Progress) {
 		if p.Shrinking != "" && (len(shrinking) == 0 || shrinking[len(shrinking)-1] != string(p.Shrinking)) {

@@ -20,6 +20,8 @@ func TestSampleModes(t *testing.T) {
 	reencoded.Calls[0].Encoding = 1
 	traced := call("A", "k1", 0)
 	traced.Calls[0].Noise = model.NoiseQuery
+	refused := call("A", "k1", 0)
+	refused.Calls[0].Broken = 1
 	minimal := map[string][]model.Step{
 		"outbox-on-retry":      {call("A", "k1", 0), call("A", "k1", 0)},
 		"no-payload-check":     {call("A", "k1", 0), call("A", "k1", 1)},
@@ -31,6 +33,7 @@ func TestSampleModes(t *testing.T) {
 		"partial-fingerprint":  {call("A", "k1", 0), call("A", "k1", 1)},
 		"query-in-key":         {call("A", "k1", 0), traced},
 		"hang-on-burst":        {burst(call("A", "k1", 0), call("A", "k1", 0))},
+		"stores-refusals":      {refused, call("A", "k1", 0)},
 		// In the keys layout the trimmed key is stored: one call shows it.
 		"trimmed-keys": {call("A", model.Shaped("k1", model.ShapeSpace), 0)},
 	}
