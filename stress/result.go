@@ -41,6 +41,11 @@ type Failure struct {
 	// before no smaller candidate failed: Plan is the smallest failing
 	// plan found so far, reported rather than dropped.
 	NotMinimal bool `json:"not_minimal,omitempty"`
+	// Sightings are this bug seen again another way: failures of other
+	// checks, faults or interleavings whose check needs what this bug's
+	// minimal plan needs (see sighting.go), listed under it rather than
+	// reported as bugs of their own; most severe first.
+	Sightings []Sighting `json:"sightings,omitempty"`
 }
 
 // Checks lists the checks the failure fired, primary first.
