@@ -1,7 +1,9 @@
 package stress
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -21,7 +23,11 @@ func Check(t *testing.T, cfg Config) *Result {
 	case checks.Fail:
 		for _, f := range res.Failures {
 			v, _ := violationOf(f.Violations, f.Check)
-			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations))
+			also := ""
+			for _, s := range f.Sightings {
+				also += fmt.Sprintf("also seen as %s: %s (without the %s it does not show)\n", s.Bug, s.Plan.Compact(), strings.Join(s.Shared, " and "))
+			}
+			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations), also)
 		}
 		for _, v := range res.Outside {
 			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
@@ -76,9 +82,24 @@ func (res *Result) Rows(target string) []report.Row {
 		}
 		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
 		cs.Bug = f.Bug
-		// The bug's own check first, then what else its plan fired.
-		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.IDsOf(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
+		// The bug's own check first, then what else its plan fired, then
+		// what its sightings fired beside.
+		cs.Checks = ownFirst(f.Check, cs.Violations)
+		for _, s := range f.Sightings {
+			cs.Sightings = append(cs.Sightings, s.Report())
+			for _, id := range s.Checks() {
+				if !slices.Contains(cs.Checks, id) {
+					cs.Checks = append(cs.Checks, id)
+				}
+			}
+		}
 		out = append(out, cs)
 	}
 	return out
+}
+
+// Report is the sighting as the report lists it under its bug's row.
+func (s Sighting) Report() report.Sighting {
+	return report.Sighting{Check: s.Check, Bug: s.Bug, Checks: s.Checks(), MinimalPlan: s.Plan,
+		Violations: s.Violations, NotMinimal: s.NotMinimal, Shared: s.Shared}
 }
