@@ -16,8 +16,12 @@ import (
 func Check(t *testing.T, cfg Config) *Result {
 	t.Helper()
 	res, err := Run(t.Context(), cfg)
-	if err != nil {
+	if err != nil && res == nil {
 		t.Fatalf("idemstress: %v", redact.Error(err))
+	}
+	if err != nil {
+		// A contract error after bugs were found: both are reported.
+		t.Errorf("idemstress: %v", redact.Error(err))
 	}
 	switch res.Verdict {
 	case checks.Fail:
@@ -63,6 +67,9 @@ func (res *Result) Rows(target string) []report.Row {
 		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
 	if res.Err != nil {
 		base.Error = res.Err.Error()
+	}
+	if res.Contract != nil {
+		base.ContractError = res.Contract.Error()
 	}
 	if res.Coverage != nil {
 		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()

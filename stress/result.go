@@ -103,4 +103,8 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// Err says why a run is inconclusive, or why a failure may not be minimal.
 	Err error `json:"-"`
+	// Contract, when set, is the contract error that ended a run which
+	// had found Failures before it: Run returns it as its error too. The
+	// failures stay reported, and may follow from the contract's mistake.
+	Contract error `json:"-"`
 }
