@@ -227,16 +227,12 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 // takes the more severe of the two (then the smaller plan), the other is
 // listed under it.
 func (b *Failure) see(f *Failure, own string, common []ingredient) {
-	var names []string
-	for _, in := range common {
-		names = append(names, in.name)
-	}
-	s := Sighting{Check: f.Check, Bug: own, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal, Shared: names}
+	s := Sighting{Check: f.Check, Bug: own, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal, Shared: names(common)}
 	if c := cmp.Or(cmp.Compare(rank(f.Check), rank(b.Check)), cmp.Compare(f.Plan.NumCalls(), b.Plan.NumCalls())); c < 0 && !f.NotMinimal {
-		// The row stands for the group under its most severe check: b
-		// becomes a sighting of f's, and keeps being the row (its place,
-		// when it was first seen).
-		old := Sighting{Check: b.Check, Bug: b.Bug, Plan: b.Plan, History: b.History, Violations: b.Violations, NotMinimal: b.NotMinimal, Shared: names}
+		// The row takes f's check and plan, and b's are listed under it;
+		// the row keeps its place and when the bug was first seen
+		// (Detect, Plans, Original).
+		old := Sighting{Check: b.Check, Bug: b.Bug, Plan: b.Plan, History: b.History, Violations: b.Violations, NotMinimal: b.NotMinimal, Shared: s.Shared}
 		b.Check, b.Bug, b.Plan, b.History, b.Violations, b.NotMinimal = f.Check, own, f.Plan, f.History, f.Violations, f.NotMinimal
 		b.Flaky, b.Shrink, b.Budget = f.Flaky, b.Shrink+f.Shrink, max(b.Budget, f.Budget)
 		s = old
@@ -245,13 +241,18 @@ func (b *Failure) see(f *Failure, own string, common []ingredient) {
 	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(rank(x.Check), rank(y.Check)) })
 }
 
+// names are the ingredients' names.
+func names(ins []ingredient) []string {
+	var out []string
+	for _, in := range ins {
+		out = append(out, in.name)
+	}
+	return out
+}
+
 // sightingNote says in a run's notes that a failure was filed under a
 // reported bug.
 func sightingNote(f *Failure, own bugID, b *Failure, common []ingredient) string {
-	var names []string
-	for _, in := range common {
-		names = append(names, in.name)
-	}
 	return fmt.Sprintf("%s (%s) is listed under the bug %s: without the %s its plan shares with that bug's, it shows no %s",
-		own, f.Plan.Compact(), b.Check, strings.Join(names, " and "), own.Check)
+		own, f.Plan.Compact(), b.Check, strings.Join(names(common), " and "), own.Check)
 }
