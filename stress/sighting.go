@@ -39,10 +39,12 @@ import (
 // IDEM-004 with nothing of the first's to strip; a tenant leak (another
 // tenant) and a replayed changed payload (a changed payload) share nothing.
 //
-// The row stands for the group under its most severe check (catalogue
-// order, then the smaller plan): whichever sighting the search met first,
-// the same bug gets the same row on every seed, and the others are listed
-// under it. The experiment runs only for a failure about to be reported, a
+// The row stands for the group under its plainest plan (the fewest
+// ingredients: the duplicate with the query parameter, not the changed
+// payload sent with it; a tenant leak in sequence, not in a burst), then
+// its most severe check, then the fewer calls: whichever sighting the
+// search met first, the same bug gets the same row on every seed, and
+// the others are listed under it. The experiment runs only for a failure about to be reported, a
 // few times a run.
 
 // Sighting is a reported bug seen another way: a shrunk failure whose
@@ -224,11 +226,11 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 }
 
 // see files f, of identity own, as a sighting of reported bug b: the row
-// takes the more severe of the two (then the smaller plan), the other is
-// listed under it.
+// takes the one that heads the group (headFirst), the other is listed
+// under it.
 func (b *Failure) see(f *Failure, own string, common []ingredient) {
 	s := Sighting{Check: f.Check, Bug: own, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal, Shared: names(common)}
-	if c := cmp.Or(cmp.Compare(rank(f.Check), rank(b.Check)), cmp.Compare(f.Plan.NumCalls(), b.Plan.NumCalls())); c < 0 && !f.NotMinimal {
+	if headFirst(f, b) < 0 && !f.NotMinimal {
 		// The row takes f's check and plan, and b's are listed under it;
 		// the row keeps its place and when the bug was first seen
 		// (Detect, Plans, Original).
@@ -239,6 +241,26 @@ func (b *Failure) see(f *Failure, own string, common []ingredient) {
 	}
 	b.Sightings = append(b.Sightings, s)
 	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(rank(x.Check), rank(y.Check)) })
+}
+
+// headFirst orders the failures of one group for the head of its row:
+// the plainest plan first (the fewest ingredients: what shows the mistake
+// with nothing else going on), then the more severe check, then the fewer
+// calls.
+func headFirst(f, g *Failure) int {
+	return cmp.Or(cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)), cmp.Compare(rank(f.Check), rank(g.Check)),
+		cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
+}
+
+// numIngredients counts the ingredients a plan has.
+func numIngredients(p model.Plan) int {
+	n := 0
+	for _, in := range ingredients {
+		if in.has(p) {
+			n++
+		}
+	}
+	return n
 }
 
 // names are the ingredients' names.

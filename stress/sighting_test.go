@@ -70,6 +70,31 @@ func replayChanged(c model.Contract, plan model.Plan) []checks.Violation {
 	return vs
 }
 
+// noPayloadCheck: a changed payload under a used key, in a later step, is
+// replayed (IDEM-004); when the reply to the action's first call was
+// lost, the check that shows it is the stored fields' (IDEM-010) alone.
+func noPayloadCheck(c model.Contract, plan model.Plan) []checks.Violation {
+	first := map[model.Action]model.Call{}
+	var vs []checks.Violation
+	for _, st := range plan.Steps {
+		for _, call := range st.Calls {
+			a := c.ActionOf(call)
+			f, ok := first[a]
+			switch {
+			case call.NoKey || st.Kind != model.StepCall:
+			case !ok:
+				first[a] = call
+			case f.Variant == call.Variant:
+			case f.Fault == model.FaultLoseReply:
+				vs = append(vs, checks.Violation{Check: checks.FieldsDiffer, Message: "IDEM-010 stored fields differ", Action: a})
+			default:
+				vs = append(vs, checks.Violation{Check: checks.ChangedAccepted, Message: changed, Action: a})
+			}
+		}
+	}
+	return vs
+}
+
 // One root cause is one row: the query-in-key service's changed payload
 // accepted is its duplicate seen again (it goes away without the query
 // parameter), listed under the duplicate's row. Two mistakes that share no
@@ -94,6 +119,17 @@ func TestEngineSightingsOfOneRootCause(t *testing.T) {
 			t.Errorf("sighting %s with %s shares %q; want two calls sharing the request noise", s.Bug, s.Plan.Compact(), s.Shared)
 		}
 	})
+	t.Run("a replayed changed payload seen through a lost reply", func(t *testing.T) {
+		cfg := engineConfig(200)
+		cfg.World.Faults = []model.Fault{model.FaultLoseReply}
+		r := runEngine(t, cfg, &scripted{rules: []rule{noPayloadCheck}}, 1)
+		if len(r.bugs) != 1 || r.bugs[0].Check != checks.ChangedAccepted || r.bugs[0].Plan.String() != (model.Plan{Steps: []model.Step{callOf(a1), callOf(a1b)}}).String() {
+			t.Fatalf("rows %q, want the IDEM-004 of A/k1 v0; A/k1 v1 alone", bugNames(r.bugs))
+		}
+		if s := r.bugs[0].Sightings; len(s) != 1 || s[0].Check != checks.FieldsDiffer || !slices.Equal(s[0].Shared, []string{"changed payload"}) {
+			t.Errorf("sightings %+v (notes %q), want the IDEM-010 through the lost reply", s, r.notes)
+		}
+	})
 	t.Run("an outbox row on every retry and a replayed changed payload", func(t *testing.T) {
 		r := runEngine(t, engineConfig(200), &scripted{rules: []rule{outboxOnRetry, replayChanged}}, 1)
 		got := bugNames(r.bugs)
@@ -116,7 +152,7 @@ func bugNames(bugs []*Failure) []string {
 	return out
 }
 
-// The group's row is its most severe check, whichever was seen first.
+// The group's row is its plainest plan, whichever was seen first.
 func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	plan := func(steps ...model.Step) model.Plan { return model.Plan{Steps: steps} }
 	queried := a1b
@@ -132,10 +168,13 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	if len(b.Sightings) != 1 || b.Sightings[0].Check != checks.ChangedAccepted {
 		t.Errorf("sightings %+v, want the IDEM-004 listed under the row", b.Sightings)
 	}
-	// A less severe sighting is listed under the row as it is.
-	g := &Failure{Check: checks.EqualRejected, Plan: plan(callOf(a1), callOf(queried), callOf(a1))}
-	b.see(g, "IDEM-005 in sequence", []ingredient{ingredients[2]})
-	if b.Check != checks.DuplicateEffect || len(b.Sightings) != 2 || b.Sightings[1].Check != checks.EqualRejected {
+	// A plan with more ingredients is listed under the row as it is,
+	// though its check is more severe.
+	lost := dup
+	lost.Fault = model.FaultLoseReply
+	g := &Failure{Check: checks.TenantLeak, Plan: plan(callOf(lost), callOf(dup))}
+	b.see(g, "IDEM-007 in sequence", []ingredient{ingredients[2]})
+	if b.Check != checks.DuplicateEffect || len(b.Sightings) != 2 || b.Sightings[0].Check != checks.TenantLeak {
 		t.Errorf("row %s with sightings %+v", b.Bug, b.Sightings)
 	}
 }
