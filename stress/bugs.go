@@ -202,11 +202,12 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 
 // settle files a shrunk failure: attributed to a reported bug when why
 // says which, listed under reported bug under when it is a sighting of it
-// (common: the ingredients they share), else reported as own. bug, the identity the failure was first
-// seen as, is taken as found only when shrinking kept its kind: a plan
-// that turned, one candidate smaller, into a more severe new bug (a hang in
-// a burst whose two calls alone answer 500) shows the first one no more,
-// and the search must stay free to find it.
+// (common: the ingredients they share), else reported as own. bug, the
+// identity the failure was first seen as, is taken as found only when
+// shrinking kept its kind: a plan that turned, one candidate smaller,
+// into a more severe new bug (a hang in a burst whose two calls alone
+// answer 500) shows the first one no more, and the search must stay free
+// to find it.
 func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string, under *Failure, common []ingredient) {
 	found := []bugID{own}
 	if sameKind(bug, own) {
