@@ -192,23 +192,23 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
 	var under *Failure
-	var common []ingredient
+	var seen sightingWhy
 	if why == "" && r.stop == nil && ctx.Err() == nil {
-		under, common = r.sightingOf(ctx, h, best, own, fired)
+		under, seen = r.sightingOf(ctx, h, best, own, fired)
 	}
-	r.settle(best, bug, own, fired, minimal, why, under, common)
+	r.settle(best, bug, own, fired, minimal, why, under, seen)
 	r.progress("search")
 }
 
 // settle files a shrunk failure: attributed to a reported bug when why
 // says which, listed under reported bug under when it is a sighting of it
-// (common: the ingredients they share), else reported as own. bug, the
+// (seen says why), else reported as own. bug, the
 // identity the failure was first seen as, is taken as found only when
 // shrinking kept its kind: a plan that turned, one candidate smaller,
 // into a more severe new bug (a hang in a burst whose two calls alone
 // answer 500) shows the first one no more, and the search must stay free
 // to find it.
-func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string, under *Failure, common []ingredient) {
+func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string, under *Failure, seen sightingWhy) {
 	found := []bugID{own}
 	if sameKind(bug, own) {
 		found = append(found, bug)
@@ -219,10 +219,10 @@ func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bo
 		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 		return
 	}
-	best.Bug = own.String()
+	best.Bug, best.id = own.String(), own
 	if under != nil {
-		r.note(sightingNote(best, own, under, common))
-		under.see(best, best.Bug, common)
+		r.note(sightingNote(best, under, seen))
+		under.see(best, seen)
 	} else {
 		r.bugs = append(r.bugs, best)
 	}

@@ -3,7 +3,6 @@ package stress
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
@@ -29,7 +28,7 @@ func Check(t *testing.T, cfg Config) *Result {
 			v, _ := violationOf(f.Violations, f.Check)
 			also := ""
 			for _, s := range f.Sightings {
-				also += fmt.Sprintf("also seen as %s: %s (without the %s it does not show)\n", s.Bug, s.Plan.Compact(), strings.Join(s.Shared, " and "))
+				also += fmt.Sprintf("also seen as %s: %s (%s)\n", s.Bug, s.Plan.Compact(), s.Why)
 			}
 			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations), also)
 		}
@@ -108,5 +107,5 @@ func (res *Result) Rows(target string) []report.Row {
 // Report is the sighting as the report lists it under its bug's row.
 func (s Sighting) Report() report.Sighting {
 	return report.Sighting{Check: s.Check, Bug: s.Bug, Checks: s.Checks(), MinimalPlan: s.Plan,
-		Violations: s.Violations, NotMinimal: s.NotMinimal, Shared: s.Shared}
+		Violations: s.Violations, NotMinimal: s.NotMinimal, Shared: s.Shared, Why: s.Why}
 }

@@ -46,6 +46,8 @@ type Failure struct {
 	// minimal plan needs (see sighting.go), listed under it rather than
 	// reported as bugs of their own; most severe first.
 	Sightings []Sighting `json:"sightings,omitempty"`
+	// id is the identity Bug names, kept for telling its sightings.
+	id bugID
 }
 
 // Checks lists the checks the failure fired, primary first.

@@ -29,6 +29,12 @@ import (
 //   - and F's own check needs the shared ingredients: F's plan without
 //     them, executed shrinkTries times, never shows it.
 //
+// A failure is also the bug seen again, with no experiment, when it
+// fires the bug's own kind of check and its plan is the bug's or within
+// it (request noise and re-encodings aside, tenants and keys renamed), or
+// its shrink was cut and its plan holds the bug's (holds): the same plan
+// shows the same mistake, whichever table's rows the search met first.
+//
 // Faults, bursts and restarts are never what two bugs share: two races (a
 // 500 to the loser of a burst, a hang of the other call) or two recovery
 // bugs are different mistakes about one transition, told apart by their
@@ -57,8 +63,12 @@ type Sighting struct {
 	Violations []checks.Violation `json:"violations"`
 	NotMinimal bool               `json:"not_minimal,omitempty"`
 	// Shared names the ingredients it shares with the bug's minimal plan,
-	// without which its check did not show.
+	// without which its check did not show; none when its plan is the
+	// bug's, or holds it (Why says which).
 	Shared []string `json:"shared"`
+	// Why says in a sentence why it is the bug seen again.
+	Why string `json:"why"`
+	id  bugID
 }
 
 // Checks lists the checks the sighting fired, its own first.
@@ -172,9 +182,14 @@ func (r *runner) groupIDs(b *Failure) []bugID {
 }
 
 // sightingOf is the reported bug that shrunk failure f, of identity own
-// and firing fired, is a sighting of, with the ingredients they share;
-// nil when f is a bug of its own (see above).
-func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, []ingredient) {
+// and firing fired, is a sighting of, and why; nil when f is a bug of its
+// own (see above).
+func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+	for _, b := range r.bugs {
+		if holds(b, f, fired) {
+			return b, sightingWhy{}
+		}
+	}
 	for _, b := range r.bugs {
 		common, extra := sharedIngredients(b.Plan, f.Plan)
 		if len(common) == 0 {
@@ -188,10 +203,39 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 			}) == shown
 		}
 		if at && r.showsIn(ctx, h, stripAll(f.Plan, common), func(id bugID) bool { return sameKind(id, own) }) == notShown {
-			return b, common
+			return b, sightingWhy{shared: common}
 		}
 	}
-	return nil, nil
+	return nil, sightingWhy{}
+}
+
+// holds reports whether failure f, firing fired, is reported bug b by its
+// plan: f fires b's own kind of check (or a sighting's), and f's plan is
+// b's or within it (request noise and re-encodings aside, tenants and keys
+// renamed), or f's shrink was cut and its plan holds b's. A duplicate
+// ticket after a restart (A/k1 v0; restart; A/k1 v0) whose minimal plan
+// also duplicates the outbox is the outbox's duplicate after a restart
+// found first, when that one's shrink was cut at A/k4 v0; restart; A/k4
+// v0 +query. A bug whose minimal plan holds b's and does more (a stuck key
+// after a crash, where b is the crash's partial effect) is a bug of its
+// own: the more it does may be its own mistake.
+func holds(b, f *Failure, fired []bugID) bool {
+	own := []bugID{b.id}
+	for _, s := range b.Sightings {
+		own = append(own, s.id)
+	}
+	return overlaps(fired, own) && (within(f.Plan, b.Plan) || f.NotMinimal && within(b.Plan, f.Plan))
+}
+
+// within reports whether small's calls and restarts are among big's, in
+// order, under one renaming of tenants and keys, request noise and
+// re-encodings aside.
+func within(small, big model.Plan) bool {
+	plain := func(p model.Plan) []event {
+		return events(eachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p))
+	}
+	s, b := plain(small), plain(big)
+	return len(s) <= len(b) && embeds(s, b, map[string]string{}, map[string]string{})
 }
 
 // An experiment's outcome: the plan showed what was looked for, never
@@ -225,17 +269,19 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 	return notShown
 }
 
-// see files f, of identity own, as a sighting of reported bug b: the row
-// takes the one that heads the group (headFirst), the other is listed
+// see files f as a sighting of reported bug b, for the reason why: the
+// row takes the one that heads the group (headFirst), the other is listed
 // under it.
-func (b *Failure) see(f *Failure, own string, common []ingredient) {
-	s := Sighting{Check: f.Check, Bug: own, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal, Shared: names(common)}
+func (b *Failure) see(f *Failure, why sightingWhy) {
+	s := Sighting{Check: f.Check, Bug: f.Bug, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal,
+		Shared: names(why.shared), Why: why.String(), id: f.id}
 	if headFirst(f, b) < 0 && !f.NotMinimal {
 		// The row takes f's check and plan, and b's are listed under it;
 		// the row keeps its place and when the bug was first seen
 		// (Detect, Plans, Original).
-		old := Sighting{Check: b.Check, Bug: b.Bug, Plan: b.Plan, History: b.History, Violations: b.Violations, NotMinimal: b.NotMinimal, Shared: s.Shared}
-		b.Check, b.Bug, b.Plan, b.History, b.Violations, b.NotMinimal = f.Check, own, f.Plan, f.History, f.Violations, f.NotMinimal
+		old := Sighting{Check: b.Check, Bug: b.Bug, Plan: b.Plan, History: b.History, Violations: b.Violations, NotMinimal: b.NotMinimal,
+			Shared: s.Shared, Why: s.Why, id: b.id}
+		b.Check, b.Bug, b.id, b.Plan, b.History, b.Violations, b.NotMinimal = f.Check, f.Bug, f.id, f.Plan, f.History, f.Violations, f.NotMinimal
 		b.Flaky, b.Shrink, b.Budget = f.Flaky, b.Shrink+f.Shrink, max(b.Budget, f.Budget)
 		s = old
 	}
@@ -272,9 +318,20 @@ func names(ins []ingredient) []string {
 	return out
 }
 
+// sightingWhy is why a failure is a reported bug seen again: the inputs
+// without which its check does not show, or (none) its plan is the bug's
+// or holds it.
+type sightingWhy struct{ shared []ingredient }
+
+func (w sightingWhy) String() string {
+	if len(w.shared) == 0 {
+		return "its plan is the bug's, or holds it, and shows the bug's own check"
+	}
+	return "without the " + strings.Join(names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
+}
+
 // sightingNote says in a run's notes that a failure was filed under a
 // reported bug.
-func sightingNote(f *Failure, own bugID, b *Failure, common []ingredient) string {
-	return fmt.Sprintf("%s (%s) is listed under the bug %s: without the %s its plan shares with that bug's, it shows no %s",
-		own, f.Plan.Compact(), b.Check, strings.Join(names(common), " and "), own.Check)
+func sightingNote(f *Failure, b *Failure, why sightingWhy) string {
+	return fmt.Sprintf("%s (%s) is listed under the bug %s: %s", f.Bug, f.Plan.Compact(), b.Check, why)
 }

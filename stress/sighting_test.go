@@ -161,7 +161,8 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	dup := queried
 	dup.Variant = 0
 	f := &Failure{Check: checks.DuplicateEffect, Plan: plan(callOf(a1), callOf(dup))}
-	b.see(f, "IDEM-001 in sequence", []ingredient{ingredients[2]})
+	f.Bug = "IDEM-001 in sequence"
+	b.see(f, sightingWhy{shared: []ingredient{ingredients[2]}})
 	if b.Check != checks.DuplicateEffect || b.Bug != "IDEM-001 in sequence" || b.Plan.String() != f.Plan.String() {
 		t.Errorf("the row is %s with %s, want the duplicate", b.Bug, b.Plan.Compact())
 	}
@@ -173,7 +174,8 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	lost := dup
 	lost.Fault = model.FaultLoseReply
 	g := &Failure{Check: checks.TenantLeak, Plan: plan(callOf(lost), callOf(dup))}
-	b.see(g, "IDEM-007 in sequence", []ingredient{ingredients[2]})
+	g.Bug = "IDEM-007 in sequence"
+	b.see(g, sightingWhy{shared: []ingredient{ingredients[2]}})
 	if b.Check != checks.DuplicateEffect || len(b.Sightings) != 2 || b.Sightings[0].Check != checks.TenantLeak {
 		t.Errorf("row %s with sightings %+v", b.Bug, b.Sightings)
 	}
@@ -197,5 +199,36 @@ func TestSharedIngredientsAreInputs(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"other tenant", "fault", "burst"}) {
 		t.Errorf("shared and extra %q, want other tenant shared, fault and burst extra", names)
+	}
+}
+
+// A failure whose plan is a reported bug's, and fires that bug's own
+// check, is that bug; one whose minimal plan does more is its own, though
+// it fires the reported one's check too.
+func TestHolds(t *testing.T) {
+	restart := model.Step{Kind: model.StepRestart}
+	k4, k4q := model.Call{Tenant: "A", Key: "k4"}, model.Call{Tenant: "A", Key: "k4", Noise: model.NoiseQuery}
+	outbox := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: outboxDup}
+	tickets := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: ticketDup}
+	cut := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(k4), restart, callOf(k4q)}}, NotMinimal: true, id: outbox}
+	again := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), restart, callOf(a1)}}, id: tickets}
+	if !holds(cut, again, []bugID{tickets, outbox}) {
+		t.Errorf("the duplicate ticket after a restart is not the cut outbox duplicate's plan seen again")
+	}
+	if holds(cut, again, []bugID{tickets}) {
+		t.Errorf("a failure that does not fire the bug's own check was taken for it")
+	}
+	crashed := a1
+	crashed.Fault = model.FaultCrash
+	partial := bugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 partial"}
+	stuck := bugID{Check: checks.StuckAction, Transition: afterRestart}
+	b := &Failure{Check: checks.MissingEffect, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart}}, id: partial}
+	f := &Failure{Check: checks.StuckAction, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart, callOf(a1)}}, id: stuck}
+	if holds(b, f, []bugID{stuck, partial}) {
+		t.Errorf("a stuck key whose minimal plan holds the partial effect's and does more was taken for it")
+	}
+	f.NotMinimal = true
+	if !holds(b, f, []bugID{stuck, partial}) {
+		t.Errorf("a cut plan that holds the partial effect's and fires it is not that bug seen again")
 	}
 }

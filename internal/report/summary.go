@@ -66,6 +66,8 @@ type Sighting struct {
 	Violations  []checks.Violation `json:"violations,omitempty"`
 	NotMinimal  bool               `json:"not_minimal,omitempty"`
 	Shared      []string           `json:"shared"`
+	// Why says in a sentence why it is the bug seen again.
+	Why string `json:"why,omitempty"`
 }
 
 // line is a sighting as the table and the explanations say it.
@@ -74,7 +76,11 @@ func (s Sighting) line() string {
 	if s.NotMinimal {
 		plan += " (not minimal)"
 	}
-	return fmt.Sprintf("%s, %s (without the %s it does not show)", s.Bug, plan, strings.Join(s.Shared, " and "))
+	why := s.Why
+	if why == "" {
+		why = "without the " + strings.Join(s.Shared, " and ") + " it does not show"
+	}
+	return fmt.Sprintf("%s, %s (%s)", s.Bug, plan, why)
 }
 
 // Column is a column of the table that a command adds for itself (the
