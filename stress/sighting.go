@@ -210,32 +210,49 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 }
 
 // holds reports whether failure f, firing fired, is reported bug b by its
-// plan: f fires b's own kind of check (or a sighting's), and f's plan is
+// plan: f fires b's own kind of check (or a sighting's) and f's plan is
 // b's or within it (request noise and re-encodings aside, tenants and keys
-// renamed), or f's shrink was cut and its plan holds b's. A duplicate
-// ticket after a restart (A/k1 v0; restart; A/k1 v0) whose minimal plan
-// also duplicates the outbox is the outbox's duplicate after a restart
-// found first, when that one's shrink was cut at A/k4 v0; restart; A/k4
-// v0 +query. A bug whose minimal plan holds b's and does more (a stuck key
+// renamed, a burst only where b has one); or f's shrink was cut, b's was
+// not, and f's plan holds b's and fires b's check. A duplicate ticket
+// after a restart (A/k1 v0; restart; A/k1 v0) whose minimal plan also
+// duplicates the outbox is the outbox's duplicate after a restart found
+// first, when that one's shrink was cut at A/k4 v0; restart; A/k4 v0
+// +query. A bug whose minimal plan holds b's and does more (a stuck key
 // after a crash, where b is the crash's partial effect) is a bug of its
-// own: the more it does may be its own mistake.
+// own: the more it does may be its own mistake; and two cut plans (a 500
+// and a hang in one big burst) say too little to be one bug.
 func holds(b, f *Failure, fired []bugID) bool {
 	own := []bugID{b.id}
 	for _, s := range b.Sightings {
 		own = append(own, s.id)
 	}
-	return overlaps(fired, own) && (within(f.Plan, b.Plan) || f.NotMinimal && within(b.Plan, f.Plan))
+	if overlaps(fired, own) && within(f.Plan, b.Plan) {
+		return true
+	}
+	return f.NotMinimal && !b.NotMinimal && within(b.Plan, f.Plan) &&
+		slices.ContainsFunc(fired, func(id bugID) bool { return id.Check == b.Check })
 }
 
-// within reports whether small's calls and restarts are among big's, in
-// order, under one renaming of tenants and keys, request noise and
-// re-encodings aside.
+// within reports whether small's calls, bursts and restarts are among
+// big's, in order, under one renaming of tenants and keys, request noise
+// and re-encodings aside.
 func within(small, big model.Plan) bool {
-	plain := func(p model.Plan) []event {
-		return events(eachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p))
-	}
-	s, b := plain(small), plain(big)
+	s, b := plainEvents(small), plainEvents(big)
 	return len(s) <= len(b) && embeds(s, b, map[string]string{}, map[string]string{})
+}
+
+// plainEvents are a plan's events without request noise and
+// re-encodings, each burst opened by an event of its own: calls in a
+// burst are not the same as calls in sequence.
+func plainEvents(p model.Plan) []event {
+	var out []event
+	for _, s := range eachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p).Steps {
+		if s.Kind == model.StepBurst {
+			out = append(out, event{step: "burst"})
+		}
+		out = append(out, events(model.Plan{Steps: []model.Step{s}})...)
+	}
+	return out
 }
 
 // An experiment's outcome: the plan showed what was looked for, never
@@ -275,7 +292,7 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 func (b *Failure) see(f *Failure, why sightingWhy) {
 	s := Sighting{Check: f.Check, Bug: f.Bug, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal,
 		Shared: names(why.shared), Why: why.String(), id: f.id}
-	if headFirst(f, b) < 0 && !f.NotMinimal {
+	if headFirst(f, b) < 0 {
 		// The row takes f's check and plan, and b's are listed under it;
 		// the row keeps its place and when the bug was first seen
 		// (Detect, Plans, Original).
@@ -289,13 +306,19 @@ func (b *Failure) see(f *Failure, why sightingWhy) {
 	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(rank(x.Check), rank(y.Check)) })
 }
 
-// headFirst orders the failures of one group for the head of its row:
-// the plainest plan first (the fewest ingredients: what shows the mistake
-// with nothing else going on), then the more severe check, then the fewer
-// calls.
+// headFirst orders the failures of one group for the head of its row: a
+// minimal plan before a cut one, then the plainest plan (the fewest
+// ingredients: what shows the mistake with nothing else going on), then
+// the more severe check, then the fewer calls.
 func headFirst(f, g *Failure) int {
-	return cmp.Or(cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)), cmp.Compare(rank(f.Check), rank(g.Check)),
-		cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
+	minimalFirst := func(f *Failure) int {
+		if f.NotMinimal {
+			return 1
+		}
+		return 0
+	}
+	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)),
+		cmp.Compare(rank(f.Check), rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
 }
 
 // numIngredients counts the ingredients a plan has.

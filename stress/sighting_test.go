@@ -231,4 +231,22 @@ func TestHolds(t *testing.T) {
 	if !holds(b, f, []bugID{stuck, partial}) {
 		t.Errorf("a cut plan that holds the partial effect's and fires it is not that bug seen again")
 	}
+	// non-atomic: the retry answered ok words the missing outbox row
+	// otherwise; a cut plan holding the partial effect's is still it.
+	answered := bugID{Check: checks.MissingEffect, Transition: afterRestart, Rows: "IDEM-002 answered ok"}
+	f.Check, f.id = checks.MissingEffect, answered
+	if !holds(b, f, []bugID{answered}) {
+		t.Errorf("a cut plan holding the partial effect's plan and firing IDEM-002 is not that bug")
+	}
+	// Two cut plans say too little to be one bug.
+	b.NotMinimal = true
+	if holds(b, f, []bugID{answered}) {
+		t.Errorf("a cut plan was taken for another cut plan's bug")
+	}
+	// A duplicate in a burst is not the duplicate of a retry in sequence.
+	retry := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), callOf(a1)}}, id: outbox}
+	race := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{burstOf(a1, a1)}}}
+	if holds(retry, race, []bugID{tickets, outbox}) {
+		t.Errorf("a burst's duplicate was taken for a retry's in sequence")
+	}
 }
