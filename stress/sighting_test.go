@@ -212,10 +212,10 @@ func TestHolds(t *testing.T) {
 	tickets := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: ticketDup}
 	cut := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(k4), restart, callOf(k4q)}}, NotMinimal: true, id: outbox}
 	again := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), restart, callOf(a1)}}, id: tickets}
-	if !holds(cut, again, []bugID{tickets, outbox}) {
+	if !holds(cut, again, tickets, []bugID{tickets, outbox}) {
 		t.Errorf("the duplicate ticket after a restart is not the cut outbox duplicate's plan seen again")
 	}
-	if holds(cut, again, []bugID{tickets}) {
+	if holds(cut, again, tickets, []bugID{tickets}) {
 		t.Errorf("a failure that does not fire the bug's own check was taken for it")
 	}
 	crashed := a1
@@ -224,29 +224,39 @@ func TestHolds(t *testing.T) {
 	stuck := bugID{Check: checks.StuckAction, Transition: afterRestart}
 	b := &Failure{Check: checks.MissingEffect, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart}}, id: partial}
 	f := &Failure{Check: checks.StuckAction, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart, callOf(a1)}}, id: stuck}
-	if holds(b, f, []bugID{stuck, partial}) {
+	if holds(b, f, stuck, []bugID{stuck, partial}) {
 		t.Errorf("a stuck key whose minimal plan holds the partial effect's and does more was taken for it")
 	}
 	f.NotMinimal = true
-	if !holds(b, f, []bugID{stuck, partial}) {
+	if !holds(b, f, stuck, []bugID{stuck, partial}) {
 		t.Errorf("a cut plan that holds the partial effect's and fires it is not that bug seen again")
 	}
 	// non-atomic: the retry answered ok words the missing outbox row
 	// otherwise; a cut plan holding the partial effect's is still it.
-	answered := bugID{Check: checks.MissingEffect, Transition: afterRestart, Rows: "IDEM-002 answered ok"}
+	b.id.Rows = "IDEM-002 missing effect: a partial effect: an action has rows in tickets but fewer than 1 row(s) in notification_outbox"
+	answered := bugID{Check: checks.MissingEffect, Transition: afterRestart, Rows: "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in notification_outbox"}
 	f.Check, f.id = checks.MissingEffect, answered
-	if !holds(b, f, []bugID{answered}) {
+	if !holds(b, f, answered, []bugID{answered}) {
 		t.Errorf("a cut plan holding the partial effect's plan and firing IDEM-002 is not that bug")
 	}
+	f.NotMinimal = false
+	if !holds(b, f, answered, []bugID{answered}) {
+		t.Errorf("the missing outbox row after an answered retry is not the partial effect's")
+	}
+	other := answered
+	other.Rows = "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in tickets"
+	if holds(b, f, other, []bugID{other}) {
+		t.Errorf("a missing ticket was taken for a missing outbox row")
+	}
 	// Two cut plans say too little to be one bug.
-	b.NotMinimal = true
-	if holds(b, f, []bugID{answered}) {
+	f.NotMinimal, b.NotMinimal = true, true
+	if holds(b, f, answered, []bugID{answered}) {
 		t.Errorf("a cut plan was taken for another cut plan's bug")
 	}
 	// A duplicate in a burst is not the duplicate of a retry in sequence.
 	retry := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), callOf(a1)}}, id: outbox}
 	race := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{burstOf(a1, a1)}}}
-	if holds(retry, race, []bugID{tickets, outbox}) {
+	if holds(retry, race, tickets, []bugID{tickets, outbox}) {
 		t.Errorf("a burst's duplicate was taken for a retry's in sequence")
 	}
 }
