@@ -13,4 +13,7 @@ type (
 	IndexAdvice = observe.IndexAdvice
 	// Row is a result as a row of the report table (Result.Row, Result.Rows).
 	Row = report.Row
+	// ReportSighting is a sighting as its bug's row lists it
+	// (Sighting.Report).
+	ReportSighting = report.Sighting
 )
