@@ -1,4 +1,4 @@
-package apis_test
+package graphql_test
 
 import (
 	"fmt"
@@ -7,24 +7,26 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 // The GraphQL-like service under idemstress: correct, it passes 100 plans
 // with every fault fired; each planted bug is one row, minimal.
 func TestGraphQLLike(t *testing.T) {
-	a1 := call("A", "k1", 0)
-	runShape(t, graphqlContract, func(t *testing.T, bug string) (string, string) {
+	a1 := stresstest.Call("A", "k1", 0)
+	apitest.RunShape(t, apitest.ReadContract(t), func(t *testing.T, bug string) (string, string) {
 		base, dbURL, _ := startGraphQL(t, bug)
 		return base, dbURL
-	}, []bugCase{
-		{bug: "check-then-insert", want: checks.DuplicateEffect, minimal: stepsOf(burst(a1, a1))},
-		{bug: "tenant-leak", want: checks.TenantLeak, minimal: stepsOf(a1, call("B", "k1", 0))},
-		{bug: "error-leaves-payment", want: checks.MissingEffect, minimal: stepsOf(faulted("A", "k1", model.FaultDBError))},
+	}, []apitest.BugCase{
+		{Bug: "check-then-insert", Want: checks.DuplicateEffect, Minimal: apitest.StepsOf(stresstest.Burst(a1, a1))},
+		{Bug: "tenant-leak", Want: checks.TenantLeak, Minimal: apitest.StepsOf(a1, stresstest.Call("B", "k1", 0))},
+		{Bug: "error-leaves-payment", Want: checks.MissingEffect, Minimal: apitest.StepsOf(stresstest.Faulted("A", "k1", model.FaultDBError))},
 		// The refused call, then the fixed one with its key: the fixed call
 		// answered BAD_USER_INPUT is an answer no state allows. (How a
 		// plan writes a refused call comes with refusals:.)
-		{bug: "refusal-stored", want: checks.WrongStatus, steps: 2},
+		{Bug: "refusal-stored", Want: checks.WrongStatus, Steps: 2},
 	})
 }
 
@@ -33,43 +35,43 @@ func TestGraphQLLike(t *testing.T) {
 // answered 200 INTERNAL_SERVER_ERROR with nothing left behind.
 func TestGraphQLLikeService(t *testing.T) {
 	base, _, pool := startGraphQL(t, "")
-	send := func(base, merchant, key string, amount int, note string) answer {
+	send := func(base, merchant, key string, amount int, note string) apitest.Answer {
 		h := map[string]string{"X-Merchant": merchant}
 		if key != "" {
 			h["Idempotency-Key"] = key
 		}
-		return post(t, base+"/graphql", h, fmt.Sprintf(`{"query":%q,"variables":{"input":{"amount":%d,"currency":"USD","note":%q}}}`, paymentCreate, amount, note))
+		return apitest.Post(t, base+"/graphql", h, fmt.Sprintf(`{"query":%q,"variables":{"input":{"amount":%d,"currency":"USD","note":%q}}}`, paymentCreate, amount, note))
 	}
-	code := func(a answer) string { return a.at("/errors/0/extensions/code") }
-	rows := func(table string) int { return count(t, pool, `SELECT count(*) FROM `+table) }
+	code := func(a apitest.Answer) string { return a.At("/errors/0/extensions/code") }
+	rows := func(table string) int { return apitest.Count(t, pool, `SELECT apitest.Count(*) FROM `+table) }
 
 	for _, bad := range []struct {
 		name, key string
 		amount    int
 	}{{"no key", "", 1250}, {"an amount of 0", "k1", 0}} {
-		if a := send(base, "m1", bad.key, bad.amount, "coffee"); a.status != 200 || code(a) != "BAD_USER_INPUT" {
-			t.Errorf("%s: %d %s; want 200 BAD_USER_INPUT", bad.name, a.status, a.raw)
+		if a := send(base, "m1", bad.key, bad.amount, "coffee"); a.Status != 200 || code(a) != "BAD_USER_INPUT" {
+			t.Errorf("%s: %d %s; want 200 BAD_USER_INPUT", bad.name, a.Status, a.Raw)
 		}
 	}
 	first := send(base, "m1", "k1", 1250, "coffee")
-	id := first.at("/data/paymentCreate/payment/id")
-	if first.status != 200 || id == "" || code(first) != "" {
-		t.Fatalf("the fixed call after a refusal: %d %s; want the payment made", first.status, first.raw)
+	id := first.At("/data/paymentCreate/payment/id")
+	if first.Status != 200 || id == "" || code(first) != "" {
+		t.Fatalf("the fixed call after a refusal: %d %s; want the payment made", first.Status, first.Raw)
 	}
-	if a := send(base, "m1", "k1", 1250, "coffee"); a.at("/data/paymentCreate/payment/id") != id {
-		t.Errorf("retry: %s; want payment %s", a.raw, id)
+	if a := send(base, "m1", "k1", 1250, "coffee"); a.At("/data/paymentCreate/payment/id") != id {
+		t.Errorf("retry: %s; want payment %s", a.Raw, id)
 	}
 	if a := send(base, "m1", "k1", 1300, "coffee"); code(a) != "IDEMPOTENCY_KEY_REUSED" {
-		t.Errorf("changed amount: %s; want IDEMPOTENCY_KEY_REUSED", a.raw)
+		t.Errorf("changed amount: %s; want IDEMPOTENCY_KEY_REUSED", a.Raw)
 	}
-	if a := send(base, "m2", "k1", 1250, "coffee"); a.at("/data/paymentCreate/payment/id") == id {
+	if a := send(base, "m2", "k1", 1250, "coffee"); a.At("/data/paymentCreate/payment/id") == id {
 		t.Errorf("another merchant's key answered the first merchant's payment")
 	}
 	if _, err := pool.Exec(t.Context(), `INSERT INTO idempotency_keys (merchant, key, fingerprint) VALUES ('m1', 'k2', '{"amount":1250,"currency":"USD","note":"coffee"}')`); err != nil {
 		t.Fatal(err)
 	}
 	if a := send(base, "m1", "k2", 1250, "coffee"); code(a) != "IDEMPOTENCY_CONCURRENT_REQUEST" {
-		t.Errorf("a key in progress: %s; want IDEMPOTENCY_CONCURRENT_REQUEST", a.raw)
+		t.Errorf("a key in progress: %s; want IDEMPOTENCY_CONCURRENT_REQUEST", a.Raw)
 	}
 	if p, l := rows("payments"), rows("ledger"); p != 2 || l != 2 {
 		t.Errorf("%d payments, %d ledger entries; want 2 of each", p, l)
@@ -87,26 +89,26 @@ func TestGraphQLLikeService(t *testing.T) {
 		}
 	}
 	failLedger(pool, true)
-	if a := send(base, "m1", "k3", 1250, "coffee"); a.status != 200 || code(a) != "INTERNAL_SERVER_ERROR" {
-		t.Errorf("a failed ledger write: %d %s; want 200 INTERNAL_SERVER_ERROR", a.status, a.raw)
+	if a := send(base, "m1", "k3", 1250, "coffee"); a.Status != 200 || code(a) != "INTERNAL_SERVER_ERROR" {
+		t.Errorf("a failed ledger write: %d %s; want 200 INTERNAL_SERVER_ERROR", a.Status, a.Raw)
 	}
 	failLedger(pool, false)
-	if p, k := rows("payments"), count(t, pool, `SELECT count(*) FROM idempotency_keys WHERE key = 'k3'`); p != 2 || k != 0 {
+	if p, k := rows("payments"), apitest.Count(t, pool, `SELECT apitest.Count(*) FROM idempotency_keys WHERE key = 'k3'`); p != 2 || k != 0 {
 		t.Errorf("after the failure: %d payments (want 2), %d key rows of k3 (want 0)", p, k)
 	}
-	if a := send(base, "m1", "k3", 1250, "coffee"); a.at("/data/paymentCreate/payment/id") == "" || rows("ledger") != 3 {
-		t.Errorf("the retry of the failed call: %s; want the payment made, with its ledger entry", a.raw)
+	if a := send(base, "m1", "k3", 1250, "coffee"); a.At("/data/paymentCreate/payment/id") == "" || rows("ledger") != 3 {
+		t.Errorf("the retry of the failed call: %s; want the payment made, with its ledger entry", a.Raw)
 	}
 
 	stored, _, _ := startGraphQL(t, "refusal-stored")
 	send(stored, "m1", "k1", 0, "coffee")
 	if a := send(stored, "m1", "k1", 1250, "coffee"); code(a) != "BAD_USER_INPUT" {
-		t.Errorf("refusal-stored: the fixed call got %s; want the bug to refuse it again", a.raw)
+		t.Errorf("refusal-stored: the fixed call got %s; want the bug to refuse it again", a.Raw)
 	}
 	leaves, _, leavesPool := startGraphQL(t, "error-leaves-payment")
 	failLedger(leavesPool, true)
 	send(leaves, "m1", "k1", 1250, "coffee")
-	if n := count(t, leavesPool, `SELECT count(*) FROM payments`); n != 1 {
+	if n := apitest.Count(t, leavesPool, `SELECT apitest.Count(*) FROM payments`); n != 1 {
 		t.Errorf("error-leaves-payment: %d payments after the failure; want the bug to leave 1", n)
 	}
 }
