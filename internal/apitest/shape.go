@@ -7,8 +7,14 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// Plans is how many plans each run of a shape tries.
-const Plans = 100
+// How many plans a run tries: a correct service must pass Plans; a bug's
+// run stops at BugPlans, which is enough to catch it, since the first
+// plans are dealt one planned fault each, and shrinks for BugShrinkTime.
+const (
+	Plans         = 100
+	BugPlans      = 40
+	BugShrinkTime = 30 * time.Second
+)
 
 // RunShape runs a shape's contract against its correct service, which must
 // pass with every fault fired, and against each planted bug, which must be
@@ -24,11 +30,11 @@ func RunShape(t *testing.T, yaml string, start func(t *testing.T, bug string) (s
 	for _, bc := range bugs {
 		t.Run(bc.Bug, func(t *testing.T) {
 			if testing.Short() {
-				t.Skip("a bug's run searches all its plans after the bug, a minute or more")
+				t.Skip("a bug's run searches all its plans after the bug, a minute or so")
 			}
 			base, dbURL := start(t, bc.Bug)
-			cfg := Contract(t, yaml, base, dbURL, Plans)
-			cfg.ShrinkTime = time.Minute
+			cfg := Contract(t, yaml, base, dbURL, BugPlans)
+			cfg.ShrinkTime = BugShrinkTime
 			AssertCaught(t, bc, Run(t, cfg))
 		})
 	}

@@ -117,7 +117,7 @@ func TestGraphQLLikeProcess(t *testing.T) {
 		cfg := apitest.Contract(t, apitest.ReadContract(t), "http://127.0.0.1:8080", pgtest.NewDatabase(t, cluster), apitest.Plans) // the replica's host:port wins
 		cfg.Process = &process.Spec{Command: []string{exe}, Env: []string{serveEnv + "=graphql", "APIS_BUG=" + bug}}
 		cfg.Faults = append(cfg.Faults, model.FaultRestart, model.FaultCrash, model.FaultCrashKeyRecord, model.FaultCrashAfterCommit)
-		cfg.KeyTable, cfg.ShrinkTime = "idempotency_keys", time.Minute
+		cfg.KeyTable = "idempotency_keys"
 		return cfg
 	}
 	t.Run("correct", func(t *testing.T) {
@@ -126,7 +126,9 @@ func TestGraphQLLikeProcess(t *testing.T) {
 	})
 	t.Run("no-recovery", func(t *testing.T) {
 		bc := apitest.BugCase{Bug: "no-recovery", Want: checks.MissingEffect, Minimal: apitest.StepsOf(stresstest.Faulted("A", "k1", model.FaultCrash), model.Step{Kind: model.StepRestart})}
-		apitest.AssertCaught(t, bc, apitest.Run(t, asProcess(t, "no-recovery")))
+		cfg := asProcess(t, "no-recovery")
+		cfg.Plans, cfg.ShrinkTime = apitest.BugPlans, apitest.BugShrinkTime
+		apitest.AssertCaught(t, bc, apitest.Run(t, cfg))
 	})
 }
 
