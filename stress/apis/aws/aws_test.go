@@ -62,7 +62,7 @@ func TestAWSLikeService(t *testing.T) {
 	if a := send(base, bob, body); a.Status != 200 || a.At("/ThingId") == first.At("/ThingId") {
 		t.Errorf("the token of another account: %d %s; want a Thing of its own", a.Status, a.Raw)
 	}
-	if n := apitest.Count(t, pool, `SELECT apitest.Count(*) FROM things`); n != 2 {
+	if n := apitest.Count(t, pool, `SELECT count(*) FROM things`); n != 2 {
 		t.Errorf("%d things; want 2 (one per account)", n)
 	}
 

@@ -43,7 +43,7 @@ func TestGraphQLLikeService(t *testing.T) {
 		return apitest.Post(t, base+"/graphql", h, fmt.Sprintf(`{"query":%q,"variables":{"input":{"amount":%d,"currency":"USD","note":%q}}}`, paymentCreate, amount, note))
 	}
 	code := func(a apitest.Answer) string { return a.At("/errors/0/extensions/code") }
-	rows := func(table string) int { return apitest.Count(t, pool, `SELECT apitest.Count(*) FROM `+table) }
+	rows := func(table string) int { return apitest.Count(t, pool, `SELECT count(*) FROM `+table) }
 
 	for _, bad := range []struct {
 		name, key string
@@ -93,7 +93,7 @@ func TestGraphQLLikeService(t *testing.T) {
 		t.Errorf("a failed ledger write: %d %s; want 200 INTERNAL_SERVER_ERROR", a.Status, a.Raw)
 	}
 	failLedger(pool, false)
-	if p, k := rows("payments"), apitest.Count(t, pool, `SELECT apitest.Count(*) FROM idempotency_keys WHERE key = 'k3'`); p != 2 || k != 0 {
+	if p, k := rows("payments"), apitest.Count(t, pool, `SELECT count(*) FROM idempotency_keys WHERE key = 'k3'`); p != 2 || k != 0 {
 		t.Errorf("after the failure: %d payments (want 2), %d key rows of k3 (want 0)", p, k)
 	}
 	if a := send(base, "m1", "k3", 1250, "coffee"); a.At("/data/paymentCreate/payment/id") == "" || rows("ledger") != 3 {
@@ -108,7 +108,7 @@ func TestGraphQLLikeService(t *testing.T) {
 	leaves, _, leavesPool := startGraphQL(t, "error-leaves-payment")
 	failLedger(leavesPool, true)
 	send(leaves, "m1", "k1", 1250, "coffee")
-	if n := apitest.Count(t, leavesPool, `SELECT apitest.Count(*) FROM payments`); n != 1 {
+	if n := apitest.Count(t, leavesPool, `SELECT count(*) FROM payments`); n != 1 {
 		t.Errorf("error-leaves-payment: %d payments after the failure; want the bug to leave 1", n)
 	}
 }

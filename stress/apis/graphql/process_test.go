@@ -150,7 +150,7 @@ func TestGraphQLLikeRecovery(t *testing.T) {
 		}
 		svc.pool.Close()
 		want := map[string]int{"": 1, "no-recovery": 2}[bug]
-		if p, k := apitest.Count(t, pool, `SELECT apitest.Count(*) FROM payments`), apitest.Count(t, pool, `SELECT apitest.Count(*) FROM idempotency_keys`); p != want || k != want {
+		if p, k := apitest.Count(t, pool, `SELECT count(*) FROM payments`), apitest.Count(t, pool, `SELECT count(*) FROM idempotency_keys`); p != want || k != want {
 			t.Errorf("bug %q: %d payments, %d key rows after start-up; want %d of each", bug, p, k, want)
 		}
 	}

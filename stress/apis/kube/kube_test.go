@@ -58,7 +58,7 @@ func TestKubernetesLikeService(t *testing.T) {
 	if a := apitest.Post(t, url(base, "team-b"), nil, object("web-1", 2)); a.Status != 201 {
 		t.Errorf("the name in another namespace: %d %s; want it created", a.Status, a.Raw)
 	}
-	if n := apitest.Count(t, pool, `SELECT apitest.Count(*) FROM things WHERE namespace = 'team-a' AND replicas = 2`); n != 1 {
+	if n := apitest.Count(t, pool, `SELECT count(*) FROM things WHERE namespace = 'team-a' AND replicas = 2`); n != 1 {
 		t.Errorf("%d things in team-a with the first create's spec; want 1", n)
 	}
 
@@ -69,7 +69,7 @@ func TestKubernetesLikeService(t *testing.T) {
 	}
 	upsert, _, upsertPool := startKube(t, "upsert")
 	apitest.Post(t, url(upsert, "team-a"), nil, object("web-1", 2))
-	if a := apitest.Post(t, url(upsert, "team-a"), nil, object("web-1", 3)); a.Status != 409 || apitest.Count(t, upsertPool, `SELECT apitest.Count(*) FROM things WHERE replicas = 3`) != 1 {
+	if a := apitest.Post(t, url(upsert, "team-a"), nil, object("web-1", 3)); a.Status != 409 || apitest.Count(t, upsertPool, `SELECT count(*) FROM things WHERE replicas = 3`) != 1 {
 		t.Errorf("upsert: the second create answered %d and left the spec; want the bug to overwrite it behind a 409", a.Status)
 	}
 }
