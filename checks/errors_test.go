@@ -55,6 +55,26 @@ func TestErrorPolicy(t *testing.T) {
 	}
 }
 
+// A db-error that did not fire made nothing fail: a service that answers
+// every call 500 is blamed for its 500s (IDEM-008), not for replaying an
+// error the fault never caused (a new user's trial read IDEM-016 on a
+// service whose every answer was a server error).
+func TestErrorPolicyNeedsTheFaultFired(t *testing.T) {
+	w := plain
+	for _, fired := range []bool{true, false} {
+		h := history(op(0, dbError(call(w.a, w.k1, 0)), serverError()), op(1, call(w.a, w.k1, 0), serverError()))
+		h.Faults = []model.FaultEvent{{Kind: model.FaultDBError, Fired: fired, Ops: []int{0}}}
+		got := checks.IDsOf(checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(), NS: w.ns, History: h}))
+		want := []checks.ID{checks.ErrorReplay}
+		if !fired {
+			want = []checks.ID{checks.WrongStatus}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("db-error fired %v: checks fired %v, want %v", fired, got, want)
+		}
+	}
+}
+
 // graphqlErrors answers every call 200: created with data, a failed
 // mutation with errors[0].extensions.code INTERNAL_SERVER_ERROR, which
 // answers.server_error makes a server error.

@@ -88,7 +88,7 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 	var vs []Violation
 	groups := groupKeyless(in.Contract, keyless)
 	for _, e := range in.Effects {
-		if !keylessVisible(in.Effects, e) {
+		if !keylessVisible(in.Contract, in.Effects, e) {
 			continue
 		}
 		want := e.RowsPerAction()
@@ -121,7 +121,7 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 				vs = append(vs, keylessIDs(e, g, calls, got)...)
 			}
 			vs = append(vs, keylessFields(e, g, calls, got)...)
-			if ref := e.References; ref != nil && slices.ContainsFunc(in.Effects, func(o model.Effect) bool { return o.Table == ref.Table && keylessVisible(in.Effects, o) }) {
+			if ref := e.References; ref != nil && slices.ContainsFunc(in.Effects, func(o model.Effect) bool { return o.Table == ref.Table && keylessVisible(in.Contract, in.Effects, o) }) {
 				vs = append(vs, referenceChecks(e, g, got, rows[ref.Table][g])...)
 			}
 		}
@@ -132,11 +132,11 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 // keylessVisible reports whether a keyless row of e can be seen at all:
 // one attributed by key columns needs a tenant column (the observer reads
 // a namespace's rows by tenant or by key, and a keyless row has only the
-// one), a tagged one carries the namespace in its tag, and a joined one
+// one) that carries the namespace (fixed tenants: carry none), a tagged one carries the namespace in its tag, and a joined one
 // is seen when the row it points at is. Where none can be seen, no
 // keyless row is counted, rather than each ok keyless create blamed for
 // rows nobody could read.
-func keylessVisible(effects []model.Effect, e model.Effect) bool {
+func keylessVisible(c model.Contract, effects []model.Effect, e model.Effect) bool {
 	for range effects { // a join chain is at most as long as the list
 		switch e.Attribution() {
 		case model.ByTag:
@@ -148,7 +148,7 @@ func keylessVisible(effects []model.Effect, e model.Effect) bool {
 			}
 			e = effects[i]
 		default:
-			return e.Tenant != ""
+			return e.Tenant != "" && len(c.Tenants) == 0
 		}
 	}
 	return false

@@ -21,6 +21,9 @@ type linInput struct {
 	// overlapped: another call of the action was in flight at the same time,
 	// by real time, so this one may answer in_flight.
 	overlapped bool
+	// heldOtherwise: one of those calls sent a payload not equivalent to
+	// this one's (the model's Input.HeldOtherwise).
+	heldOtherwise bool
 }
 
 // linState is one state of the action for porcupine. variant remembers
@@ -86,11 +89,11 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	var history []porcupine.Operation
 	var aside []porcupine.Annotation
 	for i, op := range keyed {
-		overlapped := false
+		overlapped, heldOtherwise := false, false
 		for j, other := range keyed {
 			if j != i && model.Overlap(op.AtWork(), other.AtWork()) {
 				overlapped = true
-				break
+				heldOtherwise = heldOtherwise || model.HeldAndLeftNothing(other) && !c.Equivalent(op.Body, other.Body)
 			}
 		}
 		if overlapped && op.Out.Kind == model.InFlight {
@@ -106,7 +109,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 		}
 		history = append(history, porcupine.Operation{
 			ClientId: i,
-			Input:    linInput{op: op, body: shared(op.Body), overlapped: overlapped},
+			Input:    linInput{op: op, body: shared(op.Body), overlapped: overlapped, heldOtherwise: heldOtherwise},
 			Call:     op.Start,
 			Output:   op.Out,
 			// porcupine only sorts times (its visualisation ranks them), so an
@@ -130,7 +133,7 @@ func linModel(c model.Contract) porcupine.Model {
 		Init: func() []any { return []any{linState{}} },
 		Step: func(state, input, output any) []any {
 			st, in, out := state.(linState), input.(linInput), output.(model.Outcome)
-			rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped}, out)
+			rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped, HeldOtherwise: in.heldOtherwise}, out)
 			if rule != model.RuleHolds {
 				return nil
 			}

@@ -360,3 +360,34 @@ func ExampleLinearizable() {
 	fmt.Println(result)
 	// Output: Ok
 }
+
+// A service that claims the key first holds it while a call runs that is
+// then refused as taken (or fails, or was refused for its input): a call
+// of the same action with another payload that arrives meanwhile may be
+// refused as a conflict although the action never comes to exist. After
+// the holder ended, nothing holds the key.
+func TestLinearizableConflictWhileAHolderLeftNothing(t *testing.T) {
+	taken := model.Outcome{Kind: model.Taken, Status: 409}
+	tests := []struct {
+		name string
+		ops  []model.Op
+		want porcupine.CheckResult
+	}{
+		{"conflict while the taken call ran", []model.Op{
+			linCall(1, 0, 0, 10, taken), linCall(0, 0, 5, 8, linConflict),
+		}, porcupine.Ok},
+		{"conflict after the taken call ended", []model.Op{
+			linCall(1, 0, 0, 10, taken), linCall(0, 0, 20, 30, linConflict),
+		}, porcupine.Illegal},
+		{"conflict beside an equal payload's taken call", []model.Op{
+			linCall(0, 0, 0, 10, taken), linCall(0, 1, 5, 8, linConflict),
+		}, porcupine.Illegal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := checks.Linearizable(model.DefaultContract(), tt.ops, time.Second); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -60,6 +60,12 @@ func Evaluate(in Input) []Violation {
 		// A call a fault of the history touched may go unanswered.
 		ev, touched := in.History.TouchedBy(i)
 		faulted := touched && mayExplainNoAnswer(ev, op) || op.Call.Fault != model.FaultNone
+		if touched && ev.Kind == model.FaultDBError && !ev.Fired {
+			// A db-error that did not fire failed nothing: the call's
+			// server error, if any, is the service's own (IDEM-008), and
+			// its retries' answers no replay of an error it caused.
+			op.Call.Fault = model.FaultNone
+		}
 		if op.Call.NoKey {
 			vs = append(vs, answerChecks(in.Contract, op, faulted)...)
 			keyless = append(keyless, op)

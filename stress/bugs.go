@@ -191,17 +191,24 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best, own) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
-	r.settle(best, bug, own, fired, minimal, why)
+	var under *Failure
+	var seen sightingWhy
+	if why == "" && r.stop == nil && ctx.Err() == nil {
+		under, seen = r.sightingOf(ctx, h, best, own, fired)
+	}
+	r.settle(best, bug, own, fired, minimal, why, under, seen)
 	r.progress("search")
 }
 
 // settle files a shrunk failure: attributed to a reported bug when why
-// says which, else reported as own. bug, the identity the failure was first
-// seen as, is taken as found only when shrinking kept its kind: a plan
-// that turned, one candidate smaller, into a more severe new bug (a hang in
-// a burst whose two calls alone answer 500) shows the first one no more,
-// and the search must stay free to find it.
-func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string) {
+// says which, listed under reported bug under when it is a sighting of it
+// (seen says why), else reported as own. bug, the
+// identity the failure was first seen as, is taken as found only when
+// shrinking kept its kind: a plan that turned, one candidate smaller,
+// into a more severe new bug (a hang in a burst whose two calls alone
+// answer 500) shows the first one no more, and the search must stay free
+// to find it.
+func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string, under *Failure, seen sightingWhy) {
 	found := []bugID{own}
 	if sameKind(bug, own) {
 		found = append(found, bug)
@@ -212,8 +219,13 @@ func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bo
 		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 		return
 	}
-	best.Bug = own.String()
-	r.bugs = append(r.bugs, best)
+	best.Bug, best.id = own.String(), own
+	if under != nil {
+		r.note(sightingNote(best, under, seen))
+		under.see(best, seen)
+	} else {
+		r.bugs = append(r.bugs, best)
+	}
 	// What a minimal plan fires beside its own check is the same bug
 	// seen another way; what a half-shrunk plan fires may be another
 	// bug of its own (a hang beside a 500 in one big burst), which the

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -14,14 +15,22 @@ import (
 func Check(t *testing.T, cfg Config) *Result {
 	t.Helper()
 	res, err := Run(t.Context(), cfg)
-	if err != nil {
+	if err != nil && res == nil {
 		t.Fatalf("idemstress: %v", redact.Error(err))
+	}
+	if err != nil {
+		// A contract error after bugs were found: both are reported.
+		t.Errorf("idemstress: %v", redact.Error(err))
 	}
 	switch res.Verdict {
 	case checks.Fail:
 		for _, f := range res.Failures {
 			v, _ := violationOf(f.Violations, f.Check)
-			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations))
+			also := ""
+			for _, s := range f.Sightings {
+				also += fmt.Sprintf("also seen as %s: %s (%s)\n", s.Bug, s.Plan.Compact(), s.Why)
+			}
+			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations), also)
 		}
 		for _, v := range res.Outside {
 			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
@@ -58,6 +67,9 @@ func (res *Result) Rows(target string) []report.Row {
 	if res.Err != nil {
 		base.Error = res.Err.Error()
 	}
+	if res.Contract != nil {
+		base.ContractError = res.Contract.Error()
+	}
 	if res.Coverage != nil {
 		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()
 	}
@@ -76,9 +88,24 @@ func (res *Result) Rows(target string) []report.Row {
 		}
 		cs.Seconds, cs.ShrinkSeconds, cs.Plans, cs.Flaky, cs.NotMinimal = f.Detect.Seconds(), f.Shrink.Seconds(), f.Plans, f.Flaky, f.NotMinimal
 		cs.Bug = f.Bug
-		// The bug's own check first, then what else its plan fired.
-		cs.Checks = append([]checks.ID{f.Check}, slices.DeleteFunc(checks.IDsOf(cs.Violations), func(id checks.ID) bool { return id == f.Check })...)
+		// The bug's own check first, then what else its plan fired, then
+		// what its sightings fired beside.
+		cs.Checks = ownFirst(f.Check, cs.Violations)
+		for _, s := range f.Sightings {
+			cs.Sightings = append(cs.Sightings, s.Report())
+			for _, id := range s.Checks() {
+				if !slices.Contains(cs.Checks, id) {
+					cs.Checks = append(cs.Checks, id)
+				}
+			}
+		}
 		out = append(out, cs)
 	}
 	return out
+}
+
+// Report is the sighting as the report lists it under its bug's row.
+func (s Sighting) Report() report.Sighting {
+	return report.Sighting{Check: s.Check, Bug: s.Bug, Checks: s.Checks(), MinimalPlan: s.Plan,
+		Violations: s.Violations, NotMinimal: s.NotMinimal, Shared: s.Shared, Why: s.Why}
 }

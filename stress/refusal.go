@@ -21,7 +21,9 @@ import (
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
 	// A broken call is refused on purpose (see noteBrokenAccepted).
+	// So is a call with another action's unique values (answers.taken).
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
+		op.Call.UniqueOf == "" &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&
 		op.Out.Kind != model.Taken

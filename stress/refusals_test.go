@@ -107,3 +107,16 @@ func TestRefusedInputLeavesBrokenCallsOut(t *testing.T) {
 		t.Errorf("a re-encoding refused alone was not taken for a refused input")
 	}
 }
+
+// A call that sends another action's unique values is refused on purpose
+// (answers.taken); a 4xx that matcher does not take is no refusal of its
+// variant's field, which a contract finding would then blame.
+func TestRefusedInputLeavesTakenValuesOut(t *testing.T) {
+	refused := model.Outcome{Kind: model.Other, Status: 409}
+	variant := model.Op{Call: model.Call{Tenant: "A", Key: "k2", Variant: 1}, Out: refused}
+	taking := variant
+	taking.Call.UniqueOf = "k1"
+	if !refusedInput(variant) || refusedInput(taking) {
+		t.Errorf("refused input: variant %v, another's unique value %v; want true, false", refusedInput(variant), refusedInput(taking))
+	}
+}

@@ -41,6 +41,13 @@ type Failure struct {
 	// before no smaller candidate failed: Plan is the smallest failing
 	// plan found so far, reported rather than dropped.
 	NotMinimal bool `json:"not_minimal,omitempty"`
+	// Sightings are this bug seen again another way: failures of other
+	// checks, faults or interleavings whose check needs what this bug's
+	// minimal plan needs (see sighting.go), listed under it rather than
+	// reported as bugs of their own; most severe first.
+	Sightings []Sighting `json:"sightings,omitempty"`
+	// id is the identity Bug names, kept for telling its sightings.
+	id bugID
 }
 
 // Checks lists the checks the failure fired, primary first.
@@ -98,4 +105,8 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// Err says why a run is inconclusive, or why a failure may not be minimal.
 	Err error `json:"-"`
+	// Contract, when set, is the contract error that ended a run which
+	// had found Failures before it: Run returns it as its error too. The
+	// failures stay reported, and may follow from the contract's mistake.
+	Contract error `json:"-"`
 }

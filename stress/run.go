@@ -95,6 +95,10 @@ type runner struct {
 // configuration that cannot run at all; a failure of the target or the
 // database during the run gives an inconclusive result with Err set. When
 // ctx ends, the result holds what was found until then (Interrupted).
+// A contract error that only the run's answers show (a generated input
+// refused, no ID where the contract says) is returned as the error; when
+// the run had found bugs before it, the result is returned beside it, not
+// nil, holding them, with Contract set to the same error.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInterrupted, err)
@@ -141,27 +145,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.search(ctx)
 	orderBugs(r.bugs)
 
-	if !r.ids && r.noID != nil && r.stop == nil {
-		return nil, r.idNowhere()
-	}
-	if !r.ids && r.unusable != nil && r.stop == nil {
-		// No ok answer, and one no state allows: the request is wrong,
-		// and what a wrong request shows (a keyless call's 404) is no
-		// bug. But where the service answered 5xx, it took the request,
-		// and the bugs found then (rows stored behind every 500) are
-		// real: they are reported, and the odd answer is a note.
-		if len(r.bugs) == 0 || !r.serverErrors {
-			return nil, r.noUsableAnswer(ctx)
-		}
-		r.note(r.unusableNote())
-	}
-	// After an infrastructure stop the target cannot be asked again what it
-	// refused: the stop is the verdict (exit 3), not a payload field.
-	if r.refused != nil && r.baseOK && r.stop == nil && ctx.Err() == nil {
-		return nil, r.refusal(ctx)
+	cerr := r.contractError(ctx)
+	if cerr != nil && len(r.bugs) == 0 {
+		return nil, cerr
 	}
 	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
-		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil}
+		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
+		Contract: cerr}
 	for _, b := range r.explained {
 		if !slices.Contains(res.AttributedChecks, b.Check) {
 			res.AttributedChecks = append(res.AttributedChecks, b.Check)
@@ -225,7 +215,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Verdict = checks.Pass
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
-	return res, nil
+	return res, cerr
+}
+
+// contractError is the mistake in the contract that the run's answers
+// show, if any: no ID where the contract says, no usable answer, or a
+// generated input refused although the base payload was taken.
+func (r *runner) contractError(ctx context.Context) error {
+	if !r.ids && r.noID != nil && r.stop == nil {
+		return r.idNowhere()
+	}
+	if !r.ids && r.unusable != nil && r.stop == nil {
+		// No ok answer, and one no state allows: the request is wrong,
+		// and what a wrong request shows (a keyless call's 404) is no
+		// bug. But where the service answered 5xx, it took the request,
+		// and the bugs found then (rows stored behind every 500) are
+		// real: they are reported, and the odd answer is a note.
+		if len(r.bugs) == 0 || !r.serverErrors {
+			return r.noUsableAnswer(ctx)
+		}
+		r.note(r.unusableNote())
+	}
+	// After an infrastructure stop the target cannot be asked again what
+	// it refused: the stop is the verdict (exit 3), not a payload field.
+	if r.refused != nil && r.baseOK && r.stop == nil && ctx.Err() == nil {
+		return r.refusal(ctx)
+	}
+	return nil
 }
 
 // A trier executes and judges one plan in a namespace of its own: the

@@ -31,7 +31,7 @@ func TestSettleCountsTheFirstIdentityOnlyWhenShrinkingKeptItsKind(t *testing.T) 
 		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugID{dupBurst, dupSeq}},
 	} {
 		r := &runner{}
-		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugID{tc.own}, true, tc.why)
+		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugID{tc.own}, true, tc.why, nil, sightingWhy{})
 		for _, id := range tc.known {
 			if !r.known(id) {
 				t.Errorf("%s: %s not known after settling", tc.name, id)

@@ -82,7 +82,17 @@ func writeJUnit(cfg stress.Config, res *stress.Result, failures []*stress.Failur
 	}
 	run := report.JUnitRun{Suite: suiteName(cfg, a.config), Target: res.Target, Seed: res.Seed, Elapsed: res.Total, Coverage: res.Coverage}
 	for _, f := range failures {
-		run.Failures = append(run.Failures, report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations})
+		jf := report.JUnitFailure{Plan: f.Plan, History: f.History, Violations: f.Violations}
+		for _, s := range f.Sightings {
+			jf.Sightings = append(jf.Sightings, s.Report())
+		}
+		run.Failures = append(run.Failures, jf)
+	}
+	// A check only a sighting fired fails too, its text naming the bug.
+	for _, f := range failures {
+		for _, s := range f.Sightings {
+			run.Failures = append(run.Failures, report.JUnitFailure{Plan: s.Plan, History: s.History, Violations: s.Violations, SightingOf: f.Bug})
+		}
 	}
 	if len(res.Outside) > 0 {
 		run.Failures = append(run.Failures, report.JUnitFailure{Violations: res.Outside})

@@ -58,6 +58,7 @@ func merge(reps []stressReport) stressReport {
 		out.FaultsFired += r.FaultsFired
 		out.Seconds = max(out.Seconds, r.Seconds) // shards run side by side
 		out.Interrupted = out.Interrupted || r.Interrupted
+		out.ContractError = cmp.Or(out.ContractError, r.ContractError)
 		if r.Coverage != nil {
 			if out.Coverage == nil {
 				out.Coverage = model.Coverage{}
@@ -76,6 +77,15 @@ func merge(reps []stressReport) stressReport {
 			bug := cmp.Or(c.Bug, string(c.Checks[0]))
 			if old, ok := byBug[bug]; !ok || smaller(c, old) {
 				byBug[bug] = c
+			}
+		}
+	}
+	// A shard whose row is another shard's sighting saw the same bug
+	// another way: it is listed under that row, not beside it.
+	for bug, c := range byBug {
+		for _, s := range c.Sightings {
+			if _, ok := byBug[s.Bug]; ok && s.Bug != bug {
+				delete(byBug, s.Bug)
 			}
 		}
 	}

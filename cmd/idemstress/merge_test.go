@@ -74,3 +74,22 @@ func TestMergeKeepsBugsOfOneCheck(t *testing.T) {
 		t.Errorf("reports without bug names: %+v", old.Cases)
 	}
 }
+
+// A bug one shard lists as a sighting under its row, another shard that
+// saw only that sighting reports as its row: merged, one row.
+func TestMergeFoldsSightings(t *testing.T) {
+	p := &model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}}}
+	row := func(bug string, id checks.ID, sightings ...report.Sighting) report.Row {
+		return report.Row{Target: "svc", Verdict: checks.Fail, Checks: []checks.ID{id}, Bug: bug, MinimalPlan: p, MinimalSteps: 1, MinimalCalls: 1, Sightings: sightings}
+	}
+	shard := func(cases ...report.Row) stressReport {
+		return stressReport{Verdict: checks.Fail, Target: "svc", Cases: cases}
+	}
+	got := merge([]stressReport{
+		shard(row("IDEM-001 dup in sequence", checks.DuplicateEffect, report.Sighting{Check: checks.ChangedAccepted, Bug: "IDEM-004 in sequence"})),
+		shard(row("IDEM-004 in sequence", checks.ChangedAccepted)),
+	})
+	if len(got.Cases) != 1 || got.Cases[0].Bug != "IDEM-001 dup in sequence" {
+		t.Errorf("merged %d cases %+v, want the one row with its sighting", len(got.Cases), got.Cases)
+	}
+}

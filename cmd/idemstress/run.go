@@ -184,14 +184,20 @@ func runTarget(ctx context.Context, cfg stress.Config, stderr io.Writer, a artef
 // runArtefacts runs cfg with progress on stderr (a line every interval
 // when stderr is not a terminal), writes each failure's artefacts, and
 // returns the result and its exit code; a nil result means the run could
-// not start (the error is printed).
+// not start (the error is printed), and a result with exit 2 holds the
+// bugs found before a contract error ended the run (Result.Contract).
 func runArtefacts(ctx context.Context, cfg stress.Config, stderr io.Writer, a artefacts, every time.Duration) (*stress.Result, int) {
 	progress := newProgress(stderr, "")
 	progress.interval = every
 	cfg.Progress = progress.Update
 	res, err := stress.Run(ctx, cfg)
 	progress.Done()
-	if err != nil {
+	if err != nil && res != nil {
+		// A contract error after bugs were found: the bugs are reported
+		// with it (each row's contract_error), and the run exits 2, as
+		// the contract must be fixed before they are believed.
+		fmt.Fprintf(stderr, "idemstress: %v\n", err)
+	} else if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		// CI reads the JUnit file whatever happened: a run that could not
 		// start is reported (every check skipped, with the reason), never
@@ -202,6 +208,9 @@ func runArtefacts(ctx context.Context, cfg stress.Config, stderr io.Writer, a ar
 		return nil, exitFor(err)
 	}
 	code := exitOf(res.Verdict)
+	if err != nil {
+		code = exitFor(err)
+	}
 	for _, f := range res.Failures {
 		if err := writeArtefacts(stderr, cfg, res, f, a); err != nil {
 			fmt.Fprintf(stderr, "idemstress: %v\n", err)

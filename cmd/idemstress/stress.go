@@ -43,6 +43,9 @@ type stressReport struct {
 	// Cases has one case for each bug found, most severe first, or one
 	// for the whole run when nothing failed.
 	Cases []report.Row `json:"cases"`
+	// ContractError is the contract error that ended a run after it had
+	// found the bugs in Cases (exit 2).
+	ContractError string `json:"contract_error,omitempty"`
 }
 
 func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -115,6 +118,9 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep.Seconds = res.Total.Seconds()
 	rep.Cases = res.Rows(res.Target)
 	rep.Coverage, rep.CheckStatus = res.Coverage, res.Statuses()
+	if res.Contract != nil {
+		rep.ContractError = res.Contract.Error()
+	}
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
 	}

@@ -111,6 +111,9 @@ type execution struct {
 	down bool
 	// cutOff is when each action a crash interrupted was cut off.
 	cutOff map[model.Action]int64
+	// keyless counts the keyless calls sent so far: each is a create of
+	// its own, with unique values of its own (model.Contract.KeylessUnique).
+	keyless int
 }
 
 // unserved records calls made while a crash left the replica down and no
@@ -149,9 +152,9 @@ func (x *execution) add(ops []model.Op) []int {
 }
 
 // request is what the target is sent for a call, and the op that records it.
-func (e Executor) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
+func (x *execution) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	// A broken call's body breaks the payload rule it names.
-	c := e.Contract.Breaking(call.Broken)
+	e, c := x.Executor, x.Contract.Breaking(call.Broken)
 	tag := ns.Tag(c, call)
 	req := client.Request{Tenant: c.SentTenant(ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
@@ -165,6 +168,12 @@ func (e Executor) request(ns model.Namespace, call model.Call, replica int) (cli
 	if call.UniqueOf != "" {
 		// Another action's unique values: those its own calls send.
 		id.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
+	}
+	if call.NoKey && c.KeylessCreates && len(c.Unique) > 0 {
+		// The tag of a keyless call names its tenant only, shared by
+		// every keyless create of it: its unique values need more.
+		x.keyless++
+		id.Unique = c.KeylessUnique(tag, x.keyless)
 	}
 	if e.Form {
 		req.Body = c.SendForm(id, call.Variant, call.Encoding)
@@ -262,11 +271,12 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 // target's own synchronised release when it has one, else one goroutine a
 // call behind a start barrier. Everything a call needs is built before the
 // release (rapid's draws are not safe to share between goroutines).
-func (e Executor) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
+func (x *execution) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
+	e := x.Executor
 	reqs := make([]client.Request, len(calls))
 	ops := make([]model.Op, len(calls))
 	for i, call := range calls {
-		reqs[i], ops[i] = e.request(ns, call, i)
+		reqs[i], ops[i] = x.request(ns, call, i)
 	}
 	var failed error
 	if b, ok := e.Target.(client.Burster); ok {

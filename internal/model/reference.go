@@ -25,6 +25,15 @@ type Input struct {
 	// Overlapped is true when another call of the same action was in flight
 	// at the same time; only then may a call answer in_flight.
 	Overlapped bool
+	// HeldOtherwise is true when another call of the action whose payload
+	// is not equivalent to this one's, and which certainly left nothing
+	// (refused as taken, refused for its broken input, or failed under
+	// server_errors: no-effects), was in flight at the same time: it may
+	// have held the key when this call came, so a service that claims the
+	// key first may refuse this one as a conflict although the action
+	// never came to exist. (A call that was answered ok or not at all
+	// needs no such word: the states it may have made allow the conflict.)
+	HeldOtherwise bool
 }
 
 // Rule names the row of the reference model's table that an answer broke.
@@ -111,6 +120,8 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		return RuleWrongStatus, []State{s}
 	case Conflict:
 		switch {
+		case !s.Present && in.HeldOtherwise:
+			return RuleHolds, []State{s}
 		case !s.Present:
 			return RuleWrongStatus, []State{s}
 		case c.Equivalent(s.Body, in.Body):
@@ -198,7 +209,8 @@ func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 	states := []State{{}}
 	var findings []BadAnswer
 	for i, op := range ops {
-		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Broken: op.Call.Broken > 0, Overlapped: concurrentWithEarlier(ops, i)}
+		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Broken: op.Call.Broken > 0, Overlapped: concurrentWithEarlier(ops, i),
+			HeldOtherwise: c.heldOtherwise(ops, i)}
 		var next, all []State
 		firstRule := RuleHolds
 		for j, s := range states {
@@ -229,6 +241,29 @@ func concurrentWithEarlier(ops []Op, i int) bool {
 		}
 	}
 	return false
+}
+
+// heldOtherwise reports whether a call of the action that left nothing,
+// with a payload not equivalent to ops[i]'s, was at work at the same time
+// (Input.HeldOtherwise).
+func (c Contract) heldOtherwise(ops []Op, i int) bool {
+	for j, other := range ops {
+		if j != i && HeldAndLeftNothing(other) && Overlap(ops[i].AtWork(), other.AtWork()) && !c.Equivalent(ops[i].Body, other.Body) {
+			return true
+		}
+	}
+	return false
+}
+
+// HeldAndLeftNothing reports a call that may have held its key while it
+// ran although it certainly took no effect: refused as taken, refused for
+// the rule its payload broke, or failed (a server error the contract
+// promises left nothing).
+func HeldAndLeftNothing(op Op) bool {
+	if op.Call.NoKey {
+		return false
+	}
+	return op.Out.Kind == Taken || op.Out.Kind == Failed || op.Call.Broken > 0 && Refused(op.Out)
 }
 
 // appendStates adds the states of src not yet in dst; states whose bodies

@@ -151,6 +151,12 @@ func op(t *testing.T, body []byte, out model.Outcome) model.Op {
 	return model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: body, Out: out}
 }
 
+// timed gives an op its start and end.
+func timed(o model.Op, start, end int64) model.Op {
+	o.Start, o.End = start, end
+	return o
+}
+
 func keylessOp(t *testing.T, body []byte, out model.Outcome) model.Op {
 	t.Helper()
 	o := op(t, body, out)
@@ -191,6 +197,15 @@ func TestWalk(t *testing.T) {
 		{"unknown then conflict for an equal payload", []model.Op{
 			op(t, p, answer(model.Unknown)), op(t, pSpaced, answer(model.Conflict)),
 		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent, present(p, "")}},
+		{"a conflict while a call refused as taken held the key", []model.Op{
+			timed(op(t, pOther, answer(model.Taken)), 0, 10), timed(op(t, p, answer(model.Conflict)), 5, 8),
+		}, nil, []model.State{absent}},
+		{"a conflict after the taken call ended has no holder", []model.Op{
+			timed(op(t, pOther, answer(model.Taken)), 0, 10), timed(op(t, p, answer(model.Conflict)), 20, 30),
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
+		{"an equal payload's taken call holds nothing that conflicts", []model.Op{
+			timed(op(t, p, answer(model.Taken)), 0, 10), timed(op(t, pSpaced, answer(model.Conflict)), 5, 8),
+		}, []model.BadAnswer{{Op: 1, Rule: model.RuleWrongStatus}}, []model.State{absent}},
 		{"two unknowns keep both possibilities", []model.Op{
 			op(t, p, answer(model.Unknown)), op(t, p, answer(model.Unknown)),
 		}, nil, []model.State{absent, present(p, "")}},
@@ -228,10 +243,13 @@ func TestWalk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// One after another, as Walk's calls are: 10 apart, 5 long.
+			// One after another, as Walk's calls are: 10 apart, 5 long,
+			// unless the case gives times of its own.
 			ops := slices.Clone(tt.ops)
-			for i := range ops {
-				ops[i].Start, ops[i].End = int64(i*10), int64(i*10+5)
+			if !slices.ContainsFunc(ops, func(o model.Op) bool { return o.End != 0 }) {
+				for i := range ops {
+					ops[i].Start, ops[i].End = int64(i*10), int64(i*10+5)
+				}
 			}
 			findings, final := c.Walk(ops)
 			if !reflect.DeepEqual(findings, tt.findings) {

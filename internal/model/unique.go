@@ -18,8 +18,9 @@ import (
 
 // uniqueValue is the value of unique field ptr for the call fill fills:
 // the base value with the tag of the action whose values it sends in place
-// of {{tag}}, or after a dash when the base has none, the base cut so that
-// the value stays within the field's max_len. With no tag (the base
+// of {{tag}}, or after a dash when the base has none (an underscore under
+// tag_format: word, whose alphabet has no dash), the base cut so that the
+// value stays within the field's max_len. With no tag (the base
 // payload as the contract wrote it) the base is filled in as it is.
 func (c Contract) uniqueValue(ptr, base string, fill filler) string {
 	tag := fill.id.Unique
@@ -42,7 +43,25 @@ func (c Contract) uniqueValue(ptr, base string, fill filler) string {
 			base = base[:len(base)-n]
 		}
 	}
-	return base + "-" + tag
+	sep := "-"
+	if c.TagFormat == IDWord {
+		sep = "_"
+	}
+	return base + sep + tag
+}
+
+// KeylessUnique is the tag whose unique values the n-th keyless create of
+// a plan sends (n from 1): under key_required: false each is a create of
+// its own, but its tag (Namespace.Tag) names only its tenant, so tag alone
+// would make two keyless creates of the tenant collide. It is the tag
+// with n after it, in the tag's alphabet, so that the tag in it still
+// parses (ParseTag) and names the tenant its rows are counted under.
+func (c Contract) KeylessUnique(tag string, n int) string {
+	if c.TagFormat == IDDNSLabel {
+		// A DNS tag ends where no letter or digit follows.
+		return fmt.Sprintf("%s-%d", tag, n)
+	}
+	return fmt.Sprintf("%s%d", tag, n)
 }
 
 // CheckUnique refuses unique: pointers that name no string field of the

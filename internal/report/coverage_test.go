@@ -20,16 +20,16 @@ func TestCoverageLine(t *testing.T) {
 	status := checks.Statuses(oneTenant, nil, false)
 	got := report.CoverageLine(oneTenant, status)
 	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
-		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30; " +
+		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30, refused then fixed 0 (IDEM-017 not exercised); " +
 		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	all := model.Coverage{"crash": 2, "db-error": 1}
 	all.Add(oneTenant)
-	all[model.OtherTenantSameKey], all[model.FoldedKey] = 7, 3
+	all[model.OtherTenantSameKey], all[model.FoldedKey], all[model.RefusedThenFixed] = 7, 3, 4
 	got = report.CoverageLine(all, checks.Statuses(all, nil, false))
-	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, crash 2, db-error 1") {
+	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, refused then fixed 4, crash 2, db-error 1") {
 		t.Errorf("a run that exercised every check: %s", got)
 	}
 }
@@ -49,6 +49,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 		"idemstress.IDEM-015": "not exercised: no key that differs from another only by white space, case or form",
 		"idemstress.IDEM-012": "not exercised: no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired",
 		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
+		"idemstress.IDEM-017": "not exercised: no call after a refused one of its action (no payload rule to break, or refusals: untested)",
 	}
 	if len(skipped) != len(want) {
 		t.Errorf("skipped %v, want %v", skipped, want)
@@ -58,7 +59,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 			t.Errorf("%s: skipped %q, want %q", class, skipped[class], msg)
 		}
 	}
-	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, "crash": 1, "db-error": 1}
+	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, model.RefusedThenFixed: 1, "crash": 1, "db-error": 1}
 	all.Add(oneTenant)
 	for _, tc := range junit(t, report.JUnitRun{Target: "svc", Coverage: all}).Suites[0].Cases {
 		if tc.Skipped != nil {

@@ -20,6 +20,11 @@ type JUnitFailure struct {
 	Plan       model.Plan
 	History    model.History
 	Violations []checks.Violation
+	// Sightings are the same bug seen another way, listed in its text;
+	// SightingOf, on a sighting given as a finding of its own (so that
+	// the checks it fired fail), names the bug it is seen again.
+	Sightings  []Sighting
+	SightingOf string
 }
 
 // JUnitRun is what WriteJUnit reports: one run against one target.
@@ -121,7 +126,13 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 				if f.Violations[0].Check != c.ID {
 					text = fmt.Sprintf("fired beside the primary finding %s\n", f.Violations[0].Message)
 				}
+				if f.SightingOf != "" {
+					text = fmt.Sprintf("the bug %s seen another way (listed under it, not a bug of its own)\n", f.SightingOf) + text
+				}
 				text += Explain(f.Plan, f.History, f.Violations)
+				for _, s := range f.Sightings {
+					text += "also seen as " + s.line() + "\n"
+				}
 			} else {
 				text = "outside any plan:\n  " + v.Message + "\n      " + v.Detail + "\n"
 			}

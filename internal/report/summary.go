@@ -46,6 +46,42 @@ type Row struct {
 	// not exercised (none of the transitions it needs happened).
 	Coverage    model.Coverage              `json:"coverage,omitempty"`
 	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
+	// Sightings are the same bug seen again another way (another check,
+	// fault or interleaving), listed under its row rather than as rows of
+	// their own; Checks lists what they fired too.
+	Sightings []Sighting `json:"sightings,omitempty"`
+	// ContractError, when set, says the run ended in a contract error
+	// (exit 2) after it had found this bug: the bug stays reported, and
+	// may follow from the mistake in the contract.
+	ContractError string `json:"contract_error,omitempty"`
+}
+
+// Sighting is a bug seen again another way: a failure whose check needs
+// what the bug's minimal plan needs (Shared, the inputs both send), so it
+// is listed under the bug's row.
+type Sighting struct {
+	Check       checks.ID          `json:"check"`
+	Bug         string             `json:"bug,omitempty"`
+	Checks      []checks.ID        `json:"checks"`
+	MinimalPlan model.Plan         `json:"minimal_plan"`
+	Violations  []checks.Violation `json:"violations,omitempty"`
+	NotMinimal  bool               `json:"not_minimal,omitempty"`
+	Shared      []string           `json:"shared"`
+	// Why says in a sentence why it is the bug seen again.
+	Why string `json:"why,omitempty"`
+}
+
+// line is a sighting as the table and the explanations say it.
+func (s Sighting) line() string {
+	plan := fmt.Sprintf("%s: %s", plural(len(s.MinimalPlan.Steps), "step"), s.MinimalPlan.Compact())
+	if s.NotMinimal {
+		plan += " (not minimal)"
+	}
+	why := s.Why
+	if why == "" {
+		why = "without the " + strings.Join(s.Shared, " and ") + " it does not show"
+	}
+	return fmt.Sprintf("%s, %s (%s)", s.Bug, plan, why)
 }
 
 // Column is a column of the table that a command adds for itself (the
@@ -84,6 +120,12 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 			row += cell + "\t"
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%.2f\t%d\n", row, c.Verdict, IDs(c.Checks), plan, c.Seconds, c.Plans)
+		// The same bug seen another way: a line of its own under the
+		// row, with as many cells, so the columns stay aligned.
+		for _, s := range c.Sightings {
+			sub := "  also seen as\t" + strings.Repeat("\t", len(extra))
+			fmt.Fprintf(tw, "%s\t%s\t%s: %s\t\t\n", sub, IDs(s.Checks), plural(len(s.MinimalPlan.Steps), "step"), s.MinimalPlan.Compact())
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -93,6 +135,12 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 		case c.MinimalPlan != nil:
 			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
 			fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
+			if len(c.Sightings) > 0 {
+				fmt.Fprintln(w, "  also seen as (the same bug, not a bug of its own):")
+				for _, s := range c.Sightings {
+					fmt.Fprintf(w, "    %s\n", s.line())
+				}
+			}
 		case c.Verdict == checks.Pass && c.Seed != 0 && len(cases) == 1:
 			// A run's pass is repeatable too: the same seed draws the same
 			// plans (a table of many, the demo's, leaves it to --json).
@@ -105,6 +153,14 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 		}
 		if c.Error != "" {
 			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
+		}
+
+	}
+	for i, c := range cases {
+		if c.ContractError != "" && (i == 0 || cases[i-1].ContractError != c.ContractError) {
+			// The bugs of one run share its contract error: said once,
+			// after them.
+			fmt.Fprintf(w, "\n%s: the run then ended in a contract error (exit 2): %s\n", c.Target, c.ContractError)
 		}
 	}
 	if line := faultLines(cases) + coverageLines(cases); line != "" {

@@ -23,7 +23,9 @@ import (
 // the query, the project a path segment, and the instance's name a second
 // unique field: a requestId seen before returns the original operation
 // whatever the body (no fingerprint), another requestId with a name an
-// instance already has is 409 alreadyExists. bug plants one mistake:
+// instance already has is 409 alreadyExists. The requestId is optional,
+// as Compute's is: an insert without one is a plain create (its row's
+// request_id NULL). bug plants one mistake:
 //   - names-not-unique: the name is not kept unique, so another
 //     request's instance of an existing name is created;
 //   - name-race: a concurrent duplicate of a request that loses the race
@@ -49,7 +51,7 @@ func serveCompute(t *testing.T, bug string) (url, dbURL string) {
 		names = ""
 	}
 	if _, err := pool.Exec(t.Context(), `CREATE TABLE instances (id bigserial PRIMARY KEY, project text NOT NULL,
-		request_id text NOT NULL, name text NOT NULL, description text NOT NULL, UNIQUE (project, request_id)`+names+`)`); err != nil {
+		request_id text, name text NOT NULL, description text NOT NULL, UNIQUE (project, request_id)`+names+`)`); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -87,12 +89,12 @@ func (s *computeSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = json.Unmarshal(raw, &inst)
 	}
-	if err != nil || inst.Name == "" || requestID == "" {
+	if err != nil || inst.Name == "" {
 		s.fail(w, http.StatusBadRequest, "invalid")
 		return
 	}
 	var id int64
-	err = s.pool.QueryRow(r.Context(), `INSERT INTO instances (project, request_id, name, description) VALUES ($1, $2, $3, $4)
+	err = s.pool.QueryRow(r.Context(), `INSERT INTO instances (project, request_id, name, description) VALUES ($1, NULLIF($2, ''), $3, $4)
 		ON CONFLICT (project, request_id) DO NOTHING RETURNING id`, project, requestID, inst.Name, inst.Description).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// The requestId was seen: the original operation, whatever the body.

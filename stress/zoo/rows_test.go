@@ -1,0 +1,74 @@
+package zoo_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// Issue 26.7: one bug is one row. Every bug mode the demo serves
+// in-process, run as `idemstress run` runs it (every bug the plans show,
+// not the demo's first), is reported as one row under its check; what the
+// same mistake shows through other checks is listed under that row
+// (stress.Sighting). Before, query-in-key was a row for its duplicate and
+// another for the changed payload its noisy retry accepts. The demo's row
+// of two bugs in one service keeps both, the tenant leak first.
+func TestOneRowPerBug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every bug mode, 100 plans each")
+	}
+	modes := []string{"no-payload-check,global-keys"}
+	for _, m := range sample.Modes() {
+		if !sample.Passes(m) && !sample.FaultsOnly(m) && !sample.NeedsRedis(m) {
+			modes = append(modes, m)
+		}
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			svc := startSample(t, mode, ticketsvc.LayoutKeys)
+			plans := 100
+			switch {
+			case sample.Replicas(mode) > 1:
+				plans = 10 // each burst that meets on one replica's mutex waits out the stall
+			case mode == "hang-on-burst":
+				plans = 30 // each hang costs a call timeout
+			}
+			cfg, err := svc.Config(plans, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DBStall, cfg.ShrinkTime = "tickets", 10*time.Second
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got []checks.ID
+			for _, m := range strings.Split(mode, ",") {
+				want = append(want, sample.Expected[m])
+			}
+			if len(want) == 2 {
+				want = []checks.ID{checks.TenantLeak, checks.ChangedAccepted}
+			}
+			rows := res.Rows(mode)
+			for _, row := range rows {
+				if row.MinimalPlan == nil {
+					continue
+				}
+				got = append(got, row.Checks[0])
+				t.Logf("row %s: %s, checks %v", row.Bug, row.MinimalPlan.Compact(), row.Checks)
+				for _, s := range row.Sightings {
+					t.Logf("  also seen as %s: %s, sharing %q", s.Bug, s.MinimalPlan.Compact(), s.Shared)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d row(s) %v, want %v (notes %q)", len(got), got, want, res.Notes)
+			}
+		})
+	}
+}
