@@ -1,4 +1,4 @@
-package apis_test
+package graphql_test
 
 import (
 	"context"
@@ -14,9 +14,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -111,21 +113,22 @@ func TestGraphQLLikeProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	contract(t, graphqlContract, "http://127.0.0.1:1", "", plans) // skips the whole test until its fields are there
 	asProcess := func(t *testing.T, bug string) stress.Config {
-		cfg := contract(t, graphqlContract, "http://127.0.0.1:8080", pgtest.NewDatabase(t, cluster), plans) // the replica's host:port wins
+		cfg := apitest.Contract(t, apitest.ReadContract(t), "http://127.0.0.1:8080", pgtest.NewDatabase(t, cluster), apitest.Plans) // the replica's host:port wins
 		cfg.Process = &process.Spec{Command: []string{exe}, Env: []string{serveEnv + "=graphql", "APIS_BUG=" + bug}}
 		cfg.Faults = append(cfg.Faults, model.FaultRestart, model.FaultCrash, model.FaultCrashKeyRecord, model.FaultCrashAfterCommit)
-		cfg.KeyTable, cfg.ShrinkTime = "idempotency_keys", time.Minute
+		cfg.KeyTable = "idempotency_keys"
 		return cfg
 	}
 	t.Run("correct", func(t *testing.T) {
 		cfg := asProcess(t, "")
-		assertPasses(t, cfg, run(t, cfg))
+		apitest.AssertPasses(t, cfg, apitest.Run(t, cfg))
 	})
 	t.Run("no-recovery", func(t *testing.T) {
-		bc := bugCase{bug: "no-recovery", want: checks.MissingEffect, minimal: stepsOf(faulted("A", "k1", model.FaultCrash), model.Step{Kind: model.StepRestart})}
-		assertCaught(t, bc, run(t, asProcess(t, "no-recovery")))
+		bc := apitest.BugCase{Bug: "no-recovery", Want: checks.MissingEffect, Minimal: apitest.StepsOf(stresstest.Faulted("A", "k1", model.FaultCrash), model.Step{Kind: model.StepRestart})}
+		cfg := asProcess(t, "no-recovery")
+		cfg.Plans, cfg.ShrinkTime = apitest.BugPlans, apitest.BugShrinkTime
+		apitest.AssertCaught(t, bc, apitest.Run(t, cfg))
 	})
 }
 
@@ -134,7 +137,7 @@ func TestGraphQLLikeProcess(t *testing.T) {
 // payments alone; without its recovery it leaves both.
 func TestGraphQLLikeRecovery(t *testing.T) {
 	for _, bug := range []string{"", "no-recovery"} {
-		pool, dbURL := database(t, graphqlDDL(bug))
+		pool, dbURL := apitest.Database(t, cluster, graphqlDDL(bug))
 		if _, err := pool.Exec(t.Context(), `INSERT INTO idempotency_keys (merchant, key, fingerprint, payment_gid, done) VALUES
 				('m1', 'k1', '{}', 'gid://example/Payment/1', true), ('m1', 'k2', '{}', NULL, false);
 			INSERT INTO payments (merchant, idem_key, amount, currency, note) VALUES ('m1', 'k1', 1, 'USD', 'done'), ('m1', 'k2', 1, 'USD', 'cut off');
@@ -147,7 +150,7 @@ func TestGraphQLLikeRecovery(t *testing.T) {
 		}
 		svc.pool.Close()
 		want := map[string]int{"": 1, "no-recovery": 2}[bug]
-		if p, k := count(t, pool, `SELECT count(*) FROM payments`), count(t, pool, `SELECT count(*) FROM idempotency_keys`); p != want || k != want {
+		if p, k := apitest.Count(t, pool, `SELECT count(*) FROM payments`), apitest.Count(t, pool, `SELECT count(*) FROM idempotency_keys`); p != want || k != want {
 			t.Errorf("bug %q: %d payments, %d key rows after start-up; want %d of each", bug, p, k, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package apis_test
+package graphql_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/apitest"
 )
 
 // graphqlSvc is a GraphQL payments API as Shopify's and Apollo's docs
@@ -85,8 +87,8 @@ func graphqlDDL(bug string) string {
 // returns its base URL, its database URL and a pool over it.
 func startGraphQL(t *testing.T, bug string) (string, string, *pgxpool.Pool) {
 	t.Helper()
-	pool, dbURL := database(t, graphqlDDL(bug))
-	return serve(t, &graphqlSvc{pool: pool, bug: bug}), dbURL, pool
+	pool, dbURL := apitest.Database(t, cluster, graphqlDDL(bug))
+	return apitest.Serve(t, &graphqlSvc{pool: pool, bug: bug}), dbURL, pool
 }
 
 const paymentCreate = "mutation($input: PaymentInput!) { paymentCreate(input: $input) { payment { id } } }"
@@ -270,32 +272,3 @@ func (s *graphqlSvc) undo(ctx context.Context, merchant, key, gid string) {
 	}
 	_, _ = s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE merchant = $1 AND key = $2 AND NOT done`, merchant, key)
 }
-
-// graphqlContract is the contract a user writes for it, from its docs.
-const graphqlContract = `# GraphQL-like: every answer 200; what failed is errors[0].extensions.code
-target:
-  url: BASE/graphql
-  headers: {Idempotency-Key: "{{key}}", X-Merchant: "{{tenant}}"}
-  id: /data/paymentCreate/payment/id
-  timeout: 2s
-payload:
-  query: "mutation($input: PaymentInput!) { paymentCreate(input: $input) { payment { id } } }"
-  variables: {input: {amount: 1250, currency: USD, note: coffee}}
-payload_rules:
-  /query: fixed
-  /variables/input/amount: {int: {min: 1, max: 1000000}}
-  /variables/input/currency: {enum: [USD, EUR]}
-  /variables/input/note: {max_len: 40}
-refusals: not-stored                # a BAD_USER_INPUT is not kept under the key
-answers:
-  created: [{status: 200, present: [/data/paymentCreate/payment], absent: [/errors]}]
-  conflict: [{status: 200, equals: {/errors/0/extensions/code: IDEMPOTENCY_KEY_REUSED}}]
-  in_flight: [{status: 200, equals: {/errors/0/extensions/code: IDEMPOTENCY_CONCURRENT_REQUEST}}]
-  invalid: [{status: 200, equals: {/errors/0/extensions/code: BAD_USER_INPUT}}]
-  server_error: [{status: 200, equals: {/errors/0/extensions/code: INTERNAL_SERVER_ERROR}}]
-faults: [lose-reply, drop-request, double-delivery, delay, db-error]
-db_stall: payments
-effects:
-  - {table: payments, tenant: merchant, key: idem_key, id: gid, fields: {amount: /variables/input/amount, note: /variables/input/note}}
-  - {table: ledger, tenant: merchant, key: idem_key, references: {column: payment_gid, table: payments}}
-`

@@ -1,4 +1,4 @@
-package apis_test
+package kube_test
 
 import (
 	"cmp"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/apitest"
 )
 
 // kubeSvc is a Kubernetes-like API server for one namespaced kind, as the
@@ -59,8 +61,8 @@ func startKube(t *testing.T, bug string) (string, string, *pgxpool.Pool) {
 	if cols, ok := kubeKeys[bug]; ok {
 		schema += fmt.Sprintf(";\nCREATE UNIQUE INDEX things_name ON things (%s)", cols)
 	}
-	pool, dbURL := database(t, schema)
-	return serve(t, &kubeSvc{pool: pool, bug: bug}), dbURL, pool
+	pool, dbURL := apitest.Database(t, cluster, schema)
+	return apitest.Serve(t, &kubeSvc{pool: pool, bug: bug}), dbURL, pool
 }
 
 var (
@@ -184,35 +186,3 @@ func kubeStatus(w http.ResponseWriter, code int, reason, message, name string) {
 		"status": "Failure", "message": message, "reason": reason, "details": details, "code": code,
 	})
 }
-
-// kubeContract is the contract a user writes for it, from its docs.
-const kubeContract = `# Kubernetes-like: metadata.name is the natural key; a taken name is 409 AlreadyExists
-target:
-  url: BASE/api/v1/namespaces/{{tenant}}/things
-  id: /metadata/name                # the object's name: what a 409 Status names too
-  timeout: 2s
-payload:
-  apiVersion: v1
-  kind: Thing
-  metadata: {name: "{{key}}"}
-  spec: {replicas: 2, color: blue}
-payload_rules:
-  /apiVersion: fixed
-  /kind: fixed
-  /spec/replicas: {int: {min: 1, max: 10}}
-  /spec/color: {enum: [blue, green, red]}
-key_format: dns-label               # lowercase RFC 1123 label
-key_max_len: 63
-tenants: [team-a, team-b, team-c]   # namespaces that exist
-changed_payload: replayed           # any second create of the name is refused, same object or not
-statuses: {in_flight: []}           # a concurrent create waits, then is refused
-answers:
-  created: [{status: 201}]
-  replayed: [{status: 409, equals: {/reason: AlreadyExists}, id: /details/name}]
-  conflict: [{status: 409, equals: {/reason: Conflict}}]   # Kubernetes' own, for updates
-  invalid: [{status: 422, equals: {/reason: Invalid}}]
-faults: [lose-reply, drop-request, double-delivery, delay, db-error]
-db_stall: things
-effects:
-  - {table: things, tenant: namespace, key: name, id: name, fields: {replicas: /spec/replicas, color: /spec/color}}
-`

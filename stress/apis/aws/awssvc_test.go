@@ -1,4 +1,4 @@
-package apis_test
+package aws_test
 
 import (
 	"crypto/rand"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/apitest"
 )
 
 // awsSvc is an AWS-JSON-protocol service (awsJson1_1): POST / with
@@ -57,8 +59,8 @@ func startAWS(t *testing.T, bug string) (string, string, *pgxpool.Pool) {
 	if cols, ok := awsKeys[bug]; ok {
 		schema += fmt.Sprintf(";\nCREATE UNIQUE INDEX things_token ON things (%s)", cols)
 	}
-	pool, dbURL := database(t, schema)
-	return serve(t, &awsSvc{pool: pool, bug: bug}), dbURL, pool
+	pool, dbURL := apitest.Database(t, cluster, schema)
+	return apitest.Serve(t, &awsSvc{pool: pool, bug: bug}), dbURL, pool
 }
 
 var (
@@ -173,34 +175,3 @@ func awsError(w http.ResponseWriter, code int, typ, message string) {
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]string{"__type": typ, "message": message})
 }
-
-// awsContract is the contract a user writes for it, from its docs.
-const awsContract = `# AWS-JSON-like: X-Amz-Target, a \w+ ClientToken in the body, fixed accounts
-target:
-  url: BASE/
-  headers:
-    X-Amz-Target: ThingService.CreateThing
-    Content-Type: application/x-amz-json-1.1
-    Authorization: "AWS4-HMAC-SHA256 Credential={{tenant}}/20260101/us-east-1/thing/aws4_request, SignedHeaders=host, Signature=0"
-  id: /ThingId
-  timeout: 2s
-payload: {ClientToken: "{{key}}", Name: build-cache, Size: 4}
-payload_rules:
-  /Name: {max_len: 64}
-  /Size: {int: {min: 1, max: 16}}
-key_pattern: '^\w{1,64}$'                # ACM: \w+; EC2: at most 64 characters
-key_max_len: 64
-tenants: [AKIAIOSFODNN7EXAMPLE, AKIAI44QH8DHBEXAMPLE, AKIAJ7D2Q4ZRTEXAMPLE]   # access keys of existing accounts
-statuses: {in_flight: []}                # a concurrent duplicate waits for the original
-answers:
-  conflict: [{status: 400, equals: {/__type: IdempotentParameterMismatch}}]
-  invalid: [{status: 400, equals: {/__type: ValidationException}}]
-faults: [lose-reply, drop-request, double-delivery, delay, db-error]
-db_stall: things
-effects:
-  - table: things
-    tenant: access_key                   # the caller that made it
-    key: client_token
-    id: thing_id
-    fields: {name: /Name, size: /Size}
-`

@@ -1,4 +1,4 @@
-package apis_test
+package google_test
 
 import (
 	"crypto/rand"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemstress/idemstress/internal/apitest"
 )
 
 // googleSvc creates Compute-Engine-like instances the way AIP-155 and
@@ -60,8 +62,8 @@ func startGoogle(t *testing.T, bug string) (string, string, *pgxpool.Pool) {
 	if cols, ok := googleKeys[bug]; ok {
 		schema += fmt.Sprintf(";\nCREATE UNIQUE INDEX instances_request ON instances (%s)", cols)
 	}
-	pool, dbURL := database(t, schema)
-	return serve(t, &googleSvc{pool: pool, bug: bug}), dbURL, pool
+	pool, dbURL := apitest.Database(t, cluster, schema)
+	return apitest.Serve(t, &googleSvc{pool: pool, bug: bug}), dbURL, pool
 }
 
 var (
@@ -186,30 +188,3 @@ func googleError(w http.ResponseWriter, code int, status, message string) {
 		"errors": []map[string]string{{"domain": "global", "reason": strings.ToLower(strings.ReplaceAll(status, "_", "")), "message": message}},
 	}})
 }
-
-// googleContract is the contract a user writes for it, from its docs.
-const googleContract = `# Google-like: a UUID requestId in the query; an Operation names the instance
-target:
-  url: BASE/v1/projects/{{tenant}}/instances?requestId={{key}}
-  id: /targetId                     # the Operation changes; the instance it names does not
-  timeout: 2s
-payload: {name: web-1, machineType: e2-small}
-payload_rules:
-  /name: fixed
-  /machineType: {enum: [e2-micro, e2-small, e2-medium, e2-standard-2]}
-key_format: uuid                    # anything else is 400 INVALID_ARGUMENT
-tenant_pattern: "^[a-z][-a-z0-9]{4,28}[a-z0-9]$"   # project IDs
-changed_payload: replayed           # a duplicate requestId returns the original, whatever the body
-statuses: {in_flight: []}           # a concurrent duplicate waits for the original
-answers:
-  created: [{status: 200, equals: {/kind: "compute#operation"}}]
-  invalid: [{status: 400, equals: {/error/status: INVALID_ARGUMENT}}]
-faults: [lose-reply, drop-request, double-delivery, delay, db-error]
-db_stall: instances
-effects:
-  - table: instances
-    tenant: project
-    key: request_id
-    id: id
-    fields: {machine_type: /machineType}
-`

@@ -1,0 +1,44 @@
+package apitest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// How many plans a run tries: a correct service must pass Plans; a bug's
+// run stops at BugPlans, which is enough to catch it, since the first
+// plans are dealt one planned fault each, and shrinks for BugShrinkTime.
+const (
+	Plans         = 100
+	BugPlans      = 40
+	BugShrinkTime = 30 * time.Second
+)
+
+// RunShape runs a shape's contract against its correct service, which must
+// pass with every fault fired, and against each planted bug, which must be
+// caught as its BugCase says. start serves the service in a mode (""
+// correct) and returns its base URL and database URL.
+func RunShape(t *testing.T, yaml string, start func(t *testing.T, bug string) (string, string), bugs []BugCase) {
+	t.Helper()
+	t.Run("correct", func(t *testing.T) {
+		base, dbURL := start(t, "")
+		cfg := Contract(t, yaml, base, dbURL, Plans)
+		AssertPasses(t, cfg, Run(t, cfg))
+	})
+	for _, bc := range bugs {
+		t.Run(bc.Bug, func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("a bug's run searches all its plans after the bug, a minute or so")
+			}
+			base, dbURL := start(t, bc.Bug)
+			cfg := Contract(t, yaml, base, dbURL, BugPlans)
+			cfg.ShrinkTime = BugShrinkTime
+			AssertCaught(t, bc, Run(t, cfg))
+		})
+	}
+}
+
+// StepsOf is its arguments, a plan's steps.
+func StepsOf(steps ...model.Step) []model.Step { return steps }
