@@ -53,6 +53,27 @@ func TestKeyInTemplateCorrectPasses(t *testing.T) {
 	}
 }
 
+// A payload field that carries the key ("subject": "ref-{{key}}") is
+// stored filled in: a correct service passes (it was blamed IDEM-010).
+func TestKeyInPayloadFieldPasses(t *testing.T) {
+	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
+	cfg := templated(t, svc, 30, "{{key}}")
+	cfg.Contract.Payload = maps.Clone(cfg.Contract.Payload)
+	cfg.Contract.Payload["subject"] = "ref-{{key}}"
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Pass {
+		for _, f := range res.Failures {
+			for _, v := range f.Violations {
+				t.Logf("%s: %s: %s", v.Check, v.Message, v.Detail)
+			}
+		}
+		t.Errorf("verdict %s; want pass", res.Verdict)
+	}
+}
+
 // Under the template a real bug is still caught: the sample's
 // outbox-on-retry mode enqueues another notification on every replay.
 func TestKeyInTemplateBugCaught(t *testing.T) {

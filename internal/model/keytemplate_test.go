@@ -72,3 +72,11 @@ func TestKeyTemplateLongKeyFits(t *testing.T) {
 		t.Errorf("long key stored in %d bytes; want at most 64", n)
 	}
 }
+
+// WithIdentity fills the key and the tenant in every string, numbers kept.
+func TestWithIdentity(t *testing.T) {
+	got := string(model.WithIdentity([]byte(`{"a":"ref-{{key}}","n":[1.50,"{{tenant}}/{{key}}"]}`), "ns-k1", "ns-A"))
+	if want := `{"a":"ref-ns-k1","n":[1.50,"ns-A/ns-k1"]}`; got != want {
+		t.Errorf("%s; want %s", got, want)
+	}
+}
