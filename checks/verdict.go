@@ -407,7 +407,7 @@ func actionRows(in Input, e model.Effect, a model.Action, info *actionInfo,
 		vs = append(vs, idChecks(e, a, info, rows, owner[e.Table])...)
 	}
 	for _, r := range rows {
-		vs = append(vs, fieldChecks(e, a, info.winners, r)...)
+		vs = append(vs, fieldChecks(e, a, sentWinners(in, a, info.winners), r)...)
 	}
 	if e.References != nil {
 		vs = append(vs, referenceChecks(e, a, rows, perAction[e.References.Table][a])...)

@@ -68,6 +68,25 @@ func okStates(c model.Contract, ops []model.Op) []model.State {
 	return states
 }
 
+// sentWinners are the winning payloads as the action's calls sent them:
+// a field that carries the key or the tenant ("ref-{{key}}") is stored
+// filled in, while the payloads are judged with them as written.
+func sentWinners(in Input, a model.Action, winners [][]byte) [][]byte {
+	c := in.Contract
+	if !c.Carries("key") && !c.Carries("tenant") {
+		return winners
+	}
+	key, tenant := c.SentKey(in.NS, a.Key), ""
+	if a.Tenant != "" {
+		tenant = c.SentTenant(in.NS, a.Tenant)
+	}
+	out := make([][]byte, len(winners))
+	for i, w := range winners {
+		out[i] = model.WithIdentity(w, key, tenant)
+	}
+	return out
+}
+
 // fieldChecks compare a row's fields with the winning payload; with more
 // than one possible winner the row must hold one of them, all its fields
 // from the same payload, and is reported against the first.

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -202,6 +204,23 @@ func (s HTTPSpec) Sends(name string) bool {
 		}
 	}
 	return false
+}
+
+// KeyValues are the values of the template that may carry {{key}}, for
+// model.KeyTemplateOf: the header values by header name, then the URL's
+// path segments, then its query parameters' values.
+func (s HTTPSpec) KeyValues() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(s.Headers)) {
+		out = append(out, s.Headers[name])
+	}
+	path, query, _ := strings.Cut(s.URL, "?")
+	out = append(out, strings.Split(path, "/")...)
+	for _, p := range strings.Split(query, "&") {
+		_, v, _ := strings.Cut(p, "=")
+		out = append(out, v)
+	}
+	return out
 }
 
 // KeyInPath reports whether the URL's path carries {{key}}

@@ -120,6 +120,10 @@ func (c *Config) defaults() error {
 		c.Log = io.Discard
 	}
 	c.Contract = c.Contract.WithDefaults()
+	if c.Contract.KeyTemplate == "" {
+		// The key column holds the key as the template sends it.
+		c.Contract.KeyTemplate = model.KeyTemplateOf(append(c.HTTP.KeyValues(), c.Contract.PayloadKeyStrings()...))
+	}
 	c.Sync, _ = client.ParseSyncMode(string(c.Sync)) // validate refused a bad one
 	return nil
 }

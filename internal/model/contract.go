@@ -131,6 +131,13 @@ type Contract struct {
 	// JSON when "", so that a contract without refusals: keeps the digest
 	// its case files were written with.
 	Refusals Refusals `json:",omitempty"`
+
+	// KeyTemplate is the value the key travels in, "order-{{key}}": a
+	// header value, a path segment, a query parameter's value or a payload
+	// string holding {{key}} (see KeyTemplateOf). The service receives, and
+	// so stores in the key column, this value rendered; "" is "{{key}}",
+	// the key alone. Left out of JSON when "", so that digests stay.
+	KeyTemplate string `json:",omitempty"`
 	// breaking is the breakage Render applies (see Breaking); 0: none.
 	breaking int
 }

@@ -103,7 +103,7 @@ func (c Contract) KeyShapes() []byte {
 	for _, shape := range Shapes {
 		shaped := Shaped("k1", shape)
 		sent := c.SentKey(sampleNamespace, shaped)
-		back, ok := c.LogicalKey(sampleNamespace, sent)
+		back, ok := c.LogicalKey(sampleNamespace, c.StoredKey(sampleNamespace, shaped))
 		if r.accepts(sent) && ok && back == shaped {
 			out = append(out, shape)
 		}
@@ -132,9 +132,12 @@ func KeyShape(logical string) byte {
 	return shape
 }
 
-// KeyPrefix is what the key of every call of a namespace that starts with
-// ns starts with: a prefix range on a key column finds them.
-func (c Contract) KeyPrefix(ns Namespace) string { return c.keyRule().format.Prefix(ns) }
+// KeyPrefix is what the key column's value of every call of a namespace
+// that starts with ns starts with: the template's text before its first
+// {{key}}, then the key's prefix. A prefix range on a key column finds them.
+func (c Contract) KeyPrefix(ns Namespace) string {
+	return c.keyParts()[0] + c.keyRule().format.Prefix(ns)
+}
 
 // TenantPrefix is what every tenant of a namespace that starts with ns
 // starts with; ok is false for fixed tenants, which carry no namespace.

@@ -71,7 +71,7 @@ func (c Contract) shapedKey(ns Namespace, f IDFormat, logical string) string {
 	case shapeUnicode:
 		return "κ" + name[1:]
 	case shapeLong:
-		n := c.keyMaxLen()
+		n := c.keyRoom()
 		if f == IDDNSLabel {
 			n = min(n, dnsLabelMax)
 		}
@@ -81,10 +81,15 @@ func (c Contract) shapedKey(ns Namespace, f IDFormat, logical string) string {
 }
 
 // LogicalKey turns a key read back from the service (a table's key
-// column) into its logical name; ok is false outside the namespace. A key
+// column, the key as the template sends it: see StoredKey) into its
+// logical name; ok is false outside the namespace. A key
 // the service changed (trimmed, lower-cased) comes back as the name of
 // what it became, so its rows land on that action.
-func (c Contract) LogicalKey(ns Namespace, sent string) (string, bool) {
+func (c Contract) LogicalKey(ns Namespace, stored string) (string, bool) {
+	sent, ok := c.sentFromStored(stored)
+	if !ok {
+		return "", false
+	}
 	rest, ok := c.keyRule().format.logical(ns, sent)
 	if !ok {
 		return "", false

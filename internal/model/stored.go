@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // StoredEqual reports whether a column's value, read as text (null: the
@@ -51,3 +52,40 @@ func decodeNumbers(doc []byte, v *any) error {
 }
 
 var errTrailing = errors.New("data after the JSON value")
+
+// WithIdentity is payload doc with {{key}} and {{tenant}} in its strings
+// filled in with key and tenant (a tenant "" leaves {{tenant}}): the
+// values a service given the call stores in a field that carries them
+// ("subject": "ref-{{key}}"). A doc that does not decode is returned as
+// it is.
+func WithIdentity(doc []byte, key, tenant string) []byte {
+	var v any
+	if !bytes.Contains(doc, []byte("{")) || decodeNumbers(doc, &v) != nil {
+		return doc
+	}
+	r := strings.NewReplacer("{{key}}", key)
+	if tenant != "" {
+		r = strings.NewReplacer("{{key}}", key, "{{tenant}}", tenant)
+	}
+	var fill func(v any) any
+	fill = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = fill(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = fill(e)
+			}
+		case string:
+			return r.Replace(x)
+		}
+		return v
+	}
+	out, err := json.Marshal(fill(v))
+	if err != nil {
+		return doc
+	}
+	return out
+}
