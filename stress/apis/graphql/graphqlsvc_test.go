@@ -41,8 +41,9 @@ type graphqlSvc struct {
 	// payment), refusal-stored (the key is claimed before the input is
 	// checked and the refusal stored under it: the corrected call is
 	// refused forever), error-leaves-payment (a failed ledger write
-	// releases the key but leaves the payment), no-recovery (as a process,
-	// it does not undo at start-up what a crash cut off).
+	// releases the key but leaves the payment), keeps-claims (as a process,
+	// its start-up recovery deletes the payments a crash cut off but keeps
+	// their unfinished key claims: the key is in progress for ever).
 	bug string
 }
 
@@ -73,7 +74,7 @@ CREATE TABLE ledger (
 
 // graphqlKeys is the uniqueness each mode keeps (check-then-insert has none).
 var graphqlKeys = map[string]string{"": "merchant, key", "tenant-leak": "key", "refusal-stored": "merchant, key",
-	"error-leaves-payment": "merchant, key", "no-recovery": "merchant, key"}
+	"error-leaves-payment": "merchant, key", "keeps-claims": "merchant, key"}
 
 // graphqlDDL is the schema of mode bug, its keys' uniqueness included.
 func graphqlDDL(bug string) string {
@@ -257,6 +258,11 @@ func (s *graphqlSvc) write(ctx context.Context, merchant, key string, in payment
 // the payment it made, if any, deleted, as a failed write is undone. (It
 // assumes one replica: another's calls in progress would look the same.)
 func (s *graphqlSvc) recover(ctx context.Context) error {
+	if s.bug == "keeps-claims" {
+		_, err := s.pool.Exec(ctx, `DELETE FROM payments p USING idempotency_keys k
+			WHERE p.merchant = k.merchant AND p.idem_key = k.key AND NOT k.done`)
+		return err
+	}
 	_, err := s.pool.Exec(ctx, `WITH stale AS (DELETE FROM idempotency_keys WHERE NOT done RETURNING merchant, key)
 		DELETE FROM payments p USING stale WHERE p.merchant = stale.merchant AND p.idem_key = stale.key`)
 	return err
