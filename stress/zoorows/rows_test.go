@@ -1,4 +1,4 @@
-package zoo_test
+package zoorows_test
 
 import (
 	"slices"

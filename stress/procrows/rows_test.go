@@ -1,4 +1,4 @@
-package procfaults_test
+package procrows_test
 
 import (
 	"slices"

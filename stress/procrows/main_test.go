@@ -1,0 +1,16 @@
+package procrows_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/stresstest"
+)
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+
+// sampleBinary is the sample's binary, built once (internal/stresstest).
+var sampleBinary = stresstest.SampleBinary

@@ -1,0 +1,21 @@
+package zoorows_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/stresstest"
+)
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+
+// startSample serves the sample service in one mode and layout over a new
+// database of this binary's cluster.
+func startSample(t *testing.T, mode string, layout ticketsvc.Layout) *sample.Service {
+	return stresstest.StartSample(t, cluster, mode, layout)
+}
