@@ -44,10 +44,21 @@ func (m *errorMemory) store(a action, fingerprint string) {
 }
 
 // refusalMemory is the stores-refusals mode's store of refused answers,
-// by action.
+// by action, and of the actions already answered ok: a refusal is saved
+// only under a key not yet used (the validation failure of a first
+// request, the case Stripe's documentation warns about), so the mode has
+// one mistake, the corrected request refused for ever.
 type refusalMemory struct {
 	mu      sync.Mutex
 	refused map[action]httpError
+	used    map[action]bool
+}
+
+// answered marks an action answered ok.
+func (m *refusalMemory) answered(a action) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used[a] = true
 }
 
 func (m *refusalMemory) find(a action) (httpError, bool) {
@@ -57,11 +68,11 @@ func (m *refusalMemory) find(a action) (httpError, bool) {
 	return e, ok
 }
 
-// store keeps the first refusal of the action.
+// store keeps the first refusal of an action not answered ok yet.
 func (m *refusalMemory) store(a action, e httpError) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.refused[a]; !ok {
+	if _, ok := m.refused[a]; !ok && !m.used[a] {
 		m.refused[a] = e
 	}
 }

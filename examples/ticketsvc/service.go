@@ -102,7 +102,7 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		s.errs = &errorMemory{failed: map[action]string{}}
 	}
 	if b.storesRefusals {
-		s.refusals = &refusalMemory{refused: map[action]httpError{}}
+		s.refusals = &refusalMemory{refused: map[action]httpError{}, used: map[action]bool{}}
 	}
 	if b.redisKeys {
 		if s.redis, err = newKeyRedis(opts.RedisURL); err != nil {
@@ -209,6 +209,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if out.msg != "" {
 		writeJSON(w, out.status, errorBody{Error: out.msg})
 		return
+	}
+	if s.refusals != nil {
+		s.refusals.answered(action{req.tenant, req.key})
 	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
 }
