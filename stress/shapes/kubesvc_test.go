@@ -1,20 +1,18 @@
 package shapes_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
@@ -49,23 +47,7 @@ func serveKube(t *testing.T, bug string) (url, dbURL string) {
 		name text NOT NULL, body text NOT NULL, note text NOT NULL, `+unique+`)`); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: &kubeSvc{bug: bug, pool: pool}, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	})
-	return "http://" + ln.Addr().String(), dbURL
+	return apitest.Serve(t, &kubeSvc{bug: bug, pool: pool}), dbURL
 }
 
 func (s *kubeSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
