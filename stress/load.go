@@ -2,6 +2,7 @@ package stress
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -150,7 +151,7 @@ var ErrContract = errors.New("contract error")
 // when set, wins over the file's database_url (a flag may win over both:
 // set DatabaseURL after Load).
 func Load(path string) (Config, error) {
-	data, err := readBounded(path, maxContract)
+	data, err := boundedfile.Read(context.Background(), path, maxContract, "a contract file (a few KiB of YAML)")
 	if err != nil {
 		return Config{}, fmt.Errorf("%w: %v", ErrContract, err)
 	}
@@ -176,23 +177,6 @@ const maxWait = 10 * time.Minute
 // maxContract bounds a contract file: a real one is a few KiB, and a path
 // such as /dev/zero must not be read until memory runs out.
 const maxContract = 1 << 20
-
-// readBounded reads a file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := boundedfile.Open(path) // a FIFO: without waiting for a writer
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d KiB; a contract file is a few KiB of YAML", path, limit>>10)
-	}
-	return data, nil
-}
 
 // Parse checks a contract given as YAML and returns the Config it
 // describes, with gen.DefaultWorld and the other knobs at their defaults;

@@ -125,7 +125,7 @@ func TestLoadBounded(t *testing.T) {
 			continue
 		}
 		_, err := stress.Load(path)
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "larger than 1024 KiB") {
+		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "more than 1 MiB") {
 			t.Errorf("Load(%s): %v; want a contract error about its size", path, err)
 		}
 	}
