@@ -92,7 +92,7 @@ func TestRunNotExercised(t *testing.T) {
 	code, stdout, stderr = invoke(t, "stress", "--config", contract, "--database-url", db, "--plans", "10", "--seed", "5", "--json")
 	var rep stressReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitPass {
-		t.Fatalf("stress: exit %d, %v\n%s%s", code, err, stdout, stderr)
+		t.Fatalf("idemstress: exit %d, %v\n%s%s", code, err, stdout, stderr)
 	}
 	if rep.Coverage[model.Called] != rep.Calls || rep.CheckStatus[checks.TenantLeak] != checks.NotExercised {
 		t.Errorf("stress report: %d calls, coverage %v, statuses %v", rep.Calls, rep.Coverage, rep.CheckStatus)

@@ -110,5 +110,5 @@ func infrastructure(ctx context.Context, what model.Fault, err error) error {
 
 // needs is the error of a fault whose run lacks what it needs.
 func needs(f model.Fault, what string) error {
-	return fmt.Errorf("stress: fault %s needs %s", f, what)
+	return fmt.Errorf("fault: %s needs %s", f, what)
 }

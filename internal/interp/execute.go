@@ -75,7 +75,7 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 		case model.StepFault:
 			err = x.faultStep(ctx, step)
 		default:
-			err = fmt.Errorf("stress: step %d: kind %q is not supported", i+1, step.Kind)
+			err = fmt.Errorf("interp: step %d: kind %q is not supported", i+1, step.Kind)
 		}
 		if err != nil {
 			return x.h, err

@@ -14,7 +14,7 @@ import (
 func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	do, ok := fault.Call(call.Fault)
 	if !ok {
-		return fmt.Errorf("stress: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
+		return fmt.Errorf("interp: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
 	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Start: x.now()}
 	out, err := do(ctx, callEnv{x}, call)
@@ -68,7 +68,7 @@ func (e callEnv) Dependency(name string) (fault.Dependency, bool) { return e.x.D
 func (x *execution) faultStep(ctx context.Context, step model.Step) error {
 	do, ok := fault.Step(step.Fault)
 	if !ok {
-		return fmt.Errorf("stress: step %d: fault step %q is not supported", x.step+1, step.Fault)
+		return fmt.Errorf("interp: step %d: fault step %q is not supported", x.step+1, step.Fault)
 	}
 	ev := model.FaultEvent{Kind: step.Fault, Step: x.step, Target: step.Target, Start: x.now()}
 	out, err := do(ctx, x, step.Target)

@@ -50,7 +50,7 @@ func (x *execution) poll(ctx context.Context, call model.Call, op model.Op) erro
 // down) and waits until each is ready.
 func (x *execution) restart(ctx context.Context) error {
 	if x.Service == nil {
-		return fmt.Errorf("stress: step %d: restart needs a service that idemstress starts", x.step+1)
+		return fmt.Errorf("interp: step %d: restart needs a service that idemstress starts", x.step+1)
 	}
 	ev := model.FaultEvent{Kind: model.FaultRestart, Step: x.step, Start: x.now()}
 	for i := range x.Service.Addrs() {
