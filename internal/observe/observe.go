@@ -168,27 +168,40 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 	// otherwise picks, its estimates for the namespace being far lower than
 	// for any) costs more to make than to run.
 	const generic = "SET LOCAL plan_cache_mode = force_generic_plan"
-	err := o.readOnlyThen(ctx, generic, func(tx pgx.Tx, byTable map[string]model.Effect) error {
-		// Every table's statement in one round trip: per plan, round trips
-		// to the database were the tester's largest cost of its own.
-		batch := &pgx.Batch{}
-		for _, e := range o.effects {
-			f := newFinder(o.Contract, info, byTable, m, ns)
-			cols, _ := rowCols(e)
-			batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+	// The whole read-only transaction in one round trip, BEGIN to COMMIT
+	// pipelined: per plan, round trips to the database were the tester's
+	// largest cost of its own. A connection an error leaves inside the
+	// transaction is closed by the pool, not reused.
+	batch := &pgx.Batch{}
+	setup := append([]string{beginReadOnly}, o.setLocals()...)
+	for _, stmt := range append(setup, generic) {
+		batch.Queue(stmt)
+	}
+	byTable := o.byTable()
+	for _, e := range o.effects {
+		f := newFinder(o.Contract, info, byTable, m, ns)
+		cols, _ := rowCols(e)
+		batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+	}
+	batch.Queue("COMMIT")
+	br := o.pool.SendBatch(ctx, batch)
+	defer br.Close()
+	for range len(setup) + 1 {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("observer: starting a read-only transaction: %w", err)
 		}
-		br := tx.SendBatch(ctx, batch)
-		defer br.Close()
-		for _, e := range o.effects {
-			rows, err := readRows(br, e)
-			if err != nil {
-				return fmt.Errorf("observer: reading %s: %w", e.Table, err)
-			}
-			snap[e.Table] = rows
+	}
+	for _, e := range o.effects {
+		rows, err := readRows(br, e)
+		if err != nil {
+			return nil, fmt.Errorf("observer: reading %s: %w", e.Table, err)
 		}
-		return br.Close()
-	})
-	return snap, err
+		snap[e.Table] = rows
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("observer: ending the read: %w", err)
+	}
+	return snap, br.Close()
 }
 
 // Begin marks where a plan's rows will begin: it reads, for every table
@@ -345,26 +358,24 @@ func (o *Observer) byTable() map[string]model.Effect {
 	return byTable
 }
 
-// readOnly runs read in one READ ONLY REPEATABLE READ transaction, so it
-// sees one consistent moment and could not write if it tried. byTable
-// finds an effect by its table name.
-func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
-	return o.readOnlyThen(ctx, "", read)
-}
-
 // beginReadOnly starts every transaction of the observer.
 const beginReadOnly = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
-// readOnlyThen is readOnly with setup (a statement without parameters, ""
-// for none) run in the same round trip as BEGIN.
-func (o *Observer) readOnlyThen(ctx context.Context, setup string, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
-	begin := beginReadOnly
-	if o.StatementTimeout > 0 {
-		begin += "; SET LOCAL statement_timeout = " + strconv.FormatInt(max(o.StatementTimeout.Milliseconds(), 1), 10)
+// setLocals are the settings of every read-only transaction, one
+// statement each.
+func (o *Observer) setLocals() []string {
+	if o.StatementTimeout <= 0 {
+		return nil
 	}
-	if setup != "" {
-		begin += "; " + setup
-	}
+	return []string{"SET LOCAL statement_timeout = " + strconv.FormatInt(max(o.StatementTimeout.Milliseconds(), 1), 10)}
+}
+
+// readOnly runs read in one READ ONLY REPEATABLE READ transaction, so it
+// sees one consistent moment and could not write if it tried; its
+// settings go in the same round trip as BEGIN. byTable finds an effect by
+// its table name.
+func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
+	begin := strings.Join(append([]string{beginReadOnly}, o.setLocals()...), "; ")
 	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
 		return fmt.Errorf("observer: starting a read-only transaction: %w", err)
