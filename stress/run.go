@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -183,36 +182,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, n := range res.Notes {
 		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
 	}
-	switch {
-	case len(r.bugs) > 0:
-		// A failure found stays found even if the run stopped while
-		// shrinking it; Err then says the plan may not be minimal.
-		res.Verdict, res.Err = checks.Fail, r.stop
+	res.Verdict, res.Err = verdict(tallies{bugs: len(r.bugs), stop: r.stop, outside: len(res.Outside), otherWriter: r.otherWriter,
+		stallTable: cfg.DBStall, stallPlanned: r.faults[model.FaultDBStall].Planned, stallHeld: r.held,
+		searched: r.searched, duration: cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
+		unfiredKinds: unfiredKinds(r.faults, r.unfiredWhy)})
+	if len(r.bugs) > 0 {
 		res.Detect = slices.MinFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
 		res.Flaky = slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Flaky })
-	case r.stop != nil:
-		res.Verdict, res.Err = checks.Inconclusive, r.stop
-	case len(res.Outside) > 0:
-		res.Verdict = checks.Fail
-	case r.otherWriter != "":
-		res.Verdict = checks.Inconclusive
-		res.Err = errors.New(r.otherWriter)
-	case r.faults[model.FaultDBStall].Planned > 0 && r.held == 0:
-		// Every burst was answered without one request waiting on the
-		// lock: the service never writes that table inside a request.
-		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("the db-stall nemesis on %s never held back a request in %d burst(s): nothing the service does waits on that table; stall a table it writes while it handles a call (an effect table, or its own idempotency-key table)",
-			cfg.DBStall, r.faults[model.FaultDBStall].Planned)
-	case r.searched == 0:
-		// A run that tried no plan tested nothing: never a pass.
-		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("no plan was tried: the run's budget (duration %s) ended before the first plan; give it time for some plans", cfg.Duration)
-	case r.unfiredExecs > 0:
-		// A case whose faults did not all fire proved nothing: never a pass.
-		res.Verdict = checks.Inconclusive
-		res.Err = fmt.Errorf("%d of %d executions: a planned fault did not fire (%s)", r.unfiredExecs, res.Executions, unfiredKinds(r.faults, r.unfiredWhy))
-	default:
-		res.Verdict = checks.Pass
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
 	return res, cerr
