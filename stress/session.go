@@ -123,7 +123,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		s.exec.Target = h.WithHosts(addrs)
 	}
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
-		s.exec.CrashStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+		s.exec.EffectStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
 	}
 	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
 		s.exec.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}

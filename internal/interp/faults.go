@@ -58,7 +58,7 @@ func (e callEnv) Replicas() fault.Replicas {
 	return e.x.Service
 }
 
-func (e callEnv) EffectStall() *fault.Stall                       { return e.x.CrashStall }
+func (e callEnv) EffectStall() *fault.Stall                       { return e.x.EffectStall }
 func (e callEnv) KeyStall() *fault.Stall                          { return e.x.KeyStall }
 func (e callEnv) Contract() model.Contract                        { return e.x.Contract }
 func (e callEnv) Dependency(name string) (fault.Dependency, bool) { return e.x.Dependency(name) }
