@@ -34,7 +34,8 @@ type Executor struct {
 	// Service is the service's replicas when idemstress started them: for
 	// restart and crash steps.
 	Service *process.Service
-	// EffectStall locks the table whose write a crash interrupts.
+	// EffectStall locks the last effect table, whose write a crash,
+	// db-error or overrun interrupts.
 	EffectStall *fault.Stall
 	// KeyStall locks the service's key table (Config.KeyTable), where a
 	// crash-key-record crash lands.

@@ -57,6 +57,7 @@ func scanNote(c model.Contract, e model.Effect, info map[string]*tableInfo, byTa
 	return fmt.Sprintf("observer: %s is scanned whole for every plan; to read only each plan's rows: %s", e.Table, strings.TrimPrefix(a.String(), "MISSING: "))
 }
 
+// advise says how observation finds e's rows and which index it lacks.
 func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
@@ -74,84 +75,126 @@ func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTabl
 		a.Detail = sqlName(e.Table) + " is not a table (a view?): each plan searches the whole of it; name the tables it reads in the contract, or give it a query: that uses their indexes"
 		return a
 	}
-	f := newFinder(c, info, byTable, nil, "x-")
-	var served, missing []string
-	bySince := func(what string) bool {
-		if t.mark == nil {
-			return false
-		}
-		served = append(served, fmt.Sprintf("%s is searched among the rows written since the plan began, by %s > its value then (%s)",
-			what, sqlName(t.mark.name), t.mark.index))
-		return true
-	}
-	need := func(col, what string) {
-		a.OK = false
-		a.Create = append(a.Create, createIndex(e.Table, t.cols[col]))
-		if c := t.cols[col]; c == nil || c.index == "" {
-			// A composite index on (tenant, key) serves the tenant only:
-			// say why it does not count for the key.
-			missing = append(missing, fmt.Sprintf("%s leads no whole-table btree index (an index serves a prefix of its first column only)", what))
-			return
-		}
-		missing = append(missing, fmt.Sprintf("%s has no index that serves a prefix%s", what, collationWhy(t.cols[col])))
-	}
+	v := &advisor{IndexAdvice: a, e: e, t: t, byTable: byTable, f: newFinder(c, info, byTable, nil, "x-")}
 	switch e.Attribution() {
 	case model.ByTag:
-		what := fmt.Sprintf("(%s), holding the tag,", sqlName(e.Tag))
-		if !bySince(what) {
-			a.OK = false
-			for _, name := range sortedKeys(t.cols) {
-				if c := t.cols[name]; c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
-					a.Create = append(a.Create, createIndex(e.Table, c))
-					break
-				}
-			}
-			missing = append(missing, fmt.Sprintf("a tag inside %s is a substring no btree index finds, and %s has no column to search only the rows written since the plan began (%s); give it a sequence-assigned id with an index, e.g. id bigserial PRIMARY KEY",
-				sqlName(e.Tag), sqlName(e.Table), t.markWhy))
-		}
+		v.byTag()
 	case model.ByJoin:
-		ref := byTable[e.Join.Table]
-		col := t.cols[e.Join.Column]
-		what := "(" + sqlName(e.Join.Column) + ")"
-		switch {
-		case f.joinIndexed(e, ref):
-			served = append(served, fmt.Sprintf("%s has %s", what, col.index))
-		case !f.comparable(e, ref):
-			if !bySince(what) {
-				a.OK = false
-				missing = append(missing, fmt.Sprintf("%s and %s.%s differ in type, so they are compared as text, which no index serves, and %s has no sequence-assigned id with an index (%s)",
-					what, sqlName(ref.Table), sqlName(ref.ID), sqlName(e.Table), t.markWhy))
-			}
-		case !bySince(what):
-			a.OK = false
-			a.Create = append(a.Create, createIndex(e.Table, col))
-			missing = append(missing, fmt.Sprintf("%s has no index, and %s no sequence-assigned id with one (%s)", what, sqlName(e.Table), t.markWhy))
-		}
+		v.byJoin()
 	default:
-		cols := []string{e.Tenant, e.Key}
-		if !f.tenantNamespaced(e) {
-			cols = cols[1:] // fixed tenants: the key alone finds the rows
-		}
-		for _, col := range cols {
-			what := "(" + sqlName(col) + ")"
-			switch c := t.cols[col]; {
-			case c != nil && c.prefix != nil:
-				served = append(served, fmt.Sprintf("%s has %s", what, c.prefix.name))
-			case c != nil && f.indexed(e, col):
-				served = append(served, fmt.Sprintf("%s has %s (a range of UUIDs)", what, c.index))
-			case !bySince(what):
-				need(col, what)
-			}
+		v.byKey()
+	}
+	return v.advice()
+}
+
+// advisor gathers, for one table, what serves each search of its rows
+// and what is missing.
+type advisor struct {
+	IndexAdvice
+	e               model.Effect
+	t               *tableInfo
+	byTable         map[string]model.Effect
+	f               *finder
+	served, missing []string
+}
+
+// bySince says whether the table's mark serves the search for what (rows
+// written since the plan began), and notes it when it does.
+func (v *advisor) bySince(what string) bool {
+	if v.t.mark == nil {
+		return false
+	}
+	v.served = append(v.served, fmt.Sprintf("%s is searched among the rows written since the plan began, by %s > its value then (%s)",
+		what, sqlName(v.t.mark.name), v.t.mark.index))
+	return true
+}
+
+// need notes that col lacks an index and how to create one.
+func (v *advisor) need(col, what string) {
+	v.OK = false
+	v.Create = append(v.Create, createIndex(v.e.Table, v.t.cols[col]))
+	if c := v.t.cols[col]; c == nil || c.index == "" {
+		// A composite index on (tenant, key) serves the tenant only:
+		// say why it does not count for the key.
+		v.missing = append(v.missing, fmt.Sprintf("%s leads no whole-table btree index (an index serves a prefix of its first column only)", what))
+		return
+	}
+	v.missing = append(v.missing, fmt.Sprintf("%s has no index that serves a prefix%s", what, collationWhy(v.t.cols[col])))
+}
+
+// byTag: a tag is a substring, found only among the rows since the plan
+// began.
+func (v *advisor) byTag() {
+	e, t := v.e, v.t
+	if v.bySince(fmt.Sprintf("(%s), holding the tag,", sqlName(e.Tag))) {
+		return
+	}
+	v.OK = false
+	for _, name := range sortedKeys(t.cols) {
+		if c := t.cols[name]; c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
+			v.Create = append(v.Create, createIndex(e.Table, c))
+			break
 		}
 	}
-	name := sqlName(e.Table)
-	if len(missing) == 0 {
-		a.Detail = name + " " + strings.Join(served, "; ")
+	v.missing = append(v.missing, fmt.Sprintf("a tag inside %s is a substring no btree index finds, and %s has no column to search only the rows written since the plan began (%s); give it a sequence-assigned id with an index, e.g. id bigserial PRIMARY KEY",
+		sqlName(e.Tag), sqlName(e.Table), t.markWhy))
+}
+
+// byJoin: the join column needs an index comparable with the ID it
+// points at, or the mark.
+func (v *advisor) byJoin() {
+	e, t := v.e, v.t
+	ref := v.byTable[e.Join.Table]
+	col := t.cols[e.Join.Column]
+	what := "(" + sqlName(e.Join.Column) + ")"
+	switch {
+	case v.f.joinIndexed(e, ref):
+		v.served = append(v.served, fmt.Sprintf("%s has %s", what, col.index))
+	case !v.f.comparable(e, ref):
+		if !v.bySince(what) {
+			v.OK = false
+			v.missing = append(v.missing, fmt.Sprintf("%s and %s.%s differ in type, so they are compared as text, which no index serves, and %s has no sequence-assigned id with an index (%s)",
+				what, sqlName(ref.Table), sqlName(ref.ID), sqlName(e.Table), t.markWhy))
+		}
+	case !v.bySince(what):
+		v.OK = false
+		v.Create = append(v.Create, createIndex(e.Table, col))
+		v.missing = append(v.missing, fmt.Sprintf("%s has no index, and %s no sequence-assigned id with one (%s)", what, sqlName(e.Table), t.markWhy))
+	}
+}
+
+// byKey: the tenant and key columns each need an index serving a prefix
+// (or a range of UUIDs), or the mark.
+func (v *advisor) byKey() {
+	e := v.e
+	cols := []string{e.Tenant, e.Key}
+	if !v.f.tenantNamespaced(e) {
+		cols = cols[1:] // fixed tenants: the key alone finds the rows
+	}
+	for _, col := range cols {
+		what := "(" + sqlName(col) + ")"
+		switch c := v.t.cols[col]; {
+		case c != nil && c.prefix != nil:
+			v.served = append(v.served, fmt.Sprintf("%s has %s", what, c.prefix.name))
+		case c != nil && v.f.indexed(e, col):
+			v.served = append(v.served, fmt.Sprintf("%s has %s (a range of UUIDs)", what, c.index))
+		case !v.bySince(what):
+			v.need(col, what)
+		}
+	}
+}
+
+// advice is the IndexAdvice with its detail written.
+func (v *advisor) advice() IndexAdvice {
+	a := v.IndexAdvice
+	name := sqlName(v.e.Table)
+	if len(v.missing) == 0 {
+		a.Detail = name + " " + strings.Join(v.served, "; ")
 		return a
 	}
-	a.Detail = name + ": " + strings.Join(missing, "; ") + "; until then each plan scans it"
-	if len(served) > 0 {
-		a.Detail += " (" + strings.Join(served, "; ") + ")"
+	a.Detail = name + ": " + strings.Join(v.missing, "; ") + "; until then each plan scans it"
+	if len(v.served) > 0 {
+		a.Detail += " (" + strings.Join(v.served, "; ") + ")"
 	}
 	return a
 }
