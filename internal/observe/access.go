@@ -108,6 +108,19 @@ func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error)
 		}
 		return t, err
 	}
+	if err := readColumns(ctx, q, t, oid, name); err != nil {
+		return t, err
+	}
+	if err := readIndexes(ctx, q, t, oid); err != nil {
+		return t, err
+	}
+	t.found = true
+	t.mark, t.markWhy = markColumn(t, e)
+	return t, nil
+}
+
+// readColumns reads the table's columns: type, collation, sequence.
+func readColumns(ctx context.Context, q querier, t *tableInfo, oid *uint32, name string) error {
 	rows, err := q.Query(ctx, `
 		SELECT a.attname::text, a.atttypid::oid,
 			a.atttypid IN ('text'::regtype, 'varchar'::regtype),
@@ -125,23 +138,26 @@ func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error)
 		LEFT JOIN pg_sequence s ON s.seqrelid = to_regclass(seq.name)
 		WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped`, oid, name)
 	if err != nil {
-		return t, err
+		return err
 	}
 	for rows.Next() {
 		c := &colInfo{}
 		if err := rows.Scan(&c.name, &c.typeOID, &c.textLike, &c.integer, &c.bytewise, &c.seq, &c.seqWhy); err != nil {
 			rows.Close()
-			return t, err
+			return err
 		}
 		c.uuid = c.typeOID == uuidOID
 		t.cols[c.name] = c
 	}
-	if err := rows.Err(); err != nil {
-		return t, err
-	}
-	// Indexes: valid, whole-table btree indexes by their first column,
+	return rows.Err()
+}
+
+// readIndexes reads which index serves each column, and which of them
+// serves a prefix of a text column.
+func readIndexes(ctx context.Context, q querier, t *tableInfo, oid *uint32) error {
+	// Valid, whole-table btree indexes by their first column,
 	// primary key first.
-	rows, err = q.Query(ctx, `
+	rows, err := q.Query(ctx, `
 		SELECT ic.relname::text, a.attname::text, opc.opcname::text,
 			i.indcollation[0] = a.attcollation,
 			coalesce(quote_ident(cn.nspname) || '.' || quote_ident(co.collname), ''),
@@ -157,14 +173,14 @@ func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error)
 			AND i.indpred IS NULL AND i.indkey[0] <> 0
 		ORDER BY i.indisprimary DESC, i.indisunique DESC, ic.relname`, oid)
 	if err != nil {
-		return t, err
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var idx, col, opclass, collation string
 		var sameCollation, bytewise bool
 		if err := rows.Scan(&idx, &col, &opclass, &sameCollation, &collation, &bytewise); err != nil {
-			return t, err
+			return err
 		}
 		c := t.cols[col]
 		if c == nil {
@@ -188,12 +204,7 @@ func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error)
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return t, err
-	}
-	t.found = true
-	t.mark, t.markWhy = markColumn(t, e)
-	return t, nil
+	return rows.Err()
 }
 
 // bytewiseSQL is true when the collation with OID expr orders strings by
