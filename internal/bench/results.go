@@ -106,81 +106,116 @@ type Machine struct {
 func Generate(ctx context.Context, o Options) (*results, error) {
 	start := time.Now()
 	r := &results{Quick: o.Quick, Sizes: sizesFor(o.Quick)}
-	s := r.Sizes
 	var err error
 	if r.Machine, err = machine(ctx, o.NewDB); err != nil {
 		return nil, err
 	}
-	step := func(name string) { o.Log("%s (%.0fs so far)", name, time.Since(start).Seconds()) }
+	for _, part := range []struct {
+		name    string
+		measure func(context.Context, Options, *results) error
+	}{
+		{"P1 burst arrival spread", measureP1},
+		{"P2/P5 zoo: time to detection, shrunk size, fixed replay", measureP2},
+		{"P3 tester vs plain loop", measureP3},
+		{"P4 foreign rows and baseline (IDEM-009)", measureP4s},
+		{"P6 peak RSS", measureP6s},
+	} {
+		o.Log("%s (%.0fs so far)", part.name, time.Since(start).Seconds())
+		if err := part.measure(ctx, o, r); err != nil {
+			return nil, err
+		}
+	}
+	r.Machine.LoadAfter = loadAvg()
+	r.Elapsed = time.Since(start)
+	o.Log("done (%.0fs so far)", time.Since(start).Seconds())
+	return r, nil
+}
 
-	step("P1 burst arrival spread")
+// measureP1 measures burst arrival spread with the handler waiting in
+// PostgreSQL and in Go, and the race-trigger fraction.
+func measureP1(ctx context.Context, o Options, r *results) error {
+	s := r.Sizes
 	for _, m := range []struct {
 		into   *spread
 		handle handler
 	}{{&r.Spread, sleepInDB}, {&r.SpreadNoDB, sleepInGo}} {
 		url, err := o.NewDB(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if *m.into, err = measureSpread(ctx, url, m.handle, s.SpreadBursts); err != nil {
-			return nil, fmt.Errorf("P1: %w", err)
+			return fmt.Errorf("P1: %w", err)
 		}
 	}
 	url, err := o.NewDB(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if r.Race, err = measureRace(ctx, url, s.RaceBursts); err != nil {
-		return nil, fmt.Errorf("P1 race: %w", err)
+		return fmt.Errorf("P1 race: %w", err)
 	}
+	return nil
+}
 
-	step("P2/P5 zoo: time to detection, shrunk size, fixed replay")
+// measureP2 runs the zoo: time to detection, shrunk sizes (P5), and the
+// fixed replay.
+func measureP2(ctx context.Context, o Options, r *results) error {
+	s := r.Sizes
+	var err error
 	if r.Zoo, r.Replays, err = measureZoo(ctx, o.NewDB, s.Seeds, s.ZooPlans, s.ReplayTries, s.Shrink, o.Log); err != nil {
-		return nil, fmt.Errorf("P2: %w", err)
+		return fmt.Errorf("P2: %w", err)
 	}
+	return nil
+}
 
-	step("P3 tester vs plain loop")
+// measureP3 measures the tester against a plain loop at each W.
+func measureP3(ctx context.Context, o Options, r *results) error {
+	s := r.Sizes
 	for _, w := range s.P3Workers {
 		url, err := o.NewDB(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tp, err := measureThroughput(ctx, url, s.P3Plans, 3, w, s.P3Rounds, o.Log)
 		if err != nil {
-			return nil, fmt.Errorf("P3 W=%d: %w", w, err)
+			return fmt.Errorf("P3 W=%d: %w", w, err)
 		}
 		r.Throughput = append(r.Throughput, tp)
 	}
+	return nil
+}
 
-	step("P4 foreign rows")
+// measureP4s measures the cost of foreign rows in every layout, and the
+// baseline's.
+func measureP4s(ctx context.Context, o Options, r *results) error {
+	s := r.Sizes
 	for _, layout := range sample.Layouts() {
 		p, err := measureP4(ctx, o.NewDB, layout, s.P4Rows, s.P4Plans, 4, o.Log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.P4 = append(r.P4, p)
 	}
-	step("P4 baseline (IDEM-009)")
 	for _, layout := range s.BaselineLayouts {
 		bl, err := measureBaseline(ctx, o.NewDB, layout, s.BaselineRows, o.Log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Baselines = append(r.Baselines, bl)
 	}
+	return nil
+}
 
-	step("P6 peak RSS")
-	for _, p := range s.P6 {
+// measureP6s measures peak memory of each shape and size.
+func measureP6s(ctx context.Context, o Options, r *results) error {
+	for _, p := range r.Sizes.P6 {
 		run, err := measureP6(ctx, o.NewDB, o.Child, p.Shape, p.Calls, o.Log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.P6 = append(r.P6, run)
 	}
-	r.Machine.LoadAfter = loadAvg()
-	r.Elapsed = time.Since(start)
-	step("done")
-	return r, nil
+	return nil
 }
 
 func machine(ctx context.Context, newDB NewDB) (Machine, error) {

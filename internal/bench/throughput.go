@@ -171,6 +171,32 @@ func sendPlain(ctx context.Context, c *http.Client, base string, reqs []recorded
 		return 0, err
 	}
 	// Build every request before the clock starts, as the tester does.
+	built, err := buildPlain(ctx, base, plans, mark)
+	if err != nil {
+		return 0, err
+	}
+	var next atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	start := time.Now()
+	for range workers {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(built) || ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := sendPlainPlan(c, built[i]); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	err = g.Wait()
+	return time.Since(start), err
+}
+
+// buildPlain builds the requests of every plan's steps, moved to mark.
+func buildPlain(ctx context.Context, base string, plans [][][]recorded, mark string) ([][][]*http.Request, error) {
 	built := make([][][]*http.Request, len(plans))
 	for i, p := range plans {
 		for _, step := range p {
@@ -178,7 +204,7 @@ func sendPlain(ctx context.Context, c *http.Client, base string, reqs []recorded
 			for _, r := range step {
 				req, err := http.NewRequestWithContext(ctx, r.method, base+moved(r.url, mark), bytes.NewReader(moved(r.body, mark)))
 				if err != nil {
-					return 0, err
+					return nil, err
 				}
 				for k, vs := range r.header {
 					for _, v := range vs {
@@ -190,6 +216,12 @@ func sendPlain(ctx context.Context, c *http.Client, base string, reqs []recorded
 			built[i] = append(built[i], calls)
 		}
 	}
+	return built, nil
+}
+
+// sendPlainPlan sends one plan's steps in order, a step of several calls
+// (a burst's) at once, one goroutine each.
+func sendPlainPlan(c *http.Client, plan [][]*http.Request) error {
 	send := func(req *http.Request) error {
 		resp, err := c.Do(req)
 		if err != nil {
@@ -202,36 +234,22 @@ func sendPlain(ctx context.Context, c *http.Client, base string, reqs []recorded
 		}
 		return nil
 	}
-	var next atomic.Int64
-	g, ctx := errgroup.WithContext(ctx)
-	start := time.Now()
-	for range workers {
-		g.Go(func() error {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(built) || ctx.Err() != nil {
-					return ctx.Err()
-				}
-				for _, step := range built[i] {
-					if len(step) == 1 {
-						if err := send(step[0]); err != nil {
-							return err
-						}
-						continue
-					}
-					var burst errgroup.Group
-					for _, req := range step {
-						burst.Go(func() error { return send(req) })
-					}
-					if err := burst.Wait(); err != nil {
-						return err
-					}
-				}
+	for _, step := range plan {
+		if len(step) == 1 {
+			if err := send(step[0]); err != nil {
+				return err
 			}
-		})
+			continue
+		}
+		var burst errgroup.Group
+		for _, req := range step {
+			burst.Go(func() error { return send(req) })
+		}
+		if err := burst.Wait(); err != nil {
+			return err
+		}
 	}
-	err = g.Wait()
-	return time.Since(start), err
+	return nil
 }
 
 // steps groups reqs by plan (namespace), in the order the plans began, and
