@@ -50,7 +50,7 @@ func TestCheckExercised(t *testing.T) {
 			"not exercised: no sequential retry, no call with a changed payload for the same key, no calls of one action at once, no double-delivery fault fired"},
 		{checks.EqualRejected, model.Coverage{model.SequentialRetry: 1}, model.Coverage{model.Called: 9, model.ChangedPayload: 3},
 			"not exercised: no sequential retry, no calls of one action at once"},
-		{checks.StuckAction, model.Coverage{"crash": 1}, allCalls, "not exercised: no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired"},
+		{checks.StuckAction, model.Coverage{"crash": 1}, allCalls, "not exercised: no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired, no crash-at fault fired"},
 		{checks.NotLinearizable, model.Coverage{model.Burst: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
 			"not exercised: no calls of one action at once"},
 		{checks.NoAnswer, model.Coverage{model.Called: 1}, model.Coverage{}, "not exercised: no call"},

@@ -13,13 +13,24 @@ import (
 type Deal struct {
 	Fault  model.Fault
 	Target string // a fault step's dependency; "" otherwise
+	// Point is the point a fault that lands at one names (crash-at): each
+	// point the world has is dealt a plan of its own, so that a run tries
+	// every one.
+	Point string
 }
 
 // Deals lists the faults world w can draw, in the order the world names
-// them: its call faults, then restart, then its fault steps.
+// them: its call faults (one a point for a fault that lands at one), then
+// restart, then its fault steps.
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.Faults {
+		if k, _ := model.KindOf(f); k.AtPoint && len(w.Points) > 0 {
+			for _, p := range w.Points {
+				ds = append(ds, Deal{Fault: f, Point: p})
+			}
+			continue
+		}
 		ds = append(ds, Deal{Fault: f})
 	}
 	if w.Restart {
@@ -47,7 +58,7 @@ func (d Deal) In(p model.Plan) bool {
 			if s.Fault == d.Fault && s.Target == d.Target {
 				return true
 			}
-		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault }):
+		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault && (d.Point == "" || c.Point == d.Point) }):
 			return true
 		}
 	}

@@ -44,3 +44,37 @@ func TestDealIn(t *testing.T) {
 		t.Errorf("restart found in a plan whose only restart follows a crash")
 	}
 }
+
+// A fault that lands at a point is dealt once for each point of the
+// world, and a plan carries the deal only with that very point; the
+// generator draws the point from the world's.
+func TestDealsEveryPoint(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults = []model.Fault{model.FaultCrashAt, model.FaultLoseReply}
+	w.Points = []string{"before statement 1", "after commit 1", "after tx 1"}
+	deals := gen.Deals(w)
+	if len(deals) != 4 || deals[0].Point != "before statement 1" || deals[2].Point != "after tx 1" || deals[3].Fault != model.FaultLoseReply {
+		t.Fatalf("deals %+v, want a crash-at for each point, then lose-reply", deals)
+	}
+	plan := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}}}}}
+	if deals[0].In(plan) || !deals[1].In(plan) {
+		t.Errorf("plan %s: deals of its point %v and of another %v", plan, deals[1].In(plan), deals[0].In(plan))
+	}
+	seen := map[string]bool{}
+	for seed := range 300 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Fault == model.FaultCrashAt {
+					seen[c.Point] = true
+				} else if c.Point != "" {
+					t.Fatalf("call %s names a point without a fault that lands at one", c)
+				}
+			}
+		}
+	}
+	for _, p := range w.Points {
+		if !seen[p] {
+			t.Errorf("no plan of 300 drew %q (drew %v)", p, seen)
+		}
+	}
+}

@@ -54,6 +54,11 @@ type World struct {
 	// rules (model.Contract.Breakages); 0 draws no refused-then-fixed
 	// sequences.
 	Broken int
+	// Points are the points of a first call's database work a fault that
+	// lands at one (model.FaultKind.AtPoint: crash-at) may name
+	// (model.Call.Point), as a run learned them from an unfaulted call;
+	// none: such a fault names no point and cannot fire.
+	Points []string
 }
 
 // DefaultWorld is the small world of DESIGN.md, with bursts of 2–16 calls.
@@ -66,7 +71,7 @@ func DefaultWorld() World {
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
 		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique &&
-		w.Broken == 0
+		w.Broken == 0 && w.Points == nil
 }
 
 // Validate reports a world that cannot draw plans.
@@ -140,9 +145,12 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 				// One single call in three carries a fault; it shrinks to none.
 				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
 					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
+					if k, _ := model.KindOf(base.Fault); k.AtPoint && len(w.Points) > 0 {
+						base.Point = rapid.SampledFrom(w.Points).Draw(t, "point")
+					}
 				}
 				if base.NoKey && w.Keyless {
-					base.Fault = model.FaultNone
+					base.Fault, base.Point = model.FaultNone, ""
 				}
 				return []model.Step{{Kind: model.StepCall, Calls: []model.Call{d.takeValue(t, base)}}}
 			}
@@ -177,7 +185,7 @@ func crashes(p model.Plan) model.Plan {
 		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
 			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
 				s.Calls = []model.Call{c}
-				s.Calls[0].Fault = model.FaultNone
+				s.Calls[0].Fault, s.Calls[0].Point = model.FaultNone, ""
 			} else {
 				crashed = model.Crashes(c.Fault)
 			}

@@ -115,6 +115,7 @@ const (
 	FaultDBError          = m.FaultDBError
 	FaultSlowOriginal     = m.FaultSlowOriginal
 	FaultCrashAfterCommit = m.FaultCrashAfterCommit
+	FaultCrashAt          = m.FaultCrashAt
 	FaultPauseKeyRecord   = m.FaultPauseKeyRecord
 	FaultDepRestart       = m.FaultDepRestart
 	FaultDepCrash         = m.FaultDepCrash

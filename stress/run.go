@@ -141,7 +141,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.learnPoints(ctx)
 	r.search(ctx)
+	r.pointsTried()
 	orderBugs(r.bugs)
 
 	cerr := r.contractError(ctx)

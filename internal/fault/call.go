@@ -95,6 +95,7 @@ var callFaults = map[model.Fault]CallFault{
 	model.FaultCrash:            crash,
 	model.FaultCrashKeyRecord:   crashKeyRecord,
 	model.FaultCrashAfterCommit: crashAfterCommit,
+	model.FaultCrashAt:          crashAt,
 	model.FaultPause:            pause,
 	model.FaultPauseKeyRecord:   pauseKeyRecord,
 	model.FaultDBError:          dbError,

@@ -17,7 +17,7 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	if !ok {
 		return fmt.Errorf("interp: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
-	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Start: x.now()}
+	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Point: call.Point, Start: x.now()}
 	tied, untie := x.tie(call)
 	x.tied = tied
 	out, err := do(ctx, callEnv{x}, call)

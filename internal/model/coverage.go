@@ -58,6 +58,11 @@ var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, Othe
 // FaultFired is the transition of a fault of kind f that fired.
 func FaultFired(f Fault) Transition { return Transition(f) }
 
+// PointFired is the transition of a fault of kind f that fired at point
+// p of a call's database work ("crash-at after tx 1"), counted beside
+// FaultFired: how many of the points learned a run tried.
+func PointFired(f Fault, p string) Transition { return Transition(string(f) + " " + p) }
+
 // labels are the words reports use for the call transitions.
 var labels = map[Transition]string{
 	Called:             "calls",
@@ -203,6 +208,9 @@ func Exercised(in Exercise) Coverage {
 	for _, ev := range in.History.Faults {
 		if ev.Fired {
 			cov[FaultFired(ev.Kind)]++
+			if ev.Point != "" {
+				cov[PointFired(ev.Kind, ev.Point)]++
+			}
 		}
 	}
 	return cov

@@ -67,6 +67,13 @@ const (
 	// service that writes its effects and its key record in one
 	// transaction, the crash after the commit.
 	FaultCrashAfterCommit Fault = "crash-after-commit"
+	// FaultCrashAt: the replica serving the call is SIGKILLed exactly at
+	// one point of the call's database work (Call.Point), where the
+	// PostgreSQL proxy between the service and its database holds the
+	// call's session: before or after a statement, before or after a
+	// COMMIT, between two transactions. The points are learned from an
+	// unfaulted call of the same shape; a run tries each of them.
+	FaultCrashAt Fault = "crash-at"
 	// FaultDepRestart is a plan step (StepFault): a dependency of the
 	// service (its key store) is stopped gracefully and started again, on
 	// the same port and data directory, the way it restarts for an upgrade.
@@ -117,6 +124,8 @@ type FaultEvent struct {
 	Target string `json:"target,omitempty"`
 	// Held counts the requests the fault saw held back (db-stall).
 	Held int `json:"held,omitempty"`
+	// Point is the call's Point, for a fault that lands at one.
+	Point string `json:"point,omitempty"`
 	// Note says why the fault did not fire. It holds no times or PIDs.
 	Note string `json:"note,omitempty"`
 }
@@ -129,6 +138,9 @@ func (e FaultEvent) String() string {
 	s := string(e.Kind)
 	if e.Target != "" {
 		s += " " + e.Target
+	}
+	if e.Point != "" {
+		s += " " + e.Point
 	}
 	if !e.Fired {
 		s += " not fired"

@@ -33,6 +33,11 @@ type FaultKind struct {
 	Replicas int
 	// Lease: it holds the call past the contract's lease, so it needs one.
 	Lease bool
+	// AtPoint: it lands at a point of the call's database work that the
+	// plan names (Call.Point), at the PostgreSQL proxy idemstress puts
+	// between the service and its database; the points are learned from
+	// the service's unfaulted calls.
+	AtPoint bool
 }
 
 // FaultScope is where a fault stands in a plan.
@@ -73,6 +78,7 @@ var faultKinds = []FaultKind{
 	{Name: FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true},
 	{Name: FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true},
 	{Name: FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true},
+	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true},
 	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
 	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
 	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true},

@@ -37,6 +37,12 @@ type Call struct {
 	// call's identity: NoiseQuery, NoiseTrace or NoiseHeaderCase (0: none).
 	Noise Noise `json:"noise,omitempty"`
 	Fault Fault `json:"fault,omitempty"`
+	// Point is where in the call's database work a fault that lands at a
+	// point of it (FaultCrashAt) lands: "before statement 2", "after
+	// statement 2", "before commit 1", "after commit 1", "after tx 1"
+	// (between the first and the second transaction). The points are
+	// learned from the service's unfaulted calls (gen.World.Points).
+	Point string `json:"point,omitempty"`
 	// UniqueOf is the logical key of another action of the call's tenant
 	// whose unique values (Contract.Unique) the call sends instead of its
 	// own: while that action holds them, the call must be refused as
@@ -97,7 +103,7 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // unique values after an at sign ("A/k2 v0 @k1"), a broken payload rule
 // with an exclamation mark ("A/k1 v0 !broken", "!broken2" for the second
 // of the contract's breakages), a planned fault in brackets ("A/k1 v0
-// [lose-reply]").
+// [lose-reply]", "A/k1 v0 [crash-at after tx 1]" with its point).
 func (c Call) String() string {
 	key := KeyLabel(c.Key)
 	if c.NoKey {
@@ -121,7 +127,7 @@ func (c Call) String() string {
 		s += fmt.Sprintf(" !broken%d", c.Broken)
 	}
 	if c.Fault != FaultNone {
-		s += " [" + string(c.Fault) + "]"
+		s += " [" + strings.TrimSpace(string(c.Fault)+" "+c.Point) + "]"
 	}
 	return s
 }

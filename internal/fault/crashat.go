@@ -1,0 +1,136 @@
+package fault
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgproxy"
+)
+
+// crashAt sends the call to replica 0 and SIGKILLs the replica exactly at
+// the point of the call's database work its plan names (Call.Point): the
+// PostgreSQL proxy holds the call's session there (nothing of the
+// statement or COMMIT reaches the server before a point "before", nothing
+// of the answer reaches the service after a point "after") while the
+// replica is killed; the server then rolls back whatever was left open.
+// The replica stays down until a restart step (the generator plans one).
+func crashAt(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+	tie, replicas := env.DBCall(), env.Replicas()
+	if tie == nil || replicas == nil {
+		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts, whose database it reaches through idemstress's PostgreSQL proxy")
+	}
+	want, err := ParsePoint(call.Point)
+	if err != nil {
+		return CallOutcome{}, fmt.Errorf("fault: %s: %w", call.Fault, err)
+	}
+	reached, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	tie.SetAt(func(pt pgproxy.Point) pgproxy.Action {
+		hold := false
+		if want.matches(pt) {
+			once.Do(func() { hold = true; close(reached) })
+		}
+		if hold {
+			// Never released: the kill ends the client's connection,
+			// and with it the hold and the server's session.
+			return pgproxy.Hold(release)
+		}
+		return pgproxy.Continue
+	})
+	defer tie.SetAt(nil)
+	var op model.Op
+	var sendErr error
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		op, sendErr = env.Send(ctx, call, 0, nil)
+	}()
+	select {
+	case <-reached:
+		if err := replicas.Kill(0); err != nil {
+			close(release) // let the call go on, so that Send returns
+			<-sent
+			return CallOutcome{Ops: []model.Op{op}}, infrastructure(ctx, call.Fault, err)
+		}
+		<-sent
+		return CallOutcome{Ops: []model.Op{op}, Fired: true, Down: true, CutOff: true}, sendErr
+	case <-sent:
+	}
+	out := CallOutcome{Ops: []model.Op{op}, Note: notReached(op, call.Point, tie.Trace())}
+	return out, sendErr
+}
+
+// notReached says why the call's database work never passed the point
+// (a Note: no times or PIDs).
+func notReached(op model.Op, point string, trace []pgproxy.Step) string {
+	if op.Out.Status >= 400 && op.Out.Status < 500 {
+		return fmt.Sprintf("the service answered %d without passing %s (a call it refuses writes nothing), so the replica was not killed", op.Out.Status, point)
+	}
+	names := make([]string, 0, len(trace))
+	for _, s := range trace {
+		names = append(names, PointName(s))
+	}
+	if len(names) == 0 {
+		return "no statement of the call's carried its key or tag through the database proxy, so it passed no point and the replica was not killed"
+	}
+	return fmt.Sprintf("the call's database work never passed %s (it passed %s), so the replica was not killed", point, strings.Join(names, ", "))
+}
+
+// Point is a point of a call's database work as a plan names it.
+type Point struct {
+	Kind pgproxy.Kind
+	// N is the call's statement (from 1, COMMIT counted) for a statement
+	// point; its transaction (from 1) for a commit point, and the one that
+	// ended for BetweenTransactions ("after tx 1").
+	N int
+}
+
+var pointWords = map[pgproxy.Kind]string{
+	pgproxy.BeforeStatement:     "before statement",
+	pgproxy.AfterStatement:      "after statement",
+	pgproxy.BeforeCommit:        "before commit",
+	pgproxy.AfterCommit:         "after commit",
+	pgproxy.BetweenTransactions: "after tx",
+}
+
+func (p Point) String() string { return fmt.Sprintf("%s %d", pointWords[p.Kind], p.N) }
+
+// PointOf is the point a step of a call's trace is.
+func PointOf(s pgproxy.Step) Point {
+	switch s.Kind {
+	case pgproxy.BeforeCommit, pgproxy.AfterCommit:
+		return Point{s.Kind, s.Tx}
+	case pgproxy.BetweenTransactions:
+		return Point{s.Kind, s.Tx - 1}
+	}
+	return Point{s.Kind, s.Index}
+}
+
+// PointName is how a plan names the point a step of a call's trace is:
+// "before statement 2", "after commit 1", "after tx 1".
+func PointName(s pgproxy.Step) string { return PointOf(s).String() }
+
+// ParsePoint reads a point as a plan names it.
+func ParsePoint(s string) (Point, error) {
+	for k, w := range pointWords {
+		rest, ok := strings.CutPrefix(s, w+" ")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 {
+			break
+		}
+		return Point{k, n}, nil
+	}
+	return Point{}, fmt.Errorf("point %q: want before statement N, after statement N, before commit N, after commit N or after tx N (N from 1)", s)
+}
+
+// matches reports whether pt is the point.
+func (p Point) matches(pt pgproxy.Point) bool {
+	return pt.Kind == p.Kind && PointOf(pgproxy.Step{Kind: pt.Kind, Index: pt.Index, Tx: pt.Tx}) == p
+}
