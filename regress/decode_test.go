@@ -43,6 +43,10 @@ func TestDecode(t *testing.T) {
 		{"a fault step of a call's fault", caseJSON("IDEM-001", "["+oneCall+`,{"kind": "fault", "fault": "lose-reply", "target": "redis"}]`), `fault step "lose-reply"`},
 		{"a fault step that names nothing", caseJSON("IDEM-001", "["+oneCall+`,{"kind": "fault", "fault": "dep-crash"}]`), "names what it acts on"},
 		{"a call carrying a step's fault", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-crash"}]}]`), `fault "dep-crash" of a call`},
+		{"a crash at a point (effects-tx-first)", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash-at", "point": "after tx 1"}]},`+restart+","+oneCall+"]"), ""},
+		{"a crash at no point", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash-at"}]}]`), `point ""`},
+		{"a crash at an unknown point", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash-at", "point": "during tx 1"}]}]`), `point "during tx 1"`},
+		{"a point without crash-at", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash", "point": "after tx 1"}]}]`), "without a fault that lands at one"},
 		{"newer format", []byte(`{"version": 99}`), "upgrade idemstress"},
 		{"not JSON", []byte("\x00"), "not a case file"},
 	} {

@@ -16,6 +16,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/boundedfile"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -132,6 +133,13 @@ func runnable(p model.Plan) error {
 		for _, call := range st.Calls {
 			if k, ok := model.KindOf(call.Fault); call.Fault != model.FaultNone && (!ok || k.Scope != model.OnCall) {
 				return fmt.Errorf("step %d of the plan: fault %q of a call; want one of %v", i+1, call.Fault, callFaults())
+			}
+			if k, _ := model.KindOf(call.Fault); k.AtPoint {
+				if _, err := fault.ParsePoint(call.Point); err != nil {
+					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
+				}
+			} else if call.Point != "" {
+				return fmt.Errorf("step %d of the plan: call %s: a point (%q) without a fault that lands at one", i+1, call, call.Point)
 			}
 			if call.Variant < 0 || call.Encoding < 0 || call.Noise < 0 || call.Noise >= model.NumNoise {
 				return fmt.Errorf("step %d of the plan: call %s: a negative variant or encoding, or an unknown noise", i+1, call)
