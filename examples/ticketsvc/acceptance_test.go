@@ -79,6 +79,9 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		// Without a failure, nothing is stored.
 		{"stores-errors", nil},
 		{"complete-after-commit", nil},
+		// Without a process that dies between their transactions.
+		{"key-tx-first", nil},
+		{"effects-tx-first", nil},
 		// One call at a time outlasts no lease.
 		{"short-lease", nil},
 		// One call at a time joins no other.

@@ -62,6 +62,18 @@ type behavior struct {
 	// after the commit: a crash between the two leaves a committed ticket
 	// whose key is in progress forever, and every retry answers in_flight.
 	completeAfterCommit bool
+	// keyTxFirst commits its key row as in progress in a transaction of
+	// its own, then the ticket, its notification and the key's completion
+	// in a second; it releases the key when the work fails, not when the
+	// process dies: a crash after the first commit leaves the key in
+	// progress forever (see createKeyTxFirst).
+	keyTxFirst bool
+	// effectsTxFirst commits the ticket and its notification in one
+	// transaction and the key record in a second, under a lock on the
+	// action its session holds across both: a crash between them leaves a
+	// ticket no key names, and the retry creates another (see
+	// createEffectsTxFirst).
+	effectsTxFirst bool
 	// storesErrors keeps the answer of a call that failed (a 500) under
 	// its key, in the process, and replays it to every later call of the
 	// key, as response-caching middlewares do: one passing database error
@@ -115,6 +127,8 @@ var bugModes = []bugMode{
 	{name: "stuck-in-flight", b: behavior{stuckInFlight: true, noActionLock: true}},
 	{name: "stores-errors", b: behavior{storesErrors: true}},
 	{name: "complete-after-commit", b: behavior{completeAfterCommit: true}},
+	{name: "key-tx-first", b: behavior{keyTxFirst: true}},
+	{name: "effects-tx-first", b: behavior{effectsTxFirst: true, unconstrained: true}},
 	{name: "short-lease", b: behavior{shortLease: true, unconstrained: true}},
 	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 	{name: "stores-refusals", b: behavior{storesRefusals: true}},
@@ -214,6 +228,8 @@ func (b behavior) or(o behavior) behavior {
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,
 		storesErrors:         b.storesErrors || o.storesErrors,
 		completeAfterCommit:  b.completeAfterCommit || o.completeAfterCommit,
+		keyTxFirst:           b.keyTxFirst || o.keyTxFirst,
+		effectsTxFirst:       b.effectsTxFirst || o.effectsTxFirst,
 		shortLease:           b.shortLease || o.shortLease,
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		storesRefusals:       b.storesRefusals || o.storesRefusals,
@@ -224,7 +240,7 @@ func (b behavior) or(o behavior) behavior {
 // pendingKeys reports whether the mode writes a key row before its
 // ticket, so that the schema must let a key row name no ticket yet.
 func (b behavior) pendingKeys() bool {
-	return b.keyFirst || b.stuckInFlight || b.completeAfterCommit || b.shortLease
+	return b.keyFirst || b.stuckInFlight || b.completeAfterCommit || b.shortLease || b.keyTxFirst
 }
 
 // leases reports whether the mode stamps its key rows with a lease

@@ -20,6 +20,10 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"stores-errors":   storesErrorsScenario,
 	// Shown only by a crash after its commit (crash_test.go).
 	"complete-after-commit": completeAfterCommitScenario,
+	// Shown only by a process that dies between its two transactions
+	// (twotx_test.go).
+	"key-tx-first":     keyTxFirstScenario,
+	"effects-tx-first": effectsTxFirstScenario,
 	// Shown only by an original held past its lease (lease_test.go).
 	"short-lease": shortLeaseScenario,
 	// Shown only by identical calls at once (hang_test.go).

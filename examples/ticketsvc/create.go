@@ -50,6 +50,12 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 	if s.b.stuckInFlight {
 		return s.createMarked(ctx, req)
 	}
+	if s.b.keyTxFirst {
+		return s.createKeyTxFirst(ctx, req)
+	}
+	if s.b.effectsTxFirst {
+		return s.createEffectsTxFirst(ctx, req)
+	}
 	if s.b.shortLease {
 		return s.createLeased(ctx, req)
 	}

@@ -111,6 +111,8 @@ func ExampleBugs() {
 	// stuck-in-flight
 	// stores-errors
 	// complete-after-commit
+	// key-tx-first
+	// effects-tx-first
 	// short-lease
 	// hang-on-burst
 	// stores-refusals

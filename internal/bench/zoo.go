@@ -49,6 +49,8 @@ var minimalCalls = map[string]int{
 	"hang-on-burst":         2, // a burst of two identical calls
 	"stores-errors":         2, // the call the db-error fails, and its retry
 	"complete-after-commit": 2, // the call crashed at its key record, and its retry after the restart
+	"key-tx-first":          2, // the call crashed after its key's commit, and its retry after the restart
+	"effects-tx-first":      2, // the call crashed after its effects' commit, and its retry after the restart
 	"short-lease":           1, // the original held past the lease; the fault sends its retry
 	"stores-refusals":       2, // the call refused for its payload, and the fixed call
 }

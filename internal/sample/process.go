@@ -17,16 +17,20 @@ import (
 // crash get those, the correct mode every fault kind. Modes not listed
 // run in-process, without planned faults.
 var processFaults = map[string][]model.Fault{
-	Correct: slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashKeyRecord, model.FaultPauseKeyRecord}),
+	Correct: slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashKeyRecord, model.FaultPauseKeyRecord, model.FaultCrashAt}),
 	// key-first completes its key record in the transaction that claimed
 	// it, which holds the key table from its first statement: no write to
 	// the record is left after the effects' for crash-key-record to stop.
-	"key-first":             slices.Concat(everyFault, ticketFaults),
+	"key-first":             slices.Concat(everyFault, ticketFaults, []model.Fault{model.FaultCrashAt}),
 	"memory-keys":           {model.FaultRestart},
 	"non-atomic":            {model.FaultCrash},
 	"stuck-in-flight":       {model.FaultCrash},
 	"stores-errors":         {model.FaultDBError},
 	"complete-after-commit": {model.FaultCrashKeyRecord},
+	// Two transactions, wrong only when the process dies between them: a
+	// crash at every point of the call's database work finds it.
+	"key-tx-first":     {model.FaultCrashAt},
+	"effects-tx-first": {model.FaultCrashAt},
 	// A claim whose lease expires under a slow original: its retry
 	// takes over and executes again.
 	"short-lease": {model.FaultSlowOriginal},

@@ -65,6 +65,12 @@ var Expected = map[string]checks.ID{
 	// The key record completed in a transaction after the effects': a
 	// crash between the two leaves the key in progress for good.
 	"complete-after-commit": checks.StuckAction,
+	// The key committed in progress before the work's transaction: a
+	// crash between the two leaves it in progress for good.
+	"key-tx-first": checks.StuckAction,
+	// The effects committed before the key record's transaction: a crash
+	// between the two, and the retry creates a second ticket.
+	"effects-tx-first": checks.DuplicateEffect,
 	// A claim with a lease that a slow original outlasts: its retry takes
 	// over and creates a second ticket.
 	"short-lease": checks.DuplicateEffect,

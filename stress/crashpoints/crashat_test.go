@@ -1,0 +1,100 @@
+package crashpoints_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/stress"
+)
+
+// The correct designs pass a crash at every point of a first call's
+// database work: the run learns the points from an unfaulted call, deals
+// each a plan, and the coverage counts every one tried.
+func TestCrashAtEveryPointPasses(t *testing.T) {
+	bin := sampleBinary(t)
+	for _, mode := range []string{sample.Correct, "key-first"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Faults = []model.Fault{model.FaultCrashAt}
+			cfg.Plans, cfg.Seed = 20, 5
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checks.Pass {
+				for _, f := range res.Failures {
+					t.Errorf("%v\n%s%v", f.Violations, f.Plan, f.History)
+				}
+				t.Fatalf("verdict %s: %v %v", res.Verdict, res.Err, res.Notes)
+			}
+			var points []string
+			for tr, n := range res.Coverage {
+				if p, ok := strings.CutPrefix(string(tr), string(model.FaultCrashAt)+" "); ok {
+					points = append(points, p)
+					if n == 0 {
+						t.Errorf("point %s never tried", p)
+					}
+				}
+			}
+			if len(points) < 4 {
+				t.Errorf("points learned %q, want at least a statement's and the commit's", points)
+			}
+			t.Logf("points %q; notes %q", points, res.Notes)
+		})
+	}
+}
+
+// The two designs that split a call's work over two transactions are
+// caught by one default run on each of ten seeds, with a crash between
+// the transactions named in the minimal plan: a crash, the restart, the
+// retry.
+// seeds is how many seeds each mode must be caught on.
+var seeds = uint64(10)
+
+func TestCrashAtCatchesTwoTransactions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten runs that each shrink a crash, a restart and a retry: minutes")
+	}
+	bin := sampleBinary(t)
+	for _, mode := range []string{"key-tx-first", "effects-tx-first"} {
+		t.Run(mode, func(t *testing.T) {
+			// Most of a seed's time is spent waiting on restarts and the
+			// recovery time: the two modes share the machine well.
+			t.Parallel()
+			for seed := uint64(1); seed <= seeds; seed++ {
+				cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// One bug is all a seed must show; a crash, a restart and a
+				// retry shrink well within 15 s (the default 30 s budget
+				// spent on ten seeds of two modes is five minutes more).
+				cfg.Seed, cfg.MaxBugs, cfg.ShrinkTime = seed, 1, 15*time.Second
+				start := time.Now()
+				res, err := stress.Run(t.Context(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != checks.Fail || res.Failures[0].Check != sample.Expected[mode] {
+					t.Errorf("seed %d: verdict %s (%v), want %s", seed, res.Verdict, res.Err, sample.Expected[mode])
+					continue
+				}
+				f := res.Failures[0]
+				steps := skeleton(f.Plan).Steps
+				if len(steps) != 3 || steps[0].Calls[0].Fault != model.FaultCrashAt || steps[1].Kind != model.StepRestart {
+					t.Errorf("seed %d: minimal plan, want a crash-at, the restart, the retry:\n%s", seed, f.Plan)
+				}
+				t.Logf("seed %d: %d plans, %s, minimal:\n%s", seed, res.Plans, time.Since(start).Round(time.Second), f.Plan)
+			}
+		})
+	}
+}

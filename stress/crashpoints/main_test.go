@@ -1,0 +1,18 @@
+package crashpoints_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/stresstest"
+)
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+
+var (
+	skeleton     = stresstest.Skeleton
+	sampleBinary = stresstest.SampleBinary
+)
