@@ -49,8 +49,7 @@ func newSession(p *Proxy, client net.Conn) *session {
 
 func (s *session) run() {
 	defer s.end()
-	stopClose := context.AfterFunc(s.ctx, func() { s.client.Close() })
-	defer stopClose()
+	defer s.onEnd(func() { s.client.Close() })()
 	defer s.client.Close()
 	server, err := s.startup()
 	if err != nil {
@@ -59,7 +58,7 @@ func (s *session) run() {
 	s.server = server
 	s.p.open.Add(1)
 	defer s.p.open.Add(-1)
-	context.AfterFunc(s.ctx, func() { server.Close() })
+	defer s.onEnd(func() { server.Close() })()
 	defer server.Close()
 
 	frames := make(chan frame, 64)
@@ -69,6 +68,21 @@ func (s *session) run() {
 	s.forward(frames)
 	s.end()
 	wg.Wait()
+}
+
+// onEnd runs f once the session ends (to unblock a read on a
+// connection) and returns what waits for it: run waits, so that no
+// goroutine of the session's outlives it, nor Proxy.Close.
+func (s *session) onEnd(f func()) (wait func()) {
+	var done sync.WaitGroup
+	done.Add(1)
+	stop := context.AfterFunc(s.ctx, func() { defer done.Done(); f() })
+	return func() {
+		if stop() {
+			done.Done()
+		}
+		done.Wait()
+	}
 }
 
 // readClient reads the client's frames for forward, so that a client that
