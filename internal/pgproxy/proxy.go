@@ -32,6 +32,7 @@ type Proxy struct {
 	wg   sync.WaitGroup
 	ids  atomic.Uint64
 	open atomic.Int64 // sessions past startup, not yet ended
+	held atomic.Int64 // sessions waiting in a Hold
 
 	mu    sync.Mutex
 	calls []*Call
@@ -57,6 +58,12 @@ func Start(opts Options) (*Proxy, error) {
 // ended: with the number of sessions held, what a statement barrier needs
 // to see that a call waiting for a pool connection cannot get one.
 func (p *Proxy) Open() int { return int(p.open.Load()) }
+
+// Held is the number of sessions waiting in a Hold right now, whoever's
+// hook held them. When it reaches Open, no session is left to serve a
+// client waiting for a pool connection: a statement barrier counts such a
+// client as held.
+func (p *Proxy) Held() int { return int(p.held.Load()) }
 
 // Addr is the proxy's host:port.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }

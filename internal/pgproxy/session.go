@@ -102,6 +102,8 @@ func (s *session) writeServer(f frame) error {
 }
 
 func (s *session) wait(release <-chan struct{}) error {
+	s.p.held.Add(1)
+	defer s.p.held.Add(-1)
 	select {
 	case <-release:
 		return nil
