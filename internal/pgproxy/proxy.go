@@ -31,7 +31,7 @@ type Proxy struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 	ids  atomic.Uint64
-	open atomic.Int64 // sessions past startup, not yet ended
+	open atomic.Int64 // sessions accepted, not yet ended
 	held atomic.Int64 // sessions waiting in a Hold
 
 	mu    sync.Mutex
@@ -54,9 +54,10 @@ func Start(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// Open is the number of sessions connected to the server and not yet
-// ended: with the number of sessions held, what a statement barrier needs
-// to see that a call waiting for a pool connection cannot get one.
+// Open is the number of sessions accepted and not yet ended (those still
+// starting up included: a connection a pool is opening will serve a
+// client waiting for one): with Held, what a statement barrier needs to
+// see that a call waiting for a pool connection cannot get one.
 func (p *Proxy) Open() int { return int(p.open.Load()) }
 
 // Held is the number of sessions waiting in a Hold right now, whoever's

@@ -48,6 +48,10 @@ func newSession(p *Proxy, client net.Conn) *session {
 }
 
 func (s *session) run() {
+	// Counted from the accept: a connection a pool is still opening
+	// will serve a client waiting for one.
+	s.p.open.Add(1)
+	defer s.p.open.Add(-1)
 	defer s.end()
 	stopClose := context.AfterFunc(s.ctx, func() { s.client.Close() })
 	defer stopClose()
@@ -57,8 +61,6 @@ func (s *session) run() {
 		return
 	}
 	s.server = server
-	s.p.open.Add(1)
-	defer s.p.open.Add(-1)
 	context.AfterFunc(s.ctx, func() { server.Close() })
 	defer server.Close()
 
