@@ -28,3 +28,27 @@ func TestWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestWritesTo(t *testing.T) {
+	for _, c := range []struct {
+		sql, table string
+		want       bool
+	}{
+		{"INSERT INTO tickets (id) VALUES ($1)", "tickets", true},
+		{"insert into public.tickets values ($1)", "tickets", true},
+		{"INSERT INTO public.tickets VALUES ($1)", "public.tickets", true},
+		{"INSERT INTO billing.tickets VALUES ($1)", "public.tickets", false},
+		{`INSERT INTO "Tickets" VALUES ($1)`, "Tickets", true},
+		{`INSERT INTO Tickets VALUES ($1)`, "Tickets", false},
+		{"UPDATE notification_outbox SET sent = true", "notification_outbox", true},
+		{"DELETE FROM tickets WHERE id = $1", "tickets", true},
+		{"WITH t AS (INSERT INTO tickets VALUES ($1) RETURNING id) INSERT INTO outbox SELECT id FROM t", "outbox", true},
+		{"INSERT INTO idempotency_keys (ticket_id) VALUES ($1)", "tickets", false},
+		{"SELECT * FROM tickets FOR UPDATE", "tickets", false},
+		{"INSERT INTO keys VALUES ('insert into tickets')", "tickets", false},
+	} {
+		if got := WritesTo(c.sql, c.table); got != c.want {
+			t.Errorf("WritesTo(%q, %q) = %v, want %v", c.sql, c.table, got, c.want)
+		}
+	}
+}
