@@ -34,8 +34,15 @@ type Config struct {
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
 	// Process, when set, is how idemstress starts the service itself (and
-	// its replicas); calls then go to what was started.
+	// its replicas); calls then go to what was started. Its replicas are
+	// handed the database through a PostgreSQL proxy ({database_url}).
 	Process *process.Spec
+	// DBProxy, when set, is the loopback address ("127.0.0.1:6543") where
+	// the run puts a PostgreSQL proxy in front of DatabaseURL, for a
+	// service started elsewhere: point its database URL there (the run
+	// prints it) and the database faults reach it. With Process it is
+	// the address the replicas' proxy listens on (default: a free port).
+	DBProxy string
 	// Sync is how a burst is released (default client.LastByte).
 	Sync client.SyncMode
 	// DBStall names an effect table to hold write-locked while each burst

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
+	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
@@ -34,7 +36,11 @@ type Session struct {
 	// where says what the calls go to, for reports.
 	where string
 	// svc is the service's replicas when idemstress started them.
-	svc     *process.Service
+	svc *process.Service
+	// db is the PostgreSQL proxy in front of the database, and dbURL the
+	// database's URL through it (dbproxy.go); nil and "" without one.
+	db      *pgproxy.Proxy
+	dbURL   string
 	closers []func()
 }
 
@@ -67,6 +73,11 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		s.closers = append(s.closers, pool.Close)
 		s.cfg.DatabaseURL = url
 	}
+	if cfg.Process != nil || cfg.DBProxy != "" {
+		if _, err := s.dbProxy(s.cfg.DatabaseURL, cfg.DBProxy); err != nil {
+			return nil, err
+		}
+	}
 	// The service first: one that idemstress starts creates its schema.
 	tgt, err := s.target(ctx)
 	if err != nil {
@@ -77,7 +88,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm}
+	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
@@ -164,7 +175,8 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 		}
 		s.closers = append(s.closers, h.CloseIdleConnections)
 		if s.cfg.Process != nil {
-			svc, err := process.Start(ctx, *s.cfg.Process, s.cfg.DatabaseURL)
+			// The replicas reach their database through the proxy.
+			svc, err := process.Start(ctx, *s.cfg.Process, cmp.Or(s.dbURL, s.cfg.DatabaseURL))
 			if err != nil {
 				// The argv and the service's output may hold the database URL.
 				err = redact.Error(err)

@@ -114,12 +114,14 @@ type huntFlags struct {
 	sync       string
 	dbStall    string
 	serviceLog string
+	dbProxy    string
 }
 
 func (h *huntFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&h.replicas, "replicas", 0, "replicas of the service to start (overrides process.replicas)")
 	fs.StringVar(&h.sync, "sync", "", "how bursts are released: lastbyte or naive (overrides sync)")
 	fs.StringVar(&h.dbStall, "db-stall", "", "table to write-lock while each burst is released (overrides db_stall; \"\" for none)")
+	fs.StringVar(&h.dbProxy, "db-proxy", "", "put a PostgreSQL proxy on this loopback address (127.0.0.1:6543) in front of the database, for a service started elsewhere: point the service's database URL at it (the run prints it)")
 	fs.StringVar(&h.serviceLog, "service-log", "", "append the output of the service and its dependencies to this file (overrides process.log)")
 }
 
@@ -158,6 +160,9 @@ func (h huntFlags) apply(fs *flag.FlagSet, c *stress.Config) error {
 	}
 	if isSet(fs, "db-stall") {
 		c.DBStall = h.dbStall // "" turns the contract's stall off
+	}
+	if h.dbProxy != "" {
+		c.DBProxy = h.dbProxy
 	}
 	return nil
 }

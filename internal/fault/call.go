@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
 // A call fault is done to one call of a plan (Call.Fault): it sends the
@@ -54,6 +55,13 @@ type CallEnv interface {
 	KeyStall() *Stall
 	// Contract is the contract the run checks (its lease).
 	Contract() model.Contract
+	// DB is the PostgreSQL proxy between the service and its database;
+	// nil when none stands there.
+	DB() *pgproxy.Proxy
+	// DBCall is the faulted call's tie to DB, by its markers, for as long
+	// as the fault runs: its Trace, and SetAt to answer at its points
+	// (hold, error, cut) without touching other calls. nil without DB.
+	DBCall() *pgproxy.Call
 }
 
 // CallOutcome is what a call fault did: the calls it sent (the faulted

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
 // fakeEnv is a CallEnv over one real HTTP server behind a real fault
@@ -31,6 +32,8 @@ func (e *fakeEnv) EffectStall() *Stall                  { return nil }
 func (e *fakeEnv) KeyStall() *Stall                     { return nil }
 func (e *fakeEnv) Contract() model.Contract             { return model.Contract{} }
 func (e *fakeEnv) Dependency(string) (Dependency, bool) { return nil, false }
+func (e *fakeEnv) DB() *pgproxy.Proxy                   { return nil }
+func (e *fakeEnv) DBCall() *pgproxy.Call                { return nil }
 
 func (e *fakeEnv) Replicas() Replicas {
 	if e.replicas == nil {

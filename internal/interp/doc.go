@@ -15,5 +15,7 @@
 // (a call's fault and a fault step, looked up in package fault's
 // registries and recorded as events: no kind is named here),
 // processfaults.go (the restart step and the liveness polling after a
-// crash).
+// crash), db.go (each call tied at the PostgreSQL proxy, Executor.DB, by
+// its key and tag while it is sent; a call fault's tie is the fault's to
+// answer at).
 package interp

@@ -14,6 +14,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -42,6 +43,14 @@ type Executor struct {
 	KeyStall *fault.Stall
 	// Form sends bodies form-encoded (target.body: form), not as JSON.
 	Form bool
+	// DB is the PostgreSQL proxy between the service and its database,
+	// when one stands there: every call is tied to it by its markers
+	// while it is sent, and a call fault reaches it (fault.CallEnv.DB).
+	DB *pgproxy.Proxy
+	// OnTrace, when set, receives the points an unfaulted call passed at
+	// DB (its pgproxy.Call.Trace), once the call is answered: what the
+	// crash points of calls of its shape are learned from.
+	OnTrace func(call model.Call, trace []pgproxy.Step)
 }
 
 // Execute sends a plan's calls to the target, one step after the other, in
@@ -115,6 +124,9 @@ type execution struct {
 	// keyless counts the keyless calls sent so far: each is a create of
 	// its own, with unique values of its own (model.Contract.KeylessUnique).
 	keyless int
+	// tied is the faulted call's tie at DB while its fault runs: the
+	// calls the fault sends go under it.
+	tied *pgproxy.Call
 }
 
 // unserved records calls made while a crash left the replica down and no
@@ -225,9 +237,18 @@ func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
 func (x *execution) call(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {
 	req, op := x.request(x.ns, call, replica)
 	req.Extra = extra
+	var tied *pgproxy.Call
+	if x.tied == nil {
+		var untie func()
+		tied, untie = x.tie(call)
+		defer untie()
+	}
 	op.Start = x.now()
 	resp, err := x.Target.Do(ctx, req)
 	op.End = x.now()
+	if tied != nil && x.OnTrace != nil && err == nil {
+		x.OnTrace(call, tied.Trace())
+	}
 	return op, outcome(ctx, x.Contract, &op, resp, err)
 }
 
@@ -278,6 +299,10 @@ func (x *execution) burst(ctx context.Context, ns model.Namespace, calls []model
 	ops := make([]model.Op, len(calls))
 	for i, call := range calls {
 		reqs[i], ops[i] = x.request(ns, call, i)
+		// Calls of one action share their markers: the first tied takes
+		// every session of the action (pgproxy.Proxy.Tie).
+		_, untie := x.tie(call)
+		defer untie()
 	}
 	var failed error
 	if b, ok := e.Target.(client.Burster); ok {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
 // faulty does one call that carries a planned fault, through package
@@ -17,7 +18,11 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 		return fmt.Errorf("interp: step %d: fault %q of a call is not supported", x.step+1, call.Fault)
 	}
 	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Start: x.now()}
+	tied, untie := x.tie(call)
+	x.tied = tied
 	out, err := do(ctx, callEnv{x}, call)
+	x.tied = nil
+	untie()
 	ev.End = x.now()
 	ev.Ops = x.add(out.Ops)
 	ev.Fired, ev.Held, ev.Note = out.Fired, out.Held, out.Note
@@ -57,6 +62,9 @@ func (e callEnv) Replicas() fault.Replicas {
 	}
 	return e.x.Service
 }
+
+func (e callEnv) DB() *pgproxy.Proxy    { return e.x.DB }
+func (e callEnv) DBCall() *pgproxy.Call { return e.x.tied }
 
 func (e callEnv) EffectStall() *fault.Stall                       { return e.x.EffectStall }
 func (e callEnv) KeyStall() *fault.Stall                          { return e.x.KeyStall }

@@ -15,9 +15,10 @@ type Call struct {
 	p       *Proxy
 
 	mu         sync.Mutex
-	statements int // statements seen, COMMIT included
-	txs        int // transactions tied
-	ended      int // tied transactions ended
+	at         func(Point) Action // SetAt's hook; nil: Options.At
+	statements int                // statements seen, COMMIT included
+	txs        int                // transactions tied
+	ended      int                // tied transactions ended
 	trace      []Step
 	injected   []Injection
 }
@@ -74,6 +75,22 @@ func (c *Call) Untie() {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
 	c.p.calls = slices.DeleteFunc(c.p.calls, func(o *Call) bool { return o == c })
+}
+
+// SetAt gives the call a hook of its own, consulted at its points in
+// place of Options.At (nil: Options.At again): a fault answers Error or
+// Hold for its own call while another's answers otherwise. Set it before
+// the call is sent; it may be changed while the call runs.
+func (c *Call) SetAt(at func(Point) Action) {
+	c.mu.Lock()
+	c.at = at
+	c.mu.Unlock()
+}
+
+func (c *Call) hook() func(Point) Action {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
 }
 
 // Name is the name the call was tied under.

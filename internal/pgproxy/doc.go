@@ -5,7 +5,8 @@
 //
 // # Relay
 //
-// Start listens on a free loopback port; Proxy.URL rewrites a postgres://
+// Start listens on a free loopback port (or Options.Listen, a loopback
+// address only); Proxy.URL rewrites a postgres://
 // URL's host and port to it. For each client connection the proxy reads
 // the startup with pgproto3.Backend (SSLRequest and GSSENCRequest are
 // answered 'N', so a client with sslmode=prefer, pgx's default, goes on in
@@ -41,8 +42,8 @@
 //
 // # Points and actions
 //
-// Options.At is consulted at every point of a tied session:
-// BeforeStatement, AfterStatement (the server answered, the client has not
+// The call's own hook (Call.SetAt), else Options.At, is consulted at
+// every point of a tied session: BeforeStatement, AfterStatement (the server answered, the client has not
 // seen it), BeforeCommit, AfterCommit and BetweenTransactions, each with
 // the call, the statement's index in the call and its text. It answers
 // Continue, Hold (block until released, the client's connection ends or
@@ -73,6 +74,14 @@
 // to die only when it next reads. Calls registered with the same marker
 // (a burst of one key) cannot be told apart by it: the first registered
 // takes every matching session, so a burst wants a marker of each call's
-// own or ties per action rather than per call. Nothing in idemstress uses the proxy
-// yet: see docs/faults.md.
+// own or ties per action rather than per call.
+//
+// # In idemstress
+//
+// A run starts one proxy (package stress: for every replica of a process
+// section, handed as {database_url}; on Config.DBProxy's address for a
+// service started elsewhere), the interpreter ties every call by its key
+// and tag while it is sent, and a call fault reaches the faulted call's
+// tie (fault.CallEnv.DBCall) and answers at its points with a hook of its
+// own (Call.SetAt) while Options.At stays nil. See docs/faults.md.
 package pgproxy

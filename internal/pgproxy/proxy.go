@@ -1,6 +1,7 @@
 package pgproxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,10 @@ import (
 type Options struct {
 	// Server is the host:port of the real PostgreSQL server.
 	Server string
+	// Listen is the loopback host:port to listen on ("": a free port of
+	// 127.0.0.1), for a service started before the proxy that must be
+	// told its address in advance.
+	Listen string
 	// At is consulted at every point of a tied session, from the session's
 	// own goroutines (so concurrently for concurrent sessions); nil means
 	// Continue everywhere.
@@ -44,9 +49,13 @@ func Start(opts Options) (*Proxy, error) {
 	if opts.Server == "" {
 		return nil, errors.New("pgproxy: Options.Server is empty: give the host:port of the PostgreSQL server")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := cmp.Or(opts.Listen, "127.0.0.1:0")
+	if err := loopback(addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("pgproxy: listen on 127.0.0.1: %w", err)
+		return nil, fmt.Errorf("pgproxy: listen on %s: %w (is the port taken?)", addr, err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	p := &Proxy{opts: opts, ln: ln, ctx: ctx, stop: stop}
@@ -99,9 +108,29 @@ func (p *Proxy) emit(e Event) {
 	}
 }
 
-func (p *Proxy) at(pt Point) Action {
-	if p.opts.At == nil {
+// at is the action at pt of call c: c's own hook (Call.SetAt) when it has
+// one, else Options.At.
+func (p *Proxy) at(c *Call, pt Point) Action {
+	at := c.hook()
+	if at == nil {
+		at = p.opts.At
+	}
+	if at == nil {
 		return Continue
 	}
-	return p.opts.At(pt)
+	return at(pt)
+}
+
+// loopback refuses a listen address outside 127.0.0.1 and ::1: the proxy
+// relays a database's sessions, passwords included, and is no server for
+// other machines.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("pgproxy: listen address %q: %w (want 127.0.0.1:PORT)", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("pgproxy: listen address %q is not a loopback address: want 127.0.0.1:PORT", addr)
+	}
+	return nil
 }

@@ -119,7 +119,7 @@ func (s *session) wait(release <-chan struct{}) error {
 func (s *session) consult(c *Call, pt Point) Action {
 	pt.Call = c.name
 	c.record(pt)
-	return s.p.at(pt)
+	return s.p.at(c, pt)
 }
 
 // die answers the client with a terminated backend's FATAL error, when

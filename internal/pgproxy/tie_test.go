@@ -189,3 +189,39 @@ func TestHoldBetweenTransactions(t *testing.T) {
 		t.Errorf("trace %q, want %q", got, want)
 	}
 }
+
+// TestCallHookOverridesOptions: a call's own hook (SetAt) answers at its
+// points, in place of Options.At, which still answers for other calls.
+func TestCallHookOverridesOptions(t *testing.T) {
+	f := newFixture(t, func(pgproxy.Point) pgproxy.Action { return pgproxy.Error("40001") })
+	ctx := context.Background()
+	conn := connect(t, f.url)
+	mustExec(t, conn, "CREATE TABLE t (k text)")
+	own := f.proxy.Tie("own", []byte("key-own"))
+	defer own.Untie()
+	own.SetAt(func(pgproxy.Point) pgproxy.Action { return pgproxy.Continue })
+	other := f.proxy.Tie("other", []byte("key-other"))
+	defer other.Untie()
+	if _, err := conn.Exec(ctx, "INSERT INTO t VALUES ($1)", "key-own"); err != nil {
+		t.Errorf("the call whose hook continues failed: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO t VALUES ($1)", "key-other"); err == nil {
+		t.Error("the call without a hook of its own was not answered by Options.At's 40001")
+	}
+}
+
+// TestListenOnlyOnLoopback: a listen address outside loopback is refused
+// before anything listens.
+func TestListenOnlyOnLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "example.com:5432", "nonsense"} {
+		if p, err := pgproxy.Start(pgproxy.Options{Server: "127.0.0.1:1", Listen: addr}); err == nil {
+			p.Close()
+			t.Errorf("Start with Listen %q: no error", addr)
+		}
+	}
+	p, err := pgproxy.Start(pgproxy.Options{Server: "127.0.0.1:1", Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+}

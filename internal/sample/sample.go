@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -167,6 +168,20 @@ func Start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (*S
 // StartWrapped is Start with every replica's handler passed through wrap
 // (nil: none), for benchmarks that count or record the requests served.
 func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wrap func(http.Handler) http.Handler) (_ *Service, err error) {
+	return start(ctx, dbURL, mode, layout, wrap, false)
+}
+
+// StartDBProxied is Start with the service's database reached through
+// the PostgreSQL proxy a run puts in front of it (stress.Config.DBProxy):
+// the replicas' pool connects to a loopback address reserved for it, set
+// in the Contract's DBProxy, and the database faults that need the proxy
+// reach the in-process service. The pool connects once a run has started
+// the proxy there.
+func StartDBProxied(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout) (*Service, error) {
+	return start(ctx, dbURL, mode, layout, nil, true)
+}
+
+func start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wrap func(http.Handler) http.Handler, proxied bool) (_ *Service, err error) {
 	bug := mode
 	if mode == Correct {
 		bug = ""
@@ -178,7 +193,16 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 	if err != nil {
 		return nil, err
 	}
-	poolCfg, err := pgxpool.ParseConfig(dbURL)
+	if err := migrate(ctx, dbURL, layout, bug); err != nil {
+		return nil, err
+	}
+	serveURL, proxyAddr := dbURL, ""
+	if proxied {
+		if serveURL, proxyAddr, err = throughProxy(dbURL); err != nil {
+			return nil, err
+		}
+	}
+	poolCfg, err := pgxpool.ParseConfig(serveURL)
 	if err != nil {
 		return nil, fmt.Errorf("sample: database URL: %w", err)
 	}
@@ -196,9 +220,6 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 			s.Close()
 		}
 	}()
-	if err := ticketsvc.Migrate(ctx, pool, layout, ticketsvc.ForBug(bug)); err != nil {
-		return nil, err
-	}
 	for range Replicas(mode) {
 		svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug, Layout: layout})
 		if err != nil {
@@ -221,7 +242,37 @@ func StartWrapped(ctx context.Context, dbURL, mode string, layout ticketsvc.Layo
 	s.Contract.HTTP.URL = s.URL
 	s.Contract.HTTP.Timeout = callTimeout(mode, s.Contract.HTTP.Timeout)
 	s.Contract.DatabaseURL = dbURL
+	s.Contract.DBProxy = proxyAddr
 	return s, nil
+}
+
+// migrate brings the database at dbURL to the layout and the mode's
+// constraints, on a pool of its own (the service's may reach it through a
+// proxy not started yet).
+func migrate(ctx context.Context, dbURL string, layout ticketsvc.Layout, bug string) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("sample: database URL: %w", err)
+	}
+	defer pool.Close()
+	return ticketsvc.Migrate(ctx, pool, layout, ticketsvc.ForBug(bug))
+}
+
+// throughProxy reserves a free loopback port for the run's database proxy
+// and returns dbURL pointed at it, and the address.
+func throughProxy(dbURL string) (string, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", fmt.Errorf("sample: reserving a port for the database proxy: %w", err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "", "", fmt.Errorf("sample: database URL: %w", err)
+	}
+	u.Host = addr
+	return u.String(), addr, nil
 }
 
 // Contract is the sample service's contract for a layout.

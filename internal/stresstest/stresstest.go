@@ -33,6 +33,19 @@ func StartSample(t *testing.T, cluster *pgtemp.Cluster, mode string, layout tick
 	return svc
 }
 
+// StartSampleDBProxied is StartSample with the service's database
+// reached through the PostgreSQL proxy its run starts (its Config's
+// DBProxy), for the database faults done at the proxy.
+func StartSampleDBProxied(t *testing.T, cluster *pgtemp.Cluster, mode string, layout ticketsvc.Layout) *sample.Service {
+	t.Helper()
+	svc, err := sample.StartDBProxied(t.Context(), pgtest.NewDatabase(t, cluster), mode, layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return svc
+}
+
 // SampleRun is a run of the sample service in one mode (keys layout)
 // over a new database of cluster, as the demo runs it: plans plans from
 // seed, under the db-stall nemesis on tickets, a 5 s shrink budget.
