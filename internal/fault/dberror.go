@@ -123,12 +123,18 @@ func positiveOr(d, def time.Duration) time.Duration {
 	return def
 }
 
-// dbError sends the call with the last effect table write-locked and,
-// once the call waits on that lock, ends its database session (Fail): the
-// service's database work fails once, as a passing database error would
-// make it, and the service answers as it answers one. What the call's
+// dbError fails the call's database work once, as a passing database
+// error would, and the service answers as it answers one; what the call's
 // retries must get is the contract's errors: policy (checks.ErrorReplay).
+// Where the database proxy stands (CallEnv.DBCall) the call's own session
+// is answered at its write to the last effect table with a real
+// PostgreSQL error (errorAtStatement). Elsewhere, the fallback: the call
+// is sent with the last effect table write-locked and, once it waits on
+// that lock, its database session is ended (Fail).
 func dbError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+	if tied := env.DBCall(); tied != nil {
+		return errorAtStatement(ctx, env, tied, call)
+	}
 	effects := env.EffectStall()
 	if effects == nil {
 		return CallOutcome{}, needs(call.Fault, "an effect table to wait on")
