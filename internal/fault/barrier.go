@@ -19,9 +19,13 @@ import (
 // check-then-insert race happens every time; unlike Stall it takes no
 // lock and needs no grant, and it sees a call waiting for one of the
 // service's pool connections: once every session the service has open is
-// held (Proxy.Held reaches Proxy.Open, steadily for barrierSettle), no
-// call still on its way can get a connection, and each counts as held.
-// A pool smaller than a burst is then no reason for an unfired stall.
+// held and it has as many open as it ever had (Proxy.Held reaches
+// Proxy.Open and Proxy.Peak, steadily for barrierSettle), no call still
+// on its way can get a connection, and each counts as held. A pool
+// smaller than a burst is then no reason for an unfired stall. A call
+// waiting on a lock inside the service (an in-process mutex) while the
+// pool could open another connection is not counted: the stall is then
+// unfired, as the table lock's is.
 type Barrier struct {
 	// DB is the proxy in front of the service's database.
 	DB *pgproxy.Proxy
@@ -78,7 +82,7 @@ func (b Barrier) watch(ctx context.Context, g *gate, n int64, answered *atomic.I
 		case held+a >= n:
 			rep.Fired = true
 			return rep, over, nil
-		case held > 0 && b.DB.Held() >= b.DB.Open():
+		case held > 0 && b.DB.Held() >= max(b.DB.Open(), b.DB.Peak()):
 			if starved.IsZero() {
 				starved = time.Now()
 			} else if time.Since(starved) >= barrierSettle {

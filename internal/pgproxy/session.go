@@ -61,6 +61,8 @@ func (s *session) run() {
 		return
 	}
 	s.server = server
+	s.p.started()
+	defer s.p.live.Add(-1)
 	context.AfterFunc(s.ctx, func() { server.Close() })
 	defer server.Close()
 
