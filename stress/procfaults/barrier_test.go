@@ -39,6 +39,7 @@ func TestBarrierPoolOfFourPasses(t *testing.T) {
 		t.Fatalf("verdict %s after %d plans: %v %+v", res.Verdict, res.Plans, res.Err, res.Failures)
 	}
 	stalls := res.Faults[model.FaultDBStall]
+	t.Logf("db-stall fired %d of %d", stalls.Fired, stalls.Planned)
 	if res.Unfired != 0 || stalls.Planned < 20 || stalls.Fired != stalls.Planned {
 		t.Errorf("db-stall fired %d of %d, %d execution(s) unfired; notes %q", stalls.Fired, stalls.Planned, res.Unfired, res.Notes)
 	}
