@@ -141,12 +141,14 @@ func (q *window) quiet() {
 func (q *window) close() { q.closed = true }
 
 // workers is how many plans the search runs at once. The db-stall
-// nemesis locks a whole table and counts every request waiting on it, so
-// under it plans run one at a time.
+// nemesis locks a whole table and counts every request waiting on it, or,
+// through the database proxy, counts a burst's calls as held once every
+// session of the service is: either way another plan's calls would be
+// taken for the burst's, so under it plans run one at a time.
 func (r *runner) workers() int {
 	w := max(1, r.cfg.Workers)
 	if r.cfg.DBStall != "" && w > 1 {
-		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-stall nemesis on %s locks the whole table, so plans run one at a time", w, r.cfg.DBStall))
+		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-stall nemesis (on %s) holds every request of a burst, so plans run one at a time", w, r.cfg.DBStall))
 		return 1
 	}
 	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Needs != model.NeedsProxy }); i >= 0 && w > 1 {

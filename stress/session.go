@@ -99,7 +99,11 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 	}
-	if cfg.DBStall != "" {
+	if cfg.DBStall != "" && s.db != nil {
+		// The statement barrier in the proxy: no lock, no grant, and a
+		// request waiting for a pool connection is seen.
+		s.exec.Barrier = &fault.Barrier{DB: s.db, Wait: cfg.StallWait}
+	} else if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
 			return nil, fmt.Errorf("%w: db_stall: %w", ErrContract, err)

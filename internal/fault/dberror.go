@@ -16,16 +16,14 @@ import (
 // waitingSQL lists every session that waits on a lock, whoever holds it.
 const waitingSQL = `SELECT coalesce(array_agg(DISTINCT pid), '{}') FROM pg_locks WHERE NOT granted`
 
-// candidatesSQL lists the sessions that wait because of the stall's lock
-// (the set blockedSQL counts) other than those in $1.
-const candidatesSQL = `WITH RECURSIVE waiting AS (
-	SELECT DISTINCT pid FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()
-), behind(pid) AS (
-	SELECT pid FROM waiting WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
-	UNION
-	SELECT w.pid FROM waiting w JOIN behind b ON b.pid = ANY(pg_blocking_pids(w.pid))
-)
-SELECT coalesce(array_agg(pid), '{}') FROM behind WHERE NOT (pid = ANY($1::int[]))`
+// candidatesSQL lists the sessions that wait on the stall's lock itself
+// (not behind another session that does) other than those in $1: the
+// call's own session, the first write of its action, waits on the table
+// directly, while a bystander waiting behind the call's own locks (its
+// key row) is never one.
+const candidatesSQL = `SELECT coalesce(array_agg(DISTINCT pid), '{}') FROM pg_locks
+WHERE NOT granted AND pid <> pg_backend_pid() AND pg_backend_pid() = ANY(pg_blocking_pids(pid))
+	AND NOT (pid = ANY($1::int[]))`
 
 // Fail is the transient-failure nemesis: Hold for one request, and once it
 // waits on the table's lock its database session is terminated, as a
@@ -36,9 +34,12 @@ SELECT coalesce(array_agg(pid), '{}') FROM behind WHERE NOT (pid = ANY($1::int[]
 //
 // Only the call's own session is ended, never a bystander's (another
 // plan's call, another client of the database) waiting behind the same
-// lock: the sessions waiting before the call was sent are left out, and
-// of those that started waiting since, one alone is taken for the call's;
-// two or more leave the fault unfired rather than end the wrong one.
+// lock: the sessions waiting before the call was sent are left out, so
+// are those waiting behind another session (the call's own locks), and
+// of those that started waiting on the lock itself since, one alone is
+// taken for the call's; two or more leave the fault unfired rather than
+// end the wrong one. Where the database proxy stands, db-error does not
+// come here (errorAtStatement).
 //
 // Ending another role's session needs that role's membership or
 // pg_signal_backend; without it Fail returns an error that says so.
@@ -123,12 +124,18 @@ func positiveOr(d, def time.Duration) time.Duration {
 	return def
 }
 
-// dbError sends the call with the last effect table write-locked and,
-// once the call waits on that lock, ends its database session (Fail): the
-// service's database work fails once, as a passing database error would
-// make it, and the service answers as it answers one. What the call's
+// dbError fails the call's database work once, as a passing database
+// error would, and the service answers as it answers one; what the call's
 // retries must get is the contract's errors: policy (checks.ErrorReplay).
+// Where the database proxy stands (CallEnv.DBCall) the call's own session
+// is answered at its write to the last effect table with a real
+// PostgreSQL error (errorAtStatement). Elsewhere, the fallback: the call
+// is sent with the last effect table write-locked and, once it waits on
+// that lock, its database session is ended (Fail).
 func dbError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+	if tied := env.DBCall(); tied != nil {
+		return errorAtStatement(ctx, env, tied, call)
+	}
 	effects := env.EffectStall()
 	if effects == nil {
 		return CallOutcome{}, needs(call.Fault, "an effect table to wait on")

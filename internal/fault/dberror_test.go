@@ -2,9 +2,13 @@ package fault_test
 
 import (
 	"context"
+	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
@@ -86,5 +90,70 @@ func TestFailSparesABystander(t *testing.T) {
 	}
 	if !rep.Fired || ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
 		t.Errorf("report %+v, answer %v %v: want the call's own session ended (500)", rep, ex[0].Resp, ex[0].Err)
+	}
+}
+
+// keyFirstPausing is keyFirst that, once its key row is written, calls
+// between before it writes the item (the test starts a bystander there).
+func keyFirstPausing(pool *pgxpool.Pool, between func()) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		readAll(r.Body)
+		key := r.URL.Query().Get("key")
+		err := pgx.BeginFunc(r.Context(), pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(r.Context(), `INSERT INTO uitems (key) VALUES ($1) ON CONFLICT DO NOTHING`, key); err != nil {
+				return err
+			}
+			between()
+			_, err := tx.Exec(r.Context(), `INSERT INTO items (key) VALUES ($1)`, key)
+			return err
+		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	}
+}
+
+// Fail takes only a session waiting on the stalled table itself for the
+// call's: a bystander that starts waiting after the call was sent, behind
+// the call's own key row, is neither ended nor a reason to leave the fault
+// unfired, and commits once the call's transaction is gone.
+func TestFailSparesABystanderBehindTheCall(t *testing.T) {
+	db := newStallDB(t)
+	bystander, watcher := openPool(t, db.url), openPool(t, db.url)
+	done := make(chan error, 1)
+	between := func() {
+		go func() {
+			done <- pgx.BeginFunc(context.Background(), bystander, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(context.Background(), `LOCK TABLE uitems IN SHARE MODE`); err != nil {
+					return err
+				}
+				_, err := tx.Exec(context.Background(), `INSERT INTO items VALUES ('bystander')`)
+				return err
+			})
+		}()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			var n int
+			if err := watcher.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n); err != nil || n > 0 {
+				return
+			}
+		}
+	}
+	url := serve(t, keyFirstPausing(db.service, between)).URL
+	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	var ex []client.Exchange
+	rep, err := stall.Fail(t.Context(), burstOf(t, 1, url, "k1", &ex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("the bystander behind the call's key row: %v", err)
+	}
+	if !rep.Fired || ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
+		t.Errorf("report %+v, answer %v %v: want the call's own session ended (500)", rep, ex[0].Resp, ex[0].Err)
+	}
+	if n := db.count(t, "items", "bystander"); n != 1 {
+		t.Errorf("%d bystander rows, want 1", n)
 	}
 }

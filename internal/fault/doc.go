@@ -2,13 +2,15 @@
 // of a plan, on purpose. Stall holds an effect table locked while a burst
 // arrives, so that every request reaches its write before any of them
 // commits and a check-then-insert race happens every time instead of now
-// and then; Proxy sits in front of a replica and loses, drops, doubles or
-// delays one call's exchange.
+// and then; Barrier does the same in the database proxy (package pgproxy)
+// without a lock, holding each call at its first write; Proxy sits in
+// front of a replica and loses, drops, doubles or delays one call's
+// exchange.
 //
 // Each fault kind a plan may carry is one file here and one entry of a
 // registry: a call fault (Call: crash.go, pause.go, commitcrash.go,
-// dberror.go, overrun.go, proxied.go) sends its call itself through the
-// CallEnv the executor gives it; a fault step (Step: dependency.go) acts
+// dberror.go with stmterror.go, overrun.go, proxied.go) sends its call
+// itself through the CallEnv the executor gives it; a fault step (Step: dependency.go) acts
 // on what Env reaches. Model's registry (model.FaultKind) says where each
 // kind stands in a plan and what it needs; TestRegistriesAgree holds the
 // two together. The package knows nothing of plans' steps or of checks:

@@ -10,3 +10,7 @@ import (
 func FailAfter(s Stall, ctx context.Context, first func(context.Context), call func(ctx context.Context, answered *atomic.Int64)) (StallReport, error) {
 	return s.fail(ctx, first, call)
 }
+
+// ErrorAtStatement is db-error through the database proxy, for a call
+// already tied at it.
+var ErrorAtStatement = errorAtStatement

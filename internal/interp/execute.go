@@ -27,8 +27,13 @@ type Executor struct {
 	Target   client.Target
 	Contract model.Contract
 	// Stall, when set, holds a write lock on an effect table while each
-	// burst is released (the db-stall nemesis).
+	// burst is released (the db-stall nemesis where no database proxy
+	// stands).
 	Stall *fault.Stall
+	// Barrier, when set, holds each call of a burst at its first write in
+	// the database proxy (the db-stall nemesis where DB stands); it wins
+	// over Stall.
+	Barrier *fault.Barrier
 	// Proxies are the fault proxies in front of the replicas, one each,
 	// when the contract plans proxy faults.
 	Proxies []*fault.Proxy
@@ -252,48 +257,14 @@ func (x *execution) call(ctx context.Context, call model.Call, replica int, extr
 	return op, outcome(ctx, x.Contract, &op, resp, err)
 }
 
-// stalled runs a burst, under the db-stall nemesis when there is one.
-func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
-	if x.Stall == nil {
-		ops, err := x.burst(ctx, x.ns, calls, x.t0, nil)
-		x.add(ops)
-		return err
-	}
-	var ops []model.Op
-	var burstErr error
-	ev := model.FaultEvent{Kind: model.FaultDBStall, Step: x.step, Start: x.now()}
-	report, err := x.Stall.Run(ctx, len(calls), func(ctx context.Context, answered *atomic.Int64) {
-		ops, burstErr = x.burst(ctx, x.ns, calls, x.t0, answered)
-	})
-	ev.End = x.now()
-	ev.Ops = x.add(ops)
-	if err != nil {
-		return cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
-	}
-	// The nemesis operation ends when it lets the lock go, not when the
-	// burst is over: a call still unanswered long after that hung in the
-	// service (checks: IDEM-014).
-	if !report.Released.IsZero() {
-		ev.End = int64(report.Released.Sub(x.t0))
-	}
-	ev.Fired, ev.Held = report.Fired, report.Blocked
-	if !report.Fired {
-		// A request that waits for one of the service's database
-		// connections holds no lock the nemesis can see.
-		ev.Note = fmt.Sprintf("%d of %d requests blocked on %s, the others neither blocked nor were answered within the nemesis's wait: "+
-			"a request waiting for a connection of the service's database pool is invisible to it (pgx's pool holds 4 by default); "+
-			"give the pool at least as many connections as a burst has calls, or draw smaller bursts; "+
-			"on a machine so loaded that requests take seconds to arrive, run fewer things beside it", report.Blocked, len(calls), x.Stall.Table)
-	}
-	x.h.Faults = append(x.h.Faults, ev)
-	return burstErr
-}
-
 // burst releases every call at once, call i to replica i: through the
 // target's own synchronised release when it has one, else one goroutine a
 // call behind a start barrier. Everything a call needs is built before the
 // release (rapid's draws are not safe to share between goroutines).
-func (x *execution) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64) ([]model.Op, error) {
+//
+// at, when set, is the hook of every call's sessions at the database
+// proxy while the burst runs (the db-stall barrier's).
+func (x *execution) burst(ctx context.Context, ns model.Namespace, calls []model.Call, t0 time.Time, answered *atomic.Int64, at func(pgproxy.Point) pgproxy.Action) ([]model.Op, error) {
 	e := x.Executor
 	reqs := make([]client.Request, len(calls))
 	ops := make([]model.Op, len(calls))
@@ -301,8 +272,11 @@ func (x *execution) burst(ctx context.Context, ns model.Namespace, calls []model
 		reqs[i], ops[i] = x.request(ns, call, i)
 		// Calls of one action share their markers: the first tied takes
 		// every session of the action (pgproxy.Proxy.Tie).
-		_, untie := x.tie(call)
+		tied, untie := x.tie(call)
 		defer untie()
+		if tied != nil && at != nil {
+			tied.SetAt(at)
+		}
 	}
 	var failed error
 	if b, ok := e.Target.(client.Burster); ok {

@@ -50,8 +50,11 @@ const (
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
 	// FaultDBError: the service's database work for the call fails once,
-	// as a passing database error would make it: its backend is
-	// terminated while it waits on its write to the last effect table.
+	// as a passing database error would make it, at its write to the last
+	// effect table: through the database proxy its statement is answered
+	// with a real PostgreSQL error (40001, 40P01, 57P01) or its
+	// connection cut; where no proxy stands its backend is terminated
+	// while it waits on that write.
 	// The service answers 5xx; the contract's errors: policy says what a
 	// retry must get.
 	FaultDBError Fault = "db-error"

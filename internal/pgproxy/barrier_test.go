@@ -78,4 +78,7 @@ func TestHoldAsBarrier(t *testing.T) {
 	if open := f.proxy.Open(); open < calls || open > calls+2 {
 		t.Errorf("Open() = %d, want the pool's %d (and the test's own)", open, calls)
 	}
+	if peak := f.proxy.Peak(); peak < calls || peak > calls+2 {
+		t.Errorf("Peak() = %d, want the pool's %d (and the test's own)", peak, calls)
+	}
 }

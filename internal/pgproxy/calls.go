@@ -20,6 +20,34 @@ type Call struct {
 	txs        int                // transactions tied
 	ended      int                // tied transactions ended
 	trace      []Step
+	injected   []Injection
+}
+
+// Injection is an error or a cut the proxy delivered to one of a call's
+// sessions at a point: the client read the server's ErrorResponse raised
+// in the statement's place, or a terminated backend's FATAL error, or lost
+// its connection. An Error whose raised statement the server skipped (an
+// earlier message of the client's pipeline had failed) is not one.
+type Injection struct {
+	Kind  Kind
+	Index int
+	// Code is the SQLSTATE dealt; "" for Cut.
+	Code string
+}
+
+// Injected lists the errors and cuts delivered to the call's sessions so
+// far, in order: a fault that answers a point with Error or Cut fired
+// when it is here.
+func (c *Call) Injected() []Injection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.injected)
+}
+
+func (c *Call) inject(i Injection) {
+	c.mu.Lock()
+	c.injected = append(c.injected, i)
+	c.mu.Unlock()
 }
 
 // Tie registers a live call: from now on a session whose statement text or

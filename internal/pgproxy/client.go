@@ -19,6 +19,11 @@ type statement struct {
 	commit   bool
 	answered bool
 	tag      string
+	// raised is the SQLSTATE the server was made to raise in the
+	// statement's place, at the point raisedAt: its ErrorResponse with
+	// that code is the injection delivered.
+	raised   string
+	raisedAt Kind
 }
 
 // forward handles the client's frames in order until the session ends.
@@ -125,7 +130,7 @@ func (s *session) statement(f frame, sql string, params [][]byte, simple bool) e
 			kinds = append([]Kind{BetweenTransactions}, kinds...)
 		}
 		for _, pt.Kind = range kinds {
-			if done, err := s.act(st, simple, s.consult(st.call, pt)); done {
+			if done, err := s.act(st, pt, simple, s.consult(st.call, pt)); done {
 				return err
 			}
 		}
@@ -136,18 +141,21 @@ func (s *session) statement(f frame, sql string, params [][]byte, simple bool) e
 
 // act carries out the hook's answer before a statement; done: the
 // statement was answered in its place or the session is over.
-func (s *session) act(st *statement, simple bool, a Action) (done bool, err error) {
+func (s *session) act(st *statement, pt Point, simple bool, a Action) (done bool, err error) {
 	switch a.kind {
 	case actHold:
 		if err := s.wait(a.release); err != nil {
 			return true, err
 		}
 	case actCut:
+		st.call.inject(Injection{Kind: pt.Kind, Index: pt.Index})
 		return true, s.die("")
 	case actError:
 		if fatal(a.code) || lost(a.code) {
+			st.call.inject(Injection{Kind: pt.Kind, Index: pt.Index, Code: a.code})
 			return true, s.die(a.code)
 		}
+		st.raised, st.raisedAt = a.code, pt.Kind
 		return true, s.raise(st, a.code, simple)
 	}
 	return false, nil

@@ -54,7 +54,13 @@
 // RAISEs it), so the client reads the server's ErrorResponse and the
 // server's transaction is really failed. Call.Trace is the ordered list of
 // a call's points with statement fingerprints, from which a search can
-// enumerate the crash points of a transition.
+// enumerate the crash points of a transition. Call.Injected lists the
+// errors and cuts really delivered to a call's sessions (a raised error
+// the server skipped is not one), so a fault fires only on delivery.
+// Held counts the sessions waiting in a Hold; with Open, a statement
+// barrier sees that a client waiting for a pool connection cannot get
+// one. Writes says which statements write or lock rows: where a barrier
+// holds and db-error answers.
 //
 // # Limits
 //

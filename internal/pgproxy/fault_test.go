@@ -72,6 +72,7 @@ func TestErrorAtStatement(t *testing.T) {
 				if err := conn.Ping(context.Background()); err != nil {
 					t.Errorf("the connection after the error: %v", err)
 				}
+				wantInjected(t, call, pgproxy.Injection{Kind: pgproxy.BeforeStatement, Index: 2, Code: code})
 			})
 		}
 	}
@@ -118,6 +119,7 @@ func TestFatalError(t *testing.T) {
 		}
 	}
 	waitCount(t, f.direct, "t", 0)
+	wantInjected(t, call, pgproxy.Injection{Kind: pgproxy.BeforeStatement, Index: 2, Code: "57P01"})
 }
 
 // TestCut: the client's connection fails at the point, not with a server
@@ -137,6 +139,7 @@ func TestCut(t *testing.T) {
 		t.Fatalf("commit: %v, want a lost connection", commit)
 	}
 	waitCount(t, f.direct, "t", 0)
+	wantInjected(t, call, pgproxy.Injection{Kind: pgproxy.BeforeCommit, Index: 3})
 }
 
 // TestHoldThenRelease: a commit held is not on the server until released.
@@ -166,9 +169,18 @@ func TestHoldThenRelease(t *testing.T) {
 		t.Fatalf("commit returned while held: %v", err)
 	default:
 	}
+	if held := f.proxy.Held(); held != 1 {
+		t.Errorf("Held() = %d while the commit is held, want 1", held)
+	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal("commit after release:", err)
+	}
+	if held := f.proxy.Held(); held != 0 {
+		t.Errorf("Held() = %d after release, want 0", held)
+	}
+	if inj := call.Injected(); len(inj) != 0 {
+		t.Errorf("Injected() = %v after a hold, want none", inj)
 	}
 	if n := count(t, f.direct, "t"); n != 2 {
 		t.Errorf("%d rows after release, want 2", n)
@@ -256,5 +268,13 @@ func waitFor(t *testing.T, reached <-chan struct{}) {
 	case <-reached:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session never reached the point")
+	}
+}
+
+// wantInjected: the call's only delivered injection is want.
+func wantInjected(t *testing.T, call *pgproxy.Call, want pgproxy.Injection) {
+	t.Helper()
+	if inj := call.Injected(); len(inj) != 1 || inj[0] != want {
+		t.Errorf("Injected() = %v, want [%v]", inj, want)
 	}
 }

@@ -36,7 +36,10 @@ type Proxy struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 	ids  atomic.Uint64
-	open atomic.Int64 // sessions past startup, not yet ended
+	open atomic.Int64 // sessions accepted, not yet ended
+	held atomic.Int64 // sessions waiting in a Hold
+	live atomic.Int64 // sessions past startup, not yet ended
+	peak atomic.Int64 // the most live at once
 
 	mu    sync.Mutex
 	calls []*Call
@@ -62,10 +65,35 @@ func Start(opts Options) (*Proxy, error) {
 	return p, nil
 }
 
-// Open is the number of sessions connected to the server and not yet
-// ended: with the number of sessions held, what a statement barrier needs
-// to see that a call waiting for a pool connection cannot get one.
+// Open is the number of sessions accepted and not yet ended (those still
+// starting up included: a connection a pool is opening will serve a
+// client waiting for one): with Held, what a statement barrier needs to
+// see that a call waiting for a pool connection cannot get one.
 func (p *Proxy) Open() int { return int(p.open.Load()) }
+
+// Held is the number of sessions waiting in a Hold right now, whoever's
+// hook held them. When it reaches Open and Peak, no session is left to
+// serve a client waiting for a pool connection and the pool cannot open
+// another: a statement barrier counts such a client as held.
+func (p *Proxy) Held() int { return int(p.held.Load()) }
+
+// Peak is the most sessions that were open at once (past their startup;
+// a cancel request is none) since the proxy started. A client's pool
+// that has fewer open than that, every one held, could open another for
+// a client waiting for one: such a client waits for something else (a
+// lock inside the service).
+func (p *Proxy) Peak() int { return int(p.peak.Load()) }
+
+// started counts a session past its startup, and the peak.
+func (p *Proxy) started() {
+	n := p.live.Add(1)
+	for {
+		old := p.peak.Load()
+		if n <= old || p.peak.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
 
 // Addr is the proxy's host:port.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }

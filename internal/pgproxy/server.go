@@ -132,13 +132,18 @@ func (s *session) answer(st *statement, code string) error {
 	if st.call == nil {
 		return nil
 	}
+	if st.raised != "" && code == st.raised {
+		st.call.inject(Injection{Kind: st.raisedAt, Index: st.index, Code: code})
+	}
 	act := s.consult(st.call, Point{Kind: kind, Index: st.index, Tx: st.tx, SQL: st.sql})
 	switch act.kind {
 	case actHold:
 		return s.wait(act.release)
 	case actCut:
+		st.call.inject(Injection{Kind: kind, Index: st.index})
 		return s.die("")
 	case actError:
+		st.call.inject(Injection{Kind: kind, Index: st.index, Code: act.code})
 		return s.die(act.code)
 	}
 	return nil

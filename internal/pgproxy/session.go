@@ -48,6 +48,10 @@ func newSession(p *Proxy, client net.Conn) *session {
 }
 
 func (s *session) run() {
+	// Counted from the accept: a connection a pool is still opening
+	// will serve a client waiting for one.
+	s.p.open.Add(1)
+	defer s.p.open.Add(-1)
 	defer s.end()
 	defer s.onEnd(func() { s.client.Close() })()
 	defer s.client.Close()
@@ -56,8 +60,8 @@ func (s *session) run() {
 		return
 	}
 	s.server = server
-	s.p.open.Add(1)
-	defer s.p.open.Add(-1)
+	s.p.started()
+	defer s.p.live.Add(-1)
 	defer s.onEnd(func() { server.Close() })()
 	defer server.Close()
 
@@ -116,6 +120,8 @@ func (s *session) writeServer(f frame) error {
 }
 
 func (s *session) wait(release <-chan struct{}) error {
+	s.p.held.Add(1)
+	defer s.p.held.Add(-1)
 	select {
 	case <-release:
 		return nil
