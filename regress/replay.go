@@ -173,12 +173,14 @@ func ReplayCases(t *testing.T, cfg stress.Config, cases []Case) {
 			for _, w := range o.Warnings {
 				t.Logf("idemstress: warning: %s", w)
 			}
+			// A message may quote 200 KB of the service's output: cut as
+			// every message idemstress prints is.
 			switch o.Verdict {
 			case checks.Fail:
-				t.Errorf("idemstress: regression %s: %s fired again\n%s", o.Case.Path, o.Case.Check.ID,
-					report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations))
+				t.Error(model.CutLines(fmt.Sprintf("idemstress: regression %s: %s fired again\n%s", o.Case.Path, o.Case.Check.ID,
+					report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations))))
 			case checks.Inconclusive:
-				t.Errorf("idemstress: replaying %s: inconclusive: %v", o.Case.Path, redact.Error(o.Err))
+				t.Error(model.CutLines(fmt.Sprintf("idemstress: replaying %s: inconclusive: %v", o.Case.Path, redact.Error(o.Err))))
 			}
 		})
 	}
