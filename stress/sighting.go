@@ -376,7 +376,7 @@ func (w sightingWhy) String() string {
 		return "its plan is the bug's, or holds it, and shows the bug's own check"
 	}
 	if w.over {
-		return "its plan is the bug's with an input of its own, shows the bug's checks beside its own, and like the bug's needs the " +
+		return "its plan is the bug's with an input of its own, leaves the bug's wrong rows beside its own check, and like the bug's needs the " +
 			strings.Join(names(w.shared), " and ")
 	}
 	return "without the " + strings.Join(names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
