@@ -43,7 +43,10 @@ import (
 // nil when there is none.
 func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
 	for _, b := range r.bugs {
-		if b.NotMinimal || f.NotMinimal {
+		// The bug's plan must be minimal: it heads the row. f's may be
+		// cut (on a loaded machine A/k1 v0; restart; A/k1 v1e4 +trace):
+		// the experiment, not its size, says whose mistake it shows.
+		if b.NotMinimal {
 			continue
 		}
 		over, ok := overOneMistake(b, f, r.idsOf(b.Plan, b.History, b.Violations), fired)
