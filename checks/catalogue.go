@@ -5,6 +5,7 @@ package checks
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
@@ -147,6 +148,16 @@ type Violation struct {
 	Message string       `json:"message"`
 	Detail  string       `json:"detail"`
 	Action  model.Action `json:"action"`
+}
+
+// MarshalJSON writes a violation with its message and detail cut by
+// model.CutLines: a detail may quote a service's answer or output, and a
+// report, a case file or a timeline must not hold 200 KB of it.
+func (v Violation) MarshalJSON() ([]byte, error) {
+	type plain Violation
+	p := plain(v)
+	p.Message, p.Detail = model.CutLines(p.Message), model.CutLines(p.Detail)
+	return json.Marshal(p)
 }
 
 // violation builds a violation of check id: its message is the ID, the

@@ -84,11 +84,14 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	if i := slices.IndexFunc(f.Violations, func(w checks.Violation) bool { return w.Check == f.Check }); i >= 0 {
 		v = f.Violations[i]
 	}
-	// A case file is committed and shared: no password in it, as on stdout.
+	// A case file is committed and shared: no password in it, as on
+	// stdout, and no 200 KB line of the service's output (model.CutLines;
+	// the violations' JSON cuts theirs).
 	violations := slices.Clone(f.Violations)
 	for i := range violations {
 		violations[i].Message, violations[i].Detail = redact.String(violations[i].Message), redact.String(violations[i].Detail)
 	}
+	shown := func(s string) string { return model.CutLines(redact.String(s)) }
 	name := string(v.Check)
 	if c, _ := checks.Lookup(v.Check); c.Name != "" {
 		name = c.Name
@@ -96,13 +99,13 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	hunt := huntOf(cfg)
 	c := Case{
 		Version:        version,
-		Check:          CaseCheck{ID: v.Check, Name: name, Message: redact.String(v.Message), Expected: expected(v.Check), Action: v.Action},
+		Check:          CaseCheck{ID: v.Check, Name: name, Message: shown(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
 		ContractDigest: contractDigest(cfg),
 		Hunt:           &hunt,
 		NotMinimal:     f.NotMinimal,
-		LastSeen: Sighting{Seed: seed, Observed: redact.String(v.Detail), Violations: violations,
+		LastSeen: Sighting{Seed: seed, Observed: shown(v.Detail), Violations: violations,
 			Idemstress: idemstressVersion(), Go: runtime.Version()},
 	}
 	c.Name = fmt.Sprintf("%s-%s", v.Check, planDigest(f.Plan)[:8])

@@ -65,25 +65,29 @@ func TestDecode(t *testing.T) {
 }
 
 // A plan with a burst races: a replay tries it more often before it calls
-// the case passed.
+// the case passed, and far more often when no db-stall forces the race.
 func TestAttemptsFor(t *testing.T) {
+	stalled, timed := regress.Hunt{DBStall: "tickets"}, regress.Hunt{}
 	for _, tc := range []struct {
 		steps string
+		hunt  regress.Hunt
 		want  int
 	}{
-		{"[" + oneCall + "," + restart + "," + oneCall + "]", regress.Attempts},
-		{"[" + oneCall + "," + burst + "]", regress.RacyAttempts},
+		{"[" + oneCall + "," + restart + "," + oneCall + "]", stalled, regress.Attempts},
+		{"[" + oneCall + "," + restart + "," + oneCall + "]", timed, regress.Attempts},
+		{"[" + oneCall + "," + burst + "]", stalled, regress.RacyAttempts},
+		{"[" + oneCall + "," + burst + "]", timed, regress.TimedAttempts},
 	} {
 		c, err := regress.Decode("case.json", caseJSON("IDEM-001", tc.steps))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := regress.AttemptsFor(c.Plan); got != tc.want {
-			t.Errorf("AttemptsFor(%s) = %d, want %d", c.PlanText, got, tc.want)
+		if got := regress.AttemptsFor(c.Plan, tc.hunt); got != tc.want {
+			t.Errorf("AttemptsFor(%s, %+v) = %d, want %d", c.PlanText, tc.hunt, got, tc.want)
 		}
 	}
-	if regress.RacyAttempts <= regress.Attempts {
-		t.Errorf("RacyAttempts %d ≤ Attempts %d", regress.RacyAttempts, regress.Attempts)
+	if regress.RacyAttempts <= regress.Attempts || regress.TimedAttempts <= regress.RacyAttempts {
+		t.Errorf("Attempts %d, RacyAttempts %d, TimedAttempts %d: want each more than the one before", regress.Attempts, regress.RacyAttempts, regress.TimedAttempts)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/internal/report"
 )
@@ -14,13 +15,19 @@ import (
 // failing plan, its history and its violations, and returns the result.
 func Check(t *testing.T, cfg Config) *Result {
 	t.Helper()
+	// A message may quote 200 KB of the service's output: cut as every
+	// message idemstress prints is.
+	errorf := func(format string, args ...any) {
+		t.Helper()
+		t.Error(model.CutLines(fmt.Sprintf(format, args...)))
+	}
 	res, err := Run(t.Context(), cfg)
 	if err != nil && res == nil {
-		t.Fatalf("idemstress: %v", redact.Error(err))
+		t.Fatal(model.CutLines(fmt.Sprintf("idemstress: %v", redact.Error(err))))
 	}
 	if err != nil {
 		// A contract error after bugs were found: both are reported.
-		t.Errorf("idemstress: %v", redact.Error(err))
+		errorf("idemstress: %v", redact.Error(err))
 	}
 	switch res.Verdict {
 	case checks.Fail:
@@ -30,13 +37,13 @@ func Check(t *testing.T, cfg Config) *Result {
 			for _, s := range f.Sightings {
 				also += fmt.Sprintf("also seen as %s: %s (%s)\n", s.Bug, s.Plan.Compact(), s.Why)
 			}
-			t.Errorf("idemstress: %s after %d plan(s) (seed %d)\n%s%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations), also)
+			errorf("idemstress: %s after %d plan(s) (seed %d)\n%s%s", v.Message, f.Plans, res.Seed, report.Explain(f.Plan, f.History, f.Violations), also)
 		}
 		for _, v := range res.Outside {
-			t.Errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
+			errorf("idemstress: %s (seed %d)\n  %s", v.Message, res.Seed, v.Detail)
 		}
 	case checks.Inconclusive:
-		t.Errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, redact.Error(res.Err))
+		errorf("idemstress: inconclusive after %d plan(s) (seed %d): %v", res.Plans, res.Seed, redact.Error(res.Err))
 	}
 	// What the plans never did, no check of it could judge (go test -v).
 	t.Logf("idemstress: %s", report.CoverageLine(res.Coverage, res.Statuses()))
@@ -64,11 +71,13 @@ func (res *Result) Row(target string) report.Row {
 func (res *Result) Rows(target string) []report.Row {
 	base := report.Row{Target: target, Verdict: res.Verdict, Plans: res.Plans, Seed: res.Seed, Checks: []checks.ID{},
 		Seconds: res.Total.Seconds(), Violations: res.Outside, Flaky: res.Flaky, Faults: res.Faults}
+	// Errors may quote a service's output or a contract line: cut as
+	// every message is (model.CutLines).
 	if res.Err != nil {
-		base.Error = res.Err.Error()
+		base.Error = model.CutLines(res.Err.Error())
 	}
 	if res.Contract != nil {
-		base.ContractError = res.Contract.Error()
+		base.ContractError = model.CutLines(res.Contract.Error())
 	}
 	if res.Coverage != nil {
 		base.Coverage, base.CheckStatus = res.Coverage, res.Statuses()

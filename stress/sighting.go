@@ -35,10 +35,15 @@ import (
 // its shrink was cut and its plan holds the bug's (holds): the same plan
 // shows the same mistake, whichever table's rows the search met first.
 //
-// Faults, bursts and restarts are never what two bugs share: two races (a
-// 500 to the loser of a burst, a hang of the other call) or two recovery
-// bugs are different mistakes about one transition, told apart by their
-// check as before. A failure that still shows its check without the shared
+// Faults, bursts and restarts are not inputs: two races (a 500 to the
+// loser of a burst, a hang of the other call) or two recovery bugs are
+// different mistakes about one transition, told apart by their check as
+// before. They join a failure to a bug only by another experiment
+// (sighting_over.go): its plan is the bug's with an input of its own, it
+// leaves every wrong row the bug's plan leaves, and both plans need the
+// restart, fault or burst they have (a forgotten key after a restart
+// taking a changed payload, A/k1 v0; restart; A/k1 v1, is the duplicate
+// A/k1 v0; restart; A/k1 v0 seen again). A failure that still shows its check without the shared
 // ingredients is a bug of its own: a service that enqueues an outbox row
 // on every retry (A/k1 v0; A/k1 v0) and replays a changed payload (A/k1
 // v0; A/k1 v1) has two, the second firing the first's IDEM-001 beside its
@@ -206,7 +211,7 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 			return b, sightingWhy{shared: common}
 		}
 	}
-	return nil, sightingWhy{}
+	return r.sightingOver(ctx, h, f, own, fired)
 }
 
 // holds reports whether failure f, firing fired, is reported bug b by its
@@ -359,12 +364,20 @@ func names(ins []ingredient) []string {
 
 // sightingWhy is why a failure is a reported bug seen again: the inputs
 // without which its check does not show, or (none) its plan is the bug's
-// or holds it.
-type sightingWhy struct{ shared []ingredient }
+// or holds it; over, the restarts, faults or bursts both plans need
+// (sightingOver).
+type sightingWhy struct {
+	shared []ingredient
+	over   bool
+}
 
 func (w sightingWhy) String() string {
 	if len(w.shared) == 0 {
 		return "its plan is the bug's, or holds it, and shows the bug's own check"
+	}
+	if w.over {
+		return "its plan is the bug's with an input of its own, leaves the bug's wrong rows beside its own check, and like the bug's needs the " +
+			strings.Join(names(w.shared), " and ")
 	}
 	return "without the " + strings.Join(names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -300,9 +299,7 @@ func asExpected(c report.Row, expected string) bool {
 // the expectation as columns of their own, or JSON.
 func writeDemo(w io.Writer, asJSON bool, rows []demoRow) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return report.EncodeJSON(w, rows)
 	}
 	cases := make([]report.Row, len(rows))
 	layout := report.Column{Header: "LAYOUT"}

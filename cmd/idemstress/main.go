@@ -76,9 +76,6 @@ func main() {
 	os.Exit(code)
 }
 
-// maxErrLine bounds a line of stderr.
-const maxErrLine = 4 << 10
-
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Database URLs reach messages (a service's argv, a quoted contract
 	// line, a driver's error); no password may reach the output.
@@ -86,10 +83,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Bodies, IDs and errors quote the service: a terminal must show, never
 	// obey, what they hold (ESC[2J, an OSC title). JSON is untouched: it
 	// never holds a raw control character.
-	// A line of stderr is cut past maxErrLine: an error may quote 200 KB of
-	// the service's output or of a contract line. stdout is left whole:
-	// JSON may be long and must stay valid.
-	stdout, stderr = report.PrintableWriter{W: stdout}, report.PrintableWriter{W: stderr, MaxLine: maxErrLine}
+	// A line is cut past model.MaxLine: an error may quote 200 KB of the
+	// service's output or of a contract line. JSON is written whole
+	// (report.EncodeJSON), its messages cut before encoding.
+	stdout, stderr = report.PrintableWriter{W: stdout, Cut: true}, report.PrintableWriter{W: stderr, Cut: true}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage

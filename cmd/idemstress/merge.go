@@ -58,7 +58,9 @@ func merge(reps []stressReport) stressReport {
 		out.FaultsFired += r.FaultsFired
 		out.Seconds = max(out.Seconds, r.Seconds) // shards run side by side
 		out.Interrupted = out.Interrupted || r.Interrupted
-		out.ContractError = cmp.Or(out.ContractError, r.ContractError)
+		// A report from elsewhere may hold errors quoting 200 KB: cut as
+		// every message idemstress writes is (violations cut their own).
+		out.ContractError = model.CutLines(cmp.Or(out.ContractError, r.ContractError))
 		if r.Coverage != nil {
 			if out.Coverage == nil {
 				out.Coverage = model.Coverage{}
@@ -66,6 +68,7 @@ func merge(reps []stressReport) stressReport {
 			out.Coverage.Add(r.Coverage)
 		}
 		for _, c := range r.Cases {
+			c.Error, c.ContractError = model.CutLines(c.Error), model.CutLines(c.ContractError)
 			if c.MinimalPlan == nil || len(c.Checks) == 0 {
 				if c.Verdict != checks.Pass {
 					others = append(others, c) // inconclusive, or changes outside the namespace

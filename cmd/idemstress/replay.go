@@ -62,7 +62,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintln(tw, "CASE\tVERDICT\tTRIED\tCHECK\tFIRED\tPLAN")
 	code := exitPass
 	for _, o := range outs {
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Attempts, regress.AttemptsFor(o.Case.Plan), o.Case.Check.ID, report.IDs(o.Checks()), o.Case.PlanText)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\n", o.Case.Name, o.Verdict, o.Attempts, o.Max, o.Case.Check.ID, report.IDs(o.Checks()), o.Case.PlanText)
 		switch {
 		case o.Verdict == checks.Fail:
 			code = exitViolations

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -119,7 +118,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rep.Cases = res.Rows(res.Target)
 	rep.Coverage, rep.CheckStatus = res.Coverage, res.Statuses()
 	if res.Contract != nil {
-		rep.ContractError = res.Contract.Error()
+		rep.ContractError = model.CutLines(res.Contract.Error())
 	}
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
@@ -157,9 +156,7 @@ func jobNamespace(seed uint64) string {
 // report's table.
 func writeStress(w io.Writer, asJSON bool, rep stressReport) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return report.EncodeJSON(w, rep)
 	}
 	shards := ""
 	if len(rep.Shards) > 0 {

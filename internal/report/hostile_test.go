@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -39,5 +40,27 @@ func TestHostileAnswersAreShownNotObeyed(t *testing.T) {
 		if len(s) > 4000 {
 			t.Errorf("%s is %d bytes: the 60000-character ID was not cut", name, len(s))
 		}
+	}
+}
+
+// A JSON document goes whole through a writer that cuts lines: its
+// messages are cut before encoding, and a line that escaping makes long
+// (4 KiB of "<", each written \u003c) is not cut inside the document.
+func TestEncodeJSONStaysValidThroughACuttingWriter(t *testing.T) {
+	row := report.Row{Verdict: checks.Fail, Error: model.CutLines(strings.Repeat("x", 200<<10)),
+		Violations: []checks.Violation{{Check: checks.ChangedAccepted, Message: "IDEM-004 x", Detail: strings.Repeat("<", 200<<10)}}}
+	var out bytes.Buffer
+	if err := report.EncodeJSON(report.PrintableWriter{W: &out, Cut: true}, []report.Row{row}); err != nil {
+		t.Fatal(err)
+	}
+	var back []report.Row
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	if d := back[0].Violations[0].Detail; len(d) > model.MaxLine+64 || !strings.Contains(d, "line cut: 204800 bytes") {
+		t.Errorf("detail of %d bytes: %.60q…", len(d), d)
+	}
+	if e := back[0].Error; len(e) > model.MaxLine+64 || !strings.Contains(e, "line cut") {
+		t.Errorf("error of %d bytes", len(e))
 	}
 }

@@ -99,7 +99,8 @@ type junitSkipped struct {
 // skipped when the run proved nothing of it (inconclusive, or not
 // exercised); passed otherwise.
 // Passwords are masked in every text it writes (an inconclusive run's
-// reason may quote a service's argv with its database URL), as on stdout.
+// reason may quote a service's argv with its database URL), as on stdout,
+// and a line past model.MaxLine is cut, as there.
 func WriteJUnit(w io.Writer, run JUnitRun) error {
 	secs := strconv.FormatFloat(run.Elapsed.Seconds(), 'f', 3, 64)
 	target := redact.String(run.Target)
@@ -136,10 +137,10 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 			} else {
 				text = "outside any plan:\n  " + v.Message + "\n      " + v.Detail + "\n"
 			}
-			tc.Failure = &junitFailure{Message: redact.String(v.Message), Type: string(c.ID), Text: redact.String(text)}
+			tc.Failure = &junitFailure{Message: shown(v.Message), Type: string(c.ID), Text: shown(text)}
 			suite.Failures++
 		} else if run.Inconclusive != "" {
-			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + redact.String(run.Inconclusive)}
+			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + shown(run.Inconclusive)}
 			suite.Skipped++
 		} else if run.Coverage != nil && !c.Exercised(run.Coverage) {
 			tc.Skipped = &junitSkipped{Message: c.Unexercised(run.Coverage)}
@@ -161,6 +162,11 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// shown is a message as JUnit holds it: passwords masked, and each line
+// cut as every message idemstress writes is (model.CutLines): a reason or
+// a detail may quote 200 KB of a service's output.
+func shown(s string) string { return model.CutLines(redact.String(s)) }
 
 // findingOf is the finding that shows check id best: one whose primary
 // check it is, else the first in which it fired at all.

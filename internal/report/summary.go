@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -195,19 +194,20 @@ func faultLines(cases []Row) string {
 
 // PrintableWriter writes to W what it is given with the characters that
 // would act on a terminal escaped (model.Printable). Each Write is escaped
-// on its own: give it whole lines or strings. MaxLine, when set, cuts a
-// longer line, saying how long it was: an error quoting 200 KB of a
-// service's output or of a contract line must not fill a CI log.
+// on its own: give it whole lines or strings. Cut, when set, cuts a line
+// past model.MaxLine, saying how long it was (model.CutLines): an error
+// quoting 200 KB of a service's output or of a contract line must not
+// fill a CI log. A JSON document is written whole (EncodeJSON).
 type PrintableWriter struct {
-	W       io.Writer
-	MaxLine int
+	W   io.Writer
+	Cut bool
 }
 
 // Write reports len(p) on success, as the escaped text is longer.
 func (p PrintableWriter) Write(b []byte) (int, error) {
 	s := model.Printable(string(b))
-	if p.MaxLine > 0 {
-		s = cutLines(s, p.MaxLine)
+	if p.Cut {
+		s = model.CutLines(s)
 	}
 	if _, err := io.WriteString(p.W, s); err != nil {
 		return 0, err
@@ -215,30 +215,22 @@ func (p PrintableWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// cutLines cuts each line of s longer than n bytes at a rune's start.
-func cutLines(s string, n int) string {
-	if len(s) <= n {
-		return s
+// EncodeJSON writes v as indented JSON, whole even through a
+// PrintableWriter that cuts lines: a line cut inside a document would
+// leave it invalid, and its messages were cut before (checks.Violation's
+// message and detail, a row's errors), by the same rule.
+func EncodeJSON(w io.Writer, v any) error {
+	if p, ok := w.(PrintableWriter); ok {
+		p.Cut = false
+		w = p
 	}
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if len(l) > n {
-			cut := n
-			for cut > 0 && !utf8.RuneStart(l[cut]) {
-				cut--
-			}
-			lines[i] = fmt.Sprintf("%s… (line cut: %d bytes)", l[:cut], len(l))
-		}
-	}
-	return strings.Join(lines, "\n")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // WriteJSON prints the cases as a JSON array.
-func WriteJSON(w io.Writer, cases []Row) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(cases)
-}
+func WriteJSON(w io.Writer, cases []Row) error { return EncodeJSON(w, cases) }
 
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

@@ -1,0 +1,115 @@
+package stress
+
+import (
+	"context"
+	"slices"
+)
+
+// One mistake about a restart (or a fault, or a race) seen through an
+// input of the failure's own. A service that keeps its keys in process
+// memory forgets them on a restart: a retry after it writes a second
+// ticket (A/k1 v0; restart; A/k1 v0, IDEM-001), and the same forgotten key
+// takes a changed payload (A/k1 v0; restart; A/k1 v1, IDEM-004). The two
+// plans share no input, so the rule of shared inputs (sightingOf) cannot
+// join them; what joins them is the experiment that shows whose mistake
+// the changed payload meets: without the restart the changed payload is
+// refused as it should be, and the duplicate needs the restart too. A
+// shrunk failure F is then a sighting of a reported bug R when, of the
+// two, one plan (rich) is the other's (plain) with inputs of its own
+// added, and
+//   - taking those inputs out of rich leaves plain's plan (tenants and
+//     keys renamed): the same calls over the same restart;
+//   - plain's plan left wrong rows, and rich's left every one of them
+//     (plain's mistake is at work in rich's plan, beside rich's own
+//     check; the answers' checks differ with the input: a second ID for
+//     the same payload is IDEM-003, for a changed one IDEM-004);
+//   - both plans have a restart, fault or burst, and both need it: each
+//     plan without the ones both have, executed shrinkTries times, never
+//     shows its own check.
+//
+// Two mistakes about one transition stay two rows when the plainer plan's
+// wrong rows are not all in the other's, or it left none: a 500 to a
+// burst's loser and a hang of a burst of identical calls (answers only),
+// a retry's outbox row and a replayed changed payload after a restart
+// (the replay leaves no second outbox row); and an outbox row on every
+// retry and a replayed changed payload with no restart (the changed
+// payload's check shows without one). What this cannot tell apart is a
+// service with two mistakes that live only over one restart where the
+// one's plan also leaves all of the other's rows: the sighting is then
+// listed under the other's row, never hidden.
+
+// sightingOver is the reported bug that shrunk failure f, of identity own
+// and firing fired, is a sighting of by the experiment above, and why;
+// nil when there is none.
+func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+	for _, b := range r.bugs {
+		// The bug's plan must be minimal: it heads the row. f's may be
+		// cut (on a loaded machine A/k1 v0; restart; A/k1 v1e4 +trace):
+		// the experiment, not its size, says whose mistake it shows.
+		if b.NotMinimal {
+			continue
+		}
+		over, ok := overOneMistake(b, f, r.idsOf(b.Plan, b.History, b.Violations), fired)
+		if !ok {
+			continue
+		}
+		// Both need what they share: the cheaper experiments come first.
+		if r.showsIn(ctx, h, stripAll(f.Plan, over), func(id bugID) bool { return sameKind(id, own) }) == notShown &&
+			r.showsIn(ctx, h, stripAll(b.Plan, over), func(id bugID) bool { return sameKind(id, b.id) }) == notShown {
+			return b, sightingWhy{shared: over, over: true}
+		}
+	}
+	return nil, sightingWhy{}
+}
+
+// overOneMistake reports whether reported bug b (firing bFired) and
+// failure f (firing fFired) may be one mistake over a restart, fault or
+// burst, by their plans alone: one is the other's with inputs of its own
+// added, it left every wrong row the other's left, and over are
+// the restarts, faults and bursts both have (see above).
+func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []ingredient, ok bool) {
+	rich, plain, richFired, plainFired := f, b, fFired, bFired
+	if len(ownInputs(f, b)) == 0 {
+		rich, plain, richFired, plainFired = b, f, bFired, fFired
+	}
+	added := ownInputs(rich, plain)
+	if len(added) == 0 || len(ownInputs(plain, rich)) > 0 {
+		return nil, false
+	}
+	bare := stripAll(rich.Plan, added)
+	if !within(bare, plain.Plan) || !within(plain.Plan, bare) {
+		return nil, false
+	}
+	if !leavesRowsOf(richFired, plainFired) {
+		return nil, false
+	}
+	for _, in := range ingredients {
+		if !in.input && in.has(b.Plan) && in.has(f.Plan) {
+			over = append(over, in)
+		}
+	}
+	return over, len(over) > 0
+}
+
+// leavesRowsOf reports whether a plan that fired rich left every wrong
+// row one that fired plain left, and plain left some: what a mistake
+// writes is the same whatever the calls send, where the answers a check
+// expects change with the input (a second ID for the same payload is
+// IDEM-003, for a changed one IDEM-004's).
+func leavesRowsOf(rich, plain []bugID) bool {
+	rows := slices.DeleteFunc(slices.Clone(plain), func(p bugID) bool { return p.Rows == "" })
+	return len(rows) > 0 && !slices.ContainsFunc(rows, func(p bugID) bool {
+		return !slices.ContainsFunc(rich, func(q bugID) bool { return sameKind(p, q) })
+	})
+}
+
+// ownInputs are the input ingredients x's plan has and y's lacks.
+func ownInputs(x, y *Failure) []ingredient {
+	var out []ingredient
+	for _, in := range ingredients {
+		if in.input && in.has(x.Plan) && !in.has(y.Plan) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
