@@ -69,6 +69,11 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 		mine = func(model.Call) bool { return true }
 	}
 	id := bugID{Check: v.Check, Transition: transitionOf(plan, mine)}
+	if v.Check == checks.StuckAction && id.Transition == inBurst && restartedBefore(plan, mine) {
+		// A stuck key is a recovery bug: the crash or restart before the
+		// retry is what broke, whether the retry came alone or in a burst.
+		id.Transition = afterRestart
+	}
 	if slices.Contains(rowChecks, v.Check) {
 		id.Rows = v.Message
 	}
@@ -111,4 +116,24 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) transition {
 		}
 	}
 	return t
+}
+
+// restartedBefore says whether a restart, a crash or a dependency's fault
+// came before some call that mine selects.
+func restartedBefore(plan model.Plan, mine func(model.Call) bool) bool {
+	restarted := false
+	for _, s := range plan.Steps {
+		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
+			restarted = true
+		}
+		for _, call := range s.Calls {
+			if restarted && mine(call) {
+				return true
+			}
+			if model.Crashes(call.Fault) {
+				restarted = true
+			}
+		}
+	}
+	return false
 }

@@ -61,6 +61,12 @@ func TestBugIDOf(t *testing.T) {
 			viol(checks.DuplicateEffect, "A", "k1", "m"), bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: "IDEM-001 m"}},
 		{"after a crash of its own call", planOf(seqOf(crashed), one(restartStep), seqOf(c1("A", "k1", 0))), model.History{},
 			viol(checks.StuckAction, "A", "k1", "m"), bugID{Check: checks.StuckAction, Transition: afterRestart}},
+		// A stuck key is the crash's bug, whether its retry came alone or
+		// in a burst; a burst with no restart before it stays a race.
+		{"a stuck key retried in a burst after a crash", planOf(seqOf(crashed), one(restartStep), one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), model.History{},
+			viol(checks.StuckAction, "A", "k1", "m"), bugID{Check: checks.StuckAction, Transition: afterRestart}},
+		{"a burst with no restart before it", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), model.History{},
+			viol(checks.StuckAction, "A", "k1", "m"), bugID{Check: checks.StuckAction, Transition: inBurst}},
 		{"a restart after the action's calls does not count", planOf(seqOf(c1("A", "k1", 0)), one(restartStep)), model.History{},
 			viol(checks.MissingEffect, "A", "k1", "m"), bugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 m"}},
 		{"a 5xx", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))),

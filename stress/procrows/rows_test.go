@@ -47,14 +47,6 @@ func TestProcessModesOneRowPerBug(t *testing.T) {
 				}
 			}
 			want := []checks.ID{sample.Expected[mode]}
-			if mode == "key-tx-first" && len(got) == 2 && got[1] == checks.StuckAction {
-				// Not yet one row: a stuck key's retries inside a burst
-				// after the recovery time are IDEM-012 too, a bug
-				// identity of their own ("in burst") beside the
-				// sequential retry's ("in restart"), and the two plans
-				// share no input the grouping joins them by.
-				want = append(want, checks.StuckAction)
-			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%d row(s) %v, want %v (notes %q)", len(got), got, want, res.Notes)
 			}
