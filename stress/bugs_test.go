@@ -1,6 +1,7 @@
 package stress_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,11 +21,8 @@ import (
 // minimal plan fires beside its own (002 beside 007) are not bugs of
 // their own.
 func TestEveryBugInOneRun(t *testing.T) {
-	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
-	want := []struct {
-		check checks.ID
-		plan  model.Plan
-	}{
+	t.Parallel()
+	want := []wantBug{
 		{checks.TenantLeak, model.Plan{Steps: []model.Step{call("A", "k1", 0), call("B", "k1", 0)}}},
 		{checks.ChangedAccepted, model.Plan{Steps: []model.Step{call("A", "k1", 0), call("A", "k1", 1)}}},
 	}
@@ -33,36 +31,53 @@ func TestEveryBugInOneRun(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		cfg, err := svc.Config(100, seed)
-		if err != nil {
-			t.Fatal(err)
+		// A service each, so that the seeds run in parallel.
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			everyBugInOneRun(t, seed, want)
+		})
+	}
+}
+
+// wantBug is a bug a run must report, with its minimal plan.
+type wantBug struct {
+	check checks.ID
+	plan  model.Plan
+}
+
+// everyBugInOneRun is TestEveryBugInOneRun's run of one seed.
+func everyBugInOneRun(t *testing.T, seed uint64, want []wantBug) {
+	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
+	cfg, err := svc.Config(100, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checks.ID
+	for _, f := range res.Failures {
+		got = append(got, f.Check)
+		t.Logf("seed %d: %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink, f.Plan)
+	}
+	if res.Verdict != checks.Fail || len(res.Failures) != len(want) {
+		t.Fatalf("seed %d: verdict %s, bugs %v (%v); want %s and %s", seed, res.Verdict, got, res.Err, want[0].check, want[1].check)
+	}
+	for i, w := range want {
+		f := res.Failures[i]
+		if f.Check != w.check || oneEncoding(f.Plan).String() != w.plan.String() {
+			t.Errorf("seed %d: bug %d is %s with\n%swant %s with\n%s", seed, i+1, f.Check, f.Plan, w.check, w.plan)
 		}
-		res, err := stress.Run(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []checks.ID
-		for _, f := range res.Failures {
-			got = append(got, f.Check)
-			t.Logf("seed %d: %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink, f.Plan)
-		}
-		if res.Verdict != checks.Fail || len(res.Failures) != len(want) {
-			t.Fatalf("seed %d: verdict %s, bugs %v (%v); want %s and %s", seed, res.Verdict, got, res.Err, want[0].check, want[1].check)
-		}
-		for i, w := range want {
-			f := res.Failures[i]
-			if f.Check != w.check || oneEncoding(f.Plan).String() != w.plan.String() {
-				t.Errorf("seed %d: bug %d is %s with\n%swant %s with\n%s", seed, i+1, f.Check, f.Plan, w.check, w.plan)
-			}
-		}
-		if cs := res.Rows("svc"); len(cs) != 2 || cs[0].Checks[0] != want[0].check || cs[1].Checks[0] != want[1].check {
-			t.Errorf("seed %d: report rows %+v", seed, cs)
-		}
+	}
+	if cs := res.Rows("svc"); len(cs) != 2 || cs[0].Checks[0] != want[0].check || cs[1].Checks[0] != want[1].check {
+		t.Errorf("seed %d: report rows %+v", seed, cs)
 	}
 }
 
 // One bug is one failure, however many plans of the run show it.
 func TestOneBugOneFailure(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "no-payload-check", ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(100, 4)
 	if err != nil {
@@ -85,6 +100,7 @@ func TestOneBugOneFailure(t *testing.T) {
 
 // MaxBugs ends the search once that many bugs are found.
 func TestMaxBugs(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(100, 1)
 	if err != nil {
@@ -106,6 +122,7 @@ func TestMaxBugs(t *testing.T) {
 // and IDEM-004: in sequence the changed payload is a bug of its own, not
 // a symptom of the duplicate.
 func TestSecondBugBesideAReportedOne(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "outbox-on-retry,no-payload-check", ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(100, 1)
 	if err != nil {
@@ -131,6 +148,7 @@ func TestSecondBugBesideAReportedOne(t *testing.T) {
 // IDEM-005. A duplicate under a burst is IDEM-001, and sent one call at a
 // time it shows only that IDEM-005, which must not explain it away.
 func TestRaceNotHiddenByAMisreadReplay(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "check-then-insert", ticketsvc.LayoutKeys)
 	up, err := url.Parse(svc.URL)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // mistake, not the service's: a contract error that names the pointer and
 // quotes an answer, not IDEM-008 against a correct service.
 func TestIDPointerThatMatchesNothing(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	for _, ptr := range []string{"/nonexistent", "/ticket/id"} {
 		cfg, err := svc.Config(20, 1)
@@ -34,6 +35,7 @@ func TestIDPointerThatMatchesNothing(t *testing.T) {
 // A service that gives the ID in some answers and not in others is wrong
 // (IDEM-008), and stays reported as such.
 func TestIDSometimesMissing(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(50, 1)
 	if err != nil {
@@ -69,6 +71,7 @@ func TestIDSometimesMissing(t *testing.T) {
 // the run is inconclusive and says why. The service's own key table, which
 // it writes while handling a call, is a table worth stalling.
 func TestStallThatNeverHolds(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutTagged)
 	if _, err := svc.Pool.Exec(t.Context(), "CREATE TABLE unrelated (id int)"); err != nil {
 		t.Fatal(err)

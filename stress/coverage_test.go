@@ -20,6 +20,7 @@ import (
 // tenant leak (global-keys), and the run says the check was not exercised.
 // With the sample's own contract both transitions happen.
 func TestCoverageNotExercised(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the sample service three times")
 	}

@@ -14,6 +14,7 @@ import (
 // it all the same: over 100 plans it fires on every burst, and the
 // correct design passes.
 func TestKeyFirstPassesUnderDBStall(t *testing.T) {
+	t.Parallel()
 	plans := 100
 	if testing.Short() {
 		plans = 30

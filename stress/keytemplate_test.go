@@ -33,6 +33,7 @@ func templated(t *testing.T, svc *sample.Service, plans int, template string) st
 // sends it: a correct service passes, rows and all (it was blamed
 // IDEM-002 and IDEM-009 when the observer looked for the bare key).
 func TestKeyInTemplateCorrectPasses(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	for _, tc := range []struct {
 		template string
@@ -56,6 +57,7 @@ func TestKeyInTemplateCorrectPasses(t *testing.T) {
 // A payload field that carries the key ("subject": "ref-{{key}}") is
 // stored filled in: a correct service passes (it was blamed IDEM-010).
 func TestKeyInPayloadFieldPasses(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg := templated(t, svc, 30, "{{key}}")
 	cfg.Contract.Payload = maps.Clone(cfg.Contract.Payload)
@@ -77,6 +79,7 @@ func TestKeyInPayloadFieldPasses(t *testing.T) {
 // Under the template a real bug is still caught: the sample's
 // outbox-on-retry mode enqueues another notification on every replay.
 func TestKeyInTemplateBugCaught(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "outbox-on-retry", ticketsvc.LayoutKeys)
 	res, err := stress.Run(t.Context(), templated(t, svc, 100, "order-{{key}}"))
 	if err != nil {

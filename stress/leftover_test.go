@@ -53,7 +53,9 @@ func TestNoProcessLeftAfterFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Plans, cfg.Seed, cfg.DBStall = 40, 5, "tickets"
+			// The first plans are dealt a fault kind each (crash and
+			// pause among them): 20 plans hold every kind.
+			cfg.Plans, cfg.Seed, cfg.DBStall = 20, 5, "tickets"
 			ctx := t.Context()
 			if tc.cancel > 0 {
 				// Cancelled a while after the replicas started: in the

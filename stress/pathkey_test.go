@@ -22,6 +22,7 @@ import (
 // call is made then; coverage says the keyless transition never happened,
 // and a note says why.
 func TestKeyInPathMakesNoKeylessCall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the sample service")
 	}

@@ -17,6 +17,7 @@ import (
 // and are delivered twice, and every fault planned fired; a service that
 // enqueues a notification on every replay is caught.
 func TestProxyFaultsRun(t *testing.T) {
+	t.Parallel()
 	kinds := []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery}
 	for _, mode := range []string{sample.Correct, "outbox-on-retry"} {
 		t.Run(mode, func(t *testing.T) {
@@ -47,6 +48,7 @@ func TestProxyFaultsRun(t *testing.T) {
 // A delayed answer is held past the client's timeout: the fault fires and
 // the correct sample passes.
 func TestDelayRun(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(10, 3)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // first variant the service refuses is explained as the contract's
 // mistake, naming the field, instead of blaming the service.
 func TestValidatedFieldRules(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	for _, tc := range []struct {
 		name  string

@@ -67,6 +67,7 @@ func TestWorkersRunPlansAtOnce(t *testing.T) {
 // one worker and with four. (Without bursts: which payload wins a burst is
 // up to the race, so whether one fails is too.)
 func TestWorkersFindTheSamePlans(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, "no-payload-check,global-keys", ticketsvc.LayoutKeys)
 	var found []string
 	for _, workers := range []int{1, 4} {

@@ -14,11 +14,7 @@ import (
 // end a merge whose read waits on a pipe that never delivers: it exits 3
 // with a line, as interrupted, not killed by the signal nor hung.
 func TestMergeInterruptedWhileReading(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "idemstress")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building idemstress: %v\n%s", err, out)
-	}
+	dir, bin := t.TempDir(), idemstressBinary(t)
 	fifo := filepath.Join(dir, "report.json")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)

@@ -7,14 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -119,18 +121,42 @@ func TestExitFor(t *testing.T) {
 	}
 }
 
-// sampleBinary builds the sample service's binary for a test in which
+// sampleBinary is the sample service's binary for a test in which
 // idemstress starts it, with no database in the environment so that it
-// starts a throwaway one; it skips under -short.
+// starts a throwaway one; it skips under -short. It is built once for the
+// tests of this binary (stresstest.SampleBinary), not once a test: the
+// four tests that run it share it.
 func sampleBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the sample service and starts processes")
-	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := stresstest.SampleBinary(t)
 	t.Setenv("DATABASE_URL", "")
 	return bin
+}
+
+var (
+	selfOnce sync.Once
+	selfBin  string
+	selfErr  error
+)
+
+// idemstressBinary is this command built as users install it, for the
+// tests that send it real signals; built once for the tests of this
+// binary, in the system's temporary directory.
+func idemstressBinary(t *testing.T) string {
+	t.Helper()
+	selfOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "idemstress-self-")
+		if err != nil {
+			selfErr = err
+			return
+		}
+		selfBin = filepath.Join(dir, "idemstress")
+		if out, err := exec.Command("go", "build", "-o", selfBin, ".").CombinedOutput(); err != nil {
+			selfErr = fmt.Errorf("building idemstress: %v\n%s", err, out)
+		}
+	})
+	if selfErr != nil {
+		t.Fatal(selfErr)
+	}
+	return selfBin
 }

@@ -121,6 +121,7 @@ func TestRunExitCodes(t *testing.T) {
 // a mode (--max-bugs 1): query-in-key also accepts a changed payload under
 // the noisy retry's key, a second, true report beside the duplicate.
 func TestRunTaggedContract(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sample.Modes() {
 		if sample.Replicas(mode) > 1 || sample.FaultsOnly(mode) || sample.NeedsRedis(mode) {
 			continue // needs replicas, or restarts and crashes: TestRunProcessReplicas, TestDemoJSON
@@ -129,6 +130,7 @@ func TestRunTaggedContract(t *testing.T) {
 			continue // each hang waits out the contract file's 10 s timeout: stress/zoo's TestSampleModes
 		}
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a service and a database each
 			contract, dbURL := serveSample(t, mode, ticketsvc.LayoutTagged)
 			code, stdout, stderr := invoke(t, "run", "--config", contract, "--database-url", dbURL, "--json", "--plans", "60", "--seed", "11",
 				"--db-stall", "tickets", "--max-bugs", "1")

@@ -25,11 +25,7 @@ import (
 // The built binary runs as a real process here, and receives a real signal.
 func TestStressInterrupted(t *testing.T) {
 	svc := sampleBinary(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "idemstress")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building idemstress: %v\n%s", err, out)
-	}
+	bin := idemstressBinary(t)
 	for _, tc := range []struct {
 		bug, waitFor string
 		code         int

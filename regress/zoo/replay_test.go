@@ -34,9 +34,12 @@ func TestEveryZooBugReplays(t *testing.T) {
 	if testing.Short() {
 		bugs = []string{"outbox-on-retry", "check-then-insert"}
 	}
-	correct := startSample(t, sample.Correct, 1, 1)
 	for _, bug := range bugs {
 		t.Run(bug, func(t *testing.T) {
+			// A correct service of its own for each bug, so that the bugs
+			// run in parallel: a replay's db-stall holds its table.
+			t.Parallel()
+			correct := startSample(t, sample.Correct, 1, 1)
 			cfg := startSample(t, bug, 100, 1)
 			// One case file is what this test replays: the search ends at
 			// the first bug, not after 100 plans (hang-on-burst's plans each

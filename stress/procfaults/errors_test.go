@@ -19,6 +19,7 @@ import (
 // transactions (non-atomic) leaves a ticket without its notification,
 // IDEM-002 with the failed call alone.
 func TestErrorPolicyRuns(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	for _, tc := range []struct {
 		mode    string
@@ -30,6 +31,7 @@ func TestErrorPolicyRuns(t *testing.T) {
 		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultDBError)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // IDEM-002 with a crashed call, a restart and a retry; and the correct
 // mode passes with every fault kind, each planned fault fired.
 func TestProcessFaultModes(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	restart := model.Step{Kind: model.StepRestart}
 	for _, tc := range []struct {
@@ -35,6 +36,7 @@ func TestProcessFaultModes(t *testing.T) {
 		{mode: "stores-errors", check: checks.ErrorReplay, minimal: []model.Step{faulted("A", "k1", model.FaultDBError), call("A", "k1", 0)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
@@ -43,9 +45,11 @@ func TestProcessFaultModes(t *testing.T) {
 			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, time.Minute, "tickets"
 			cfg.MaxBugs = 1
 			if tc.check == "" {
-				// Each of a dozen kinds must fire: one call in three
-				// carries a fault, drawn among them.
-				cfg.Plans = 80
+				// Each of a dozen kinds must fire: the first plans of a
+				// run are dealt one kind each (stress.planAt), so 30
+				// plans carry every kind and as many plans again drawn
+				// freely.
+				cfg.Plans = 30
 			}
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
@@ -78,9 +82,11 @@ func TestProcessFaultModes(t *testing.T) {
 // other replica: the pause fires every time, and both correct designs
 // pass (the retry answers in_flight, or waits and replays).
 func TestPauseRun(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	for _, mode := range []string{sample.Correct, "key-first"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
@@ -104,6 +110,7 @@ func TestPauseRun(t *testing.T) {
 // reaches the replicas idemstress starts, restarts and crashes: every
 // call is answered and the correct mode passes.
 func TestPortPlaceholderRun(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), sample.Correct, ticketsvc.LayoutKeys)
 	if err != nil {

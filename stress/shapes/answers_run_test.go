@@ -90,6 +90,7 @@ func apiConfig(t *testing.T, contract, url, dbURL string, plans int) stress.Conf
 // contract's answer matchers say how it answers, and its planted bug is
 // still caught by the check that names it.
 func TestAnswerMatchersOnOtherAPIs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		style, contract, bug string
 		want                 checks.ID

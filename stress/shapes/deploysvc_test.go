@@ -164,6 +164,7 @@ func startDeploy(t *testing.T, extra string, plans int) stress.Config {
 // its rows attributed by the tag; without tag_format, the run ends in a
 // contract error that names the refused tag and the field to set.
 func TestTagInADNSLabelField(t *testing.T) {
+	t.Parallel()
 	cfg := startDeploy(t, "tenant_format: dns-label\ntag_format: dns-label\n", 100)
 	res, err := stress.Run(t.Context(), cfg)
 	if err != nil {

@@ -33,6 +33,7 @@ effects:
 // bursts and faults, and one whose keyless calls share one resource, or
 // write nothing, is caught by the check that names it.
 func TestKeylessCreatesRun(t *testing.T) {
+	t.Parallel()
 	faults := []model.Fault{model.FaultLoseReply, model.FaultDoubleDelivery}
 	for _, tc := range []struct {
 		bug     string

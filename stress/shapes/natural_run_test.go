@@ -43,6 +43,7 @@ effects:
 // correct Kubernetes-like service passes 100 plans with every fault firing,
 // and each planted way of executing a changed payload is caught, one row.
 func TestNaturalNameReplayed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		bug  string
 		want checks.ID
@@ -86,6 +87,7 @@ func TestNaturalNameReplayed(t *testing.T) {
 // changed_payload: replayed, and its mode that refuses a changed payload
 // 422 is then the one outside the contract.
 func TestGoCardlessWithoutFingerprint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		bug  string
 		want checks.ID

@@ -18,6 +18,7 @@ import (
 // correct modes pass with every fault kind, each fired, and each of its
 // bugs is caught first by its check with a minimal plan.
 func TestPaysvcModes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds paysvc and starts processes")
 	}
@@ -38,6 +39,7 @@ func TestPaysvcModes(t *testing.T) {
 		{mode: "paysvc/ledger-on-retry", minimal: []model.Step{a1, a1}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel() // a database, replicas and ports each
 			cfg, err := sample.PayProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode)
 			if err != nil {
 				t.Fatal(err)

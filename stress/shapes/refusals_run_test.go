@@ -151,6 +151,7 @@ effects:
 // refusals stored (while the key is unused) pass under stored and are
 // IDEM-017 under not-stored, shrunk to the refused call and the fixed one.
 func TestRefusalPolicyRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		store  bool
 		policy string

@@ -19,6 +19,7 @@ import (
 // the failed call and its retry alone, and one that looks the key up
 // before it inserts is caught by a burst of two (IDEM-001).
 func TestGraphQLServerErrors(t *testing.T) {
+	t.Parallel()
 	faults := []model.Fault{model.FaultDBError, model.FaultLoseReply, model.FaultDoubleDelivery}
 	for _, tc := range []struct {
 		bug     string

@@ -15,6 +15,7 @@ import (
 // amounts kept in a numeric column, passes: integers are re-encoded only
 // as integers, and stored amounts are compared by value (1250.00 is 1250).
 func TestTypedServicePasses(t *testing.T) {
+	t.Parallel()
 	for _, svc := range []typedSvc{{keyHeader: "Idempotency-Key"}, {keyHeader: "X-Request-Id"}, {}, {form: true}, {keyHeader: "Idempotency-Key", form: true}} {
 		name := "key in " + cmp.Or(svc.keyHeader, "body")
 		if svc.form {
@@ -38,6 +39,7 @@ func TestTypedServicePasses(t *testing.T) {
 // a form body: with its payload check left out, a changed payload under a
 // used key is replayed (IDEM-004).
 func TestTypedServiceBugCaught(t *testing.T) {
+	t.Parallel()
 	for _, form := range []bool{false, true} {
 		cfg := startTyped(t, &typedSvc{bug: "no-payload-check", form: form}, "", 100)
 		res, err := stress.Run(t.Context(), cfg)
@@ -57,6 +59,7 @@ func TestTypedServiceBugCaught(t *testing.T) {
 // which an int64 field refuses), or a variant of a field whose rule allows
 // values the service refuses (a number rule on an int64 field).
 func TestTypedServiceRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, extra string
 		want        []string

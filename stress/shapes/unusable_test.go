@@ -14,6 +14,7 @@ import (
 // field it requires, a key header it does not read) is the contract's
 // mistake: a contract error quoting the first answer, not violations.
 func TestNoUsableAnswerIsAContractError(t *testing.T) {
+	t.Parallel()
 	url, dbURL := serveAPI(t, squareStyle, "")
 	for _, tc := range []struct {
 		name, from, to string
@@ -49,6 +50,7 @@ func TestNoUsableAnswerIsAContractError(t *testing.T) {
 // never the service's violations; a request that could never be sent is a
 // contract error before any call (exit 2).
 func TestTransportAndRequestFailures(t *testing.T) {
+	t.Parallel()
 	url, dbURL := serveAPI(t, squareStyle, "")
 	https := strings.Replace(url, "http://", "https://", 1)
 
@@ -77,6 +79,7 @@ func TestTransportAndRequestFailures(t *testing.T) {
 // A service that never answers ok because every answer is a 5xx is not a
 // contract mistake: its bugs are still hunted and reported.
 func TestNoOKAnswerStillReportsBugs(t *testing.T) {
+	t.Parallel()
 	url, dbURL := serveAPI(t, squareStyle, "insert-then-500")
 	cfg := apiConfig(t, squareContract, url, dbURL, 50)
 	cfg.MaxBugs = 1
@@ -102,6 +105,7 @@ func checksOf(res *stress.Result) []checks.ID {
 // for the contract error of a run that never got a usable answer. Bugs
 // found are reported; the odd answer is a note.
 func TestBugsFoundBeforeAnUnusableAnswerAreReported(t *testing.T) {
+	t.Parallel()
 	url, dbURL := serveAPI(t, squareStyle, "insert-then-500-one-404")
 	cfg := apiConfig(t, squareContract, url, dbURL, 50)
 	res, err := stress.Run(t.Context(), cfg)

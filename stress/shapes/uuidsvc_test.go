@@ -178,6 +178,7 @@ func startUUIDCompute(t *testing.T, bug string, token bool, extra string, plans 
 // attributed, by the key alone under fixed projects, with every fault
 // firing.
 func TestUUIDRequestIDServicePasses(t *testing.T) {
+	t.Parallel()
 	for _, tenants := range []string{"tenant_format: dns-label\n", "tenants: [web-prod, web-staging, batch]\n"} {
 		faults := []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultDBError}
 		cfg := startUUIDCompute(t, "", false, "key_format: uuid\nfaults: [lose-reply, drop-request, double-delivery, db-error]\n"+tenants, 100)
@@ -201,6 +202,7 @@ func TestUUIDRequestIDServicePasses(t *testing.T) {
 // UUID are attributed to their project's action, a generated project or
 // a fixed one.
 func TestUUIDRequestIDLeakCaught(t *testing.T) {
+	t.Parallel()
 	for _, tenants := range []string{"tenant_format: dns-label\n", "tenants: [web-prod, web-staging]\n"} {
 		cfg := startUUIDCompute(t, "global-keys", false, "key_format: uuid\n"+tenants, 100)
 		cfg.MaxBugs = 1
@@ -218,6 +220,7 @@ func TestUUIDRequestIDLeakCaught(t *testing.T) {
 // Without them, the run ends in a contract error that names the refused
 // key (or tenant) and the field to set, not the URL.
 func TestRefusedIdentifierNamed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, extra string
 		want        []string
@@ -252,6 +255,7 @@ func TestRefusedIdentifierNamed(t *testing.T) {
 // finding that names the key and key_pattern; with the token's pattern
 // declared, only the shapes inside it are drawn and the service passes.
 func TestRefusedKeyShapeNamed(t *testing.T) {
+	t.Parallel()
 	cfg := startUUIDCompute(t, "", true, "tenant_format: dns-label\n", 100)
 	res, err := stress.Run(t.Context(), cfg)
 	if !errors.Is(err, stress.ErrContract) {

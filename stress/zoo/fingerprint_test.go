@@ -14,6 +14,7 @@ import (
 // promises, so under that policy it passes. The correct mode, which
 // refuses a changed payload, is then the one outside the contract.
 func TestNoPayloadCheckUnderChangedReplayed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode string
 		want checks.ID // "" for a pass
@@ -22,6 +23,7 @@ func TestNoPayloadCheckUnderChangedReplayed(t *testing.T) {
 		{"correct", checks.WrongStatus},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
 			svc := startSample(t, tc.mode, ticketsvc.LayoutKeys)
 			cfg, err := svc.Config(100, 3)
 			if err != nil {

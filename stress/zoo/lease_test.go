@@ -18,6 +18,7 @@ import (
 // the one faulted call (the fault sends the retry itself); the correct
 // designs pass with every slow original fired.
 func TestSlowOriginalRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode  string
 		check checks.ID
@@ -27,6 +28,7 @@ func TestSlowOriginalRuns(t *testing.T) {
 		{mode: "key-first"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
 			svc := startSample(t, tc.mode, ticketsvc.LayoutKeys)
 			cfg, err := svc.Config(30, 4)
 			if err != nil {

@@ -14,8 +14,15 @@ import (
 // Through the real stack (HTTP on loopback, PostgreSQL), on both schema
 // layouts, with bursts released by last-byte synchronisation under the
 // db-stall nemesis, every bug mode is caught by its check and shrunk to the
-// two calls that show it, and the correct mode passes, for several seeds.
+// two calls that show it, and the correct mode passes. Each layout runs a
+// seed of its own (keys 1, tagged 2), so every bug is found and shrunk from
+// two different searches; stress/zoorows runs every bug again (keys, seed
+// 1), TestStableDiagnoses pins several more seeds for the two bugs whose
+// shrink once wandered, and internal/bench's P2 and P5 run ten seeds each.
+// The modes are independent (a database and a service each), so they run
+// in parallel: shrinking is CPU, but the races and hangs wait.
 func TestSampleModes(t *testing.T) {
+	t.Parallel()
 	reencoded := call("A", "k1", 0)
 	reencoded.Calls[0].Encoding = 1
 	traced := call("A", "k1", 0)
@@ -41,10 +48,11 @@ func TestSampleModes(t *testing.T) {
 		// The tagged layout keeps no key column: the second call shows it.
 		"trimmed-keys": {call("A", "k1", 0), call("A", model.Shaped("k1", model.ShapeSpace), 0)},
 	}
-	layouts, seeds := sample.Layouts(), []uint64{1, 2}
+	layouts := sample.Layouts()
+	seedOf := map[ticketsvc.Layout]uint64{ticketsvc.LayoutKeys: 1, ticketsvc.LayoutTagged: 2}
 	if testing.Short() {
-		// -short (the race-detector run in CI): one layout, one seed.
-		layouts, seeds = layouts[:1], seeds[:1]
+		// -short (the race-detector run in CI): one layout.
+		layouts = layouts[:1]
 	}
 	for _, layout := range layouts {
 		for _, mode := range sample.Modes() {
@@ -55,59 +63,49 @@ func TestSampleModes(t *testing.T) {
 				if _, ok := minimal[mode]; !ok && !sample.Passes(mode) {
 					t.Fatalf("bug mode %s has no expected minimal plan here", mode)
 				}
-				svc := startSample(t, mode, layout)
-				seeds := seeds
-				if mode == "hang-on-burst" {
+				if mode == "hang-on-burst" && layout != ticketsvc.LayoutKeys {
 					// Each hang waits out a call timeout (and the stall's
-					// wait): one layout and one seed show it.
-					if layout != ticketsvc.LayoutKeys {
-						t.Skip("shows the same in both layouts; each hang costs a call timeout")
-					}
-					seeds = seeds[:1]
+					// wait): one layout shows it.
+					t.Skip("shows the same in both layouts; each hang costs a call timeout")
 				}
-				if sample.Replicas(mode) > 1 {
-					// A burst's calls that land on one replica queue on its
-					// mutex, where the nemesis cannot see them, and each such
-					// burst waits out the stall: one seed is slow enough.
-					seeds = seeds[:1]
+				t.Parallel()
+				svc := startSample(t, mode, layout)
+				seed := seedOf[layout]
+				cfg, err := svc.Config(100, seed)
+				if err != nil {
+					t.Fatal(err)
 				}
-				for _, seed := range seeds {
-					cfg, err := svc.Config(100, seed)
-					if err != nil {
-						t.Fatal(err)
+				cfg.DBStall = "tickets"
+				if mode != sample.Correct {
+					cfg.MaxBugs = 1 // what is checked here is the first
+				}
+				res, err := stress.Run(t.Context(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sample.Passes(mode) {
+					if res.Verdict != checks.Pass || res.Plans != 100 {
+						t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failures, res.Outside)
 					}
-					cfg.DBStall = "tickets"
-					if mode != sample.Correct {
-						cfg.MaxBugs = 1 // what is checked here is the first
-					}
-					res, err := stress.Run(t.Context(), cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if sample.Passes(mode) {
-						if res.Verdict != checks.Pass || res.Plans != 100 {
-							t.Fatalf("seed %d: correct service: verdict %s after %d plans, want pass after 100: %v; %+v %v", seed, res.Verdict, res.Plans, res.Err, res.Failures, res.Outside)
-						}
-						continue
-					}
-					if res.Verdict != checks.Fail || len(res.Failures) == 0 {
-						t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
-					}
-					t.Logf("seed %d: caught after %d plans in %s, shrunk in %s over %d executions", seed, res.Plans,
-						res.Detect.Round(time.Millisecond), res.Failures[0].Shrink.Round(time.Millisecond), res.Executions)
-					for _, f := range res.Failures[1:] {
-						t.Logf("seed %d: also %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink.Round(time.Millisecond), f.Plan)
-					}
-					if got := res.Failures[0].Check; got != sample.Expected[mode] {
-						t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failures[0].Violations)
-					}
-					want := model.Plan{Steps: minimal[mode]}
-					if steps, ok := taggedMinimal[mode]; ok && layout == ticketsvc.LayoutTagged {
-						want = model.Plan{Steps: steps}
-					}
-					if got := res.Failures[0].Plan; oneEncoding(got).String() != want.String() && !(mode == "trimmed-keys" && sameCalls(got, want)) {
-						t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
-					}
+					return
+				}
+				if res.Verdict != checks.Fail || len(res.Failures) == 0 {
+					t.Fatalf("seed %d: %s not caught: verdict %s (%v)", seed, mode, res.Verdict, res.Err)
+				}
+				t.Logf("seed %d: caught after %d plans in %s, shrunk in %s over %d executions", seed, res.Plans,
+					res.Detect.Round(time.Millisecond), res.Failures[0].Shrink.Round(time.Millisecond), res.Executions)
+				for _, f := range res.Failures[1:] {
+					t.Logf("seed %d: also %s after %d plans, shrunk in %s:\n%s", seed, f.Check, f.Plans, f.Shrink.Round(time.Millisecond), f.Plan)
+				}
+				if got := res.Failures[0].Check; got != sample.Expected[mode] {
+					t.Errorf("seed %d: primary check %s, want %s: %v", seed, got, sample.Expected[mode], res.Failures[0].Violations)
+				}
+				want := model.Plan{Steps: minimal[mode]}
+				if steps, ok := taggedMinimal[mode]; ok && layout == ticketsvc.LayoutTagged {
+					want = model.Plan{Steps: steps}
+				}
+				if got := res.Failures[0].Plan; oneEncoding(got).String() != want.String() && !(mode == "trimmed-keys" && sameCalls(got, want)) {
+					t.Errorf("seed %d: minimal plan\n%s want\n%s", seed, got, want)
 				}
 			})
 		}

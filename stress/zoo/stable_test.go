@@ -1,6 +1,7 @@
 package zoo_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 // burst of two (not seven calls, as a run once said), where rapid gives up
 // on the racy failure and idemstress's own pass finishes the shrink.
 func TestStableDiagnoses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("several seeds per bug")
 	}
@@ -29,9 +31,11 @@ func TestStableDiagnoses(t *testing.T) {
 		{"global-keys", checks.TenantLeak, model.Plan{Steps: []model.Step{call("A", "k1", 0), call("B", "k1", 0)}}, []uint64{3, 4, 5, 6, 7, 8}},
 		{"process-mutex", checks.DuplicateEffect, model.Plan{Steps: []model.Step{burst(call("A", "k1", 0), call("A", "k1", 0))}}, []uint64{3, 4, 5, 9, 15828786679359568774}},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
-			svc := startSample(t, tc.mode, ticketsvc.LayoutKeys)
-			for _, seed := range tc.seeds {
+		for _, seed := range tc.seeds {
+			// A service each: a run's db-stall holds its own tickets table.
+			t.Run(fmt.Sprintf("%s/%d", tc.mode, seed), func(t *testing.T) {
+				t.Parallel()
+				svc := startSample(t, tc.mode, ticketsvc.LayoutKeys)
 				cfg, err := svc.Config(30, seed)
 				if err != nil {
 					t.Fatal(err)
@@ -62,7 +66,7 @@ func TestStableDiagnoses(t *testing.T) {
 				for _, g := range res.Failures[1:] {
 					t.Errorf("seed %d: a second bug, %s:\n%s", seed, g.Check, g.Plan)
 				}
-			}
-		})
+			})
+		}
 	}
 }

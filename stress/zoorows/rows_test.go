@@ -31,6 +31,7 @@ func TestOneRowPerBug(t *testing.T) {
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a service and a database each
 			svc := startSample(t, mode, ticketsvc.LayoutKeys)
 			plans := 100
 			switch {
