@@ -33,6 +33,7 @@ const (
 	KeysFolded       ID = "IDEM-015"
 	ErrorReplay      ID = "IDEM-016"
 	RefusalReplay    ID = "IDEM-017"
+	ReplicaExited    ID = "IDEM-018"
 )
 
 // fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -69,7 +70,8 @@ type Check struct {
 // which every run does. Only a crash makes a run retry a key past the
 // recovery time (the liveness polling), so only a crash exercises IDEM-012:
 // any kind of crash model's registry has (model.FaultKind.Crashes), after
-// the commit too.
+// the commit too. A replica that exits on its own is the service's own
+// failure, whatever its answers: it ranks above the answer checks.
 var catalogue = []Check{
 	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
@@ -92,6 +94,8 @@ var catalogue = []Check{
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{ReplicaExited, "replica exited", "a replica of the service exited on its own during a plan (its process ended with no crash or restart of idemstress's), after the fault named", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

@@ -201,7 +201,7 @@ func Exercised(in Exercise) Coverage {
 		}
 	}
 	for _, ev := range in.History.Faults {
-		if ev.Fired {
+		if ev.Fired && ev.Kind != FaultExit {
 			cov[FaultFired(ev.Kind)]++
 		}
 	}
