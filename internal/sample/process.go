@@ -26,6 +26,7 @@ var processFaults = map[string][]model.Fault{
 	"non-atomic":            {model.FaultCrash},
 	"stuck-in-flight":       {model.FaultCrash},
 	"stores-errors":         {model.FaultDBError},
+	"exits-on-db-error":     {model.FaultDBError},
 	"complete-after-commit": {model.FaultCrashKeyRecord},
 	// A claim whose lease expires under a slow original: its retry
 	// takes over and executes again.
