@@ -13,14 +13,22 @@ import (
 type Deal struct {
 	Fault  model.Fault
 	Target string // a fault step's dependency; "" otherwise
+	// Retried asks for the fault's transition whole: its call followed,
+	// later in the plan, by a call of the same action without a fault
+	// (World.FollowUp), as a crash is by its restart.
+	Retried bool
 }
 
 // Deals lists the faults world w can draw, in the order the world names
-// them: its call faults, then restart, then its fault steps.
+// them: its call faults, then restart, then its fault steps. Under
+// FollowUp a call fault that leaves its call's fate open is dealt with its
+// retry (model.FaultKind.Retried): a short run then tries each such
+// transition whole, not only the fault.
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.Faults {
-		ds = append(ds, Deal{Fault: f})
+		k, _ := model.KindOf(f)
+		ds = append(ds, Deal{Fault: f, Retried: w.FollowUp && k.Retried})
 	}
 	if w.Restart {
 		ds = append(ds, Deal{Fault: model.FaultRestart})
@@ -48,6 +56,20 @@ func (d Deal) In(p model.Plan) bool {
 				return true
 			}
 		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault }):
+			if !d.Retried || retried(p.Steps[i+1:], s.Calls[0]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// retried reports whether steps hold a call of c's action with no fault.
+func retried(steps []model.Step, c model.Call) bool {
+	for _, s := range steps {
+		if slices.ContainsFunc(s.Calls, func(r model.Call) bool {
+			return r.Fault == model.FaultNone && !r.NoKey && r.Action() == c.Action()
+		}) {
 			return true
 		}
 	}
