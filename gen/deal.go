@@ -64,12 +64,12 @@ func (d Deal) In(p model.Plan) bool {
 	return false
 }
 
-// retried reports whether steps hold a call of c's action with no fault.
+// retried reports whether steps hold a single call of c's action with no
+// fault: a retry after the fault, which the interpreter follows up (a
+// burst's calls are not polled past a crash's recovery time).
 func retried(steps []model.Step, c model.Call) bool {
 	for _, s := range steps {
-		if slices.ContainsFunc(s.Calls, func(r model.Call) bool {
-			return r.Fault == model.FaultNone && !r.NoKey && r.Action() == c.Action()
-		}) {
+		if r := s.Calls; s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() {
 			return true
 		}
 	}
