@@ -200,7 +200,7 @@ func TestProcesses(t *testing.T) {
 
 	t.Run("a replica that exits on its own is seen and revived", func(t *testing.T) {
 		t.Parallel()
-		p := start(t, spec("-exit-after", "500ms"), "")
+		p := start(t, spec("-exit-after", "2s"), "")
 		if e, ok := p.ExitWithin(ctx(t), 0); ok {
 			t.Fatalf("ExitWithin(0) of a running replica = %+v, want none", e)
 		}
