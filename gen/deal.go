@@ -15,20 +15,26 @@ type Deal struct {
 	Target string // a fault step's dependency; "" otherwise
 	// Retried asks for the fault's transition whole: its call followed,
 	// later in the plan, by a call of the same action without a fault
-	// (World.FollowUp), as a crash is by its restart.
-	Retried bool
+	// (World.FollowUp), as a crash is by its restart. Alone asks for the
+	// fault with no such retry: what it leaves behind by itself (a crash's
+	// partial effect), whose plan shrinks to no retry.
+	Retried, Alone bool
 }
 
 // Deals lists the faults world w can draw, in the order the world names
 // them: its call faults, then restart, then its fault steps. Under
-// FollowUp a call fault that leaves its call's fate open is dealt with its
-// retry (model.FaultKind.Retried): a short run then tries each such
-// transition whole, not only the fault.
+// FollowUp a call fault that leaves its call's fate open
+// (model.FaultKind.Retried) is dealt twice, alone and then with its
+// retry: a short run tries each transition whole, and a bug the fault
+// shows by itself is found, and shrunk, without the retry.
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.Faults {
-		k, _ := model.KindOf(f)
-		ds = append(ds, Deal{Fault: f, Retried: w.FollowUp && k.Retried})
+		if k, _ := model.KindOf(f); w.FollowUp && k.Retried {
+			ds = append(ds, Deal{Fault: f, Alone: true}, Deal{Fault: f, Retried: true})
+			continue
+		}
+		ds = append(ds, Deal{Fault: f})
 	}
 	if w.Restart {
 		ds = append(ds, Deal{Fault: model.FaultRestart})
@@ -56,7 +62,8 @@ func (d Deal) In(p model.Plan) bool {
 				return true
 			}
 		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault }):
-			if !d.Retried || retried(p.Steps[i+1:], s.Calls[0]) {
+			again := retried(p.Steps[i+1:], s.Calls[0])
+			if (!d.Retried || again) && (!d.Alone || !again) {
 				return true
 			}
 		}

@@ -74,10 +74,11 @@ func TestPlanFollowsAFaultedCallByItsRetry(t *testing.T) {
 func TestDealRetried(t *testing.T) {
 	w := gen.World{MaxTenants: 1, MaxKeys: 1, MaxVariants: 1, MaxSteps: 4, FollowUp: true,
 		Faults: []model.Fault{model.FaultCrash, model.FaultDropRequest}}
-	ds := gen.Deals(w)
-	if len(ds) != 2 || !ds[0].Retried || ds[1].Retried {
-		t.Fatalf("Deals = %+v, want crash dealt with its retry, drop-request alone", ds)
+	all := gen.Deals(w)
+	if len(all) != 3 || !all[0].Alone || !all[1].Retried || all[2].Retried || all[2].Alone {
+		t.Fatalf("Deals = %+v, want crash dealt alone, then with its retry, then drop-request", all)
 	}
+	ds := all[1:]
 	crash := model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrash}}}
 	restart := model.Step{Kind: model.StepRestart}
 	retry := model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}
@@ -95,7 +96,19 @@ func TestDealRetried(t *testing.T) {
 			t.Errorf("%+v in %q: %v, want %v", ds[0], tc.plan.Compact(), got, tc.want)
 		}
 	}
-	if !(gen.Deal{Fault: model.FaultCrash}).In(model.Plan{Steps: []model.Step{crash, restart}}) {
-		t.Errorf("a crash dealt alone is not in a plan without its retry")
+	for _, tc := range []struct {
+		plan model.Plan
+		want bool
+	}{
+		{model.Plan{Steps: []model.Step{crash, restart}}, true},
+		{model.Plan{Steps: []model.Step{crash, restart, other}}, true},
+		{model.Plan{Steps: []model.Step{crash, restart, retry}}, false},
+	} {
+		if got := all[0].In(tc.plan); got != tc.want {
+			t.Errorf("%+v in %q: %v, want %v", all[0], tc.plan.Compact(), got, tc.want)
+		}
+	}
+	if !(gen.Deal{Fault: model.FaultCrash}).In(model.Plan{Steps: []model.Step{crash, restart, retry}}) {
+		t.Errorf("a crash dealt with no condition is not in a plan with its retry")
 	}
 }
