@@ -69,8 +69,8 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 	for i, step := range plan.Steps {
 		x.step = i
 		// A replica that exited on its own since the last step is started
-		// again before this one (its event is the finding).
-		if _, err := x.exits(ctx, 0); err != nil {
+		// again before this one; its event belongs to the last step.
+		if _, err := x.exits(ctx, max(i-1, 0), 0); err != nil {
 			return x.h, err
 		}
 		var err error

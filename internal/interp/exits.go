@@ -21,11 +21,11 @@ import (
 // moment before its exit is reaped.
 const exitGrace = 500 * time.Millisecond
 
-// exits records, as events, the replicas that exited on its own since the
-// last look, waiting up to wait for the first, and starts each again. It
-// reports whether there was one; its error says one could not be started
-// again.
-func (x *execution) exits(ctx context.Context, wait time.Duration) (bool, error) {
+// exits records, as events of step, the replicas that exited on their own
+// since the last look, waiting up to wait for the first, and starts each
+// again. It reports whether there was one; its error says one could not
+// be started again.
+func (x *execution) exits(ctx context.Context, step int, wait time.Duration) (bool, error) {
 	if x.Service == nil {
 		return false, nil
 	}
@@ -37,7 +37,7 @@ func (x *execution) exits(ctx context.Context, wait time.Duration) (bool, error)
 			return found, nil
 		}
 		found, wait = true, 0
-		ev := model.FaultEvent{Kind: model.FaultExit, Step: x.step, Start: int64(e.At.Sub(x.t0)), Fired: true,
+		ev := model.FaultEvent{Kind: model.FaultExit, Step: step, Start: int64(e.At.Sub(x.t0)), Fired: true,
 			Note: fmt.Sprintf("replica %d %s; last output:\n%s", e.Replica, e.Status, e.Output)}
 		ev.Ops = x.unanswered()
 		if err := x.Service.Revive(ctx, e.Replica); err != nil {
@@ -75,7 +75,7 @@ func (x *execution) exitedUnderStep(ctx context.Context, err error) (bool, error
 	if x.Service == nil || !errors.Is(err, ErrInfrastructure) || ctx.Err() != nil {
 		return false, nil
 	}
-	return x.exits(ctx, exitGrace)
+	return x.exits(ctx, x.step, exitGrace)
 }
 
 // lastStepUnanswered reports whether a call of the last step got no
@@ -106,7 +106,7 @@ func (x *execution) exitsAtEnd(ctx context.Context) error {
 	if failed != nil || x.lastStepUnanswered() {
 		wait = exitGrace
 	}
-	exited, err := x.exits(ctx, wait)
+	exited, err := x.exits(ctx, x.step, wait)
 	switch {
 	case err != nil:
 		return err
