@@ -56,6 +56,7 @@ var absences = map[model.Transition]string{
 	model.Burst:              "no calls of one action at once",
 	model.KeylessCreate:      "no call without a key under key_required: false",
 	model.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
+	model.RecoveredRetry:     "no crashed action retried until its key was released or the recovery time had passed",
 }
 
 func absence(t model.Transition) string {

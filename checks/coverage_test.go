@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -50,7 +51,8 @@ func TestCheckExercised(t *testing.T) {
 			"not exercised: no sequential retry, no call with a changed payload for the same key, no calls of one action at once, no double-delivery fault fired"},
 		{checks.EqualRejected, model.Coverage{model.SequentialRetry: 1}, model.Coverage{model.Called: 9, model.ChangedPayload: 3},
 			"not exercised: no sequential retry, no calls of one action at once"},
-		{checks.StuckAction, model.Coverage{"crash": 1}, allCalls, "not exercised: no crash fault fired, no crash-key-record fault fired, no crash-after-commit fault fired, no crash-at fault fired"},
+		// A crash that fired is not enough: its action must be retried.
+		{checks.StuckAction, model.Coverage{model.RecoveredRetry: 1}, model.Coverage{model.Called: 9, "crash": 2}, "not exercised: no crashed action retried until its key was released or the recovery time had passed"},
 		{checks.NotLinearizable, model.Coverage{model.Burst: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
 			"not exercised: no calls of one action at once"},
 		{checks.NoAnswer, model.Coverage{model.Called: 1}, model.Coverage{}, "not exercised: no call"},
@@ -78,7 +80,8 @@ func TestCheckExercised(t *testing.T) {
 func TestNeedsAreTransitions(t *testing.T) {
 	for _, c := range checks.Catalogue() {
 		for _, tr := range c.Needs {
-			if !slices.Contains(model.CallTransitions, tr) &&
+			// A crash's follow-up is counted where a crash is planned.
+			if !slices.Contains(model.CallTransitions, tr) && tr != model.RecoveredRetry &&
 				!slices.ContainsFunc(model.PlannedFaults, func(f model.Fault) bool { return model.FaultFired(f) == tr }) {
 				t.Errorf("%s needs %q, which no run counts", c.ID, tr)
 			}
@@ -125,6 +128,35 @@ func TestREADMESaysWhatExercisesEachCheck(t *testing.T) {
 		row := fmt.Sprintf("  | %s %s | %s |", c.ID, c.Name, by)
 		if !strings.Contains(string(readme), row+"\n") {
 			t.Errorf("docs/outputs.md lacks the row\n%s", row)
+		}
+	}
+}
+
+// Issue 27.1: a run whose crash fired but whose crashed action was never
+// retried until the recovery time decided it says IDEM-012 was not
+// exercised (it used to say passed); with the retry it passed.
+func TestStuckActionNeedsTheCrashedActionRetried(t *testing.T) {
+	c := model.DefaultContract() // recovery: 5s
+	crashed := model.Op{Call: model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrash}, Start: 0, End: 100,
+		Out: model.Outcome{Kind: model.Unknown, Err: "EOF"}}
+	other := model.Op{Step: 2, Call: model.Call{Tenant: "A", Key: "k2"}, Start: 300, End: 310, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}
+	retry := model.Op{Step: 2, Call: model.Call{Tenant: "A", Key: "k1"}, Start: 300, End: 310, Out: model.Outcome{Kind: model.InFlight, Status: 409}}
+	late := retry
+	late.Start, late.End, late.Out = 100+int64(6*time.Second), 110+int64(6*time.Second), other.Out
+	faults := []model.FaultEvent{{Kind: model.FaultCrash, Fired: true, End: 100, Ops: []int{0}}, {Kind: model.FaultRestart, Step: 1, Start: 150, End: 250, Fired: true}}
+	for _, tc := range []struct {
+		name string
+		ops  []model.Op
+		want checks.Status
+	}{
+		{"crash, restart, another action", []model.Op{crashed, other}, checks.NotExercised},
+		{"a retry answered in_flight within the recovery time only", []model.Op{crashed, retry}, checks.NotExercised},
+		{"a retry followed until past the recovery time", []model.Op{crashed, retry, late}, checks.Passed},
+		{"a retry answered ok: the key was released", []model.Op{crashed, late}, checks.Passed},
+	} {
+		cov := model.Exercised(model.Exercise{Contract: c, History: model.History{Ops: tc.ops, Faults: faults}})
+		if got := checks.Statuses(cov, nil, false)[checks.StuckAction]; got != tc.want {
+			t.Errorf("%s: IDEM-012 %s, want %s (coverage %v)", tc.name, got, tc.want, cov)
 		}
 	}
 }

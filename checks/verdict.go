@@ -134,6 +134,7 @@ func Evaluate(in Input) []Violation {
 		vs = append(vs, keylessAnswers(keyless, actions)...)
 	}
 	vs = append(vs, uniqueChecks(in.Contract, in.History)...)
+	vs = append(vs, exitChecks(in.Contract, in.History)...)
 	vs = append(vs, rowChecks(in, actions, keyless)...)
 	Sort(vs)
 	return vs

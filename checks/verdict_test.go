@@ -505,6 +505,19 @@ func verdictCases() []verdictCase {
 					snapshot(w.ticket(w.a, w.k1, w.id1, 0), either(bad, w.outboxNullRef(w.a, w.k1), w.outbox(w.a, w.k1, w.id1))),
 				}
 			}},
+		{name: "a replica exited on its own after a db-error", check: checks.ReplicaExited, message: "after a db-error fault", primary: true,
+			build: func(w world, bad bool) scenario {
+				// The service died of the session the fault ended: its
+				// call got no answer, and a call after it found the
+				// replica gone (the exit's event lists it as touched).
+				h := history(op(0, dbError(call(w.a, w.k1, 0)), noAnswer("EOF")), op(1, call(w.a, w.k2, 0), either(bad, noAnswer("replica exited"), ok(w.id2))))
+				h.Faults = []model.FaultEvent{{Kind: model.FaultDBError, Fired: true, Start: 0, End: 50, Ops: []int{0}}}
+				if bad {
+					h.Faults = append(h.Faults, model.FaultEvent{Kind: model.FaultExit, Step: 0, Start: 50, End: 120, Fired: true, Ops: []int{1},
+						Note: "replica 0 exit status 1; last output:\nUnhandled 'error' event"})
+				}
+				return scenario{h, snapshot(either(bad, nil, w.created(w.a, w.k2, w.id2, 0)))}
+			}},
 		{name: "no answer without a planned fault", check: checks.NoAnswer, primary: true,
 			build: func(w world, bad bool) scenario {
 				c := call(w.a, w.k1, 0)

@@ -17,18 +17,33 @@ type Deal struct {
 	// point the world has is dealt a plan of its own, so that a run tries
 	// every one.
 	Point string
+	// Retried asks for the fault's transition whole: its call followed,
+	// later in the plan, by a call of the same action without a fault
+	// (World.FollowUp), as a crash is by its restart. Alone asks for the
+	// fault with no such retry: what it leaves behind by itself (a crash's
+	// partial effect), whose plan shrinks to no retry.
+	Retried, Alone bool
 }
 
 // Deals lists the faults world w can draw, in the order the world names
-// them: its call faults (one a point for a fault that lands at one), then
-// restart, then its fault steps.
+// them: its call faults, then restart, then its fault steps. A fault that
+// lands at a point is dealt once a point, with its retry under FollowUp.
+// Under FollowUp another call fault that leaves its call's fate open
+// (model.FaultKind.Retried) is dealt twice, alone and then with its
+// retry: a short run tries each transition whole, and a bug the fault
+// shows by itself is found, and shrunk, without the retry.
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.Faults {
-		if k, _ := model.KindOf(f); k.AtPoint && len(w.Points) > 0 {
+		k, _ := model.KindOf(f)
+		if k.AtPoint && len(w.Points) > 0 {
 			for _, p := range w.Points {
-				ds = append(ds, Deal{Fault: f, Point: p})
+				ds = append(ds, Deal{Fault: f, Point: p, Retried: w.FollowUp && k.Retried})
 			}
+			continue
+		}
+		if w.FollowUp && k.Retried {
+			ds = append(ds, Deal{Fault: f, Alone: true}, Deal{Fault: f, Retried: true})
 			continue
 		}
 		ds = append(ds, Deal{Fault: f})
@@ -59,6 +74,21 @@ func (d Deal) In(p model.Plan) bool {
 				return true
 			}
 		case slices.ContainsFunc(s.Calls, func(c model.Call) bool { return c.Fault == d.Fault && (d.Point == "" || c.Point == d.Point) }):
+			again := retried(p.Steps[i+1:], s.Calls[0])
+			if (!d.Retried || again) && (!d.Alone || !again) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// retried reports whether steps hold a single call of c's action with no
+// fault: a retry after the fault, which the interpreter follows up (a
+// burst's calls are not polled past a crash's recovery time).
+func retried(steps []model.Step, c model.Call) bool {
+	for _, s := range steps {
+		if r := s.Calls; s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() {
 			return true
 		}
 	}

@@ -119,4 +119,6 @@ const (
 	FaultPauseKeyRecord   = m.FaultPauseKeyRecord
 	FaultDepRestart       = m.FaultDepRestart
 	FaultDepCrash         = m.FaultDepCrash
+	// FaultExit is no planned fault: the event of a replica that exited on its own (IDEM-018).
+	FaultExit = m.FaultExit
 )

@@ -176,6 +176,9 @@ func (c *Config) world() gen.World {
 	}
 	// Every rule a call can break is a refused-then-fixed sequence to send.
 	w.Broken = len(c.Contract.WithDefaults().Breakages())
+	// A crash, a transient error or a lost reply is mostly followed by its
+	// call's retry: what the service does then is what they test.
+	w.FollowUp = true
 	return w
 }
 

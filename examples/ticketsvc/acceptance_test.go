@@ -88,6 +88,8 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 		{"hang-on-burst", nil},
 		// Without a refused call, nothing is stored.
 		{"stores-refusals", nil},
+		// Without a session ended under a call, nothing exits.
+		{"exits-on-db-error", nil},
 	}
 	if len(tests) != len(ticketsvc.Bugs())+1 {
 		t.Fatalf("%d cases for %d bug modes and the correct mode; give every bug its expected card result",

@@ -98,6 +98,12 @@ type behavior struct {
 	// nothing was ever created (the mistake Stripe's documentation warns
 	// of).
 	storesRefusals bool
+	// exitsOnSessionEnd exits the process when a call's database session
+	// is ended under it (a failover, an idle-session reaper, a restarted
+	// pooler), instead of answering the call 500: the error is not
+	// handled, as a Node service's unhandled 'error' event of its
+	// database client ends the process. Correct otherwise.
+	exitsOnSessionEnd bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -132,6 +138,7 @@ var bugModes = []bugMode{
 	{name: "short-lease", b: behavior{shortLease: true, unconstrained: true}},
 	{name: "hang-on-burst", b: behavior{joinIdentical: true}},
 	{name: "stores-refusals", b: behavior{storesRefusals: true}},
+	{name: "exits-on-db-error", b: behavior{exitsOnSessionEnd: true}},
 }
 
 // correctModes are other correct designs of the service, accepted by
@@ -233,6 +240,7 @@ func (b behavior) or(o behavior) behavior {
 		shortLease:           b.shortLease || o.shortLease,
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		storesRefusals:       b.storesRefusals || o.storesRefusals,
+		exitsOnSessionEnd:    b.exitsOnSessionEnd || o.exitsOnSessionEnd,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

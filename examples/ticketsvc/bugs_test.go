@@ -18,6 +18,8 @@ var bugScenarios = map[string]func(e *env) (shown bool, seen string){
 	"non-atomic":      nonAtomicScenario,
 	"stuck-in-flight": stuckInFlightScenario,
 	"stores-errors":   storesErrorsScenario,
+	// Shown only by a database session ended under a call (exit_test.go).
+	"exits-on-db-error": exitsOnDBErrorScenario,
 	// Shown only by a crash after its commit (crash_test.go).
 	"complete-after-commit": completeAfterCommitScenario,
 	// Shown only by a process that dies between its two transactions

@@ -62,7 +62,14 @@
 //     calls hang until their client gives up.
 //
 // The last four are correct one call at a time; only concurrent calls of
-// one action show them.
+// one action show them. One more shows only when the service runs as a
+// process and a fault ends a call's database session:
+//
+//   - exits-on-db-error: a call whose database session is ended under it
+//     (a failover, an idle-session reaper) is not handled: the process
+//     exits, as a Node service does on an unhandled 'error' event of its
+//     database client, and the call gets no answer. Only a service run as
+//     a process with the db-error fault shows it.
 //
 // With no bug the service is correct, including under concurrent duplicates
 // and across any number of processes over one database.

@@ -116,6 +116,7 @@ func ExampleBugs() {
 	// short-lease
 	// hang-on-burst
 	// stores-refusals
+	// exits-on-db-error
 }
 
 func ExampleLayouts() {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +67,9 @@ type env struct {
 	layout ticketsvc.Layout
 	svc    *ticketsvc.Service
 	opts   ticketsvc.Options
+	// exits counts the service's exits (Options.Exit), which a test
+	// process must not make.
+	exits *atomic.Int64
 }
 
 // newEnv starts the service in the given layout and bug mode over a fresh
@@ -92,6 +96,10 @@ func (e *env) replica() *env {
 // serve starts the service over pool as it is.
 func serve(t *testing.T, pool *pgxpool.Pool, opts ticketsvc.Options) *env {
 	t.Helper()
+	exits := &atomic.Int64{}
+	if opts.Exit == nil {
+		opts.Exit = func(int) { exits.Add(1) }
+	}
 	svc, err := ticketsvc.New(pool, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +111,7 @@ func serve(t *testing.T, pool *pgxpool.Pool, opts ticketsvc.Options) *env {
 	// A hung call fails its test instead of the whole run.
 	client.Timeout = 30 * time.Second
 	t.Cleanup(client.CloseIdleConnections)
-	return &env{t: t, url: srv.URL, client: client, pool: pool, layout: opts.Layout, svc: svc, opts: opts}
+	return &env{t: t, url: srv.URL, client: client, pool: pool, layout: opts.Layout, svc: svc, opts: opts, exits: exits}
 }
 
 // answer is what a call got back.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ type Options struct {
 	// goroutine, so it must be safe for concurrent use, and delays the
 	// request by as long as it takes.
 	OnArrival func(time.Time)
+	// Exit ends the process in the exits-on-db-error mode, with the code
+	// given (nil: os.Exit). A test that serves that mode in its own
+	// process sets it to see the exit instead.
+	Exit func(code int)
 }
 
 // Service is the ticket HTTP handler. It is safe for concurrent use and
@@ -49,6 +54,8 @@ type Service struct {
 	schema    schema
 	log       *slog.Logger
 	onArrival func(time.Time)
+	// exit ends the process (Options.Exit).
+	exit func(code int)
 	// mutex serialises the calls of an action in the process-mutex mode;
 	// nil in every other.
 	mutex *actionMutex
@@ -91,7 +98,10 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{pool: pool, bug: opts.Bug, b: b, schema: schema{spec: spec, unconstrained: b.unconstrained, pendingKeys: b.pendingKeys(), leases: b.leases()},
-		log: log, onArrival: opts.OnArrival}
+		log: log, onArrival: opts.OnArrival, exit: opts.Exit}
+	if s.exit == nil {
+		s.exit = os.Exit
+	}
 	if b.processMutex {
 		s.mutex = newActionMutex()
 	}
@@ -198,6 +208,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
+		s.dieOnSessionEnd(r.Context(), err)
 		s.log.ErrorContext(r.Context(), "create ticket failed",
 			"tenant", req.tenant, "idempotency_key", req.key, "err", err)
 		if s.errs != nil {

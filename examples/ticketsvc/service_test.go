@@ -185,7 +185,7 @@ func testInvalidRequests(t *testing.T, layout ticketsvc.Layout, bug string) {
 func TestBugs(t *testing.T) {
 	want := []string{"outbox-on-retry", "no-payload-check", "global-keys", "raw-body-fingerprint",
 		"check-then-insert", "unique-violation-500", "process-mutex", "partial-fingerprint", "query-in-key", "trimmed-keys",
-		"memory-keys", "non-atomic", "stuck-in-flight", "stores-errors", "complete-after-commit", "key-tx-first", "effects-tx-first", "short-lease", "hang-on-burst", "stores-refusals"}
+		"memory-keys", "non-atomic", "stuck-in-flight", "stores-errors", "complete-after-commit", "key-tx-first", "effects-tx-first", "short-lease", "hang-on-burst", "stores-refusals", "exits-on-db-error"}
 	if got := ticketsvc.Bugs(); !slices.Equal(got, want) {
 		t.Fatalf("Bugs() = %q, want %q", got, want)
 	}

@@ -67,14 +67,26 @@ type Executor struct {
 func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
 	x := execution{Executor: e, ns: ns, t0: t0}
 	if e.Service != nil {
-		// A restart, crash or dependency fault that a plan cut short (by
-		// the shrink budget) left down must not meet this plan so.
+		// A replica that exited on its own after the last plan ended (and
+		// after its wait, exitsAtEnd) belongs to no plan: it is started
+		// again. A restart, crash or dependency fault that a plan cut
+		// short (by the shrink budget) left down must not meet this plan
+		// so either.
+		if err := x.reviveStray(ctx); err != nil {
+			return x.h, err
+		}
 		if err := e.Service.Up(ctx); err != nil {
 			return x.h, stoppedOr(ctx, fmt.Errorf("%w: before the plan: %w", ErrInfrastructure, err))
 		}
 	}
+	x.looked = x.now()
 	for i, step := range plan.Steps {
 		x.step = i
+		// A replica that exited on its own since the last step is started
+		// again before this one; its event belongs to the last step.
+		if _, err := x.exits(ctx, max(i-1, 0), 0); err != nil {
+			return x.h, err
+		}
 		var err error
 		if x.down && step.Kind != model.StepRestart && step.Kind != model.StepFault {
 			x.unserved(step.Calls)
@@ -92,16 +104,15 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 		default:
 			err = fmt.Errorf("interp: step %d: kind %q is not supported", i+1, step.Kind)
 		}
+		if exited, xerr := x.exitedUnderStep(ctx, err); xerr != nil || exited {
+			err = xerr
+		}
 		if err != nil {
 			return x.h, err
 		}
 	}
-	for _, p := range e.Proxies {
-		// A call the proxy could not forward got no answer through no
-		// fault of the target's: the plan proves nothing.
-		if err := p.Failure(); err != nil {
-			return x.h, stoppedOr(ctx, fmt.Errorf("%w: %w", ErrInfrastructure, err))
-		}
+	if err := x.exitsAtEnd(ctx); err != nil {
+		return x.h, err
 	}
 	if x.down {
 		// A crash the plan did not follow by a restart: the next plan
@@ -126,6 +137,8 @@ type execution struct {
 	down bool
 	// cutOff is when each action a crash interrupted was cut off.
 	cutOff map[model.Action]int64
+	// looked is when the replicas were last seen running (exits).
+	looked int64
 	// keyless counts the keyless calls sent so far: each is a create of
 	// its own, with unique values of its own (model.Contract.KeylessUnique).
 	keyless int
@@ -207,6 +220,9 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, client.ErrUnreachable):
+		// Recorded all the same: a replica that exited on its own makes
+		// it a call the exit touched, not the run's failure (exits).
+		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 		return fmt.Errorf("%w: %w", ErrInfrastructure, err)
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}

@@ -48,6 +48,15 @@ const (
 	// RefusedThenFixed: a call with a valid payload after a broken call
 	// of its action (Call.Broken) had been refused.
 	RefusedThenFixed Transition = "refused-then-fixed"
+	// RecoveredRetry: a retry of an action a crash cut off (a call of it
+	// that a fired crash touched, as the crash's kind), sent after that
+	// call, whose answer settles whether the service released the key
+	// within the contract's recovery time: sent past it, or answered other
+	// than in_flight (the key was released). A retry answered in_flight
+	// within the recovery time and never followed up settles nothing, and
+	// without a recovery time nothing does. Counted only where a crash is
+	// planned (NewCoverage).
+	RecoveredRetry Transition = "recovered-retry"
 )
 
 // CallTransitions are the transitions of calls, in the order reports show
@@ -76,6 +85,7 @@ var labels = map[Transition]string{
 	KeylessCreate:      "keyless create",
 	TakenValue:         "another action's unique value",
 	RefusedThenFixed:   "refused then fixed",
+	RecoveredRetry:     "retried after a crash",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -99,6 +109,9 @@ func NewCoverage(faults []Fault) Coverage {
 	}
 	for _, f := range faults {
 		c[FaultFired(f)] = 0
+		if Crashes(f) {
+			c[RecoveredRetry] = 0
+		}
 	}
 	return c
 }
@@ -206,14 +219,52 @@ func Exercised(in Exercise) Coverage {
 		}
 	}
 	for _, ev := range in.History.Faults {
-		if ev.Fired {
+		if ev.Fired && ev.Kind != FaultExit {
 			cov[FaultFired(ev.Kind)]++
 			if ev.Point != "" {
 				cov[PointFired(ev.Kind, ev.Point)]++
 			}
 		}
 	}
+	if n := recoveredRetries(c, in.History, actions); n > 0 {
+		cov[RecoveredRetry] += n
+	}
 	return cov
+}
+
+// recoveredRetries counts the calls that retried an action a crash cut
+// off and settled whether its key was released within the recovery time
+// (RecoveredRetry). actions are the history's calls' actions.
+func recoveredRetries(c Contract, h History, actions []Action) int {
+	if c.Recovery <= 0 {
+		return 0
+	}
+	// The end of each action's latest crashed call: where it was cut off.
+	cut := map[Action]int64{}
+	for _, ev := range h.Faults {
+		if !ev.Fired || !Crashes(ev.Kind) {
+			continue
+		}
+		for _, i := range ev.Ops {
+			if i < 0 || i >= len(h.Ops) {
+				continue
+			}
+			if op := h.Ops[i]; op.Call.Fault == ev.Kind && !op.Call.NoKey {
+				cut[actions[i]] = max(cut[actions[i]], op.End)
+			}
+		}
+	}
+	n := 0
+	for i, op := range h.Ops {
+		at, ok := cut[actions[i]]
+		if !ok || op.Call.NoKey || op.Call.Fault != FaultNone || !answered(op) || op.Start <= at {
+			continue
+		}
+		if op.Out.Kind != InFlight || op.Start-at > int64(c.Recovery) {
+			n++
+		}
+	}
+	return n
 }
 
 // answered reports whether a call got an answer of the service's.

@@ -111,8 +111,9 @@ func TestCoverageAddAndOrder(t *testing.T) {
 	if n := len(model.CallTransitions); len(got) != n+2 || got[n] != "crash" || got[n+1] != "lose-reply" || got[0] != model.Called {
 		t.Fatalf("order: %v", got)
 	}
+	// A planned crash brings its follow-up, the retry the recovery time decides.
 	zero := model.NewCoverage([]model.Fault{model.FaultCrash})
-	if len(zero) != len(model.CallTransitions)+1 || zero["crash"] != 0 || zero.Transitions()[len(model.CallTransitions)] != "crash" {
+	if len(zero) != len(model.CallTransitions)+2 || zero["crash"] != 0 || zero[model.RecoveredRetry] != 0 || zero.Transitions()[len(model.CallTransitions)] != "crash" {
 		t.Fatalf("new: %v", zero)
 	}
 	if model.OtherTenantSameKey.Label() != "other tenant same key" || model.FaultFired(model.FaultCrash).Label() != "crash" {

@@ -49,6 +49,13 @@ const (
 	FaultRestart Fault = "restart"
 	// FaultDBStall is the db-stall nemesis around one burst.
 	FaultDBStall Fault = "db-stall"
+	// FaultExit is no fault of idemstress's: a replica of the service
+	// exited on its own during the plan (an unhandled error, a panic),
+	// recorded as an event of the history like the faults, and started
+	// again. It is never planned; a history that holds one is a finding
+	// (checks: IDEM-018). The event's Note is the replica's exit status
+	// and last output lines, masked.
+	FaultExit Fault = "exit"
 	// FaultDBError: the service's database work for the call fails once,
 	// as a passing database error would make it, at its write to the last
 	// effect table: through the database proxy its statement is answered
@@ -185,9 +192,13 @@ func FaultsFired(counts map[Fault]FaultCount) int {
 	return n
 }
 
-// Tally adds events to counts, by kind.
+// Tally adds events to counts, by kind. A replica's exit (FaultExit) is
+// no fault planned, so it is not counted.
 func Tally(counts map[Fault]FaultCount, events []FaultEvent) {
 	for _, e := range events {
+		if e.Kind == FaultExit {
+			continue
+		}
 		c := counts[e.Kind]
 		c.Planned++
 		if e.Fired {

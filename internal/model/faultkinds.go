@@ -38,6 +38,11 @@ type FaultKind struct {
 	// between the service and its database; the points are learned from
 	// the service's unfaulted calls.
 	AtPoint bool
+	// Retried: it leaves its call's fate open (a crash, a transient error,
+	// a lost reply), and what the service does next is the point, so the
+	// generator mostly follows the call by a retry of the same action
+	// (after the restart that follows a crash), and the search deals it so.
+	Retried bool
 }
 
 // FaultScope is where a fault stands in a plan.
@@ -70,18 +75,18 @@ const (
 // them. db-stall is not here: it is set around every burst (db_stall:),
 // never planned.
 var faultKinds = []FaultKind{
-	{Name: FaultLoseReply, Needs: NeedsProxy, Proxy: true},
+	{Name: FaultLoseReply, Needs: NeedsProxy, Proxy: true, Retried: true},
 	{Name: FaultDropRequest, Needs: NeedsProxy, Proxy: true},
 	{Name: FaultDoubleDelivery, Needs: NeedsProxy, Proxy: true},
 	{Name: FaultDelay, Needs: NeedsProxy, Proxy: true},
 	{Name: FaultRestart, Scope: AsStep, Needs: NeedsService},
-	{Name: FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true},
-	{Name: FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true},
-	{Name: FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true},
-	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true},
+	{Name: FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, Retried: true},
+	{Name: FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true, Retried: true},
+	{Name: FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true, Retried: true},
+	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true, Retried: true},
 	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
 	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
-	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true},
+	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Retried: true},
 	{Name: FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
 	{Name: FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
 	{Name: FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},

@@ -30,6 +30,7 @@ type proc struct {
 	mark int64         // output written before it started
 	done chan struct{} // closed once Wait has returned
 	err  error         // Wait's result; read only after done
+	at   time.Time     // when Wait returned; read only after done
 	// output is the read end of the pipe the process group writes to;
 	// copied is closed once all of it is in the replica's Tail.
 	output *os.File
@@ -123,6 +124,7 @@ func (p *Service) launch(r *replica, port int) (*proc, error) {
 		output: rd, copied: make(chan struct{})}
 	go func() {
 		pr.err = cmd.Wait()
+		pr.at = time.Now()
 		close(pr.done)
 	}()
 	// Ends at EOF, once no process holds the pipe, or when end closes it.

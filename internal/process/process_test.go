@@ -198,6 +198,34 @@ func TestProcesses(t *testing.T) {
 		}
 	})
 
+	t.Run("a replica that exits on its own is seen and revived", func(t *testing.T) {
+		t.Parallel()
+		p := start(t, spec("-exit-after", "2s"), "")
+		if e, ok := p.ExitWithin(ctx(t), 0); ok {
+			t.Fatalf("ExitWithin(0) of a running replica = %+v, want none", e)
+		}
+		e, ok := p.ExitWithin(ctx(t), 10*time.Second)
+		if !ok || e.Replica != 0 || e.Status != "exit status 4" || !strings.Contains(e.Output, "exiting on my own") || e.At.IsZero() {
+			t.Fatalf("ExitWithin = %+v, %v; want replica 0, exit status 4, its last output and a time", e, ok)
+		}
+		pid := p.PID(0)
+		if err := p.Revive(ctx(t), 0); err != nil {
+			t.Fatalf("Revive: %v", err)
+		}
+		if got := get(t, p.Addrs()[0]); got.PID == pid || got.PID != p.PID(0) {
+			t.Errorf("after Revive the replica answered as pid %d (was %d, PID(0) %d), want the new process", got.PID, pid, p.PID(0))
+		}
+		if err := p.Kill(0); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := p.ExitWithin(ctx(t), 0); ok {
+			t.Errorf("ExitWithin after Kill = %+v, want none: idemstress ended it", e)
+		}
+		if err := p.Revive(ctx(t), 0); err == nil {
+			t.Errorf("Revive of a killed replica: nil, want an error naming Up")
+		}
+	})
+
 	t.Run("Pause holds answers until Resume", func(t *testing.T) {
 		t.Parallel()
 		p := start(t, spec(), "")

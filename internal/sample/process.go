@@ -26,6 +26,7 @@ var processFaults = map[string][]model.Fault{
 	"non-atomic":            {model.FaultCrash},
 	"stuck-in-flight":       {model.FaultCrash},
 	"stores-errors":         {model.FaultDBError},
+	"exits-on-db-error":     {model.FaultDBError},
 	"complete-after-commit": {model.FaultCrashKeyRecord},
 	// Two transactions, wrong only when the process dies between them: a
 	// crash at every point of the call's database work finds it.

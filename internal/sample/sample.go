@@ -83,6 +83,10 @@ var Expected = map[string]checks.ID{
 	// A 400 for a broken payload stored under the key: the fixed call
 	// gets it again where the contract says refusals are not stored.
 	"stores-refusals": checks.RefusalReplay,
+	// The process exits when a db-error ends its database session: a
+	// finding of its own, and the run goes on with the replica started
+	// again.
+	"exits-on-db-error": checks.ReplicaExited,
 
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,
