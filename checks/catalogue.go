@@ -33,6 +33,11 @@ const (
 	KeysFolded       ID = "IDEM-015"
 	ErrorReplay      ID = "IDEM-016"
 	RefusalReplay    ID = "IDEM-017"
+	// IDEM-018 is another helper's. The checks of sinks (sinks.go):
+	PhantomDelivery   ID = "IDEM-019"
+	DuplicateDelivery ID = "IDEM-020"
+	EventIDChanged    ID = "IDEM-021"
+	LostDelivery      ID = "IDEM-022"
 )
 
 // fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -77,6 +82,12 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(model.Called),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(model.Called),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(model.Called),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
@@ -90,6 +101,8 @@ var catalogue = []Check{
 	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

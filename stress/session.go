@@ -34,7 +34,9 @@ type Session struct {
 	// where says what the calls go to, for reports.
 	where string
 	// svc is the service's replicas when idemstress started them.
-	svc     *process.Service
+	svc *process.Service
+	// sinks are the receivers of the contract's sinks.
+	sinks   []receiver
 	closers []func()
 }
 
@@ -66,6 +68,10 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		}
 		s.closers = append(s.closers, pool.Close)
 		s.cfg.DatabaseURL = url
+	}
+	// The sinks before the service, which is handed their URLs.
+	if err := s.startSinks(); err != nil {
+		return nil, err
 	}
 	// The service first: one that idemstress starts creates its schema.
 	tgt, err := s.target(ctx)
@@ -235,6 +241,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if err != nil {
 		return tr, stopped(ctx, err)
 	}
+	tr.History.Deliveries = s.deliveries(ctx, ns, tr.History, t0)
 	snap, err := s.observer.Observe(ctx, ns)
 	if err != nil {
 		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
@@ -242,7 +249,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
 	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History})
-	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
+	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }
 

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"fmt"
 	"net"
 	"strings"
@@ -26,6 +25,10 @@ type Sink struct {
 	Tag    string `yaml:"tag" json:"tag,omitempty"`
 	Key    string `yaml:"key" json:"key,omitempty"`
 	Tenant string `yaml:"tenant" json:"tenant,omitempty"`
+	// ID points at the resource ID a delivery announces: it must be the
+	// ID of a row the action committed (in the first effect table with an
+	// id), or the event announces a resource that never was.
+	ID string `yaml:"id" json:"id,omitempty"`
 	// PerAction is how many events one action sends here (default 1).
 	PerAction int `yaml:"per_action" json:"per_action,omitempty"`
 	// Fields maps a JSON pointer into a delivery's body to a JSON pointer
@@ -147,7 +150,7 @@ func ValidateSinks(sinks []Sink) error {
 		default:
 			return fmt.Errorf("%s.delivery: %q; want %q or %q", at, s.Delivery, ExactlyOnce, AtLeastOnce)
 		}
-		for field, ptr := range map[string]string{"tag": s.Tag, "key": s.Key, "tenant": s.Tenant, "event_id": s.EventID} {
+		for field, ptr := range map[string]string{"tag": s.Tag, "key": s.Key, "tenant": s.Tenant, "id": s.ID, "event_id": s.EventID} {
 			if ptr != "" && !strings.HasPrefix(ptr, "/") {
 				return fmt.Errorf("%s.%s: %q is not a JSON pointer (want e.g. /data/key)", at, field, ptr)
 			}
@@ -186,15 +189,6 @@ type Delivery struct {
 	// sink's 200 (neither refused, dropped, nor given up on while slow).
 	Fault    SinkFault `json:"fault,omitempty"`
 	Accepted bool      `json:"accepted"`
-}
-
-// String renders a delivery for a report: "webhooks POST accepted" or
-// "webhooks POST refused (500)".
-func (d Delivery) String() string {
-	if d.Accepted {
-		return d.Sink + " " + d.Method + " accepted"
-	}
-	return fmt.Sprintf("%s %s refused (%s)", d.Sink, d.Method, cmp.Or(string(d.Fault), "sender gave up"))
 }
 
 // DeliveryOf finds the action a delivery to sink s belongs to in

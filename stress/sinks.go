@@ -1,0 +1,122 @@
+package stress
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/sink"
+)
+
+// checkSinks checks the contract's sinks: among themselves, their fields
+// against the payload, and that the service can be told where they are.
+func (c *Config) checkSinks() error {
+	if err := model.ValidateSinks(c.Sinks); err != nil {
+		return err
+	}
+	base := c.Contract.WithDefaults().Render("", 0, 0)
+	for i, s := range c.Sinks {
+		for _, body := range slices.Sorted(maps.Keys(s.Fields)) {
+			if _, ok := model.Pointer(base, s.Fields[body]); !ok {
+				return fmt.Errorf("sinks[%d].fields.%s: %q points at nothing in the payload %s", i, body, s.Fields[body], base)
+			}
+		}
+		if c.Process == nil && s.Addr == "" {
+			return fmt.Errorf("sinks[%d] (%s): idemstress does not start the service, so it cannot hand it %s; "+
+				"give addr: 127.0.0.1:PORT and point the service's deliveries there", i, s.Name, s.Placeholder())
+		}
+	}
+	return nil
+}
+
+// sinkQuiet is how long a plan's deliveries must stay unchanged, once
+// every action answered ok has its events, before the plan is judged: a
+// duplicate sent right after the first (a replay's) still arrives.
+const sinkQuiet = 200 * time.Millisecond
+
+// sinkPoll is how often the deliveries are looked at while waiting.
+const sinkPoll = 10 * time.Millisecond
+
+// receiver is a running sink and its declaration.
+type receiver struct {
+	spec model.Sink
+	*sink.Receiver
+}
+
+// startSinks starts a receiver for each sink and hands the service their
+// URLs: {sink.NAME.url} in its command and environment (a copy of the
+// caller's process spec).
+func (s *Session) startSinks() error {
+	var subs []string
+	for _, spec := range s.cfg.Sinks {
+		r, err := sink.Start(spec)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errInfrastructure, err)
+		}
+		s.closers = append(s.closers, func() { _ = r.Close() })
+		s.sinks = append(s.sinks, receiver{spec, r})
+		subs = append(subs, spec.Placeholder(), r.URL())
+	}
+	if s.cfg.Process == nil || len(subs) == 0 {
+		return nil
+	}
+	spec := *s.cfg.Process
+	rep := strings.NewReplacer(subs...)
+	spec.Command, spec.Env = slices.Clone(spec.Command), slices.Clone(spec.Env)
+	for i := range spec.Command {
+		spec.Command[i] = rep.Replace(spec.Command[i])
+	}
+	for i := range spec.Env {
+		spec.Env[i] = rep.Replace(spec.Env[i])
+	}
+	s.cfg.Process = &spec
+	return nil
+}
+
+// deliveries waits for the events of a plan's actions and returns what
+// the sinks received for namespace ns, in the order it arrived. It waits
+// until every action answered ok has its events accepted and nothing new
+// came for sinkQuiet, or the sink's delivery_within has passed.
+func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.History, t0 time.Time) []model.Delivery {
+	var out []model.Delivery
+	for _, r := range s.sinks {
+		belongs := func(body []byte) bool { _, ok := s.cfg.Contract.DeliveryOf(ns, r.spec, body); return ok }
+		deadline := time.Now().Add(r.spec.Within())
+		seen, changed := -1, time.Now()
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			got := r.Peek(t0, belongs)
+			if len(got) != seen {
+				seen, changed = len(got), time.Now()
+			}
+			if time.Since(changed) >= sinkQuiet && s.delivered(ns, r.spec, h, got) {
+				break
+			}
+			time.Sleep(sinkPoll)
+		}
+		out = append(out, r.Take(t0, belongs)...)
+	}
+	slices.SortStableFunc(out, func(a, b model.Delivery) int { return cmp.Compare(a.Time, b.Time) })
+	return out
+}
+
+// delivered reports whether every action of h answered ok has its events
+// accepted by sink spec.
+func (s *Session) delivered(ns model.Namespace, spec model.Sink, h model.History, got []model.Delivery) bool {
+	accepted := map[model.Action]int{}
+	for _, d := range got {
+		if a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body); ok && d.Accepted {
+			accepted[a]++
+		}
+	}
+	for _, op := range h.Ops {
+		if op.Out.Kind == model.OK && !op.Call.NoKey && accepted[s.cfg.Contract.ActionOf(op.Call)] < spec.EventsPerAction() {
+			return false
+		}
+	}
+	return true
+}
