@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/internal/stresstest"
@@ -60,4 +61,40 @@ func TestWebhookRelayPasses(t *testing.T) {
 		t.Fatalf("verdict %s, want pass (notes %q)", res.Verdict, res.Notes)
 	}
 	stresstest.AssertAllFired(t, res, sample.WebhookFaults(sample.Correct))
+}
+
+// Under every fault of the sink in turn (a 500, a dropped connection, an
+// answer slower than the relay waits) the relay delivers each event
+// once, under the ID it started with; the bug that renames a retry is
+// caught under them too.
+func TestWebhookUnderEverySinkFault(t *testing.T) {
+	bin := stresstest.SampleBinary(t)
+	for _, mode := range []string{sample.Correct, "new-event-id-on-retry"} {
+		t.Run(mode, func(t *testing.T) {
+			cfg, err := sample.WebhookConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Faults = nil
+			cfg.Sinks[0].Faults = []model.SinkFault{model.Sink500, model.SinkDrop, model.SinkSlow}
+			// Longer than the relay waits for an answer (a second), and a
+			// slow attempt holds up the events behind it.
+			cfg.Sinks[0].Slow, cfg.Sinks[0].DeliveryWithin = 2*time.Second, 20*time.Second
+			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.MaxBugs = 6, 3, 30*time.Second, 1
+			res, err := stress.Run(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := checks.Pass
+			if mode != sample.Correct {
+				want = checks.Fail
+			}
+			if res.Verdict != want {
+				t.Fatalf("verdict %s, want %s (failures %v)", res.Verdict, want, res.Failures)
+			}
+			if want == checks.Fail && res.Failures[0].Check != checks.EventIDChanged {
+				t.Errorf("primary check %s, want %s", res.Failures[0].Check, checks.EventIDChanged)
+			}
+		})
+	}
 }
