@@ -120,6 +120,9 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 		s.identical = newIdenticalCalls()
 	}
 	if opts.WebhookURL != "" {
+		if spec.layout != LayoutKeys {
+			return nil, fmt.Errorf("ticketsvc: New: the webhook announces a ticket with its request_key, which only the %q layout stores, not %q", LayoutKeys, spec.layout)
+		}
 		s.hooks = newWebhooks(opts.WebhookURL)
 	}
 	return s, nil

@@ -92,7 +92,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		return // the sender went away: nothing was delivered
 	}
-	d := model.Delivery{Sink: r.spec.Name, Method: req.Method, Header: req.Header.Clone(), Body: body}
+	d := model.Delivery{Sink: r.spec.Name, Method: req.Method, Header: masked(req.Header), Body: body}
 	d.Fault = r.fault(body)
 	switch d.Fault {
 	case model.Sink500:
@@ -123,6 +123,21 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if len(r.got) > maxKept {
 		r.got = slices.Delete(r.got, 0, len(r.got)-maxKept)
 	}
+}
+
+// secretHeaders are the headers whose values a history does not keep: it
+// goes into reports and case files.
+var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
+
+// masked is a copy of a delivery's headers with the credentials masked.
+func masked(h http.Header) map[string][]string {
+	out := h.Clone()
+	for _, k := range secretHeaders {
+		if _, ok := out[k]; ok {
+			out[k] = []string{"(masked)"}
+		}
+	}
+	return out
 }
 
 // fault is what the sink does to this attempt of the action the body

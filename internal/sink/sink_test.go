@@ -19,7 +19,13 @@ func post(t *testing.T, url, body string) bool {
 	t.Helper()
 	c := &http.Client{Timeout: 300 * time.Millisecond}
 	defer c.CloseIdleConnections()
-	resp, err := c.Post(url+"/hook", "application/json", bytes.NewBufferString(body))
+	req, err := http.NewRequest(http.MethodPost, url+"/hook", bytes.NewBufferString(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := c.Do(req)
 	if err != nil {
 		return false
 	}
@@ -55,6 +61,9 @@ func TestFaultsTakeEachActionsAttemptsInTurn(t *testing.T) {
 		faults = append(faults, d.Fault)
 		if d.Method != http.MethodPost || http.Header(d.Header).Get("Content-Type") != "application/json" || d.Time <= 0 || i > 0 && d.Time < got[i-1].Time {
 			t.Errorf("delivery %d: %s %v at %d; want a POST with its headers, in the order they arrived", i, d.Method, d.Header, d.Time)
+		}
+		if got := http.Header(d.Header).Get("Authorization"); got != "(masked)" {
+			t.Errorf("delivery %d: Authorization %q kept, want it masked", i, got)
 		}
 		if d.Accepted != (d.Fault == model.SinkNone) {
 			t.Errorf("delivery %d (%q): accepted %v", i, d.Fault, d.Accepted)
