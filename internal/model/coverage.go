@@ -205,6 +205,12 @@ func Exercised(in Exercise) Coverage {
 			cov[FaultFired(ev.Kind)]++
 		}
 	}
+	for _, d := range in.History.Deliveries {
+		cov[Delivered]++
+		if !d.Accepted {
+			cov[SinkRefused]++
+		}
+	}
 	return cov
 }
 

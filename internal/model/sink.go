@@ -78,6 +78,15 @@ const (
 	SinkDrop SinkFault = "drop"
 )
 
+// The transitions a sink's deliveries make (Exercised counts them): a
+// delivery received, and one the sink refused, which the service had to
+// send again. They are counted only where a sink received something, so
+// the coverage of a contract without sinks does not name them.
+const (
+	Delivered   Transition = "delivered"
+	SinkRefused Transition = "sink-refused"
+)
+
 // DefaultDeliveryWithin is how long a plan's events may take to arrive
 // when a sink declares no delivery_within.
 const DefaultDeliveryWithin = 5 * time.Second

@@ -61,6 +61,10 @@ func TestWebhookRelayPasses(t *testing.T) {
 		t.Fatalf("verdict %s, want pass (notes %q)", res.Verdict, res.Notes)
 	}
 	stresstest.AssertAllFired(t, res, sample.WebhookFaults(sample.Correct))
+	if res.Coverage[model.SinkRefused] == 0 || res.Coverage[model.Delivered] <= res.Coverage[model.SinkRefused] {
+		t.Errorf("deliveries %d, refused by the sink %d: want the sink's 500s to have fired and each to be sent again",
+			res.Coverage[model.Delivered], res.Coverage[model.SinkRefused])
+	}
 }
 
 // Under every fault of the sink in turn (a 500, a dropped connection, an

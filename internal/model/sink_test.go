@@ -1,0 +1,65 @@
+package model_test
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// A delivery finds its action by its key and tenant as sent, or by the
+// tag in a field, and only in its own namespace.
+func TestDeliveryOf(t *testing.T) {
+	c := model.DefaultContract()
+	ns := model.Namespace("ns1-")
+	byKey := model.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
+	byTag := model.Sink{Name: "hooks", Tag: "/subject"}
+	tag := ns.Tag(c, model.Call{Tenant: "A", Key: "k1"})
+	for _, tc := range []struct {
+		name string
+		sink model.Sink
+		body string
+		want model.Action
+		ok   bool
+	}{
+		{"key and tenant", byKey, `{"key":"ns1-k1","tenant":"ns1-A"}`, model.Action{Tenant: "A", Key: "k1"}, true},
+		{"another namespace's key", byKey, `{"key":"ns2-k1","tenant":"ns2-A"}`, model.Action{}, false},
+		{"no key", byKey, `{"tenant":"ns1-A"}`, model.Action{}, false},
+		{"not JSON", byKey, `key=ns1-k1`, model.Action{}, false},
+		{"tag in a field", byTag, `{"subject":"Printer offline [` + tag + `]"}`, model.Action{Tenant: "A", Key: "k1"}, true},
+		{"no tag", byTag, `{"subject":"Printer offline"}`, model.Action{}, false},
+	} {
+		got, ok := c.DeliveryOf(ns, tc.sink, []byte(tc.body))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// Deliveries count as transitions only where there are some: the coverage
+// of a contract without sinks does not name them.
+func TestExercisedCountsDeliveries(t *testing.T) {
+	h := model.Calls(covOp("A", "k1", p, 0, 10))
+	if got := model.Exercised(model.Exercise{Contract: model.DefaultContract(), History: h}); !maps.Equal(got, model.Coverage{model.Called: 1}) {
+		t.Errorf("no deliveries: %v", got)
+	}
+	h.Deliveries = []model.Delivery{{Sink: "hooks", Fault: model.Sink500}, {Sink: "hooks", Accepted: true}}
+	want := model.Coverage{model.Called: 1, model.Delivered: 2, model.SinkRefused: 1}
+	if got := model.Exercised(model.Exercise{Contract: model.DefaultContract(), History: h}); !maps.Equal(got, want) {
+		t.Errorf("a refused delivery and its retry: %v, want %v", got, want)
+	}
+}
+
+// The defaults a sink that says nothing gets.
+func TestSinkDefaults(t *testing.T) {
+	s := model.Sink{Name: "hooks", Key: "/key"}
+	if s.Mode() != model.ExactlyOnce || s.EventsPerAction() != 1 || s.Within() != model.DefaultDeliveryWithin || s.SlowFor() != model.DefaultSinkSlow {
+		t.Errorf("defaults: %s %d %s %s", s.Mode(), s.EventsPerAction(), s.Within(), s.SlowFor())
+	}
+	if err := model.ValidateSinks([]model.Sink{s}); err != nil {
+		t.Errorf("a minimal sink: %v", err)
+	}
+	if s.Placeholder() != "{sink.hooks.url}" {
+		t.Errorf("placeholder %q", s.Placeholder())
+	}
+}
