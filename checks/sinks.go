@@ -138,6 +138,16 @@ func deliveryFields(in Input, s model.Sink, a model.Action, info *actionInfo, d 
 	return fieldChecks(model.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.winners), r)
 }
 
+// Committed lists the actions with rows in some effect table: those
+// whose events a sink must receive. A run waits for them before judging.
+func Committed(in Input) []model.Action {
+	var out []model.Action
+	for a := range committedRows(in) {
+		out = append(out, a)
+	}
+	return out
+}
+
 // committedRows are the actions with rows in some effect table, each with
 // the IDs of its rows in the first effect table that has an id column.
 func committedRows(in Input) map[model.Action][]string {

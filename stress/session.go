@@ -241,11 +241,11 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if err != nil {
 		return tr, stopped(ctx, err)
 	}
-	tr.History.Deliveries = s.deliveries(ctx, ns, tr.History, t0)
 	snap, err := s.observer.Observe(ctx, ns)
 	if err != nil {
 		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
 	}
+	tr.History.Deliveries = s.deliveries(ctx, ns, tr.History, snap, t0)
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
 	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/sink"
 )
@@ -79,10 +80,24 @@ func (s *Session) startSinks() error {
 }
 
 // deliveries waits for the events of a plan's actions and returns what
-// the sinks received for namespace ns, in the order it arrived. It waits
-// until every action answered ok has its events accepted and nothing new
-// came for sinkQuiet, or the sink's delivery_within has passed.
-func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.History, t0 time.Time) []model.Delivery {
+// the sinks received for namespace ns, in the order it arrived. The
+// actions whose events must come are those answered ok and those with
+// rows (a call cut off by a crash after its commit); it waits until each
+// has its events accepted and nothing new came for sinkQuiet, or the
+// sink's delivery_within has passed.
+func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.History, rows model.Snapshot, t0 time.Time) []model.Delivery {
+	if len(s.sinks) == 0 {
+		return nil
+	}
+	due := map[model.Action]bool{}
+	for _, a := range checks.Committed(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: h, Rows: rows}) {
+		due[a] = true
+	}
+	for _, op := range h.Ops {
+		if op.Out.Kind == model.OK && !op.Call.NoKey {
+			due[s.cfg.Contract.ActionOf(op.Call)] = true
+		}
+	}
 	var out []model.Delivery
 	for _, r := range s.sinks {
 		belongs := func(body []byte) bool { _, ok := s.cfg.Contract.DeliveryOf(ns, r.spec, body); return ok }
@@ -93,7 +108,7 @@ func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.Hi
 			if len(got) != seen {
 				seen, changed = len(got), time.Now()
 			}
-			if time.Since(changed) >= sinkQuiet && s.delivered(ns, r.spec, h, got) {
+			if time.Since(changed) >= sinkQuiet && s.delivered(ns, r.spec, due, got) {
 				break
 			}
 			time.Sleep(sinkPoll)
@@ -104,17 +119,17 @@ func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.Hi
 	return out
 }
 
-// delivered reports whether every action of h answered ok has its events
-// accepted by sink spec.
-func (s *Session) delivered(ns model.Namespace, spec model.Sink, h model.History, got []model.Delivery) bool {
+// delivered reports whether every action due has its events accepted by
+// sink spec.
+func (s *Session) delivered(ns model.Namespace, spec model.Sink, due map[model.Action]bool, got []model.Delivery) bool {
 	accepted := map[model.Action]int{}
 	for _, d := range got {
 		if a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body); ok && d.Accepted {
 			accepted[a]++
 		}
 	}
-	for _, op := range h.Ops {
-		if op.Out.Kind == model.OK && !op.Call.NoKey && accepted[s.cfg.Contract.ActionOf(op.Call)] < spec.EventsPerAction() {
+	for a := range due {
+		if accepted[a] < spec.EventsPerAction() {
 			return false
 		}
 	}
