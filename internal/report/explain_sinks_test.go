@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -26,5 +27,26 @@ func TestExplainListsDeliveries(t *testing.T) {
 	accepted := strings.Index(got, `delivery to webhooks: POST accepted body {"event_id":"evt_2"}`)
 	if refused < 0 || restart < 0 || retry < 0 || accepted < 0 || !(refused < restart && restart < retry && retry < accepted) {
 		t.Errorf("explanation does not list the deliveries where they arrived:\n%s", got)
+	}
+}
+
+// The timeline lists the deliveries under the plan, on its clock, and a
+// history without any shows no such section.
+func TestTimelineListsDeliveries(t *testing.T) {
+	f := crashFinding()
+	var plain bytes.Buffer
+	if err := report.WriteTimelineHTML(&plain, "t", f); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "Deliveries") {
+		t.Errorf("a history without deliveries lists some")
+	}
+	f.History.Deliveries = []model.Delivery{{Sink: "webhooks", Method: "POST", Time: f.History.Ops[0].Start, Accepted: true, Body: model.Body(`{"event_id":"evt_1"}`)}}
+	var b bytes.Buffer
+	if err := report.WriteTimelineHTML(&b, "t", f); err != nil {
+		t.Fatal(err)
+	}
+	if want := ` ms: delivery to webhooks: POST accepted body {&#34;event_id&#34;:&#34;evt_1&#34;}</li>`; !strings.Contains(b.String(), want) {
+		t.Errorf("timeline lacks %s:\n%s", want, b.String())
 	}
 }
