@@ -74,7 +74,8 @@ type Check struct {
 // which every run does. Only a crash makes a run retry a key past the
 // recovery time (the liveness polling), so only a crash exercises IDEM-012:
 // any kind of crash model's registry has (model.FaultKind.Crashes), after
-// the commit too.
+// the commit too. The checks of sinks need what happened at a sink
+// (model.SinkTransitions), so a contract without sinks exercises none.
 var catalogue = []Check{
 	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
@@ -82,11 +83,11 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(model.Called),
+	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(model.Delivered),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(model.Called),
+	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(model.Redelivered),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(model.Called),
+	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(model.SinkRefused, model.DeliveredCalledAgain),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
@@ -102,7 +103,7 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(model.Called),
+	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(model.AwaitedEvent),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

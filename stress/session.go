@@ -248,7 +248,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	tr.History.Deliveries = s.deliveries(ctx, ns, tr.History, snap, t0)
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History})
+	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/internal/stresstest"
 	"github.com/idemstress/idemstress/stress"
@@ -61,6 +62,13 @@ func TestWebhookRelayPasses(t *testing.T) {
 		t.Fatalf("verdict %s, want pass (notes %q)", res.Verdict, res.Notes)
 	}
 	stresstest.AssertAllFired(t, res, sample.WebhookFaults(sample.Correct))
+	// Each check of sinks judged something: the run made its transition.
+	status := res.Statuses()
+	for _, id := range []checks.ID{checks.PhantomDelivery, checks.DuplicateDelivery, checks.EventIDChanged, checks.LostDelivery} {
+		if status[id] != checks.Passed {
+			t.Errorf("%s %s, want passed: %s", id, status[id], report.CoverageLine(res.Coverage, status))
+		}
+	}
 	if res.Coverage[model.SinkRefused] == 0 || res.Coverage[model.Delivered] <= res.Coverage[model.SinkRefused] {
 		t.Errorf("deliveries %d, refused by the sink %d: want the sink's 500s to have fired and each to be sent again",
 			res.Coverage[model.Delivered], res.Coverage[model.SinkRefused])
