@@ -133,7 +133,7 @@ func planDigest(p model.Plan) string {
 // of target.url (not its scheme, host or port, which move between machines
 // and runs), the ID pointer, the effects, and the sinks' promises (where a
 // contract declares sinks). How a run hunts (database, process, replicas,
-// sync, db-stall, timeouts, a sink's address and faults) is left out: it
+// sync, db-stall, timeouts, a sink's address, faults and quiet) is left out: it
 // changes where and how hard, not what a case means.
 func contractDigest(cfg stress.Config) string {
 	world := cfg.World
@@ -177,11 +177,11 @@ func contractDigest(cfg stress.Config) string {
 
 // sinkPromises are the sinks as the digest sees them: what each promises
 // (attribution, per_action, fields, delivery, event_id, delivery_within
-// with its default), without its address, faults and slow answer.
+// with its default), without its address, faults, slow answer and quiet.
 func sinkPromises(sinks []model.Sink) []model.Sink {
 	var out []model.Sink
 	for _, s := range sinks {
-		s.Addr, s.Faults, s.Slow = "", nil, 0
+		s.Addr, s.Faults, s.Slow, s.Quiet = "", nil, 0, 0
 		s.Delivery, s.DeliveryWithin, s.PerAction = s.Mode(), s.Within(), s.EventsPerAction()
 		out = append(out, s)
 	}

@@ -156,8 +156,8 @@ func TestContractDigest(t *testing.T) {
 		t.Error("declaring a sink leaves the digest alone")
 	}
 	for name, change := range map[string]func(*model.Sink){
-		"address, faults and slow answer": func(s *model.Sink) {
-			s.Addr, s.Faults, s.Slow = "127.0.0.1:9090", []model.SinkFault{model.Sink500}, time.Second
+		"address, faults, slow answer and quiet": func(s *model.Sink) {
+			s.Addr, s.Faults, s.Slow, s.Quiet = "127.0.0.1:9090", []model.SinkFault{model.Sink500}, time.Second, time.Second
 		},
 		"defaults spelt out": func(s *model.Sink) { s.PerAction, s.DeliveryWithin = 1, model.DefaultDeliveryWithin },
 	} {

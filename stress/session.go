@@ -245,7 +245,9 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if err != nil {
 		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
 	}
-	tr.History.Deliveries = s.deliveries(ctx, ns, tr.History, snap, t0)
+	if tr.History.Deliveries, err = s.deliveries(ctx, ns, tr.History, snap, t0); err != nil {
+		return tr, err
+	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
 	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})

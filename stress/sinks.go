@@ -35,11 +35,6 @@ func (c *Config) checkSinks() error {
 	return nil
 }
 
-// sinkQuiet is how long a plan's deliveries must stay unchanged, once
-// every action answered ok has its events, before the plan is judged: a
-// duplicate sent right after the first (a replay's) still arrives.
-const sinkQuiet = 200 * time.Millisecond
-
 // sinkPoll is how often the deliveries are looked at while waiting.
 const sinkPoll = 10 * time.Millisecond
 
@@ -83,11 +78,16 @@ func (s *Session) startSinks() error {
 // the sinks received for namespace ns, in the order it arrived. The
 // actions whose events must come are those answered ok and those with
 // rows (a call cut off by a crash after its commit); it waits until each
-// has its events accepted and nothing new came for sinkQuiet, or the
+// has its events accepted and nothing new came for the sink's quiet
+// (model.Sink.QuietFor: a duplicate sent right after the first, a
+// replay's, still arrives), or the
 // sink's delivery_within has passed.
-func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.History, rows model.Snapshot, t0 time.Time) []model.Delivery {
+//
+// A wait cut short by ctx (the shrink budget ending) is no verdict: an
+// event not yet in would read as lost, so it returns ErrInterrupted.
+func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.History, rows model.Snapshot, t0 time.Time) ([]model.Delivery, error) {
 	if len(s.sinks) == 0 {
-		return nil
+		return nil, nil
 	}
 	due := map[model.Action]bool{}
 	for _, a := range checks.Committed(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: h, Rows: rows}) {
@@ -108,15 +108,18 @@ func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.Hi
 			if len(got) != seen {
 				seen, changed = len(got), time.Now()
 			}
-			if time.Since(changed) >= sinkQuiet && s.delivered(ns, r.spec, due, got) {
+			if time.Since(changed) >= r.spec.QuietFor() && s.delivered(ns, r.spec, due, got) {
 				break
 			}
 			time.Sleep(sinkPoll)
 		}
 		out = append(out, r.Take(t0, belongs)...)
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, ctx.Err())
+		}
 	}
 	slices.SortStableFunc(out, func(a, b model.Delivery) int { return cmp.Compare(a.Time, b.Time) })
-	return out
+	return out, nil
 }
 
 // delivered reports whether every action due has its events accepted by

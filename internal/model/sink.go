@@ -49,6 +49,12 @@ type Sink struct {
 	Faults []SinkFault `yaml:"faults" json:"faults,omitempty"`
 	// Slow is how long a slow answer waits (default DefaultSinkSlow).
 	Slow time.Duration `yaml:"slow" json:"slow,omitempty"`
+	// Quiet is how long the sink must receive nothing more, once every
+	// committed action's events are in, before a plan is judged (default
+	// DefaultSinkQuiet): a duplicate sent later than that after the last
+	// delivery is not seen. A service whose retries and relay run fast
+	// may declare less, a few times its relay's interval.
+	Quiet time.Duration `yaml:"quiet" json:"quiet,omitempty"`
 }
 
 // DeliveryMode is a sink's promised delivery semantics.
@@ -152,6 +158,18 @@ func sinkExercised(in Exercise, actions []Action, cov Coverage) {
 // when a sink declares no delivery_within.
 const DefaultDeliveryWithin = 5 * time.Second
 
+// DefaultSinkQuiet is how long a plan's deliveries must stay unchanged by
+// default before the plan is judged.
+const DefaultSinkQuiet = 200 * time.Millisecond
+
+// QuietFor is how long a plan's deliveries must stay unchanged.
+func (s Sink) QuietFor() time.Duration {
+	if s.Quiet == 0 {
+		return DefaultSinkQuiet
+	}
+	return s.Quiet
+}
+
 // DefaultSinkSlow is how long a slow answer waits by default.
 const DefaultSinkSlow = 3 * time.Second
 
@@ -207,6 +225,8 @@ func ValidateSinks(sinks []Sink) error {
 			return fmt.Errorf("%s.delivery_within: %s; want a positive duration up to %s, such as 5s", at, s.DeliveryWithin, maxDeliveryWithin)
 		case s.Slow < 0 || s.Slow > maxDeliveryWithin:
 			return fmt.Errorf("%s.slow: %s; want a positive duration up to %s, such as 3s", at, s.Slow, maxDeliveryWithin)
+		case s.Quiet < 0 || s.Quiet > s.Within():
+			return fmt.Errorf("%s.quiet: %s; want a positive duration up to delivery_within (%s), such as 200ms", at, s.Quiet, s.Within())
 		}
 		switch s.Mode() {
 		case ExactlyOnce:

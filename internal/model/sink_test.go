@@ -3,7 +3,9 @@ package model_test
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -86,11 +88,18 @@ func TestExercisedCountsDeliveries(t *testing.T) {
 // The defaults a sink that says nothing gets.
 func TestSinkDefaults(t *testing.T) {
 	s := model.Sink{Name: "hooks", Key: "/key"}
-	if s.Mode() != model.ExactlyOnce || s.EventsPerAction() != 1 || s.Within() != model.DefaultDeliveryWithin || s.SlowFor() != model.DefaultSinkSlow {
+	if s.Mode() != model.ExactlyOnce || s.EventsPerAction() != 1 || s.Within() != model.DefaultDeliveryWithin || s.SlowFor() != model.DefaultSinkSlow || s.QuietFor() != model.DefaultSinkQuiet {
 		t.Errorf("defaults: %s %d %s %s", s.Mode(), s.EventsPerAction(), s.Within(), s.SlowFor())
 	}
 	if err := model.ValidateSinks([]model.Sink{s}); err != nil {
 		t.Errorf("a minimal sink: %v", err)
+	}
+	for _, q := range []time.Duration{-time.Millisecond, model.DefaultDeliveryWithin + time.Millisecond} {
+		loud := s
+		loud.Quiet = q
+		if err := model.ValidateSinks([]model.Sink{loud}); err == nil || !strings.Contains(err.Error(), "quiet") {
+			t.Errorf("quiet %s: %v", q, err)
+		}
 	}
 	if s.Placeholder() != "{sink.hooks.url}" {
 		t.Errorf("placeholder %q", s.Placeholder())
