@@ -54,14 +54,14 @@ func TestWebhookBugsCaught(t *testing.T) {
 // its commit, kept across the sink's refusals under its event ID, and
 // across crashes before and after the commit.
 func TestWebhookRelayPasses(t *testing.T) {
-	res := webhookRun(t, sample.Correct, 30)
+	res := webhookRun(t, sample.WebhookRelay, 30)
 	if res.Verdict != checks.Pass {
 		for _, f := range res.Failures {
 			t.Errorf("%s: %s %v", f.Check, f.Plan.Compact(), f.Violations)
 		}
 		t.Fatalf("verdict %s, want pass (notes %q)", res.Verdict, res.Notes)
 	}
-	stresstest.AssertAllFired(t, res, sample.WebhookFaults(sample.Correct))
+	stresstest.AssertAllFired(t, res, sample.WebhookFaults(sample.WebhookRelay))
 	// Each check of sinks judged something: the run made its transition.
 	status := res.Statuses()
 	for _, id := range []checks.ID{checks.PhantomDelivery, checks.DuplicateDelivery, checks.EventIDChanged, checks.LostDelivery} {
@@ -81,7 +81,7 @@ func TestWebhookRelayPasses(t *testing.T) {
 // caught under them too.
 func TestWebhookUnderEverySinkFault(t *testing.T) {
 	bin := stresstest.SampleBinary(t)
-	for _, mode := range []string{sample.Correct, "new-event-id-on-retry"} {
+	for _, mode := range []string{sample.WebhookRelay, "new-event-id-on-retry"} {
 		t.Run(mode, func(t *testing.T) {
 			cfg, err := sample.WebhookConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode)
 			if err != nil {
@@ -98,7 +98,7 @@ func TestWebhookUnderEverySinkFault(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := checks.Pass
-			if mode != sample.Correct {
+			if mode != sample.WebhookRelay {
 				want = checks.Fail
 			}
 			if res.Verdict != want {
