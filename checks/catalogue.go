@@ -35,6 +35,11 @@ const (
 	ErrorReplay      ID = "IDEM-016"
 	RefusalReplay    ID = "IDEM-017"
 	ReplicaExited    ID = "IDEM-018"
+	// The checks of sinks (sinks.go):
+	PhantomDelivery   ID = "IDEM-019"
+	DuplicateDelivery ID = "IDEM-020"
+	EventIDChanged    ID = "IDEM-021"
+	LostDelivery      ID = "IDEM-022"
 )
 
 // fataler is what a check fails: a *rapid.T, a *testing.T.
@@ -73,13 +78,20 @@ type Check struct {
 // after the commit too), and a retry of the crashed action whose answer
 // the recovery time decides (model.RecoveredRetry); a crash that fired
 // with no retry after it proves nothing of a stuck key. A replica that exits on its own is the service's own
-// failure, whatever its answers: it ranks above the answer checks.
+// failure, whatever its answers: it ranks above the answer checks. The checks of sinks need what happened
+// at a sink (model.SinkTransitions), so a contract without sinks exercises none.
 var catalogue = []Check{
 	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action", anyOf(model.FoldedKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(model.Delivered),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(model.Redelivered),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(model.SinkRefused, model.DeliveredCalledAgain),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
@@ -94,6 +106,8 @@ var catalogue = []Check{
 	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
+		func(t fataler, m string) { t.Fatalf("%s", m) }},
+	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(model.AwaitedEvent),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

@@ -37,11 +37,24 @@ func (c Check) Unexercised(cov model.Coverage) string {
 	if c.Exercised(cov) {
 		return ""
 	}
+	if !declaresSinks(cov) && len(c.Needs) > 0 && !slices.ContainsFunc(c.Needs, func(t model.Transition) bool { return !slices.Contains(model.SinkTransitions, t) }) {
+		return "not exercised: " + noSink
+	}
 	missing := make([]string, len(c.Needs))
 	for i, t := range c.Needs {
 		missing[i] = absence(t)
 	}
 	return "not exercised: " + strings.Join(missing, ", ")
+}
+
+// noSink is why a check of sinks was not exercised under a contract
+// without sinks, whose coverage names no sink transition.
+const noSink = "the contract declares no sink"
+
+// declaresSinks reports whether cov is of a contract with sinks: it names
+// the sink transitions, counted or not (model.Exercised).
+func declaresSinks(cov model.Coverage) bool {
+	return slices.ContainsFunc(model.SinkTransitions, func(t model.Transition) bool { _, ok := cov[t]; return ok })
 }
 
 // absences say what a run lacked when it never made a transition.
@@ -57,6 +70,12 @@ var absences = map[model.Transition]string{
 	model.KeylessCreate:      "no call without a key under key_required: false",
 	model.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
 	model.RecoveredRetry:     "no crashed action retried until its key was released or the recovery time had passed",
+	// The sinks'.
+	model.Delivered:            "no delivery to a sink",
+	model.SinkRefused:          "no delivery a sink refused",
+	model.DeliveredCalledAgain: "no delivery of an action called again",
+	model.Redelivered:          "no delivery retried after an at-least-once sink refused it",
+	model.AwaitedEvent:         "no ok answer under a sink",
 }
 
 func absence(t model.Transition) string {

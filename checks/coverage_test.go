@@ -57,6 +57,17 @@ func TestCheckExercised(t *testing.T) {
 			"not exercised: no calls of one action at once"},
 		{checks.NoAnswer, model.Coverage{model.Called: 1}, model.Coverage{}, "not exercised: no call"},
 		{checks.StrayWrite, model.Coverage{}, nil, ""},
+		// The checks of sinks: never by calls alone, and under a
+		// contract without sinks (no sink transition named) for that reason.
+		{checks.PhantomDelivery, model.Coverage{model.Delivered: 1}, allCalls, "not exercised: the contract declares no sink"},
+		{checks.PhantomDelivery, model.Coverage{model.Delivered: 1}, withSinks(allCalls), "not exercised: no delivery to a sink"},
+		{checks.DuplicateDelivery, model.Coverage{model.SinkRefused: 1}, withSinks(allCalls),
+			"not exercised: no delivery a sink refused, no delivery of an action called again"},
+		{checks.DuplicateDelivery, model.Coverage{model.DeliveredCalledAgain: 1}, allCalls, "not exercised: the contract declares no sink"},
+		{checks.EventIDChanged, model.Coverage{model.Redelivered: 1}, withSinks(model.Coverage{model.Delivered: 9, model.SinkRefused: 3}),
+			"not exercised: no delivery retried after an at-least-once sink refused it"},
+		{checks.LostDelivery, model.Coverage{model.AwaitedEvent: 1}, withSinks(allCalls), "not exercised: no ok answer under a sink"},
+		{checks.LostDelivery, model.Coverage{model.AwaitedEvent: 1}, allCalls, "not exercised: the contract declares no sink"},
 	}
 	for _, tc := range tests {
 		c := entry(t, tc.check)
@@ -75,13 +86,24 @@ func TestCheckExercised(t *testing.T) {
 	}
 }
 
+// withSinks is cov of a contract with sinks: its sink transitions named,
+// at zero where cov does not count them.
+func withSinks(cov model.Coverage) model.Coverage {
+	out := model.Coverage{}
+	for _, t := range model.SinkTransitions {
+		out[t] = 0
+	}
+	out.Add(cov)
+	return out
+}
+
 // Every transition a check needs is one a run can count: a call
-// transition or a fault a contract may plan.
+// transition, a sink's, or a fault a contract may plan.
 func TestNeedsAreTransitions(t *testing.T) {
 	for _, c := range checks.Catalogue() {
 		for _, tr := range c.Needs {
 			// A crash's follow-up is counted where a crash is planned.
-			if !slices.Contains(model.CallTransitions, tr) && tr != model.RecoveredRetry &&
+			if !slices.Contains(model.CallTransitions, tr) && tr != model.RecoveredRetry && !slices.Contains(model.SinkTransitions, tr) &&
 				!slices.ContainsFunc(model.PlannedFaults, func(f model.Fault) bool { return model.FaultFired(f) == tr }) {
 				t.Errorf("%s needs %q, which no run counts", c.ID, tr)
 			}
@@ -95,6 +117,9 @@ func TestStatuses(t *testing.T) {
 	want := map[checks.ID]checks.Status{
 		checks.ChangedAccepted: checks.Failed, checks.TenantLeak: checks.NotExercised, checks.KeysFolded: checks.NotExercised,
 		checks.StuckAction: checks.NotExercised, checks.DuplicateEffect: checks.Passed, checks.StrayWrite: checks.Passed,
+		// A contract without sinks exercises none of their checks.
+		checks.PhantomDelivery: checks.NotExercised, checks.DuplicateDelivery: checks.NotExercised,
+		checks.EventIDChanged: checks.NotExercised, checks.LostDelivery: checks.NotExercised,
 	}
 	if len(got) != len(checks.Catalogue()) {
 		t.Fatalf("%d statuses for %d checks", len(got), len(checks.Catalogue()))

@@ -28,6 +28,7 @@ const (
 type Input struct {
 	Contract model.Contract
 	Effects  []model.Effect
+	Sinks    []model.Sink
 	NS       model.Namespace
 	History  model.History
 	Rows     model.Snapshot
@@ -136,6 +137,7 @@ func Evaluate(in Input) []Violation {
 	vs = append(vs, uniqueChecks(in.Contract, in.History)...)
 	vs = append(vs, exitChecks(in.Contract, in.History)...)
 	vs = append(vs, rowChecks(in, actions, keyless)...)
+	vs = append(vs, sinkChecks(in, actions)...)
 	Sort(vs)
 	return vs
 }

@@ -150,7 +150,7 @@ func snapshot(groups ...[]put) model.Snapshot {
 
 func evaluate(w world, s scenario) []checks.Violation {
 	return checks.Evaluate(checks.Input{Contract: model.DefaultContract(), Effects: sampleEffects(),
-		NS: w.ns, History: s.h, Rows: s.rows})
+		Sinks: sinksOf(s.h), NS: w.ns, History: s.h, Rows: s.rows})
 }
 
 func dump(vs []checks.Violation) string {
@@ -179,7 +179,7 @@ type verdictCase struct {
 // verdictCases has, for every check Evaluate can report, a bad scenario on
 // which it fires and a good twin on which nothing fires.
 func verdictCases() []verdictCase {
-	return []verdictCase{
+	return append([]verdictCase{
 		{name: "outbox row enqueued again on a retry", check: checks.DuplicateEffect, primary: true,
 			build: func(w world, bad bool) scenario {
 				return scenario{
@@ -531,7 +531,7 @@ func verdictCases() []verdictCase {
 				h.Faults = []model.FaultEvent{{Kind: model.FaultCrash, Fired: true, Ops: either(bad, []int{0}, []int{0, 1})}}
 				return scenario{h, snapshot()}
 			}},
-	}
+	}, sinkCases()...)
 }
 
 // TestEvaluate shows every check firing on a bad scenario and nothing

@@ -8,10 +8,10 @@
 //
 // API index: [Contract] (with [Statuses], [Answers], [Matcher],
 // [Equivalence], [KeyScope], [KeyCompare], [IDFormat], [Refusals], [FieldRule], [Range]) and
-// [Effect] ([Reference]) describe the target; [Plan], [Step] ([StepCall],
+// [Effect] ([Reference]) and [Sink] ([DeliveryMode], [SinkFault]) describe the target; [Plan], [Step] ([StepCall],
 // [StepBurst], [StepRestart], [StepFault]), [Call], [Action], [Noise] and
 // [Namespace] what is sent; [History], [Op], [Outcome] ([OutcomeKind]: [OK],
-// [Conflict], ...), [Body] and [FaultEvent] what happened; [Fault] names a
+// [Conflict], ...), [Body], [FaultEvent] and [Delivery] what happened; [Fault] names a
 // fault ([FaultLoseReply], [FaultCrash], ...), [FaultCount] counts them and
 // [Coverage] counts each [Transition] a run made.
 package model
@@ -33,6 +33,25 @@ type (
 	Range       = m.Range
 	Effect      = m.Effect
 	Reference   = m.Reference
+)
+
+// Sinks, effects beyond the database (stress.Config's Sinks), and what
+// they received (History's Deliveries).
+type (
+	Sink         = m.Sink
+	DeliveryMode = m.DeliveryMode
+	SinkFault    = m.SinkFault
+	Delivery     = m.Delivery
+)
+
+// A sink's delivery semantics, and what it does to an attempt.
+const (
+	ExactlyOnce = m.ExactlyOnce
+	AtLeastOnce = m.AtLeastOnce
+	SinkNone    = m.SinkNone
+	Sink500     = m.Sink500
+	SinkSlow    = m.SinkSlow
+	SinkDrop    = m.SinkDrop
 )
 
 // Plans (stress.Session.Try's, stress.Failure's Plan and Original).

@@ -134,9 +134,10 @@ func planDigest(p model.Plan) string {
 // comparison and length, server errors, recovery), key_required, the
 // request noise that may be added, the method, header templates and path
 // of target.url (not its scheme, host or port, which move between machines
-// and runs), the ID pointer, and the effects. How a run hunts (database,
-// process, replicas, sync, db-stall, timeouts) is left out: it changes
-// where and how hard, not what a case means.
+// and runs), the ID pointer, the effects, and the sinks' promises (where a
+// contract declares sinks). How a run hunts (database, process, replicas,
+// sync, db-stall, timeouts, a sink's address, faults and quiet) is left out: it
+// changes where and how hard, not what a case means.
 func contractDigest(cfg stress.Config) string {
 	world := cfg.World
 	if world.IsZero() {
@@ -164,7 +165,10 @@ func contractDigest(cfg stress.Config) string {
 		KeyRequired bool
 		Noise       []model.Noise
 		Effects     any
-	}{method, path, cfg.HTTP.Headers, cfg.HTTP.ID, cfg.Contract.WithDefaults(), world.KeyRequired, noise, cfg.Effects}
+		// Sinks are left out when there are none, so that the digest of
+		// a contract without sinks is what it was before they existed.
+		Sinks []model.Sink `json:",omitempty"`
+	}{method, path, cfg.HTTP.Headers, cfg.HTTP.ID, cfg.Contract.WithDefaults(), world.KeyRequired, noise, cfg.Effects, sinkPromises(cfg.Sinks)}
 	b, err := json.Marshal(canonical)
 	if err != nil {
 		// Only a payload that is not JSON could get here, and Load refuses it.
@@ -172,6 +176,19 @@ func contractDigest(cfg stress.Config) string {
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// sinkPromises are the sinks as the digest sees them: what each promises
+// (attribution, per_action, fields, delivery, event_id, delivery_within
+// with its default), without its address, faults, slow answer and quiet.
+func sinkPromises(sinks []model.Sink) []model.Sink {
+	var out []model.Sink
+	for _, s := range sinks {
+		s.Addr, s.Faults, s.Slow, s.Quiet = "", nil, 0, 0
+		s.Delivery, s.DeliveryWithin, s.PerAction = s.Mode(), s.Within(), s.EventsPerAction()
+		out = append(out, s)
+	}
+	return out
 }
 
 // idemstressVersion is the version of idemstress in this binary: the main

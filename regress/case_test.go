@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -139,6 +140,48 @@ func TestContractDigest(t *testing.T) {
 		change(&c)
 		if regress.ContractDigest(c) == d {
 			t.Errorf("changing the %s leaves the digest alone", name)
+		}
+	}
+	// The digest of a contract without sinks is what it was before sinks
+	// existed, so that no case file written then reads as found under
+	// another contract.
+	if d != "sha256:2d083b06b3d09947efc06cb292e1239e9eb5feb349683cb890f99b7ac180a24e" {
+		t.Errorf("the digest of a contract without sinks changed: %s", d)
+	}
+	hooks := model.Sink{Name: "webhooks", Key: "/key", Tenant: "/tenant", Delivery: model.AtLeastOnce, EventID: "/id"}
+	withSink := contract(t)
+	withSink.Sinks = []model.Sink{hooks}
+	ds := regress.ContractDigest(withSink)
+	if ds == d {
+		t.Error("declaring a sink leaves the digest alone")
+	}
+	for name, change := range map[string]func(*model.Sink){
+		"address, faults, slow answer and quiet": func(s *model.Sink) {
+			s.Addr, s.Faults, s.Slow, s.Quiet = "127.0.0.1:9090", []model.SinkFault{model.Sink500}, time.Second, time.Second
+		},
+		"defaults spelt out": func(s *model.Sink) { s.PerAction, s.DeliveryWithin = 1, model.DefaultDeliveryWithin },
+	} {
+		c := contract(t)
+		s := hooks
+		change(&s)
+		c.Sinks = []model.Sink{s}
+		if regress.ContractDigest(c) != ds {
+			t.Errorf("changing a sink's %s changes the digest", name)
+		}
+	}
+	for name, change := range map[string]func(*model.Sink){
+		"delivery":        func(s *model.Sink) { s.Delivery, s.EventID = model.ExactlyOnce, "" },
+		"event_id":        func(s *model.Sink) { s.EventID = "/event" },
+		"per_action":      func(s *model.Sink) { s.PerAction = 2 },
+		"delivery_within": func(s *model.Sink) { s.DeliveryWithin = time.Second },
+		"key pointer":     func(s *model.Sink) { s.Key = "/data/key" },
+	} {
+		c := contract(t)
+		s := hooks
+		change(&s)
+		c.Sinks = []model.Sink{s}
+		if regress.ContractDigest(c) == ds {
+			t.Errorf("changing a sink's %s leaves the digest alone", name)
 		}
 	}
 }

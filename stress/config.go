@@ -30,6 +30,10 @@ type Config struct {
 	Contract model.Contract
 	// Effects are the tables one action writes.
 	Effects []model.Effect
+	// Sinks are the receivers idemstress runs for the service's
+	// deliveries (webhooks): effects beyond the database, counted per
+	// action like rows.
+	Sinks []model.Sink
 	// DatabaseURL is where the effect tables are. Empty with Process set:
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
@@ -387,6 +391,9 @@ func (c *Config) check() error {
 		}
 	}
 	if err := model.ValidateEffects(c.Effects); err != nil {
+		return err
+	}
+	if err := c.checkSinks(); err != nil {
 		return err
 	}
 	if err := c.checkFaults(); err != nil {

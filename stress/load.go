@@ -46,6 +46,8 @@ type contractFile struct {
 	Lease       *time.Duration `yaml:"lease"`
 	DatabaseURL string         `yaml:"database_url"`
 	Effects     []model.Effect `yaml:"effects"`
+	// Sinks are effects beyond the database: receivers of the service's webhooks.
+	Sinks []model.Sink `yaml:"sinks"`
 	// Process: idemstress starts the service (command, replicas).
 	Process *process.Spec `yaml:"process"`
 	// Sync: "lastbyte" (default) or "naive".
@@ -205,7 +207,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err := zeroPerAction(data); err != nil {
 		return none, fail("%v", err)
 	}
-	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
+	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, Sinks: f.Sinks, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
 	if f.Payload != nil {
 		c.Contract.Payload = f.Payload
 	}

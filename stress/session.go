@@ -41,6 +41,8 @@ type Session struct {
 	// database's URL through it (dbproxy.go); nil and "" without one.
 	db      *pgproxy.Proxy
 	dbURL   string
+	// sinks are the receivers of the contract's sinks.
+	sinks   []receiver
 	closers []func()
 }
 
@@ -77,6 +79,10 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		if _, err := s.dbProxy(s.cfg.DatabaseURL, cfg.DBProxy); err != nil {
 			return nil, err
 		}
+	}
+	// The sinks before the service, which is handed their URLs.
+	if err := s.startSinks(); err != nil {
+		return nil, err
 	}
 	// The service first: one that idemstress starts creates its schema.
 	tgt, err := s.target(ctx)
@@ -255,10 +261,13 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if err != nil {
 		return tr, stopped(ctx, fmt.Errorf("%w: %v", errInfrastructure, err))
 	}
+	if tr.History.Deliveries, err = s.deliveries(ctx, ns, tr.History, snap, t0); err != nil {
+		return tr, err
+	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History})
-	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: tr.History, Rows: snap})
+	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
+	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }
 

@@ -74,8 +74,8 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 layouts:
 	for i, layout := range layouts {
 		for _, mode := range modes {
-			if sample.IsPay(mode) && i > 0 {
-				continue // paysvc has one schema: its rows run once
+			if (sample.IsPay(mode) || sample.IsWebhook(mode)) && i > 0 {
+				continue // paysvc has one schema, the webhook one layout: their rows run once
 			}
 			if sample.NeedsRedis(mode) && sample.RedisServer() == "" {
 				// The README asks for Go and PostgreSQL only: a row that
@@ -115,7 +115,7 @@ layouts:
 // when it names none. A row of several bugs is named with + between them,
 // since the flag's own list is comma-separated.
 func demoModes(only string) ([]string, error) {
-	all := append(append(sample.Modes(), twoBugs), sample.PayModes()...)
+	all := slices.Concat(sample.Modes(), []string{twoBugs}, sample.WebhookModes(), sample.PayModes())
 	if only == "" {
 		return all, nil
 	}
@@ -184,6 +184,9 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if sample.IsPay(mode) {
 		layout = "paysvc"
 	}
+	if sample.IsWebhook(mode) {
+		layout = ticketsvc.LayoutKeys
+	}
 	url, err := createDB(ctx, "demo_"+string(layout)+"_"+strings.NewReplacer("-", "_", ",", "__", "/", "_").Replace(mode))
 	if err != nil {
 		return demoRow{}, err
@@ -203,6 +206,18 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 		n.stall = cfg.DBStall
 		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
 		fmt.Fprintf(stderr, "idemstress demo: %s as processes, faults %v\n", mode, cfg.Faults)
+	} else if sample.IsWebhook(mode) {
+		// The webhook's rows: the keys layout as processes of this
+		// binary, with the contract's sink receiving its deliveries.
+		serve, err := sampleServer()
+		if err != nil {
+			return demoRow{}, err
+		}
+		if cfg, err = sample.WebhookConfig(serve, url, mode); err != nil {
+			return demoRow{}, err
+		}
+		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
+		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) as processes with the webhook, faults %v\n", mode, layout, cfg.Faults)
 	} else if sample.Processes(mode) {
 		// Restarts and crashes need processes: the real binary, started
 		// and faulted by idemstress.

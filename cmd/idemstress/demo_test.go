@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/report"
+	"github.com/idemstress/idemstress/internal/sample"
 )
 
 // A demo row is as expected when the correct mode passes and a bug is
@@ -47,5 +49,33 @@ func TestDemoExpectations(t *testing.T) {
 	if !strings.Contains(lines[1], "keys") || !strings.Contains(lines[1], "IDEM-001 (ok)") ||
 		!strings.Contains(lines[2], "tagged") || !strings.Contains(lines[2], "IDEM-001 (NOT AS EXPECTED)") {
 		t.Errorf("demo table:\n%s", b.String())
+	}
+}
+
+// The demo's rows hold the webhook's: the correct relay and each webhook
+// bug, by name in --modes, each bug expecting the check of sinks that
+// names it.
+func TestDemoWebhookRows(t *testing.T) {
+	all, err := demoModes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range sample.WebhookModes() {
+		if !slices.Contains(all, mode) {
+			t.Errorf("the demo has no row %s", mode)
+		}
+		got, err := demoModes(mode)
+		if err != nil || len(got) != 1 || got[0] != mode {
+			t.Errorf("--modes %s: %v %v", mode, got, err)
+		}
+	}
+	for mode, id := range map[string]checks.ID{"webhook-on-replay": checks.DuplicateDelivery, "new-event-id-on-retry": checks.EventIDChanged,
+		"webhook-before-commit": checks.PhantomDelivery, "webhook-lost-on-crash": checks.LostDelivery} {
+		if sample.Expected[mode] != id {
+			t.Errorf("%s expects %s, want %s", mode, sample.Expected[mode], id)
+		}
+	}
+	if !sample.Passes(sample.WebhookRelay) {
+		t.Errorf("%s is expected to fail", sample.WebhookRelay)
 	}
 }

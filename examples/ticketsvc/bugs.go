@@ -104,6 +104,22 @@ type behavior struct {
 	// handled, as a Node service's unhandled 'error' event of its
 	// database client ends the process. Correct otherwise.
 	exitsOnSessionEnd bool
+	// webhookOnReplay announces a replayed call's ticket again, as a new
+	// event (Options.WebhookURL).
+	webhookOnReplay bool
+	// newEventIDOnRetry gives each attempt of an outbox row's delivery a
+	// new event ID: a receiver that deduplicates by ID takes a retry
+	// after its own 500 for a second event.
+	newEventIDOnRetry bool
+	// webhookBeforeCommit sends the webhook from the request's
+	// transaction, before its commit, instead of through the outbox: a
+	// transaction that then rolls back (a crash) announced a ticket that
+	// never was.
+	webhookBeforeCommit bool
+	// webhookAfterAnswer keeps the webhook in process memory after the
+	// commit and the answer, flushed later, instead of the outbox: a
+	// process that crashes first loses it.
+	webhookAfterAnswer bool
 	// unconstrained runs the mode over the schema without the unique
 	// constraints on an action, which would otherwise stop the duplicates
 	// its mistake lets through (see ForBug).
@@ -169,7 +185,7 @@ func RedisModes() []string {
 
 // allModes are the bug modes, the other correct designs and the modes
 // that keep their keys in Redis.
-func allModes() []bugMode { return slices.Concat(bugModes, correctModes, redisModes) }
+func allModes() []bugMode { return slices.Concat(bugModes, correctModes, redisModes, webhookModes) }
 
 // CorrectModes returns the names of the correct designs besides the
 // default one, accepted by Options.Bug and ForBug.
@@ -204,8 +220,8 @@ func behaviorFor(bug string) (behavior, error) {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(modes, func(m bugMode) bool { return m.name == name })
 		if i < 0 {
-			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; correct designs: %s; keys in Redis: %s; empty for the correct mode)",
-				name, bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "), strings.Join(RedisModes(), ", "))
+			return behavior{}, fmt.Errorf("ticketsvc: unknown bug mode %q in %q (valid: %s, or several joined by commas; correct designs: %s; keys in Redis: %s; webhooks: %s; empty for the correct mode)",
+				name, bug, strings.Join(Bugs(), ", "), strings.Join(CorrectModes(), ", "), strings.Join(RedisModes(), ", "), strings.Join(WebhookBugs(), ", "))
 		}
 		all = all.or(modes[i].b)
 	}
@@ -241,6 +257,10 @@ func (b behavior) or(o behavior) behavior {
 		joinIdentical:        b.joinIdentical || o.joinIdentical,
 		storesRefusals:       b.storesRefusals || o.storesRefusals,
 		exitsOnSessionEnd:    b.exitsOnSessionEnd || o.exitsOnSessionEnd,
+		webhookOnReplay:      b.webhookOnReplay || o.webhookOnReplay,
+		newEventIDOnRetry:    b.newEventIDOnRetry || o.newEventIDOnRetry,
+		webhookBeforeCommit:  b.webhookBeforeCommit || o.webhookBeforeCommit,
+		webhookAfterAnswer:   b.webhookAfterAnswer || o.webhookAfterAnswer,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}
 }

@@ -13,3 +13,10 @@ var Contract []byte
 //
 //go:embed contract_tagged.yaml
 var ContractTagged []byte
+
+// ContractWebhook is the contract of the keys layout with the service's
+// webhook declared as a sink (contract_webhook.yaml): run the service
+// with -webhook-url {sink.webhooks.url}.
+//
+//go:embed contract_webhook.yaml
+var ContractWebhook []byte

@@ -136,6 +136,9 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if err != nil {
 		return outcome{}, err
 	}
+	if s.hooks != nil && s.b.webhookBeforeCommit {
+		s.beforeCommit(ctx, req, id)
+	}
 	if s.b.completeAfterCommit {
 		if err := insertOutbox(ctx, tx, s.schema.spec, req, id); err != nil {
 			return outcome{}, err

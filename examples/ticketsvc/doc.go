@@ -74,6 +74,25 @@
 // With no bug the service is correct, including under concurrent duplicates
 // and across any number of processes over one database.
 //
+// # Webhook
+//
+// With Options.WebhookURL (the -webhook-url flag) the service announces
+// each ticket it creates with a POST of JSON (event_id, ticket_id, tenant,
+// request_key, subject), through its outbox: Relay, run beside the handler,
+// delivers the notification_outbox rows not yet recorded in webhook_relay
+// and tries a refused delivery again under the same event ID, so an event
+// leaves only after its commit and survives a crash, at least once
+// (contract_webhook.yaml declares it as an idemstress sink). The webhook's
+// mistakes (see WebhookBugs) need a contract with the sink to show:
+//
+//   - webhook-on-replay: a replay announces the ticket again, as a new event.
+//   - new-event-id-on-retry: a refused delivery is tried again under a new
+//     event ID.
+//   - webhook-before-commit: the event is sent from the request's
+//     transaction, before its commit, which a crash then rolls back.
+//   - webhook-lost-on-crash: the event waits in memory after the answer,
+//     and a process that crashes first loses it.
+//
 // Options.OnArrival, if set, sees the time each request reaches the handler,
 // before any database work: a benchmark measures with it how closely the
 // calls of a burst arrive.

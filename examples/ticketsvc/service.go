@@ -27,6 +27,10 @@ type Options struct {
 	// RedisURL is the Redis (redis://host:port/db) the keys-in-redis modes
 	// keep their keys in; the other modes ignore it.
 	RedisURL string
+	// WebhookURL, when set, is where the service announces each ticket
+	// it creates (a POST of JSON), through its outbox: run Relay beside
+	// the handler.
+	WebhookURL string
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
 	// OnArrival, if set, is called with time.Now() (which carries a
@@ -71,6 +75,9 @@ type Service struct {
 	// identical holds the requests in flight in the hang-on-burst mode;
 	// nil in every other.
 	identical *identicalCalls
+	// hooks sends the webhooks when Options.WebhookURL is set; nil
+	// otherwise.
+	hooks *webhooks
 	// schemaChecked is set once a call has found the schema of its layout
 	// and mode in the database; until then every call checks.
 	schemaChecked atomic.Bool
@@ -121,6 +128,12 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	}
 	if b.joinIdentical {
 		s.identical = newIdenticalCalls()
+	}
+	if opts.WebhookURL != "" {
+		if spec.layout != LayoutKeys {
+			return nil, fmt.Errorf("ticketsvc: New: the webhook announces a ticket with its request_key, which only the %q layout stores, not %q", LayoutKeys, spec.layout)
+		}
+		s.hooks = newWebhooks(opts.WebhookURL)
 	}
 	return s, nil
 }
@@ -224,7 +237,13 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.refusals != nil {
 		s.refusals.answered(action{req.tenant, req.key})
 	}
+	if s.hooks != nil && out.status == http.StatusOK && s.b.webhookOnReplay {
+		s.replayEvent(r.Context(), req, out.ticketID)
+	}
 	writeJSON(w, out.status, ticketBody{TicketID: out.ticketID})
+	if s.hooks != nil && out.status == http.StatusCreated && s.b.webhookAfterAnswer {
+		s.afterAnswer(req, out.ticketID)
+	}
 }
 
 // replayRefusal is the stores-refusals mode's mistake: a call whose key

@@ -86,6 +86,12 @@ var labels = map[Transition]string{
 	TakenValue:         "another action's unique value",
 	RefusedThenFixed:   "refused then fixed",
 	RecoveredRetry:     "retried after a crash",
+	// The sinks' (sink.go).
+	Delivered:            "deliveries",
+	SinkRefused:          "refused deliveries",
+	DeliveredCalledAgain: "delivery of an action called again",
+	Redelivered:          "retried event",
+	AwaitedEvent:         "ok answer awaiting an event",
 }
 
 // Label is how a report names the transition: "sequential retry", "crash".
@@ -124,9 +130,15 @@ func (c Coverage) Add(other Coverage) {
 }
 
 // Transitions lists the transitions of c in report order: the call
-// transitions (every one, counted or not), then the faults by name.
+// transitions (every one, counted or not), the sinks' (where a contract
+// declares sinks), then the faults by name.
 func (c Coverage) Transitions() []Transition {
 	out := slices.Clone(CallTransitions)
+	for _, t := range SinkTransitions {
+		if _, ok := c[t]; ok {
+			out = append(out, t)
+		}
+	}
 	for _, t := range slices.Sorted(maps.Keys(c)) {
 		if !slices.Contains(out, t) {
 			out = append(out, t)
@@ -145,6 +157,10 @@ type Exercise struct {
 	// space or case, ever send the service one key.
 	KeyInTag bool
 	History  History
+	// Sinks are the contract's sinks, NS the namespace the execution ran
+	// in (by which a delivery names its action).
+	Sinks []Sink
+	NS    Namespace
 }
 
 // Exercised counts what one execution did, from what actually ran: each
@@ -229,6 +245,7 @@ func Exercised(in Exercise) Coverage {
 	if n := recoveredRetries(c, in.History, actions); n > 0 {
 		cov[RecoveredRetry] += n
 	}
+	sinkExercised(in, actions, cov)
 	return cov
 }
 

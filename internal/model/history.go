@@ -143,6 +143,9 @@ func (op Op) AtWork() Op {
 type History struct {
 	Ops    []Op         `json:"ops"`
 	Faults []FaultEvent `json:"faults,omitempty"`
+	// Deliveries are the requests the contract's sinks received for the
+	// plan's actions, in the order they arrived (model.Sink).
+	Deliveries []Delivery `json:"deliveries,omitempty"`
 }
 
 // Calls is a history of calls alone, with no fault.

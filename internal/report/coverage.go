@@ -17,7 +17,11 @@ import (
 func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string {
 	shown := cov.Transitions()
 	after := map[model.Transition][]checks.ID{}
-	var rest []string
+	// rest are the checks none of whose transitions is shown, by why, in
+	// the order the reasons first come (the checks of sinks share one
+	// under a contract without sinks).
+	var reasons []string
+	rest := map[string][]checks.ID{}
 	for _, c := range checks.Catalogue() {
 		if status[c.ID] != checks.NotExercised || len(c.Needs) == 0 {
 			continue
@@ -31,7 +35,11 @@ func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string
 			}
 		}
 		if last == len(shown) {
-			rest = append(rest, fmt.Sprintf("%s not exercised (%s)", c.ID, strings.TrimPrefix(c.Unexercised(cov), "not exercised: ")))
+			why := strings.TrimPrefix(c.Unexercised(cov), "not exercised: ")
+			if rest[why] == nil {
+				reasons = append(reasons, why)
+			}
+			rest[why] = append(rest[why], c.ID)
 			continue
 		}
 		after[shown[last]] = append(after[shown[last]], c.ID)
@@ -44,8 +52,9 @@ func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string
 		}
 	}
 	line := "coverage: " + strings.Join(parts, ", ")
-	if len(rest) > 0 {
-		line += "; " + strings.Join(rest, "; ")
+	for _, why := range reasons {
+		ids := slices.Sorted(slices.Values(rest[why]))
+		line += fmt.Sprintf("; %s not exercised (%s)", IDs(ids), why)
 	}
 	return line
 }

@@ -21,6 +21,7 @@ func TestCoverageLine(t *testing.T) {
 	got := report.CoverageLine(oneTenant, status)
 	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
 		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30, refused then fixed 0 (IDEM-017 not exercised); " +
+		"IDEM-019,IDEM-020,IDEM-021,IDEM-022 not exercised (the contract declares no sink); " +
 		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crashed action retried until its key was released or the recovery time had passed)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -28,9 +29,27 @@ func TestCoverageLine(t *testing.T) {
 	all := model.Coverage{"crash": 2, "db-error": 1, model.RecoveredRetry: 2}
 	all.Add(oneTenant)
 	all[model.OtherTenantSameKey], all[model.FoldedKey], all[model.RefusedThenFixed] = 7, 3, 4
+	all.Add(sinksCoverage)
 	got = report.CoverageLine(all, checks.Statuses(all, nil, false))
-	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, refused then fixed 4, crash 2, db-error 1, retried after a crash 2") {
+	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, refused then fixed 4, deliveries 9, refused deliveries 3, "+
+		"delivery of an action called again 2, retried event 3, ok answer awaiting an event 6, crash 2, db-error 1, retried after a crash 2") {
 		t.Errorf("a run that exercised every check: %s", got)
+	}
+}
+
+// sinksCoverage is a run's under a contract with an at-least-once sink
+// whose 500s fired: every check of sinks exercised.
+var sinksCoverage = model.Coverage{model.Delivered: 9, model.SinkRefused: 3, model.DeliveredCalledAgain: 2, model.Redelivered: 3, model.AwaitedEvent: 6}
+
+// Under a contract with sinks, a check of sinks whose transition never
+// happened is named after its count, like a call transition's.
+func TestCoverageLineSinks(t *testing.T) {
+	cov := model.Coverage{model.Called: 5, model.Delivered: 0, model.SinkRefused: 0, model.DeliveredCalledAgain: 0, model.Redelivered: 0, model.AwaitedEvent: 0}
+	got := report.CoverageLine(cov, checks.Statuses(cov, nil, false))
+	want := "deliveries 0 (IDEM-019 not exercised), refused deliveries 0, delivery of an action called again 0 (IDEM-020 not exercised), " +
+		"retried event 0 (IDEM-021 not exercised), ok answer awaiting an event 0 (IDEM-022 not exercised); "
+	if !strings.Contains(got, want) || strings.Contains(got, "declares no sink") {
+		t.Errorf("got\n%s\nwant it to hold\n%s", got, want)
 	}
 }
 
@@ -50,6 +69,10 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 		"idemstress.IDEM-012": "not exercised: no crashed action retried until its key was released or the recovery time had passed",
 		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
 		"idemstress.IDEM-017": "not exercised: no call after a refused one of its action (no payload rule to break, or refusals: untested)",
+		"idemstress.IDEM-019": "not exercised: the contract declares no sink",
+		"idemstress.IDEM-020": "not exercised: the contract declares no sink",
+		"idemstress.IDEM-021": "not exercised: the contract declares no sink",
+		"idemstress.IDEM-022": "not exercised: the contract declares no sink",
 	}
 	if len(skipped) != len(want) {
 		t.Errorf("skipped %v, want %v", skipped, want)
@@ -61,6 +84,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 	}
 	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, model.RefusedThenFixed: 1, "crash": 1, "db-error": 1, model.RecoveredRetry: 1}
 	all.Add(oneTenant)
+	all.Add(sinksCoverage)
 	for _, tc := range junit(t, report.JUnitRun{Target: "svc", Coverage: all}).Suites[0].Cases {
 		if tc.Skipped != nil {
 			t.Errorf("%s skipped (%s) though exercised", tc.Class, tc.Skipped.Message)

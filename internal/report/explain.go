@@ -21,12 +21,21 @@ func Explain(plan model.Plan, h model.History, vs []checks.Violation) string {
 		b.WriteString("  " + line + "\n")
 	}
 	b.WriteString("history:\n")
+	ds := h.Deliveries
 	for _, ev := range h.Events() {
+		// A sink's deliveries in their place: before what started after them.
+		for len(ds) > 0 && (ev.Op != nil && ds[0].Time < ev.Op.Start || ev.Fault != nil && ds[0].Time < ev.Fault.Start) {
+			b.WriteString("  " + delivery(ds[0]) + "\n")
+			ds = ds[1:]
+		}
 		if ev.Fault != nil {
 			b.WriteString("  " + fault(*ev.Fault) + "\n")
 			continue
 		}
 		b.WriteString("  " + op(*ev.Op) + "\n")
+	}
+	for _, d := range ds {
+		b.WriteString("  " + delivery(d) + "\n")
 	}
 	b.WriteString("violations:\n")
 	for _, v := range vs {
@@ -49,6 +58,18 @@ func op(op model.Op) string {
 // fault renders one nemesis operation of a history on one line.
 func fault(ev model.FaultEvent) string {
 	return fmt.Sprintf("step %d: fault %s", ev.Step+1, ev)
+}
+
+// delivery renders one request a sink received on one line.
+func delivery(d model.Delivery) string {
+	what := "accepted"
+	switch {
+	case d.Fault != model.SinkNone && !d.Accepted:
+		what = "refused (" + string(d.Fault) + ")"
+	case !d.Accepted:
+		what = "given up by the sender"
+	}
+	return fmt.Sprintf("delivery to %s: %s %s body %s", d.Sink, d.Method, what, d.Body)
 }
 
 // IDs joins check IDs with commas; "-" for none.

@@ -91,6 +91,9 @@ type tlData struct {
 	Plan                string
 	Violations          []checks.Violation
 	Calls               int
+	// Deliveries are the sinks' deliveries, one line each, where they
+	// arrived on the page's clock.
+	Deliveries []string
 }
 
 // tlFault is a nemesis operation of the history, drawn in its kind's lane
@@ -135,6 +138,9 @@ func timelineData(title string, f JUnitFailure) tlData {
 		t1 = max(t1, end, start)
 	}
 	span := max(t1-t0, 1)
+	for _, dl := range f.History.Deliveries {
+		d.Deliveries = append(d.Deliveries, redact.String(model.Printable(fmt.Sprintf("%.3f ms: %s", float64(dl.Time-t0)/1e6, delivery(dl)))))
+	}
 	x := func(t int64) int { return tlLabelWidth + int(float64(t-t0)/float64(span)*tlPlotWidth*(1-tlUnknownBar)) }
 
 	// Each bar and its label, in pixels: the label right of the bar; where

@@ -88,6 +88,16 @@ var Expected = map[string]checks.ID{
 	// again.
 	"exits-on-db-error": checks.ReplicaExited,
 
+	// The webhook's modes (WebhookConfig): a replay announces the ticket
+	// again, under a new event ID;
+	"webhook-on-replay": checks.DuplicateDelivery,
+	// a delivery the sink refused is sent again under a new event ID;
+	"new-event-id-on-retry": checks.EventIDChanged,
+	// the webhook leaves before the commit that a crash then rolls back;
+	"webhook-before-commit": checks.PhantomDelivery,
+	// the webhook waits in memory after the answer, and a crash loses it.
+	"webhook-lost-on-crash": checks.LostDelivery,
+
 	// paysvc: a reused key with another request replays the original.
 	payPrefix + "replay-changed": checks.ChangedAccepted,
 	// paysvc: keys looked up across merchants.

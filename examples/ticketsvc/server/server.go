@@ -62,6 +62,7 @@ type config struct {
 	bug         string
 	schema      ticketsvc.Layout
 	redisURL    string
+	webhookURL  string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -71,7 +72,9 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (default 127.0.0.1:$PORT when PORT is set)")
 	fs.StringVar(&c.databaseURL, "database-url", getenv("DATABASE_URL"), "PostgreSQL URL (default $DATABASE_URL)")
 	fs.StringVar(&c.bug, "bug", "", "bug-zoo mode, or several joined by commas (a,b): "+strings.Join(ticketsvc.Bugs(), ", ")+
-		"; or a correct design: "+strings.Join(ticketsvc.CorrectModes(), ", ")+"; or keys in Redis (-redis-url): "+strings.Join(ticketsvc.RedisModes(), ", ")+" (empty: correct)")
+		"; or a correct design: "+strings.Join(ticketsvc.CorrectModes(), ", ")+"; or keys in Redis (-redis-url): "+strings.Join(ticketsvc.RedisModes(), ", ")+
+		"; or webhook mistakes (-webhook-url): "+strings.Join(ticketsvc.WebhookBugs(), ", ")+" (empty: correct)")
+	fs.StringVar(&c.webhookURL, "webhook-url", getenv("WEBHOOK_URL"), "URL to announce each ticket created at, through the outbox (default $WEBHOOK_URL; empty: none)")
 	fs.StringVar(&c.redisURL, "redis-url", getenv("REDIS_URL"), "Redis URL the keys-in-redis modes keep their keys in (default $REDIS_URL)")
 	var layouts []string
 	for _, l := range ticketsvc.Layouts() {
@@ -134,7 +137,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{fmt.Errorf("-database-url: %w", err)}
 	}
 	defer pool.Close()
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, RedisURL: c.redisURL, Logger: logger})
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, RedisURL: c.redisURL, WebhookURL: c.webhookURL, Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}
@@ -157,6 +160,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	// The outbox relay, when there is a webhook, until the service stops.
+	rctx, stopRelay := context.WithCancel(ctx)
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		if err := svc.Relay(rctx); err != nil {
+			logger.Error("webhook relay stopped", "err", err)
+		}
+	}()
+	defer func() { stopRelay(); <-relayed }()
 	// True from here on: the socket accepts connections since Listen, and
 	// the kernel queues them until Serve takes them.
 	fmt.Fprintf(stderr, "listening on %s\n", ln.Addr())

@@ -1,0 +1,315 @@
+package model
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// Sink declares an effect beyond the database: an HTTP receiver that
+// idemstress runs on 127.0.0.1 for the run, whose URL the service is
+// handed as {sink.NAME.url}. Every request it receives is a delivery, an
+// effect of the action its body names, counted per action like a table's
+// rows and compared with the winning payload like a table's fields.
+type Sink struct {
+	Name string `yaml:"name" json:"name"`
+	// Addr is a loopback address to listen on (127.0.0.1:PORT), for a
+	// service idemstress does not start and must be told the URL before
+	// the run; "" is a free port.
+	Addr string `yaml:"addr" json:"addr,omitempty"`
+	// Tag is a JSON pointer into a delivery's body to a value holding
+	// the action tag; Key and Tenant point at the idempotency key and
+	// the tenant as they were sent. One of Tag or Key attributes a
+	// delivery to its action.
+	Tag    string `yaml:"tag" json:"tag,omitempty"`
+	Key    string `yaml:"key" json:"key,omitempty"`
+	Tenant string `yaml:"tenant" json:"tenant,omitempty"`
+	// ID points at the resource ID a delivery announces: it must be the
+	// ID of a row the action committed (in the first effect table with an
+	// id), or the event announces a resource that never was.
+	ID string `yaml:"id" json:"id,omitempty"`
+	// PerAction is how many events one action sends here (default 1).
+	PerAction int `yaml:"per_action" json:"per_action,omitempty"`
+	// Fields maps a JSON pointer into a delivery's body to a JSON pointer
+	// into the winning payload.
+	Fields map[string]string `yaml:"fields" json:"fields,omitempty"`
+	// Delivery is the semantics the service promises (default exactly-once).
+	Delivery DeliveryMode `yaml:"delivery" json:"delivery,omitempty"`
+	// EventID points at the event's ID in a delivery's body: under
+	// at-least-once, deliveries of one event carry the same one.
+	EventID string `yaml:"event_id" json:"event_id,omitempty"`
+	// DeliveryWithin bounds how long after a plan's last call its events
+	// may arrive (default DefaultDeliveryWithin): a committed action
+	// whose event has not arrived by then lost it.
+	DeliveryWithin time.Duration `yaml:"delivery_within" json:"delivery_within,omitempty"`
+	// Faults are what the sink does to the attempts of each event in
+	// turn, the first attempt getting the first; the attempts after
+	// the last are accepted. They make the service retry its deliveries.
+	Faults []SinkFault `yaml:"faults" json:"faults,omitempty"`
+	// Slow is how long a slow answer waits (default DefaultSinkSlow).
+	Slow time.Duration `yaml:"slow" json:"slow,omitempty"`
+	// Quiet is how long the sink must receive nothing more, once every
+	// committed action's events are in, before a plan is judged (default
+	// DefaultSinkQuiet): a duplicate sent later than that after the last
+	// delivery is not seen. A service whose retries and relay run fast
+	// may declare less, a few times its relay's interval.
+	Quiet time.Duration `yaml:"quiet" json:"quiet,omitempty"`
+}
+
+// DeliveryMode is a sink's promised delivery semantics.
+type DeliveryMode string
+
+const (
+	// ExactlyOnce: every event is accepted once; an attempt the sink
+	// refused may be retried.
+	ExactlyOnce DeliveryMode = "exactly-once"
+	// AtLeastOnce: an event may arrive several times, each with the same
+	// event ID (event_id:), as Stripe delivers webhooks.
+	AtLeastOnce DeliveryMode = "at-least-once"
+)
+
+// SinkFault is what a sink does to one delivery attempt.
+type SinkFault string
+
+const (
+	// SinkNone accepts the delivery (200).
+	SinkNone SinkFault = ""
+	// Sink500 answers 500: the service must deliver the event again.
+	Sink500 SinkFault = "500"
+	// SinkSlow answers 200 only after Slow: a sender that gives up first
+	// must deliver it again.
+	SinkSlow SinkFault = "slow"
+	// SinkDrop closes the connection without an answer.
+	SinkDrop SinkFault = "drop"
+)
+
+// The transitions of a contract's sinks (Exercised counts them). They are
+// counted only under a contract that declares sinks, where every one is
+// named, so the coverage of a contract without sinks has none of them.
+const (
+	// Delivered: a delivery a sink received.
+	Delivered Transition = "delivered"
+	// SinkRefused: a delivery the sink refused (a fault of the sink's),
+	// which the service had to send again.
+	SinkRefused Transition = "sink-refused"
+	// DeliveredCalledAgain: a delivery of an action called more than once
+	// (a retry the service may announce again).
+	DeliveredCalledAgain Transition = "delivered-called-again"
+	// Redelivered: a delivery to an at-least-once sink of an action an
+	// earlier delivery of which the sink refused: a retried event, which
+	// must keep its event ID. Only an at-least-once sink tells a retried
+	// event from a new one.
+	Redelivered Transition = "redelivered"
+	// AwaitedEvent: a call answered ok under a contract with a sink: the
+	// action committed, and its event must come within delivery_within.
+	AwaitedEvent Transition = "awaited-event"
+)
+
+// SinkTransitions are the transitions of sinks, in the order reports show
+// them: after the call transitions, before the faults.
+var SinkTransitions = []Transition{Delivered, SinkRefused, DeliveredCalledAgain, Redelivered, AwaitedEvent}
+
+// sinkExercised counts the sink transitions of one execution into cov;
+// actions are the action of each call of the history.
+func sinkExercised(in Exercise, actions []Action, cov Coverage) {
+	if len(in.Sinks) == 0 {
+		return
+	}
+	for _, t := range SinkTransitions {
+		cov[t] = 0
+	}
+	calls := map[Action]int{}
+	for i, op := range in.History.Ops {
+		if op.Call.NoKey || !answered(op) {
+			continue
+		}
+		calls[actions[i]]++
+		if op.Out.Kind == OK {
+			cov[AwaitedEvent]++
+		}
+	}
+	for _, s := range in.Sinks {
+		refused := map[Action]bool{}
+		for _, d := range in.History.Deliveries {
+			if d.Sink != s.Name {
+				continue
+			}
+			cov[Delivered]++
+			if !d.Accepted {
+				cov[SinkRefused]++
+			}
+			a, ok := in.Contract.DeliveryOf(in.NS, s, d.Body)
+			if !ok {
+				continue
+			}
+			if calls[a] > 1 {
+				cov[DeliveredCalledAgain]++
+			}
+			if refused[a] && s.Mode() == AtLeastOnce {
+				cov[Redelivered]++
+			}
+			refused[a] = refused[a] || !d.Accepted
+		}
+	}
+}
+
+// DefaultDeliveryWithin is how long a plan's events may take to arrive
+// when a sink declares no delivery_within.
+const DefaultDeliveryWithin = 5 * time.Second
+
+// DefaultSinkQuiet is how long a plan's deliveries must stay unchanged by
+// default before the plan is judged.
+const DefaultSinkQuiet = 200 * time.Millisecond
+
+// QuietFor is how long a plan's deliveries must stay unchanged.
+func (s Sink) QuietFor() time.Duration {
+	if s.Quiet == 0 {
+		return DefaultSinkQuiet
+	}
+	return s.Quiet
+}
+
+// DefaultSinkSlow is how long a slow answer waits by default.
+const DefaultSinkSlow = 3 * time.Second
+
+// maxDeliveryWithin bounds delivery_within: every plan may wait it out.
+const maxDeliveryWithin = 5 * time.Minute
+
+// EventsPerAction is how many events one action sends to the sink.
+func (s Sink) EventsPerAction() int { return max(s.PerAction, 1) }
+
+// Within is how long a plan's events may take to arrive.
+func (s Sink) Within() time.Duration {
+	if s.DeliveryWithin == 0 {
+		return DefaultDeliveryWithin
+	}
+	return s.DeliveryWithin
+}
+
+// SlowFor is how long a slow answer of the sink waits.
+func (s Sink) SlowFor() time.Duration {
+	if s.Slow == 0 {
+		return DefaultSinkSlow
+	}
+	return s.Slow
+}
+
+// Mode is the sink's delivery semantics, exactly-once unless declared.
+func (s Sink) Mode() DeliveryMode {
+	if s.Delivery == "" {
+		return ExactlyOnce
+	}
+	return s.Delivery
+}
+
+// Placeholder is what the service's command line and environment name the
+// sink's URL by.
+func (s Sink) Placeholder() string { return "{sink." + s.Name + ".url}" }
+
+// ValidateSinks checks the sinks' declarations among themselves.
+func ValidateSinks(sinks []Sink) error {
+	seen := map[string]bool{}
+	for i, s := range sinks {
+		at := fmt.Sprintf("sinks[%d]", i)
+		switch {
+		case s.Name == "" || strings.ContainsAny(s.Name, ".{} \t"):
+			return fmt.Errorf("%s.name: %q; want a word such as webhooks (the service is handed {sink.NAME.url})", at, s.Name)
+		case seen[s.Name]:
+			return fmt.Errorf("%s.name: %q declared twice", at, s.Name)
+		case (s.Tag == "") == (s.Key == ""):
+			return fmt.Errorf("%s (%s): give exactly one of tag or key (with tenant), JSON pointers into a delivery's body that name its action", at, s.Name)
+		case s.PerAction < 0 || s.PerAction > maxPerAction:
+			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the events one action sends to %s)", at, s.PerAction, maxPerAction, s.Name)
+		case s.DeliveryWithin < 0 || s.DeliveryWithin > maxDeliveryWithin:
+			return fmt.Errorf("%s.delivery_within: %s; want a positive duration up to %s, such as 5s", at, s.DeliveryWithin, maxDeliveryWithin)
+		case s.Slow < 0 || s.Slow > maxDeliveryWithin:
+			return fmt.Errorf("%s.slow: %s; want a positive duration up to %s, such as 3s", at, s.Slow, maxDeliveryWithin)
+		case s.Quiet < 0 || s.Quiet > s.Within():
+			return fmt.Errorf("%s.quiet: %s; want a positive duration up to delivery_within (%s), such as 200ms", at, s.Quiet, s.Within())
+		}
+		switch s.Mode() {
+		case ExactlyOnce:
+			if s.EventID != "" {
+				return fmt.Errorf("%s.event_id (%s): only at-least-once deliveries are told apart by an event ID; set delivery: at-least-once or remove event_id", at, s.Name)
+			}
+		case AtLeastOnce:
+			if s.EventID == "" {
+				return fmt.Errorf("%s.event_id (%s): missing; at-least-once needs a JSON pointer to the event's ID in a delivery's body (e.g. /id), by which duplicates are told from new events", at, s.Name)
+			}
+		default:
+			return fmt.Errorf("%s.delivery: %q; want %q or %q", at, s.Delivery, ExactlyOnce, AtLeastOnce)
+		}
+		for field, ptr := range map[string]string{"tag": s.Tag, "key": s.Key, "tenant": s.Tenant, "id": s.ID, "event_id": s.EventID} {
+			if ptr != "" && !strings.HasPrefix(ptr, "/") {
+				return fmt.Errorf("%s.%s: %q is not a JSON pointer (want e.g. /data/key)", at, field, ptr)
+			}
+		}
+		for body, ptr := range s.Fields {
+			if !strings.HasPrefix(body, "/") || !strings.HasPrefix(ptr, "/") {
+				return fmt.Errorf("%s.fields: %q: %q; both sides are JSON pointers (the delivery's field: the payload's, e.g. /subject: /subject)", at, body, ptr)
+			}
+		}
+		for _, f := range s.Faults {
+			if f != Sink500 && f != SinkSlow && f != SinkDrop {
+				return fmt.Errorf("%s.faults: %q; want 500, slow or drop", at, f)
+			}
+		}
+		if s.Addr != "" {
+			host, _, err := net.SplitHostPort(s.Addr)
+			if err != nil || !net.ParseIP(host).IsLoopback() {
+				return fmt.Errorf("%s.addr: %q; want a loopback address such as 127.0.0.1:9090 (or none, for a free port)", at, s.Addr)
+			}
+		}
+		seen[s.Name] = true
+	}
+	return nil
+}
+
+// Delivery is one request a sink received: an event of the history, on
+// the calls' clock.
+type Delivery struct {
+	Sink string `json:"sink"`
+	// Time is when it arrived, nanoseconds since the run began.
+	Time   int64               `json:"time"`
+	Method string              `json:"method"`
+	Header map[string][]string `json:"header,omitempty"`
+	Body   Body                `json:"body"`
+	// Fault is what the sink did to it; Accepted says the sender got the
+	// sink's 200 (neither refused, dropped, nor given up on while slow).
+	Fault    SinkFault `json:"fault,omitempty"`
+	Accepted bool      `json:"accepted"`
+}
+
+// DeliveryOf finds the action a delivery to sink s belongs to in
+// namespace ns, by its tag or its key and tenant; ok is false when its
+// body names no action of the namespace.
+func (c Contract) DeliveryOf(ns Namespace, s Sink, body []byte) (Action, bool) {
+	if s.Tag != "" {
+		v, ok := Pointer(body, s.Tag)
+		if !ok {
+			return Action{}, false
+		}
+		tenant, key, ok := c.ParseTag(ns, v)
+		if !ok || key == "" {
+			return Action{}, false
+		}
+		return c.ActionOf(Call{Tenant: tenant, Key: key}), true
+	}
+	sentKey, ok := Pointer(body, s.Key)
+	if !ok {
+		return Action{}, false
+	}
+	key, ok := c.LogicalKey(ns, sentKey)
+	if !ok {
+		return Action{}, false
+	}
+	var tenant string
+	if s.Tenant != "" {
+		sentTenant, _ := Pointer(body, s.Tenant)
+		if tenant, ok = c.LogicalTenant(ns, sentTenant); !ok && c.KeyScope != KeyScopeGlobal {
+			return Action{}, false
+		}
+	}
+	return c.ActionOf(Call{Tenant: tenant, Key: key}), true
+}
