@@ -53,6 +53,7 @@ var minimalCalls = map[string]int{
 	"effects-tx-first":      2, // the call crashed after its effects' commit, and its retry after the restart
 	"short-lease":           1, // the original held past the lease; the fault sends its retry
 	"stores-refusals":       2, // the call refused for its payload, and the fixed call
+	"exits-on-db-error":     1, // the call whose session the db-error ends: the replica exits
 }
 
 // zooRun is one run of the tester against one zoo bug with one seed, as
