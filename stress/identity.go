@@ -25,6 +25,9 @@ const (
 	// afterRestart: some call of the action followed a restart or a
 	// crash of the target.
 	afterRestart transition = "restart"
+	// anyTransition: a check of a sink's events whose mistake is the same
+	// whichever way the action's calls came (see bugIDOf).
+	anyTransition transition = "any transition"
 )
 
 // bugID is a bug's identity: its check, the transition that broke, for a
@@ -33,7 +36,9 @@ const (
 // committed rows its message, which names the table (a duplicate in the
 // outbox on every retry and a duplicate ticket under a burst are two
 // bugs). Answer checks leave the message out: one tenant leak is seen
-// through a conflict or through a replayed ID, depending on the plan.
+// through a conflict or through a replayed ID, depending on the plan. A
+// sink's duplicate event or renamed retry is its message, the sink's, in
+// any transition (eventChecks).
 type bugID struct {
 	Check      checks.ID
 	Transition transition
@@ -54,6 +59,17 @@ func (b bugID) String() string {
 
 // rowChecks judge committed rows; their messages name the table.
 var rowChecks = []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks.RejectedEffect, checks.StrayWrite, checks.FieldsDiffer, checks.BrokenReference}
+
+// eventChecks count a committed action's events at a sink: a second event
+// (a replay's webhook, sent again in sequence, by the loser of a burst,
+// after a restart or for a delivered-twice request: each is a second call
+// of the action) and a retry under a new ID (after the sink's own
+// refusals, which every plan meets) are one mistake whichever transition
+// showed them, as the transitions only give the action its second chance.
+// Their messages name the sink. A phantom (IDEM-019) and a lost event
+// (IDEM-022) keep the transition: a webhook sent before a commit that a
+// crash rolls back and one sent for a refused call are two bugs.
+var eventChecks = []checks.ID{checks.DuplicateDelivery, checks.EventIDChanged}
 
 // bugIDOf is the identity of violation v of a trial of plan with history
 // hist. The calls that count are those of v's action; a violation with no
@@ -76,6 +92,9 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 	}
 	if slices.Contains(rowChecks, v.Check) {
 		id.Rows = v.Message
+	}
+	if slices.Contains(eventChecks, v.Check) {
+		id.Transition, id.Rows = anyTransition, v.Message
 	}
 	if v.Check == checks.WrongStatus {
 		id.Status = "not 5xx"

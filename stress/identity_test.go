@@ -79,11 +79,46 @@ func TestBugIDOf(t *testing.T) {
 		{"a 4xx", planOf(seqOf(c1("A", "k1", 0))),
 			model.History{Ops: []model.Op{{Call: c1("A", "k1", 0), Out: model.Outcome{Status: 400}}}},
 			viol(checks.WrongStatus, "A", "k1", "m"), bugID{Check: checks.WrongStatus, Transition: InSequence, Status: "not 5xx"}},
+		// A sink's second event is one bug however the action's second
+		// call came; a phantom keeps its transition.
+		{"a duplicate event in a burst", planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), model.History{},
+			viol(checks.DuplicateDelivery, "A", "k1", "at sink webhooks"), bugID{Check: checks.DuplicateDelivery, Transition: anyTransition, Rows: "IDEM-020 at sink webhooks"}},
+		{"a duplicate event after a restart", planOf(seqOf(c1("A", "k1", 0)), one(restartStep), seqOf(c1("A", "k1", 0))), model.History{},
+			viol(checks.DuplicateDelivery, "A", "k1", "at sink webhooks"), bugID{Check: checks.DuplicateDelivery, Transition: anyTransition, Rows: "IDEM-020 at sink webhooks"}},
+		{"a retry renamed in sequence", planOf(seqOf(c1("A", "k1", 0))), model.History{},
+			viol(checks.EventIDChanged, "A", "k1", "at sink webhooks"), bugID{Check: checks.EventIDChanged, Transition: anyTransition, Rows: "IDEM-021 at sink webhooks"}},
+		{"a phantom after a crash", planOf(seqOf(crashed), one(restartStep), seqOf(c1("A", "k1", 0))), model.History{},
+			viol(checks.PhantomDelivery, "A", "k1", "at sink webhooks"), bugID{Check: checks.PhantomDelivery, Transition: afterRestart}},
 		{"no action of its own: the whole plan", planOf(one(burstOf(c1("A", "k1", 0), c1("B", "k2", 0)))), model.History{},
 			viol(checks.StrayWrite, "", "", "m"), bugID{Check: checks.StrayWrite, Transition: inBurst, Rows: "IDEM-009 m"}},
 	} {
 		if got := bugIDOf(contract, tc.plan, tc.hist, tc.v); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The user's webhook-on-replay was three rows of IDEM-020, seen in a
+// burst, with a double-delivery and after restarts: one bug.
+func TestDuplicateEventOneBugInEveryTransition(t *testing.T) {
+	contract := model.Contract{}.WithDefaults()
+	twice := c1("A", "k1", 0)
+	twice.Fault = model.FaultDoubleDelivery
+	v := viol(checks.DuplicateDelivery, "A", "k1", "at sink webhooks")
+	burst := bugIDOf(contract, planOf(one(burstOf(c1("A", "k1", 0), c1("A", "k1", 0)))), model.History{}, v)
+	for name, plan := range map[string]model.Plan{
+		"in sequence":         planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))),
+		"delivered twice":     planOf(seqOf(twice)),
+		"after two restarts":  planOf(seqOf(c1("A", "k1", 1)), one(restartStep), seqOf(c1("A", "k1", 1)), one(restartStep), seqOf(c1("A", "k1", 2))),
+		"at another sink too": planOf(seqOf(c1("A", "k1", 0), c1("A", "k1", 0))),
+	} {
+		vv := v
+		if name == "at another sink too" {
+			vv = viol(checks.DuplicateDelivery, "A", "k1", "at sink mail")
+		}
+		got := bugIDOf(contract, plan, model.History{}, vv)
+		if want := name != "at another sink too"; sameID(got, burst) != want {
+			t.Errorf("%s: %s and %s the same bug: %v, want %v", name, got, burst, sameID(got, burst), want)
 		}
 	}
 }

@@ -417,6 +417,9 @@ func (r *runner) account(tr Trial) {
 		}
 	}
 	r.noteBrokenAccepted(tr.History)
+	for _, n := range tr.Notes {
+		r.note(n)
+	}
 	// A call after a broken one of its action may get the broken one's
 	// refusal replayed: the service's mistake (IDEM-017), not its input's.
 	brokenBefore := map[model.Action]bool{}

@@ -39,8 +39,8 @@ type Session struct {
 	svc *process.Service
 	// db is the PostgreSQL proxy in front of the database, and dbURL the
 	// database's URL through it (dbproxy.go); nil and "" without one.
-	db      *pgproxy.Proxy
-	dbURL   string
+	db    *pgproxy.Proxy
+	dbURL string
 	// sinks are the receivers of the contract's sinks.
 	sinks   []receiver
 	closers []func()
@@ -244,6 +244,9 @@ type Trial struct {
 	Violations []checks.Violation
 	// Coverage counts the transitions the execution made (model.Exercised).
 	Coverage model.Coverage
+	// Notes say something about the run that is no violation (an event
+	// that came after delivery_within).
+	Notes []string
 }
 
 // Try executes one plan in namespace ns, reads the namespace's rows and
@@ -264,10 +267,13 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	if tr.History.Deliveries, err = s.deliveries(ctx, ns, tr.History, snap, t0); err != nil {
 		return tr, err
 	}
+	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: ns, History: tr.History, Rows: snap})
+	if err := s.lateLook(ctx, &tr, snap, t0); err != nil {
+		return tr, err
+	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
 	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
-	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: ns, History: tr.History, Rows: snap})
 	return tr, nil
 }
 

@@ -116,6 +116,11 @@ type behavior struct {
 	// transaction that then rolls back (a crash) announced a ticket that
 	// never was.
 	webhookBeforeCommit bool
+	// webhookAtCommit is webhookBeforeCommit's mistake made later: the
+	// webhook leaves after the transaction's last write, right before its
+	// COMMIT, so that a crash at the last effect table's write comes too
+	// early to show it (see WebhookAtCommit).
+	webhookAtCommit bool
 	// webhookAfterAnswer keeps the webhook in process memory after the
 	// commit and the answer, flushed later, instead of the outbox: a
 	// process that crashes first loses it.
@@ -185,7 +190,9 @@ func RedisModes() []string {
 
 // allModes are the bug modes, the other correct designs and the modes
 // that keep their keys in Redis.
-func allModes() []bugMode { return slices.Concat(bugModes, correctModes, redisModes, webhookModes) }
+func allModes() []bugMode {
+	return slices.Concat(bugModes, correctModes, redisModes, webhookModes, []bugMode{webhookAtCommitMode})
+}
 
 // CorrectModes returns the names of the correct designs besides the
 // default one, accepted by Options.Bug and ForBug.
@@ -260,6 +267,7 @@ func (b behavior) or(o behavior) behavior {
 		webhookOnReplay:      b.webhookOnReplay || o.webhookOnReplay,
 		newEventIDOnRetry:    b.newEventIDOnRetry || o.newEventIDOnRetry,
 		webhookBeforeCommit:  b.webhookBeforeCommit || o.webhookBeforeCommit,
+		webhookAtCommit:      b.webhookAtCommit || o.webhookAtCommit,
 		webhookAfterAnswer:   b.webhookAfterAnswer || o.webhookAfterAnswer,
 		unconstrained:        b.unconstrained || o.unconstrained,
 	}

@@ -159,6 +159,10 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 			return outcome{}, err
 		}
 	}
+	if s.hooks != nil && s.b.webhookAtCommit {
+		// After the last write, before the COMMIT that pgx.BeginFunc sends.
+		s.beforeCommit(ctx, req, id)
+	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
 }
 

@@ -93,6 +93,11 @@
 //   - webhook-lost-on-crash: the event waits in memory after the answer,
 //     and a process that crashes first loses it.
 //
+// WebhookAtCommit (webhook-at-commit) sends the event from the request
+// after all its writes, right before the COMMIT: only a crash held at
+// that point (crash-at before commit 1) shows it. It is none of
+// WebhookBugs.
+//
 // Options.OnArrival, if set, sees the time each request reaches the handler,
 // before any database work: a benchmark measures with it how closely the
 // calls of a burst arrive.

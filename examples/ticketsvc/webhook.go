@@ -42,6 +42,17 @@ var webhookModes = []bugMode{
 	{name: "webhook-lost-on-crash", b: behavior{webhookAfterAnswer: true}},
 }
 
+// WebhookAtCommit names the mode that sends its webhook from the request
+// after all its writes, right before the COMMIT: webhook-before-commit's
+// mistake where only a crash at that point shows it (crash-at before
+// commit 1, through the PostgreSQL proxy); a crash at the last effect
+// table's write (crash) comes before the webhook left, one after the
+// commit (crash-after-commit) after the ticket committed. It is accepted
+// by Options.Bug and ForBug but is none of WebhookBugs (the demo's rows).
+const WebhookAtCommit = "webhook-at-commit"
+
+var webhookAtCommitMode = bugMode{name: WebhookAtCommit, b: behavior{webhookAtCommit: true}}
+
 // WebhookBugs returns the names of the webhook's bug modes, accepted by
 // Options.Bug and ForBug.
 func WebhookBugs() []string {
@@ -133,7 +144,7 @@ func (h *webhooks) sendRetrying(ctx context.Context, ev webhookEvent) error {
 // handler, one per process: several relays over one database may deliver
 // a row twice, under one event ID.
 func (s *Service) Relay(ctx context.Context) error {
-	if s.hooks == nil || s.b.webhookBeforeCommit || s.b.webhookAfterAnswer {
+	if s.hooks == nil || s.b.webhookBeforeCommit || s.b.webhookAtCommit || s.b.webhookAfterAnswer {
 		return nil
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

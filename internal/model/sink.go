@@ -156,7 +156,7 @@ func sinkExercised(in Exercise, actions []Action, cov Coverage) {
 
 // DefaultDeliveryWithin is how long a plan's events may take to arrive
 // when a sink declares no delivery_within.
-const DefaultDeliveryWithin = 5 * time.Second
+const DefaultDeliveryWithin = 15 * time.Second
 
 // DefaultSinkQuiet is how long a plan's deliveries must stay unchanged by
 // default before the plan is judged.

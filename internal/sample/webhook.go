@@ -21,6 +21,9 @@ var webhookFaults = map[string][]model.Fault{
 	"new-event-id-on-retry": nil,
 	"webhook-before-commit": {model.FaultCrash},
 	"webhook-lost-on-crash": {model.FaultCrashAfterCommit},
+	// Sent after the last write, right before the COMMIT: only a crash
+	// held at that point shows it.
+	ticketsvc.WebhookAtCommit: {model.FaultCrashAt},
 }
 
 // WebhookFaults are the faults a webhook mode is run with.
@@ -46,7 +49,7 @@ func WebhookConfig(serve []string, dbURL, mode string) (stress.Config, error) {
 	if err != nil {
 		return stress.Config{}, err
 	}
-	if !IsWebhook(mode) {
+	if !IsWebhook(mode) && mode != ticketsvc.WebhookAtCommit {
 		return stress.Config{}, fmt.Errorf("sample: no webhook mode %q (modes: %s)", mode, strings.Join(WebhookModes(), ", "))
 	}
 	bug := mode
