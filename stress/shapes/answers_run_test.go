@@ -114,7 +114,7 @@ func TestAnswerMatchersOnOtherAPIs(t *testing.T) {
 			if tc.want == "" {
 				if res.Verdict != checks.Pass {
 					for _, f := range res.Failures {
-						t.Logf("%s: %s\n%s", f.Check, f.Plan, f.History)
+						t.Logf("%s: %s\n%+v", f.Check, f.Plan, f.History)
 					}
 					t.Fatalf("correct %s service: %s (%v); want pass", tc.style, res.Verdict, res.Err)
 				}
