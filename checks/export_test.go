@@ -5,3 +5,5 @@ package checks
 var LinModel = linModel
 
 var Linearizable = linearizable
+
+var FieldsAgainst = fieldsAgainst

@@ -116,7 +116,7 @@ func fieldsAgainst(e model.Effect, a model.Action, winner []byte, r model.Row) [
 			if !set {
 				shown = "NULL"
 			}
-			vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("column %s of %s differs from the winning payload", col, e.Table),
+			vs = append(vs, violation(FieldsDiffer, a, fmt.Sprintf("a column of %s differs from the winning payload", e.Table),
 				fmt.Sprintf("action %s: %s.%s is %s, the winning payload has %q", a, e.Table, col, shown, want)))
 		}
 	}
