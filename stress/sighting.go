@@ -211,7 +211,10 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 			return b, sightingWhy{shared: common}
 		}
 	}
-	return r.sightingOver(ctx, h, f, own, fired)
+	if b, why := r.sightingOver(ctx, h, f, own, fired); b != nil {
+		return b, why
+	}
+	return r.sightingAfter(ctx, h, f, own)
 }
 
 // holds reports whether failure f, firing fired, is reported bug b by its
@@ -369,9 +372,15 @@ func names(ins []ingredient) []string {
 type sightingWhy struct {
 	shared []ingredient
 	over   bool
+	// after: its plan is the bug's with the retry of a faulted call
+	// (sightingAfter).
+	after bool
 }
 
 func (w sightingWhy) String() string {
+	if w.after {
+		return "its plan is the bug's with the retry of a faulted call, and its check needs the fault"
+	}
 	if len(w.shared) == 0 {
 		return "its plan is the bug's, or holds it, and shows the bug's own check"
 	}

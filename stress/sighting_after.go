@@ -1,0 +1,97 @@
+package stress
+
+import (
+	"context"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// One mistake about a fault seen through the retry that follows it. A
+// service whose error path commits a payment without its ledger row shows
+// it by the fault alone (A/k1 v0 [db-error], IDEM-002), and again when the
+// call is retried (A/k1 v0 [db-error]; A/k1 v0): the retry, executed
+// afresh, writes a second payment (IDEM-001). The generator follows most
+// such faults by their retry (gen's follow-up) and the search deals each
+// fault both alone and retried, so both are met in one run. A shrunk
+// failure F and a reported bug R are then one row when
+//   - one plan (rich) is the other's (plain) with retries of its faulted
+//     calls added, nothing else: taking the retries out leaves plain's
+//     plan (tenants and keys renamed);
+//   - plain's plan has a fault, and rich's check needs it: rich's plan
+//     without its faults, executed shrinkTries times, never shows it
+//     (the retry alone is answered as a retry should be).
+// Two mistakes that both need a fault and its retry (a partial effect,
+// and a key left stuck) are then one row, the second listed under the
+// first as a sighting, never hidden.
+
+// sightingAfter is the reported bug that shrunk failure f, of identity
+// own, is a sighting of by the rule above; nil when there is none.
+func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugID) (*Failure, sightingWhy) {
+	for _, b := range r.bugs {
+		if b.NotMinimal {
+			continue
+		}
+		rich, ok := afterOneFault(b, f)
+		if !ok {
+			continue
+		}
+		richOwn := own
+		if rich == b {
+			richOwn = b.id
+		}
+		bare := eachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
+		if r.showsIn(ctx, h, bare, func(id bugID) bool { return sameKind(id, richOwn) }) == notShown {
+			return b, sightingWhy{after: true}
+		}
+	}
+	return nil, sightingWhy{}
+}
+
+// afterOneFault reports whether one of b's and f's plans (rich) is the
+// other's with retries of its faulted calls added, by the plans alone.
+func afterOneFault(b, f *Failure) (rich *Failure, ok bool) {
+	for _, pair := range [][2]*Failure{{f, b}, {b, f}} {
+		rich, plain := pair[0], pair[1]
+		bare := withoutRetries(rich.Plan)
+		if len(bare.Steps) == len(rich.Plan.Steps) || !faulted(plain.Plan) {
+			continue
+		}
+		if within(bare, plain.Plan) && within(plain.Plan, bare) {
+			return rich, true
+		}
+	}
+	return nil, false
+}
+
+// withoutRetries is plan p without the single calls that retry, with no
+// fault and the same payload, an earlier call that carried a fault that
+// leaves its fate open (model.FaultKind.Retried).
+func withoutRetries(p model.Plan) model.Plan {
+	faultedActions := map[model.Action]int{} // the faulted call's variant, plus one
+	var q model.Plan
+	for _, s := range p.Steps {
+		if s.Kind == model.StepCall && len(s.Calls) == 1 {
+			c := s.Calls[0]
+			if c.Fault == model.FaultNone && !c.NoKey && faultedActions[c.Action()] == c.Variant+1 {
+				continue
+			}
+			if k, _ := model.KindOf(c.Fault); k.Retried && !c.NoKey {
+				faultedActions[c.Action()] = c.Variant + 1
+			}
+		}
+		q.Steps = append(q.Steps, s)
+	}
+	return q
+}
+
+// faulted reports whether a call of plan p carries a fault.
+func faulted(p model.Plan) bool {
+	for _, s := range p.Steps {
+		for _, c := range s.Calls {
+			if c.Fault != model.FaultNone {
+				return true
+			}
+		}
+	}
+	return false
+}
