@@ -332,8 +332,10 @@ func (b *Failure) see(f *Failure, why sightingWhy) {
 
 // headFirst orders the failures of one group for the head of its row: a
 // minimal plan before a cut one, then the plainest plan (the fewest
-// ingredients: what shows the mistake with nothing else going on), then
-// the more severe check, then the fewer calls.
+// ingredients: what shows the mistake with nothing else going on; then
+// the fewest retries after a fault: a fault's partial effect before the
+// duplicate its retry makes), then the more severe check, then the fewer
+// calls.
 func headFirst(f, g *Failure) int {
 	minimalFirst := func(f *Failure) int {
 		if f.NotMinimal {
@@ -342,6 +344,7 @@ func headFirst(f, g *Failure) int {
 		return 0
 	}
 	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)),
+		cmp.Compare(retries(f.Plan), retries(g.Plan)),
 		cmp.Compare(rank(f.Check), rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
 }
 

@@ -95,3 +95,7 @@ func faulted(p model.Plan) bool {
 	}
 	return false
 }
+
+// retries counts the calls of plan p that retry a faulted call
+// (withoutRetries).
+func retries(p model.Plan) int { return len(p.Steps) - len(withoutRetries(p).Steps) }

@@ -3,6 +3,7 @@ package stress
 import (
 	"testing"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -38,5 +39,18 @@ func TestAfterOneFault(t *testing.T) {
 		if ok != (tc.rich != nil) || rich != tc.rich {
 			t.Errorf("%s: rich %v (ok %v), want %v", tc.name, rich, ok, tc.rich)
 		}
+	}
+}
+
+// A fault's partial effect heads the row before the duplicate its retry
+// makes, though a duplicate is the more severe check: the plan without
+// the retry is the plainer.
+func TestHeadFirstPrefersThePlanWithoutTheRetry(t *testing.T) {
+	errored := c1("A", "k1", 0)
+	errored.Fault = model.FaultDBError
+	partial := &Failure{Check: checks.MissingEffect, Plan: planOf(seqOf(errored))}
+	duplicate := &Failure{Check: checks.DuplicateEffect, Plan: planOf(seqOf(errored, c1("A", "k1", 0)))}
+	if headFirst(partial, duplicate) >= 0 || headFirst(duplicate, partial) <= 0 {
+		t.Errorf("headFirst(partial, duplicate) = %d, want the partial effect first", headFirst(partial, duplicate))
 	}
 }

@@ -3,13 +3,8 @@ package procrows_test
 import (
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 // Issue 26.7: one bug is one row, for the bug modes the demo runs as
@@ -23,33 +18,6 @@ func TestProcessModesOneRowPerBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for every mode")
 	}
-	bin := sampleBinary(t)
-	for _, mode := range sample.Modes() {
-		if !sample.FaultsOnly(mode) || sample.NeedsRedis(mode) {
-			continue
-		}
-		t.Run(mode, func(t *testing.T) {
-			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, 30*time.Second, "tickets"
-			res, err := stress.Run(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []checks.ID
-			for _, f := range res.Failures {
-				got = append(got, f.Check)
-				t.Logf("row %s: %s (not minimal %v)", f.Bug, f.Plan.Compact(), f.NotMinimal)
-				for _, s := range f.Sightings {
-					t.Logf("  also seen as %s: %s, sharing %q", s.Bug, s.Plan.Compact(), s.Shared)
-				}
-			}
-			want := []checks.ID{sample.Expected[mode]}
-			if !slices.Equal(got, want) {
-				t.Errorf("%d row(s) %v, want %v (notes %q)", len(got), got, want, res.Notes)
-			}
-		})
-	}
+	modes := stresstest.ProcessModes(func(m string) bool { return !slices.Contains(stresstest.FaultRowsModes, m) })
+	stresstest.OneRowPerBug(t, cluster, sampleBinary(t), modes)
 }

@@ -1,4 +1,4 @@
-package procrows_test
+package faultrows_test
 
 import (
 	"strings"
