@@ -81,10 +81,19 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 	}
 	x.looked = x.now()
 	for i, step := range plan.Steps {
-		x.step = i
 		// A replica that exited on its own since the last step is started
-		// again before this one; its event belongs to the last step.
-		if _, err := x.exits(ctx, max(i-1, 0), 0); err != nil {
+		// again before this one; its event belongs to the last step. When
+		// a call of the last step got no answer by no proxy fault's doing
+		// (a db-error's call whose replica dies of it), the replica may
+		// still be dying: wait a moment for its exit, or this step's calls
+		// meet it dying and read as hangs (IDEM-014), and the call it cut
+		// off is not filed under it.
+		wait := time.Duration(0)
+		if i > 0 && !x.down && x.lastStepCutOff() {
+			wait = exitGrace
+		}
+		x.step = i
+		if _, err := x.exits(ctx, max(i-1, 0), wait); err != nil {
 			return x.h, err
 		}
 		var err error

@@ -90,6 +90,19 @@ func (x *execution) lastStepUnanswered() bool {
 	return false
 }
 
+// lastStepCutOff reports whether a call of the last step got no answer
+// that no proxy fault of its own explains (a lost reply, a dropped
+// request): what a replica dying under it leaves.
+func (x *execution) lastStepCutOff() bool {
+	for i := len(x.h.Ops) - 1; i >= 0 && x.h.Ops[i].Step == x.step; i-- {
+		op := x.h.Ops[i]
+		if k, _ := model.KindOf(op.Call.Fault); op.Out.Err != "" && !k.Proxy {
+			return true
+		}
+	}
+	return false
+}
+
 // exitsAtEnd looks for a replica that exited on its own once the plan's
 // steps are done (waiting a moment when the last step went unanswered, or
 // a fault proxy could not reach its replica), so that the exit is this
