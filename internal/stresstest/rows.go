@@ -14,8 +14,8 @@ import (
 )
 
 // ProcessModes are the sample's bug modes that run as processes under
-// their faults alone (sample.FaultsOnly), Redis's aside, that keep
-// selects.
+// their faults alone (sample.FaultsOnly), the Redis modes aside, for
+// which keep holds.
 func ProcessModes(keep func(mode string) bool) []string {
 	return slices.DeleteFunc(sample.Modes(), func(m string) bool {
 		return !sample.FaultsOnly(m) || sample.NeedsRedis(m) || !keep(m)
