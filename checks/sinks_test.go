@@ -85,6 +85,16 @@ func sinkCases() []verdictCase {
 					sent{sink: "events", tenant: w.a, key: w.k1, event: either(bad, "e2", "e1"), ticket: w.id1})
 				return scenario{h, snapshot(w.created(w.a, w.k1, w.id1, 0))}
 			}},
+		{name: "a replay's second event, both retried in turn", check: checks.DuplicateDelivery, message: "at-least-once", primary: true,
+			build: func(w world, bad bool) scenario {
+				h := history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.a, w.k1, 0), ok(w.id1)))
+				e2 := either(bad, "e2", "e1")
+				h = w.delivered(h, sent{sink: "events", tenant: w.a, key: w.k1, event: "e1", ticket: w.id1, fault: model.Sink500},
+					sent{sink: "events", tenant: w.a, key: w.k1, event: e2, ticket: w.id1, fault: model.SinkDrop},
+					sent{sink: "events", tenant: w.a, key: w.k1, event: "e1", ticket: w.id1, fault: model.SinkSlow},
+					sent{sink: "events", tenant: w.a, key: w.k1, event: e2, ticket: w.id1})
+				return scenario{h, snapshot(w.created(w.a, w.k1, w.id1, 0))}
+			}},
 		{name: "a committed action's webhook never sent", check: checks.LostDelivery, primary: true,
 			build: func(w world, bad bool) scenario {
 				h := history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.a, w.k2, 0), ok(w.id2)))
