@@ -65,7 +65,9 @@ type runner struct {
 	refused *model.Op
 	t0      time.Time
 	run     string
-	cases   atomic.Int64
+	// executions counts every plan executed, shrinking included
+	// (Result.Executions); each takes the next namespace.
+	executions atomic.Int64
 	// plans counts the search's plans until the first failure, searched
 	// all of them; calls counts the calls of every execution (faults
 	// counts their faults).
@@ -150,7 +152,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cerr != nil && len(r.bugs) == 0 {
 		return nil, cerr
 	}
-	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
+	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
 		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
 		Contract: cerr}
 	for _, b := range r.explained {
@@ -252,7 +254,7 @@ func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
 // runName is the run's part of every namespace: the configured namespace
 // (or "is") and eight random hex digits. Under a UUID key or tenant, where
 // each f of them takes two of the UUID's 30 hex digits, it is drawn again
-// until a million cases fit.
+// until a million executions fit.
 func runName(cfg Config, seed uint64) string {
 	run := fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
 	for range 100 {
@@ -384,7 +386,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 // try executes and judges one plan in a namespace of its own. Workers
 // call it at once; it touches nothing of the runner's but its counter.
 func (r *runner) try(ctx context.Context, plan model.Plan) (Trial, error) {
-	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.cases.Add(1)))
+	ns := model.Namespace(fmt.Sprintf("%s-%d-", r.run, r.executions.Add(1)))
 	return r.trials.Try(ctx, ns, plan)
 }
 

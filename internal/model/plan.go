@@ -1,7 +1,9 @@
 // Package model holds idemstress's vocabulary (actions, calls, steps, plans,
 // outcomes, histories), the contract a target promises, and the reference
 // model that says which answers a correct target may give. It is pure: no
-// I/O, no clocks, no goroutines.
+// I/O, no clocks, no goroutines. A Go caller meets its types only as values
+// (stress.Config's fields, a failure's plan and history), never by name:
+// docs/layout.md, "One home per type", says why.
 package model
 
 import (
