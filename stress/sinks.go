@@ -142,15 +142,19 @@ func (s *Session) await(ctx context.Context, r receiver, ns model.Namespace, due
 }
 
 // lateLook is the second look at the sinks before a lost delivery
-// (IDEM-022) is reported: a relay held up by the load (earlier plans'
-// slow deliveries before this plan's, a loaded machine) may send an
-// event after delivery_within, and an event that comes late is not lost.
+// (IDEM-022) or a replaced event ID (IDEM-021) is reported: a relay held
+// up by the load (earlier plans' slow deliveries before this plan's, a
+// loaded machine) may send an event, or a refused event again, after
+// delivery_within, and an event that comes late is neither lost nor
+// replaced.
 // It waits up to each sink's delivery_within once more for the events
 // still missing and, when some came, judges the plan again with them.
 // An IDEM-022 that the late events clear is a note naming
 // delivery_within, not a bug.
 func (s *Session) lateLook(ctx context.Context, tr *Trial, rows model.Snapshot, t0 time.Time) error {
-	if !slices.ContainsFunc(tr.Violations, func(v checks.Violation) bool { return v.Check == checks.LostDelivery }) {
+	if !slices.ContainsFunc(tr.Violations, func(v checks.Violation) bool {
+		return v.Check == checks.LostDelivery || v.Check == checks.EventIDChanged
+	}) {
 		return nil
 	}
 	due := s.due(tr.NS, tr.History, rows)
@@ -178,19 +182,30 @@ func (s *Session) lateLook(ctx context.Context, tr *Trial, rows model.Snapshot, 
 	tr.Violations = checks.Evaluate(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, Sinks: s.cfg.Sinks, NS: tr.NS, History: tr.History, Rows: rows})
 	for _, r := range cleared {
 		tr.Notes = append(tr.Notes, fmt.Sprintf("sink %s: an event came after delivery_within (%s), within that long again: "+
-			"a late event, not a lost one (IDEM-022); if the service's deliveries lag this much, give the sink a longer delivery_within",
+			"a late event, not a lost one (IDEM-022) nor one replaced (IDEM-021); if the service's deliveries lag this much, give the sink a longer delivery_within",
 			r.spec.Name, r.spec.Within()))
 	}
 	return nil
 }
 
 // delivered reports whether every action due has its events accepted by
-// sink spec.
+// sink spec and, under at-least-once, every event ID that came accepted
+// too: a refused event is sent again under its ID by a correct service,
+// and judging before it comes would read a replay's second event as one
+// retried under a new ID (IDEM-021).
 func (s *Session) delivered(ns model.Namespace, spec model.Sink, due map[model.Action]bool, got []model.Delivery) bool {
 	accepted := map[model.Action]int{}
+	var seen, taken []string
 	for _, d := range got {
-		if a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body); ok && d.Accepted {
+		a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body)
+		if !ok {
+			continue
+		}
+		id, _ := model.Pointer(d.Body, spec.EventID)
+		seen = append(seen, id)
+		if d.Accepted {
 			accepted[a]++
+			taken = append(taken, id)
 		}
 	}
 	for a := range due {
@@ -198,5 +213,8 @@ func (s *Session) delivered(ns model.Namespace, spec model.Sink, due map[model.A
 			return false
 		}
 	}
-	return true
+	if spec.Mode() != model.AtLeastOnce {
+		return true
+	}
+	return !slices.ContainsFunc(seen, func(id string) bool { return !slices.Contains(taken, id) })
 }
