@@ -78,7 +78,7 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		"; or webhook mistakes (-webhook-url): "+strings.Join(ticketsvc.WebhookBugs(), ", ")+" (empty: correct)")
 	fs.StringVar(&c.webhookURL, "webhook-url", getenv("WEBHOOK_URL"), "URL to announce each ticket created at, through the outbox (default $WEBHOOK_URL; empty: none)")
 	fs.StringVar(&c.eventsURL, "events-redis-url", getenv("EVENTS_REDIS_URL"), "Redis URL to publish each ticket created to, as a stream entry through the outbox, instead of a webhook (default $EVENTS_REDIS_URL; empty: none)")
-	fs.StringVar(&c.eventStream, "events-stream", ticketsvc.DefaultEventsStream, "the stream -events-redis-url publishes to")
+	fs.StringVar(&c.eventStream, "events-stream", "", "the stream -events-redis-url publishes to (default "+ticketsvc.DefaultEventsStream+")")
 	fs.StringVar(&c.redisURL, "redis-url", getenv("REDIS_URL"), "Redis URL the keys-in-redis modes keep their keys in (default $REDIS_URL)")
 	var layouts []string
 	for _, l := range ticketsvc.Layouts() {
