@@ -1,4 +1,4 @@
-package sinks_test
+package messages_test
 
 import (
 	"strings"
@@ -38,6 +38,7 @@ func eventRun(t *testing.T, mode string, plans int) *stress.Result {
 // action after its commit, again under the same event ID when an XADD
 // failed, read from the Redis as the sink's deliveries.
 func TestEventRelayPasses(t *testing.T) {
+	t.Parallel() // a Redis, a service and a database each
 	res := eventRun(t, sample.EventRelay, 100)
 	if res.Verdict != checks.Pass {
 		for _, f := range res.Failures {
@@ -61,6 +62,7 @@ func TestEventRelayPasses(t *testing.T) {
 // finding, IDEM-020, with the minimal plan of a call and its replay;
 // the entries it names are the stream's.
 func TestEventOnReplayCaught(t *testing.T) {
+	t.Parallel()
 	res := eventRun(t, sample.EventOnReplay, 30)
 	if res.Verdict != checks.Fail || len(res.Failures) != 1 {
 		t.Fatalf("verdict %s with %d findings, want fail with one, %s (notes %q)", res.Verdict, len(res.Failures), checks.DuplicateDelivery, res.Notes)
