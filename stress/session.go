@@ -89,6 +89,9 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.startRedisSinks(ctx); err != nil {
+		return nil, err
+	}
 	s.observer = observe.NewObserver(pool, cfg.Effects)
 	s.observer.Contract = s.cfg.Contract // how the namespace stands in keys, tenants and tags
 	if err := s.observer.Validate(ctx); err != nil {

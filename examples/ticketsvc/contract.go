@@ -20,3 +20,11 @@ var ContractTagged []byte
 //
 //go:embed contract_webhook.yaml
 var ContractWebhook []byte
+
+// ContractEvents is the contract of the keys layout with the service's
+// events published to a Redis stream declared as a sink
+// (contract_events.yaml): run the service with -events-redis-url
+// {dep.redis.url}, beside the Redis it names.
+//
+//go:embed contract_events.yaml
+var ContractEvents []byte

@@ -93,6 +93,12 @@
 //   - webhook-lost-on-crash: the event waits in memory after the answer,
 //     and a process that crashes first loses it.
 //
+// With Options.EventsRedisURL (-events-redis-url) instead, the same outbox
+// publishes each event to a Redis stream (EventsStream, default
+// tickets:events) as an entry of those fields, and the webhook's mistakes
+// are made on the stream (contract_events.yaml declares it as an
+// idemstress sink read from the Redis).
+//
 // WebhookAtCommit (webhook-at-commit) sends the event from the request
 // after all its writes, right before the COMMIT: only a crash held at
 // that point (crash-at before commit 1) shows it. It is none of

@@ -1,6 +1,7 @@
 package ticketsvc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,12 @@ type Options struct {
 	// it creates (a POST of JSON), through its outbox: run Relay beside
 	// the handler.
 	WebhookURL string
+	// EventsRedisURL, when set instead of WebhookURL, is the Redis
+	// (redis://host:port/db) the service publishes each ticket to, as an
+	// entry of the stream EventsStream (default DefaultEventsStream),
+	// through its outbox: run Relay beside the handler.
+	EventsRedisURL string
+	EventsStream   string
 	// Logger receives request errors; nil discards them.
 	Logger *slog.Logger
 	// OnArrival, if set, is called with time.Now() (which carries a
@@ -129,11 +136,20 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 	if b.joinIdentical {
 		s.identical = newIdenticalCalls()
 	}
-	if opts.WebhookURL != "" {
+	if opts.WebhookURL != "" || opts.EventsRedisURL != "" {
 		if spec.layout != LayoutKeys {
 			return nil, fmt.Errorf("ticketsvc: New: the webhook announces a ticket with its request_key, which only the %q layout stores, not %q", LayoutKeys, spec.layout)
 		}
-		s.hooks = newWebhooks(opts.WebhookURL)
+		switch {
+		case opts.WebhookURL != "" && opts.EventsRedisURL != "":
+			return nil, errors.New("ticketsvc: New: give a webhook URL or an events Redis URL, not both: the outbox announces each ticket once")
+		case opts.WebhookURL != "":
+			s.hooks = newWebhooks(opts.WebhookURL)
+		default:
+			if s.hooks, err = newEventStream(opts.EventsRedisURL, cmp.Or(opts.EventsStream, DefaultEventsStream)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return s, nil
 }
@@ -141,10 +157,14 @@ func New(pool *pgxpool.Pool, opts Options) (*Service, error) {
 // Close releases what the Service holds besides its pool (the Redis
 // client of the keys-in-redis modes). The pool is the caller's.
 func (s *Service) Close() error {
+	var errs []error
 	if s.redis != nil {
-		return s.redis.close()
+		errs = append(errs, s.redis.close())
 	}
-	return nil
+	if s.hooks != nil && s.hooks.stream != nil {
+		errs = append(errs, s.hooks.stream.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // checkSchema fails unless the database holds the schema of the service's

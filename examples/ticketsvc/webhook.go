@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
 )
 
 // The webhook: with Options.WebhookURL set, the service announces each
@@ -86,6 +87,10 @@ const relayTable = `CREATE TABLE IF NOT EXISTS webhook_relay (
 type webhooks struct {
 	url    string
 	client *http.Client
+	// stream, when set, is the Redis the events are published to, as
+	// entries of streamKey, instead of url (events.go).
+	stream    *redis.Client
+	streamKey string
 	// attempts counts the attempts of each outbox row, for
 	// new-event-id-on-retry's event IDs.
 	mu       sync.Mutex
@@ -101,6 +106,9 @@ func newWebhooks(url string) *webhooks {
 // send delivers one event and reports whether the receiver took it (a
 // 2xx).
 func (h *webhooks) send(ctx context.Context, ev webhookEvent) error {
+	if h.stream != nil {
+		return h.publish(ctx, ev)
+	}
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return err

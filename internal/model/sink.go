@@ -55,6 +55,10 @@ type Sink struct {
 	// delivery is not seen. A service whose retries and relay run fast
 	// may declare less, a few times its relay's interval.
 	Quiet time.Duration `yaml:"quiet" json:"quiet,omitempty"`
+	// Redis, when set, makes the sink a stream or list the service
+	// publishes to in a Redis dependency, read there, instead of an HTTP
+	// receiver (redis_sink.go).
+	Redis *RedisSink `yaml:"redis" json:"redis,omitempty"`
 }
 
 // DeliveryMode is a sink's promised delivery semantics.
@@ -253,6 +257,11 @@ func ValidateSinks(sinks []Sink) error {
 		for _, f := range s.Faults {
 			if f != Sink500 && f != SinkSlow && f != SinkDrop {
 				return fmt.Errorf("%s.faults: %q; want 500, slow or drop", at, f)
+			}
+		}
+		if s.Redis != nil {
+			if err := s.validateRedis(at); err != nil {
+				return err
 			}
 		}
 		if s.Addr != "" {

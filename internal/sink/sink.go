@@ -15,7 +15,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -40,15 +39,10 @@ type Receiver struct {
 	stop   context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	got      []received
-	attempts map[string]int
-}
+	log
 
-// received is a delivery as it arrived, before a plan's clock is put on it.
-type received struct {
-	at time.Time
-	d  model.Delivery
+	mu       sync.Mutex
+	attempts map[string]int
 }
 
 // Start listens on the sink's address (a free loopback port when it
@@ -117,12 +111,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		d.Accepted = true
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.got = append(r.got, received{at: at, d: d})
-	if len(r.got) > maxKept {
-		r.got = slices.Delete(r.got, 0, len(r.got)-maxKept)
-	}
+	r.add(at, d)
 }
 
 // secretHeaders are the headers whose values a history does not keep: it
@@ -170,41 +159,6 @@ func (r *Receiver) fault(body []byte) model.SinkFault {
 	return model.SinkNone
 }
 
-// Take removes the deliveries whose body belongs says are a plan's and
-// returns them in the order they arrived, on the clock of the plan's
-// history (since t0).
-func (r *Receiver) Take(t0 time.Time, belongs func(body []byte) bool) []model.Delivery {
-	return r.matching(t0, belongs, true)
-}
-
-// Peek is Take without removing them.
-func (r *Receiver) Peek(t0 time.Time, belongs func(body []byte) bool) []model.Delivery {
-	return r.matching(t0, belongs, false)
-}
-
-func (r *Receiver) matching(t0 time.Time, belongs func(body []byte) bool, remove bool) []model.Delivery {
-	r.mu.Lock()
-	var mine []received
-	kept := r.got[:0]
-	for _, g := range r.got {
-		switch {
-		case belongs(g.d.Body):
-			mine = append(mine, g)
-			if !remove {
-				kept = append(kept, g)
-			}
-		default:
-			kept = append(kept, g)
-		}
-	}
-	r.got = kept
-	r.mu.Unlock()
-	// A slow answer is recorded when it ends: put it back where it arrived.
-	slices.SortStableFunc(mine, func(a, b received) int { return a.at.Compare(b.at) })
-	out := make([]model.Delivery, len(mine))
-	for i, g := range mine {
-		out[i] = g.d
-		out[i].Time = int64(g.at.Sub(t0))
-	}
-	return out
-}
+// Read has nothing to do: an HTTP receiver records each delivery as it
+// arrives. (A Redis sink reads what was published since it last read.)
+func (r *Receiver) Read(context.Context) error { return nil }

@@ -63,6 +63,8 @@ type config struct {
 	schema      ticketsvc.Layout
 	redisURL    string
 	webhookURL  string
+	eventsURL   string
+	eventStream string
 }
 
 func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
@@ -75,6 +77,8 @@ func parseFlags(args []string, getenv func(string) string, stderr io.Writer) (co
 		"; or a correct design: "+strings.Join(ticketsvc.CorrectModes(), ", ")+"; or keys in Redis (-redis-url): "+strings.Join(ticketsvc.RedisModes(), ", ")+
 		"; or webhook mistakes (-webhook-url): "+strings.Join(ticketsvc.WebhookBugs(), ", ")+" (empty: correct)")
 	fs.StringVar(&c.webhookURL, "webhook-url", getenv("WEBHOOK_URL"), "URL to announce each ticket created at, through the outbox (default $WEBHOOK_URL; empty: none)")
+	fs.StringVar(&c.eventsURL, "events-redis-url", getenv("EVENTS_REDIS_URL"), "Redis URL to publish each ticket created to, as a stream entry through the outbox, instead of a webhook (default $EVENTS_REDIS_URL; empty: none)")
+	fs.StringVar(&c.eventStream, "events-stream", "", "the stream -events-redis-url publishes to (default "+ticketsvc.DefaultEventsStream+")")
 	fs.StringVar(&c.redisURL, "redis-url", getenv("REDIS_URL"), "Redis URL the keys-in-redis modes keep their keys in (default $REDIS_URL)")
 	var layouts []string
 	for _, l := range ticketsvc.Layouts() {
@@ -137,7 +141,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return usageError{fmt.Errorf("-database-url: %w", err)}
 	}
 	defer pool.Close()
-	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, RedisURL: c.redisURL, WebhookURL: c.webhookURL, Logger: logger})
+	svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: c.bug, Layout: c.schema, RedisURL: c.redisURL, WebhookURL: c.webhookURL,
+		EventsRedisURL: c.eventsURL, EventsStream: c.eventStream, Logger: logger})
 	if err != nil {
 		return usageError{err}
 	}

@@ -1,0 +1,12 @@
+package messages_test
+
+import (
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+)
+
+var cluster *pgtemp.Cluster
+
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
