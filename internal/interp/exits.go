@@ -22,8 +22,8 @@ import (
 const exitGrace = 500 * time.Millisecond
 
 // exits records, as events of step, the replicas that exited on their own
-// since the last look, waiting up to wait for the first, and starts each
-// again. It reports whether there was one; its error says one could not
+// since the last look, waiting up to wait for the first; the nemesis
+// starts each again. It reports whether there was one; its error says one could not
 // be started again.
 func (x *execution) exits(ctx context.Context, step int, wait time.Duration) (bool, error) {
 	found := false
