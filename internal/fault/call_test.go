@@ -22,19 +22,21 @@ type fakeEnv struct {
 
 type countingReplicas struct{ killed []int }
 
-func (r *countingReplicas) Addrs() []string                    { return []string{"a", "b"} }
-func (r *countingReplicas) Kill(i int) error                   { r.killed = append(r.killed, i); return nil }
-func (r *countingReplicas) Pause(int) error                    { return nil }
-func (r *countingReplicas) Resume(int) error                   { return nil }
+func (r *countingReplicas) Addrs() []string             { return []string{"a", "b"} }
+func (r *countingReplicas) Kill(i int) error            { r.killed = append(r.killed, i); return nil }
+func (r *countingReplicas) Pause(int) error             { return nil }
+func (r *countingReplicas) Resume(int) error            { return nil }
+func (e *fakeEnv) Token() string                        { return "t" + string(rune('0'+e.sent)) }
+func (e *fakeEnv) Proxy() *Proxy                        { return e.proxy }
+func (e *fakeEnv) EffectStall() *Stall                  { return nil }
+func (e *fakeEnv) KeyStall() *Stall                     { return nil }
+func (e *fakeEnv) Contract() model.Contract             { return model.Contract{} }
+func (e *fakeEnv) Dependency(string) (Dependency, bool) { return nil, false }
+func (e *fakeEnv) DB() *pgproxy.Proxy                   { return nil }
+func (e *fakeEnv) DBCall() *pgproxy.Call                { return nil }
+
+// Restart restarts nothing: the replicas only count their kills.
 func (r *countingReplicas) Restart(context.Context, int) error { return nil }
-func (e *fakeEnv) Token() string                               { return "t" + string(rune('0'+e.sent)) }
-func (e *fakeEnv) Proxy() *Proxy                               { return e.proxy }
-func (e *fakeEnv) EffectStall() *Stall                         { return nil }
-func (e *fakeEnv) KeyStall() *Stall                            { return nil }
-func (e *fakeEnv) Contract() model.Contract                    { return model.Contract{} }
-func (e *fakeEnv) Dependency(string) (Dependency, bool)        { return nil, false }
-func (e *fakeEnv) DB() *pgproxy.Proxy                          { return nil }
-func (e *fakeEnv) DBCall() *pgproxy.Call                       { return nil }
 
 func (e *fakeEnv) Replicas() Replicas {
 	if e.replicas == nil {
