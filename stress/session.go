@@ -30,8 +30,10 @@ import (
 // given), the service's replicas started, the target built, the effect
 // tables checked against the database. Close releases all of it.
 type Session struct {
-	cfg      Config
-	exec     interp.Executor
+	cfg  Config
+	exec interp.Executor
+	// nemesis is exec's: what the contract's faults need.
+	nemesis  *fault.Faults
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
 	where string
@@ -97,11 +99,12 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Service: s.svc, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db}
+	s.nemesis = &fault.Faults{Service: fault.Processes(s.svc)}
+	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Nemesis: s.nemesis, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
-	if k := s.exec.KeyStall; k != nil {
+	if k := s.nemesis.KeyStall; k != nil {
 		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
 			return nil, fmt.Errorf("%w: key_table: %w", ErrContract, err)
 		} else if err != nil {
@@ -111,7 +114,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if cfg.DBStall != "" && s.db != nil {
 		// The statement barrier in the proxy: no lock, no grant, and a
 		// request waiting for a pool connection is seen.
-		s.exec.Barrier = &fault.Barrier{DB: s.db, Wait: cfg.StallWait}
+		s.nemesis.Barrier = &fault.Barrier{DB: s.db, Wait: cfg.StallWait}
 	} else if cfg.DBStall != "" {
 		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
@@ -119,7 +122,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		} else if err != nil {
 			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
-		s.exec.Stall = stall
+		s.nemesis.Stall = stall
 	}
 	return s, nil
 }
@@ -141,16 +144,16 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 			// Held past the call's timeout: the client gives up first.
 			p.Hold = h.Spec().Timeout + 5*time.Second
 			s.closers = append(s.closers, func() { _ = p.Close() })
-			s.exec.Proxies = append(s.exec.Proxies, p)
+			s.nemesis.Proxies = append(s.nemesis.Proxies, p)
 			addrs = append(addrs, p.Addr())
 		}
 		s.exec.Target = h.WithHosts(addrs)
 	}
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
-		s.exec.EffectStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+		s.nemesis.EffectStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
 	}
 	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
-		s.exec.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
+		s.nemesis.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil
 }

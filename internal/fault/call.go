@@ -15,8 +15,8 @@ import (
 // says what it did. Each kind is one file of this package and one entry
 // of callFaults; model's registry (model.FaultKind) says where the kind
 // stands in a plan and what it needs. The executor (package interp) knows
-// no kind by name: it looks the kind up here and records what it did as
-// an event of the history.
+// no kind by name: its Nemesis (Faults) looks the kind up here, and the
+// executor records what it did as an event of the history.
 
 // ErrInfrastructure marks a failure of the run itself (target, database
 // or process not there), as opposed to a violation found in the service.
@@ -29,6 +29,9 @@ type Replicas interface {
 	Kill(i int) error
 	Pause(i int) error
 	Resume(i int) error
+	// Restart stops replica i gracefully (or finds it down) and starts it
+	// again, ready.
+	Restart(ctx context.Context, i int) error
 }
 
 // CallEnv is what a call fault reaches in the run that executes it.
@@ -44,9 +47,6 @@ type CallEnv interface {
 	// Proxy is the fault proxy in front of replica 0; nil when the run
 	// has none.
 	Proxy() *Proxy
-	// Replicas are the service's replicas; nil when idemstress did not
-	// start the service.
-	Replicas() Replicas
 	// EffectStall locks the last effect table, whose write a crash,
 	// pause or db-error interrupts; nil when the contract has none.
 	EffectStall() *Stall
@@ -118,6 +118,13 @@ func infrastructure(ctx context.Context, what model.Fault, err error) error {
 }
 
 // needs is the error of a fault whose run lacks what it needs.
-func needs(f model.Fault, what string) error {
-	return fmt.Errorf("fault: %s needs %s", f, what)
+func needs(f model.Fault, what string) error { return needsError{f, what} }
+
+// needsError says a fault's run lacks what it needs: the contract's
+// doing, not the run's failure.
+type needsError struct {
+	f    model.Fault
+	what string
 }
+
+func (e needsError) Error() string { return fmt.Sprintf("fault: %s needs %s", e.f, e.what) }

@@ -35,6 +35,9 @@ func (e *fakeEnv) Dependency(string) (Dependency, bool) { return nil, false }
 func (e *fakeEnv) DB() *pgproxy.Proxy                   { return nil }
 func (e *fakeEnv) DBCall() *pgproxy.Call                { return nil }
 
+// Restart restarts nothing: the replicas only count their kills.
+func (r *countingReplicas) Restart(context.Context, int) error { return nil }
+
 func (e *fakeEnv) Replicas() Replicas {
 	if e.replicas == nil {
 		return nil

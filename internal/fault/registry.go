@@ -6,9 +6,9 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// A fault step is a nemesis operation of its own in a plan (model.StepFault):
-// it acts on something the executor reaches through Env, and says whether
-// it fired. Each kind is one file of this package and one entry of
+// A fault step is a nemesis operation of its own in a plan (model.StepRestart,
+// model.StepFault): it acts on what Env reaches of the run, and says
+// whether it fired. Each kind is one file of this package and one entry of
 // stepFaults; model's registry (model.FaultKind) says where it stands in a
 // plan and what it needs, so the generator, the contract loader and the
 // case-file reader know it without further edits.
@@ -26,6 +26,9 @@ type Dependency interface {
 type Env interface {
 	// Dependency is the started dependency called name, if there is one.
 	Dependency(name string) (Dependency, bool)
+	// Replicas are the service's replicas; nil when idemstress did not
+	// start the service.
+	Replicas() Replicas
 }
 
 // Outcome is what a fault step did: whether it fired and, when not, why
@@ -33,6 +36,9 @@ type Env interface {
 type Outcome struct {
 	Fired bool
 	Note  string
+	// Up says every replica of the service is up again (a restart): a
+	// crash's Down is over.
+	Up bool
 }
 
 // StepFault does one fault step on target (a dependency's name). Its
@@ -42,8 +48,18 @@ type StepFault func(ctx context.Context, env Env, target string) (Outcome, error
 
 // stepFaults are the fault steps this package does, by kind.
 var stepFaults = map[model.Fault]StepFault{
+	model.FaultRestart:    restart,
 	model.FaultDepRestart: depRestart,
 	model.FaultDepCrash:   depCrash,
+}
+
+// StepKind is the fault kind of a plan step of its own: restart, or the
+// StepFault's fault.
+func StepKind(s model.Step) model.Fault {
+	if s.Kind == model.StepRestart {
+		return model.FaultRestart
+	}
+	return s.Fault
 }
 
 // Step is the fault step of kind f, and whether this package does one.

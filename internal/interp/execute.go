@@ -15,7 +15,6 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
-	"github.com/idemstress/idemstress/internal/process"
 )
 
 // ErrInfrastructure marks a failure of the run itself (target or database
@@ -26,26 +25,11 @@ var ErrInfrastructure = fault.ErrInfrastructure
 type Executor struct {
 	Target   client.Target
 	Contract model.Contract
-	// Stall, when set, holds a write lock on an effect table while each
-	// burst is released (the db-stall nemesis where no database proxy
-	// stands).
-	Stall *fault.Stall
-	// Barrier, when set, holds each call of a burst at its first write in
-	// the database proxy (the db-stall nemesis where DB stands); it wins
-	// over Stall.
-	Barrier *fault.Barrier
-	// Proxies are the fault proxies in front of the replicas, one each,
-	// when the contract plans proxy faults.
-	Proxies []*fault.Proxy
-	// Service is the service's replicas when idemstress started them: for
-	// restart and crash steps.
-	Service *process.Service
-	// EffectStall locks the last effect table, whose write a crash,
-	// db-error or overrun interrupts.
-	EffectStall *fault.Stall
-	// KeyStall locks the service's key table (Config.KeyTable), where a
-	// crash-key-record crash lands.
-	KeyStall *fault.Stall
+	// Nemesis is the run's nemesis (package fault's Faults: the fault
+	// proxies, the service's replicas, the stalls): every planned fault
+	// and db-stall is done through it, and it keeps what they left
+	// behind. nil: the plan's calls and bursts go as they are.
+	Nemesis fault.Nemesis
 	// Form sends bodies form-encoded (target.body: form), not as JSON.
 	Form bool
 	// DB is the PostgreSQL proxy between the service and its database,
@@ -66,19 +50,11 @@ type Executor struct {
 // cannot go on: the context ended or the target or database is not there.
 func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Plan, t0 time.Time) (model.History, error) {
 	x := execution{Executor: e, ns: ns, t0: t0}
-	if e.Service != nil {
-		// A replica that exited on its own after the last plan ended (and
-		// after its wait, exitsAtEnd) belongs to no plan: it is started
-		// again. A restart, crash or dependency fault that a plan cut
-		// short (by the shrink budget) left down must not meet this plan
-		// so either.
-		if err := x.reviveStray(ctx); err != nil {
-			return x.h, err
-		}
-		if err := e.Service.Up(ctx); err != nil {
-			return x.h, stoppedOr(ctx, fmt.Errorf("%w: before the plan: %w", ErrInfrastructure, err))
-		}
+	faults, err := x.nemesis().Begin(ctx, sender{&x})
+	if err != nil {
+		return x.h, err
 	}
+	x.faults = faults
 	x.looked = x.now()
 	for i, step := range plan.Steps {
 		// A replica that exited on its own since the last step is started
@@ -89,26 +65,24 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 		// meet it dying and read as hangs (IDEM-014), and the call it cut
 		// off is not filed under it.
 		wait := time.Duration(0)
-		if i > 0 && !x.down && x.lastStepCutOff() {
+		if i > 0 && !x.faults.Down() && x.lastStepCutOff() {
 			wait = exitGrace
 		}
 		x.step = i
 		if _, err := x.exits(ctx, max(i-1, 0), wait); err != nil {
 			return x.h, err
 		}
-		var err error
-		if x.down && step.Kind != model.StepRestart && step.Kind != model.StepFault {
+		if x.faults.Down() && step.Kind != model.StepRestart && step.Kind != model.StepFault {
 			x.unserved(step.Calls)
 			continue
 		}
+		var err error
 		switch step.Kind {
 		case model.StepCall:
 			err = x.sequential(ctx, step.Calls)
 		case model.StepBurst:
 			err = x.stalled(ctx, step.Calls)
-		case model.StepRestart:
-			err = x.restart(ctx)
-		case model.StepFault:
+		case model.StepRestart, model.StepFault:
 			err = x.faultStep(ctx, step)
 		default:
 			err = fmt.Errorf("interp: step %d: kind %q is not supported", i+1, step.Kind)
@@ -123,15 +97,15 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 	if err := x.exitsAtEnd(ctx); err != nil {
 		return x.h, err
 	}
-	if x.down {
-		// A crash the plan did not follow by a restart: the next plan
-		// starts with every replica up.
-		if err := x.Service.Restart(ctx, 0); err != nil {
-			return x.h, stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
-		}
-		x.closeIdle()
+	return x.h, x.faults.End(ctx)
+}
+
+// nemesis is the executor's nemesis, or one that does nothing.
+func (e Executor) nemesis() fault.Nemesis {
+	if e.Nemesis == nil {
+		return (*fault.Faults)(nil)
 	}
-	return x.h, nil
+	return e.Nemesis
 }
 
 // execution is one plan's execution under way: the history and the fault
@@ -142,10 +116,8 @@ type execution struct {
 	t0   time.Time
 	step int
 	h    model.History
-	// down says a crash left replica 0 down.
-	down bool
-	// cutOff is when each action a crash interrupted was cut off.
-	cutOff map[model.Action]int64
+	// faults are the plan's faults under way (Executor.Nemesis).
+	faults fault.PlanFaults
 	// looked is when the replicas were last seen running (exits).
 	looked int64
 	// keyless counts the keyless calls sent so far: each is a create of
@@ -255,7 +227,13 @@ func (x *execution) sequential(ctx context.Context, calls []model.Call) error {
 		if err != nil {
 			return err
 		}
-		if err := x.poll(ctx, call, op); err != nil {
+		// A retry answered in_flight while a crash's cut-off action
+		// recovers is sent again until it is answered otherwise.
+		if err := x.faults.Poll(ctx, call, op, func(ctx context.Context) (model.Op, error) {
+			op, err := x.call(ctx, call, 0, nil)
+			x.add([]model.Op{op})
+			return op, err
+		}); err != nil {
 			return err
 		}
 	}

@@ -22,16 +22,13 @@ import (
 const exitGrace = 500 * time.Millisecond
 
 // exits records, as events of step, the replicas that exited on their own
-// since the last look, waiting up to wait for the first, and starts each
-// again. It reports whether there was one; its error says one could not
+// since the last look, waiting up to wait for the first; the nemesis
+// starts each again. It reports whether there was one; its error says one could not
 // be started again.
 func (x *execution) exits(ctx context.Context, step int, wait time.Duration) (bool, error) {
-	if x.Service == nil {
-		return false, nil
-	}
 	found := false
 	for {
-		e, ok := x.Service.ExitWithin(ctx, wait)
+		e, ok, err := x.faults.Exit(ctx, wait)
 		if !ok {
 			x.looked = x.now()
 			return found, nil
@@ -40,10 +37,9 @@ func (x *execution) exits(ctx context.Context, step int, wait time.Duration) (bo
 		ev := model.FaultEvent{Kind: model.FaultExit, Step: step, Start: int64(e.At.Sub(x.t0)), Fired: true,
 			Note: fmt.Sprintf("replica %d %s; last output:\n%s", e.Replica, e.Status, e.Output)}
 		ev.Ops = x.unanswered()
-		if err := x.Service.Revive(ctx, e.Replica); err != nil {
-			return found, stoppedOr(ctx, fmt.Errorf("%w: starting again replica %d, which exited on its own: %w", ErrInfrastructure, e.Replica, err))
+		if err != nil {
+			return found, err
 		}
-		x.closeIdle()
 		ev.End = x.now()
 		x.h.Faults = append(x.h.Faults, ev)
 	}
@@ -72,7 +68,7 @@ func (x *execution) unanswered() []int {
 // recorded as an event, rather than a failure of the run: a call that
 // found the replica unreachable, a fault that found it gone.
 func (x *execution) exitedUnderStep(ctx context.Context, err error) (bool, error) {
-	if x.Service == nil || !errors.Is(err, ErrInfrastructure) || ctx.Err() != nil {
+	if !errors.Is(err, ErrInfrastructure) || ctx.Err() != nil {
 		return false, nil
 	}
 	return x.exits(ctx, x.step, exitGrace)
@@ -109,12 +105,7 @@ func (x *execution) lastStepCutOff() bool {
 // plan's finding and the next plan meets every replica up. A proxy's
 // failure with no exit behind it is the run's.
 func (x *execution) exitsAtEnd(ctx context.Context) error {
-	var failed error
-	for _, p := range x.Proxies {
-		if err := p.Failure(); err != nil && failed == nil {
-			failed = err
-		}
-	}
+	failed := x.faults.Failure()
 	wait := time.Duration(0)
 	if failed != nil || x.lastStepUnanswered() {
 		wait = exitGrace
@@ -137,17 +128,10 @@ func (x *execution) anyExit() bool {
 	return slices.ContainsFunc(x.h.Faults, func(ev model.FaultEvent) bool { return ev.Kind == model.FaultExit })
 }
 
-// reviveStray starts again, with no event, a replica that exited on its
-// own between two plans: no plan's step preceded it.
-func (x *execution) reviveStray(ctx context.Context) error {
-	for {
-		e, ok := x.Service.ExitWithin(ctx, 0)
-		if !ok {
-			return nil
-		}
-		if err := x.Service.Revive(ctx, e.Replica); err != nil {
-			return stoppedOr(ctx, fmt.Errorf("%w: before the plan: starting again replica %d, which exited on its own: %w", ErrInfrastructure, e.Replica, err))
-		}
-		x.closeIdle()
+// stoppedOr is err, or the context's end when that came first.
+func stoppedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
+	return err
 }

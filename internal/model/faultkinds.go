@@ -6,7 +6,7 @@ import "slices"
 // where the fault stands in a plan and what it needs to happen. The
 // generator, the contract loader, the case-file reader and the executor's
 // dispatch all read it, so a new kind is one entry here and one file of
-// package fault (or of the executor) that does it.
+// package fault (with its line in that package's registry) that does it.
 type FaultKind struct {
 	Name Fault
 	// Scope says where the fault stands in a plan: on one call (Call.Fault),
