@@ -132,56 +132,18 @@ func linModel(c model.Contract) porcupine.Model {
 	nm := porcupine.NondeterministicModel{
 		Init: func() []any { return []any{linState{}} },
 		Step: func(state, input, output any) []any {
-			st, in, out := state.(linState), input.(linInput), output.(model.Outcome)
-			rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped, HeldOtherwise: in.heldOtherwise}, out)
-			if rule != model.RuleHolds {
-				return nil
-			}
-			states := make([]any, len(next))
-			for i, s := range next {
-				variant := st.variant
-				if s.Present && !st.s.Present {
-					variant = in.op.Call.Variant
-				}
-				states[i] = linState{s: s, variant: variant}
-			}
-			return states
+			return linStep(judge, state.(linState), input.(linInput), output.(model.Outcome))
 		},
 		// Equivalent payloads are one state (their shared bodies are
 		// equal), so a re-encoded retry does not split the search.
-		Equal: func(a, b any) bool {
-			x, y := a.(linState).s, b.(linState).s
-			return x.Present == y.Present && x.ID == y.ID && x.Refused == y.Refused && bytes.Equal(x.Body, y.Body)
-		},
-		Hash: func(state any) uint64 {
-			s := state.(linState).s
-			h := fnv.New64a()
-			if s.Present {
-				h.Write([]byte{1})
-			}
-			h.Write([]byte(s.ID))
-			h.Write([]byte{0, byte(s.Refused), byte(s.Refused >> 8)})
-			h.Write(s.Body)
-			return h.Sum64()
-		},
+		Equal: func(a, b any) bool { return linEqual(a.(linState), b.(linState)) },
+		Hash:  func(state any) uint64 { return linHash(state.(linState)) },
 		DescribeOperation: func(input, output any) string {
 			op := input.(linInput).op
 			op.Out = output.(model.Outcome)
 			return op.String()
 		},
-		DescribeState: func(state any) string {
-			st := state.(linState)
-			switch {
-			case !st.s.Present && st.s.Refused != 0:
-				return fmt.Sprintf("absent, refused %d", st.s.Refused)
-			case !st.s.Present:
-				return "absent"
-			case st.s.ID == "":
-				return fmt.Sprintf("created(v%d, id not yet seen)", st.variant)
-			default:
-				return fmt.Sprintf("created(v%d, id %s)", st.variant, model.ShowID(st.s.ID))
-			}
-		},
+		DescribeState: func(state any) string { return state.(linState).describe() },
 		DescribeOperationMetadata: func(meta any) string {
 			op, ok := meta.(model.Op)
 			if !ok {
@@ -191,6 +153,59 @@ func linModel(c model.Contract) porcupine.Model {
 		},
 	}
 	return nm.ToModel()
+}
+
+// linStep is the states the contract allows after answering in with out
+// in st, none when it allows no such answer; a state that creates the
+// action remembers the variant that created it.
+func linStep(judge model.Contract, st linState, in linInput, out model.Outcome) []any {
+	rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped, HeldOtherwise: in.heldOtherwise}, out)
+	if rule != model.RuleHolds {
+		return nil
+	}
+	states := make([]any, len(next))
+	for i, s := range next {
+		variant := st.variant
+		if s.Present && !st.s.Present {
+			variant = in.op.Call.Variant
+		}
+		states[i] = linState{s: s, variant: variant}
+	}
+	return states
+}
+
+// linEqual tells two states apart by what the contract sees of them, not
+// by the variant that created the action.
+func linEqual(a, b linState) bool {
+	x, y := a.s, b.s
+	return x.Present == y.Present && x.ID == y.ID && x.Refused == y.Refused && bytes.Equal(x.Body, y.Body)
+}
+
+// linHash hashes what linEqual compares.
+func linHash(st linState) uint64 {
+	s := st.s
+	h := fnv.New64a()
+	if s.Present {
+		h.Write([]byte{1})
+	}
+	h.Write([]byte(s.ID))
+	h.Write([]byte{0, byte(s.Refused), byte(s.Refused >> 8)})
+	h.Write(s.Body)
+	return h.Sum64()
+}
+
+// describe is the state as porcupine's visualisation shows it.
+func (st linState) describe() string {
+	switch {
+	case !st.s.Present && st.s.Refused != 0:
+		return fmt.Sprintf("absent, refused %d", st.s.Refused)
+	case !st.s.Present:
+		return "absent"
+	case st.s.ID == "":
+		return fmt.Sprintf("created(v%d, id not yet seen)", st.variant)
+	default:
+		return fmt.Sprintf("created(v%d, id %s)", st.variant, model.ShowID(st.s.ID))
+	}
 }
 
 // describeMetadata is the detail shown when hovering over a call.

@@ -54,9 +54,32 @@ type actionInfo struct {
 // model, and the committed rows against the answers. The result is sorted,
 // primary finding first.
 func Evaluate(in Input) []Violation {
-	var vs []Violation
-	actions := map[model.Action]*actionInfo{}
-	var keyless []model.Op
+	actions, keyless, vs := byAction(in)
+	for _, op := range keyless {
+		findings, _ := in.Contract.Walk([]model.Op{op})
+		for _, f := range findings {
+			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
+		}
+	}
+	for a, info := range actions {
+		vs = append(vs, judgeAction(in, a, info)...)
+	}
+	if in.Contract.KeylessCreates {
+		vs = append(vs, keylessAnswers(keyless, actions)...)
+	}
+	vs = append(vs, uniqueChecks(in.Contract, in.History)...)
+	vs = append(vs, exitChecks(in.Contract, in.History)...)
+	vs = append(vs, rowChecks(in, actions, keyless)...)
+	vs = append(vs, sinkChecks(in, actions)...)
+	Sort(vs)
+	return vs
+}
+
+// byAction groups the history's calls by the action they name, each with
+// whether a fault may explain a missing answer. A keyless call belongs to
+// no action: it is listed apart, and its answer checked here.
+func byAction(in Input) (actions map[model.Action]*actionInfo, keyless []model.Op, vs []Violation) {
+	actions = map[model.Action]*actionInfo{}
 	for i, op := range in.History.Ops {
 		// A call a fault of the history touched may go unanswered.
 		ev, touched := in.History.TouchedBy(i)
@@ -81,64 +104,55 @@ func Evaluate(in Input) []Violation {
 		info.ops = append(info.ops, op)
 		info.faulted = append(info.faulted, faulted)
 	}
-	for _, op := range keyless {
-		findings, _ := in.Contract.Walk([]model.Op{op})
+	return actions, keyless, vs
+}
+
+// judgeAction checks one action's answers, alone and in the order they
+// ran (porcupine's search when calls overlapped), and fills in info what
+// the row checks need: the ok IDs, whether the action may exist, and the
+// payloads that may have created it.
+func judgeAction(in Input, a model.Action, info *actionInfo) []Violation {
+	vs, replayed := errorReplays(in.Contract, a, info.ops)
+	for i, op := range info.ops {
+		if !replayed[i] {
+			vs = append(vs, answerChecks(in.Contract, op, info.faulted[i])...)
+		}
+	}
+	vs = append(vs, stuckChecks(in.Contract, a, info.ops)...)
+	var states []model.State
+	if overlapping(info.ops) {
+		// Calls that ran at the same time have no order of their own:
+		// porcupine searches every order real time allows.
+		vs = append(vs, linearizability(in, a, info.ops)...)
+		states = okStates(in.Contract, info.ops)
+	} else {
+		// In the order they ran: a burst's calls are listed in plan
+		// order, and a fast target may answer one before the next starts.
+		ran := slices.SortedStableFunc(slices.Values(info.ops), func(x, y model.Op) int { return cmp.Compare(x.Start, y.Start) })
+		var findings []model.BadAnswer
+		findings, states = in.Contract.Walk(ran)
 		for _, f := range findings {
-			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
-		}
-	}
-	for a, info := range actions {
-		replays, replayed := errorReplays(in.Contract, a, info.ops)
-		vs = append(vs, replays...)
-		for i, op := range info.ops {
-			if !replayed[i] {
-				vs = append(vs, answerChecks(in.Contract, op, info.faulted[i])...)
-			}
-		}
-		var states []model.State
-		vs, states = append(vs, stuckChecks(in.Contract, a, info.ops)...), nil
-		if overlapping(info.ops) {
-			// Calls that ran at the same time have no order of their own:
-			// porcupine searches every order real time allows.
-			vs = append(vs, linearizability(in, a, info.ops)...)
-			states = okStates(in.Contract, info.ops)
-		} else {
-			// In the order they ran: a burst's calls are listed in plan
-			// order, and a fast target may answer one before the next starts.
-			ran := slices.SortedStableFunc(slices.Values(info.ops), func(x, y model.Op) int { return cmp.Compare(x.Start, y.Start) })
-			var findings []model.BadAnswer
-			findings, states = in.Contract.Walk(ran)
-			for _, f := range findings {
-				op := ran[f.Op]
-				if f.Rule == model.RuleWrongStatus {
-					if v, leaked := leakedConflict(in, a, op, ""); leaked {
-						vs = append(vs, v)
-						continue
-					}
+			op := ran[f.Op]
+			if f.Rule == model.RuleWrongStatus {
+				if v, leaked := leakedConflict(in, a, op, ""); leaked {
+					vs = append(vs, v)
+					continue
 				}
-				vs = append(vs, ruleViolation(in.Contract, f.Rule, op, a))
 			}
+			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, a))
 		}
-		for _, op := range info.ops {
-			switch op.Out.Kind {
-			case model.OK:
-				info.okIDs = append(info.okIDs, op.Out.ID)
-				info.mayExist = true
-			case model.Unknown, model.Other:
-				// A broken call's refusal is no effect, whatever its status.
-				info.mayExist = info.mayExist || !(op.Call.Broken > 0 && model.Refused(op.Out))
-			}
+	}
+	for _, op := range info.ops {
+		switch op.Out.Kind {
+		case model.OK:
+			info.okIDs = append(info.okIDs, op.Out.ID)
+			info.mayExist = true
+		case model.Unknown, model.Other:
+			// A broken call's refusal is no effect, whatever its status.
+			info.mayExist = info.mayExist || !(op.Call.Broken > 0 && model.Refused(op.Out))
 		}
-		info.winners = winners(states)
 	}
-	if in.Contract.KeylessCreates {
-		vs = append(vs, keylessAnswers(keyless, actions)...)
-	}
-	vs = append(vs, uniqueChecks(in.Contract, in.History)...)
-	vs = append(vs, exitChecks(in.Contract, in.History)...)
-	vs = append(vs, rowChecks(in, actions, keyless)...)
-	vs = append(vs, sinkChecks(in, actions)...)
-	Sort(vs)
+	info.winners = winners(states)
 	return vs
 }
 
@@ -306,14 +320,34 @@ func wrongStatusReason(c model.Contract, op model.Op) string {
 
 // rowChecks compare the committed rows with what the answers promised.
 func rowChecks(in Input, actions map[model.Action]*actionInfo, keyless []model.Op) []Violation {
-	var vs []Violation
-	// keylessRows are the rows of keyless creates (key_required: false),
-	// by table and keylessGroup: counted by tenant, not by action.
-	keylessRows := map[string]map[model.Action][]model.Row{}
-	// owner finds the action of a row by table and ID: to tell a replayed
-	// ID that belongs to another tenant, and to attribute joined rows.
-	owner := map[string]map[string]model.Action{}
-	perAction := map[string]map[model.Action][]model.Row{}
+	perAction, owner, keylessRows, vs := attributeRows(in, keyless)
+	for _, e := range in.Effects {
+		for a, rows := range perAction[e.Table] {
+			if actions[a] == nil {
+				vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" belongs to an action never called",
+					fmt.Sprintf("action %s has %d row(s) in %s", a, len(rows), e.Table)))
+			}
+		}
+		for a, info := range actions {
+			vs = append(vs, actionRows(in, e, a, info, perAction, owner)...)
+		}
+	}
+	if in.Contract.KeylessCreates {
+		vs = append(vs, keylessRowChecks(in, keyless, keylessRows)...)
+	}
+	return vs
+}
+
+// attributeRows gives each committed row its action, joined tables last so
+// their rows find the action of the row they point at. It returns the
+// rows by table and action; owner, the action of each row by table and ID
+// (to tell a replayed ID that belongs to another tenant); the rows of
+// keyless creates (key_required: false) by table and keylessGroup, counted
+// by tenant, not by action; and the violations of rows no action can own.
+func attributeRows(in Input, keyless []model.Op) (perAction map[string]map[model.Action][]model.Row, owner map[string]map[string]model.Action, keylessRows map[string]map[model.Action][]model.Row, vs []Violation) {
+	perAction = map[string]map[model.Action][]model.Row{}
+	owner = map[string]map[string]model.Action{}
+	keylessRows = map[string]map[model.Action][]model.Row{}
 	for _, e := range model.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]model.Row{}
@@ -356,21 +390,7 @@ func rowChecks(in Input, actions map[model.Action]*actionInfo, keyless []model.O
 			}
 		}
 	}
-	for _, e := range in.Effects {
-		for a, rows := range perAction[e.Table] {
-			if actions[a] == nil {
-				vs = append(vs, violation(StrayWrite, a, "a row in "+e.Table+" belongs to an action never called",
-					fmt.Sprintf("action %s has %d row(s) in %s", a, len(rows), e.Table)))
-			}
-		}
-		for a, info := range actions {
-			vs = append(vs, actionRows(in, e, a, info, perAction, owner)...)
-		}
-	}
-	if in.Contract.KeylessCreates {
-		vs = append(vs, keylessRowChecks(in, keyless, keylessRows)...)
-	}
-	return vs
+	return perAction, owner, keylessRows, vs
 }
 
 // partialIn is the first effect table other than e in which action a has

@@ -118,7 +118,37 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	b := &burst{
+	b := newBurst(ctx, reqs, opts)
+	if opts.Mode != Naive && opts.Mode != LastByte {
+		for i := range reqs {
+			b.fail(i, "prepare", fmt.Errorf("unknown sync mode %q (want %q or %q)", opts.Mode, LastByte, Naive))
+		}
+		return b.ex
+	}
+	for i := range reqs {
+		b.serialise(i)
+	}
+	b.dial()
+	defer b.closeConns()
+	defer b.watchCancel()() // a cancelled burst returns at once
+	b.deadline = time.Now().Add(opts.Timeout)
+	for _, c := range b.conns {
+		if c != nil {
+			_ = c.SetDeadline(b.deadline)
+		}
+	}
+	if opts.Mode == Naive {
+		b.releaseNaive()
+	} else {
+		b.releaseLastByte()
+	}
+	return b.ex
+}
+
+// newBurst is the burst of reqs, each with its slot in every per-request
+// slice.
+func newBurst(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) *burst {
+	return &burst{
 		ctx:   ctx,
 		opts:  opts,
 		orig:  reqs,
@@ -133,51 +163,31 @@ func Release(ctx context.Context, reqs []*http.Request, opts ReleaseOptions) []E
 		keepable: make([]bool, len(reqs)),
 		released: make(chan struct{}),
 	}
-	if opts.Mode != Naive && opts.Mode != LastByte {
-		for i := range reqs {
-			b.fail(i, "prepare", fmt.Errorf("unknown sync mode %q (want %q or %q)", opts.Mode, LastByte, Naive))
-		}
-		return b.ex
-	}
-	for i := range reqs {
-		b.serialise(i)
-	}
-	b.dial()
-	defer b.closeConns()
+}
 
-	// Closing over the connections with a past deadline is what makes a
-	// cancelled burst return at once, whatever each goroutine is blocked in.
-	stop := make(chan struct{})
+// watchCancel sets a past deadline on every connection when the burst's
+// context ends: that is what makes a cancelled burst return at once,
+// whatever each goroutine is blocked in. The function it returns stops
+// the watch and waits for it to end.
+func (b *burst) watchCancel() (stop func()) {
+	done := make(chan struct{})
 	var watch errgroup.Group
 	watch.Go(func() error {
 		select {
-		case <-ctx.Done():
+		case <-b.ctx.Done():
 			for _, c := range b.conns {
 				if c != nil {
 					_ = c.SetDeadline(aLongTimeAgo)
 				}
 			}
-		case <-stop:
+		case <-done:
 		}
 		return nil
 	})
-	defer func() {
-		close(stop)
+	return func() {
+		close(done)
 		_ = watch.Wait()
-	}()
-
-	b.deadline = time.Now().Add(opts.Timeout)
-	for _, c := range b.conns {
-		if c != nil {
-			_ = c.SetDeadline(b.deadline)
-		}
 	}
-	if opts.Mode == Naive {
-		b.releaseNaive()
-	} else {
-		b.releaseLastByte()
-	}
-	return b.ex
 }
 
 // burst is the state of one Release call. Each exchange's fields are written

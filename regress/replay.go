@@ -112,38 +112,46 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			}
 			sessions[hunt] = session
 		}
-		unfired := false
 		o.Max = AttemptsFor(c.Plan, hunt)
-		budget := time.Now().Add(timedBudget)
-		for a := range o.Max {
-			if a >= racyAttempts && time.Now().After(budget) {
-				o.Warnings = append(o.Warnings, fmt.Sprintf("a race left to timing (a burst with no db-stall) was tried %d of %d times in %s: one rarer than that may have been missed; give it a db-stall (--db-stall) or replay it again", a, o.Max, timedBudget))
-				break
-			}
-			ns := model.Namespace(fmt.Sprintf("%s-%d-%d-", prefix, i+1, a+1))
-			tr, err := session.Try(ctx, ns, c.Plan, t0)
-			o.Trial, o.Attempts = tr, a+1
-			if err != nil {
-				o.Verdict, o.Err = checks.Inconclusive, err
-				break
-			}
-			if slices.ContainsFunc(tr.Violations, func(v checks.Violation) bool { return v.Check == c.Check.ID }) {
-				o.Verdict = checks.Fail
-				break
-			}
-			unfired = unfired || !model.AllFired(tr.History.Faults)
-		}
-		if o.Verdict == checks.Pass && unfired {
-			// A planned fault that did not fire proved nothing: never a pass.
-			o.Verdict = checks.Inconclusive
-			o.Err = fmt.Errorf("a planned fault did not fire in %d attempt(s)", o.Attempts)
-		}
+		o.replay(ctx, session, c, fmt.Sprintf("%s-%d", prefix, i+1), t0)
 		outs[i] = o
 		if ctx.Err() != nil {
 			return outs[:i+1], nil
 		}
 	}
 	return outs, nil
+}
+
+// replay runs c's plan up to o.Max times, each in a namespace of its own
+// under prefix, until its check fires (Fail); a pass in which a planned
+// fault never fired proved nothing (Inconclusive). A race left to timing
+// stops early once timedBudget is spent, with a warning.
+func (o *Outcome) replay(ctx context.Context, session *stress.Session, c Case, prefix string, t0 time.Time) {
+	unfired := false
+	budget := time.Now().Add(timedBudget)
+	for a := range o.Max {
+		if a >= racyAttempts && time.Now().After(budget) {
+			o.Warnings = append(o.Warnings, fmt.Sprintf("a race left to timing (a burst with no db-stall) was tried %d of %d times in %s: one rarer than that may have been missed; give it a db-stall (--db-stall) or replay it again", a, o.Max, timedBudget))
+			break
+		}
+		ns := model.Namespace(fmt.Sprintf("%s-%d-", prefix, a+1))
+		tr, err := session.Try(ctx, ns, c.Plan, t0)
+		o.Trial, o.Attempts = tr, a+1
+		if err != nil {
+			o.Verdict, o.Err = checks.Inconclusive, err
+			return
+		}
+		if slices.ContainsFunc(tr.Violations, func(v checks.Violation) bool { return v.Check == c.Check.ID }) {
+			o.Verdict = checks.Fail
+			return
+		}
+		unfired = unfired || !model.AllFired(tr.History.Faults)
+	}
+	if o.Verdict == checks.Pass && unfired {
+		// A planned fault that did not fire proved nothing: never a pass.
+		o.Verdict = checks.Inconclusive
+		o.Err = fmt.Errorf("a planned fault did not fire in %d attempt(s)", o.Attempts)
+	}
 }
 
 // Replay replays the case files and directories in paths against the

@@ -21,6 +21,8 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
+// demoCmd runs the sample service in each of its modes, correct and
+// broken, and prints a row each with what was expected of it.
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	var f runFlags
@@ -69,9 +71,24 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer cleanup()
 
+	rows, code, err := demoRows(ctx, servers, layouts, modes, f, nemesis, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemstress demo: %v\n", err)
+		return exitFor(err)
+	}
+	if err := writeDemo(stdout, f.json, rows); err != nil {
+		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
+		return exitInconclusive
+	}
+	return code
+}
+
+// demoRows runs each mode under each layout, a row each, and returns the
+// rows with the exit code their expectations give. It stops at the first
+// row that could not run, and after the row during which ctx ended.
+func demoRows(ctx context.Context, servers func(context.Context, string) (string, error), layouts []ticketsvc.Layout, modes []string, f runFlags, nemesis demoNemesis, stderr io.Writer) ([]demoRow, int, error) {
 	var rows []demoRow
 	code := exitPass
-layouts:
 	for i, layout := range layouts {
 		for _, mode := range modes {
 			if (sample.IsPay(mode) || sample.IsWebhook(mode)) && i > 0 {
@@ -85,8 +102,7 @@ layouts:
 			}
 			row, err := demoMode(ctx, servers, mode, layout, f, nemesis, stderr)
 			if err != nil {
-				fmt.Fprintf(stderr, "idemstress demo: %s (%s layout): %v\n", mode, layout, err)
-				return exitFor(err)
+				return nil, 0, fmt.Errorf("%s (%s layout): %w", mode, layout, err)
 			}
 			if len(layouts) > 1 && !sample.IsPay(mode) {
 				row.Target += " (" + string(layout) + ")"
@@ -99,16 +115,11 @@ layouts:
 				}
 			}
 			if ctx.Err() != nil {
-				code = exitInconclusive
-				break layouts
+				return rows, exitInconclusive, nil
 			}
 		}
 	}
-	if err := writeDemo(stdout, f.json, rows); err != nil {
-		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
-		return exitInconclusive
-	}
-	return code
+	return rows, code, nil
 }
 
 // demoModes are the rows --modes names, in the demo's order: every row
@@ -170,8 +181,6 @@ func demoDatabases(ctx context.Context, url string, stderr io.Writer) (func(cont
 	return create, pool.Close, nil
 }
 
-// demoMode starts the sample service in one mode, in-process on a loopback
-// port over a database of its own, and runs the tester against it.
 // demoNemesis is how the demo releases bursts and what it stalls.
 type demoNemesis struct {
 	sync  client.SyncMode
@@ -180,6 +189,8 @@ type demoNemesis struct {
 	processShrink time.Duration
 }
 
+// demoMode starts the sample service in one mode, in-process on a loopback
+// port over a database of its own, and runs the tester against it.
 func demoMode(ctx context.Context, createDB func(context.Context, string) (string, error), mode string, layout ticketsvc.Layout, f runFlags, n demoNemesis, stderr io.Writer) (demoRow, error) {
 	if sample.IsPay(mode) {
 		layout = "paysvc"
@@ -191,57 +202,16 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	if err != nil {
 		return demoRow{}, err
 	}
-	var cfg stress.Config
-	if sample.IsPay(mode) {
-		// The second sample, a payments API of another shape, as processes
-		// of this binary, the correct rows under every fault kind; it stalls
-		// the table its own contract names.
-		serve, err := sampleServer()
-		if err != nil {
-			return demoRow{}, err
-		}
-		if cfg, err = sample.PayProcessConfig(append(serve, "paysvc"), url, mode); err != nil {
-			return demoRow{}, err
-		}
-		n.stall = cfg.DBStall
-		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
-		fmt.Fprintf(stderr, "idemstress demo: %s as processes, faults %v\n", mode, cfg.Faults)
-	} else if sample.IsWebhook(mode) {
-		// The webhook's rows: the keys layout as processes of this
-		// binary, with the contract's sink receiving its deliveries.
-		serve, err := sampleServer()
-		if err != nil {
-			return demoRow{}, err
-		}
-		if cfg, err = sample.WebhookConfig(serve, url, mode); err != nil {
-			return demoRow{}, err
-		}
-		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
-		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) as processes with the webhook, faults %v\n", mode, layout, cfg.Faults)
-	} else if sample.Processes(mode) {
-		// Restarts and crashes need processes: the real binary, started
-		// and faulted by idemstress.
-		serve, err := sampleServer()
-		if err != nil {
-			return demoRow{}, err
-		}
-		if cfg, err = sample.ProcessConfig(serve, url, mode, layout); err != nil {
-			return demoRow{}, err
-		}
-		cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
-		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) as processes, faults %v\n", mode, layout, cfg.Faults)
-	} else {
-		svc, err := sample.Start(ctx, url, mode, layout)
-		if err != nil {
-			return demoRow{}, err
-		}
-		defer svc.Close()
-		if cfg, err = svc.Config(f.plans, f.seed); err != nil {
-			return demoRow{}, err
-		}
-		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
+	cfg, stop, err := demoConfig(ctx, url, mode, layout, f, stderr)
+	if err != nil {
+		return demoRow{}, err
 	}
-	cfg.ShrinkTime, cfg.Sync, cfg.DBStall, cfg.MaxBugs = f.shrinkTime, n.sync, n.stall, f.maxBugs
+	defer stop()
+	stall := n.stall
+	if sample.IsPay(mode) {
+		stall = cfg.DBStall // paysvc stalls the table its own contract names
+	}
+	cfg.ShrinkTime, cfg.Sync, cfg.DBStall, cfg.MaxBugs = f.shrinkTime, n.sync, stall, f.maxBugs
 	if cfg.Process != nil {
 		cfg.ShrinkTime = n.processShrink
 	}
@@ -264,6 +234,54 @@ func demoMode(ctx context.Context, createDB func(context.Context, string) (strin
 	}
 	row.AsExpected = asExpected(row.Row, row.Expected)
 	return row, nil
+}
+
+// demoConfig is the tester's configuration for one mode over the database
+// at url: the service as processes of this binary where the mode needs
+// them (paysvc, the webhook, restarts and crashes), else started in
+// process, which stop ends.
+func demoConfig(ctx context.Context, url, mode string, layout ticketsvc.Layout, f runFlags, stderr io.Writer) (cfg stress.Config, stop func(), err error) {
+	stop = func() {}
+	if !sample.IsPay(mode) && !sample.IsWebhook(mode) && !sample.Processes(mode) {
+		svc, err := sample.Start(ctx, url, mode, layout)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if cfg, err = svc.Config(f.plans, f.seed); err != nil {
+			svc.Close()
+			return cfg, nil, err
+		}
+		fmt.Fprintf(stderr, "idemstress demo: %s (%s layout) at %s\n", mode, layout, strings.Join(svc.Addrs, ", "))
+		return cfg, svc.Close, nil
+	}
+	serve, err := sampleServer()
+	if err != nil {
+		return cfg, nil, err
+	}
+	var what string
+	switch {
+	case sample.IsPay(mode):
+		// The second sample, a payments API of another shape, the correct
+		// rows under every fault kind.
+		cfg, err = sample.PayProcessConfig(append(serve, "paysvc"), url, mode)
+		what = mode + " as processes"
+	case sample.IsWebhook(mode):
+		// The keys layout, with the contract's sink receiving the
+		// webhook's deliveries.
+		cfg, err = sample.WebhookConfig(serve, url, mode)
+		what = fmt.Sprintf("%s (%s layout) as processes with the webhook", mode, layout)
+	default:
+		// Restarts and crashes need processes: the real binary, started
+		// and faulted by idemstress.
+		cfg, err = sample.ProcessConfig(serve, url, mode, layout)
+		what = fmt.Sprintf("%s (%s layout) as processes", mode, layout)
+	}
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.Plans, cfg.Seed, cfg.Log = f.plans, f.seed, stderr
+	fmt.Fprintf(stderr, "idemstress demo: %s, faults %v\n", what, cfg.Faults)
+	return cfg, stop, nil
 }
 
 // sampleServer is the command that serves the sample service as a process:

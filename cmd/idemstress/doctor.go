@@ -33,29 +33,9 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "idemstress doctor: want --config FILE and no other arguments")
 		return exitUsage
 	}
-	// Doctor reads top-down: its lines are held until the verdict, and the
-	// first says what to fix first (the first FAIL, which the order of the
-	// checks makes the root cause), or that the contract is ready to run.
-	var lines []string
-	fix := ""
-	say := func(what, format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		if rest, ok := strings.CutPrefix(msg, "FAIL "); ok && fix == "" {
-			fix = what + ": " + rest
-		}
-		lines = append(lines, fmt.Sprintf("%-9s %s\n", what, msg))
-	}
-	defer func() {
-		if fix != "" {
-			fmt.Fprintf(stdout, "fix first: %s\n", fix)
-		} else {
-			fmt.Fprintf(stdout, "ok: ready to run: idemstress run --config %s\n", src.config)
-		}
-		for _, l := range lines {
-			fmt.Fprint(stdout, l)
-		}
-	}()
-
+	var r doctorReport
+	defer r.write(stdout, src.config)
+	say := r.say
 	cfg, err := stress.Load(src.config)
 	if err != nil {
 		say("contract", "FAIL %v", err)
@@ -84,6 +64,37 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		say("index", "%s", a)
 	}
 	return probe(ctx, cfg, session, say)
+}
+
+// doctorReport holds doctor's lines until the verdict: doctor reads
+// top-down, its first line saying what to fix first (the first FAIL, which
+// the order of the checks makes the root cause), or that the contract is
+// ready to run.
+type doctorReport struct {
+	lines []string
+	fix   string
+}
+
+// say adds a line about what (contract, database, …); a message that
+// begins "FAIL " is the fix when it is the first.
+func (r *doctorReport) say(what, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if rest, ok := strings.CutPrefix(msg, "FAIL "); ok && r.fix == "" {
+		r.fix = what + ": " + rest
+	}
+	r.lines = append(r.lines, fmt.Sprintf("%-9s %s\n", what, msg))
+}
+
+// write prints the verdict, then the lines.
+func (r *doctorReport) write(w io.Writer, config string) {
+	if r.fix != "" {
+		fmt.Fprintf(w, "fix first: %s\n", r.fix)
+	} else {
+		fmt.Fprintf(w, "ok: ready to run: idemstress run --config %s\n", config)
+	}
+	for _, l := range r.lines {
+		fmt.Fprint(w, l)
+	}
 }
 
 // stage names what failed to open: the database, the effect tables, the

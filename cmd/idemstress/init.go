@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,68 +39,37 @@ func (h *headerFlags) Set(s string) error {
 // writes it with every guess commented, and runs doctor on it.
 func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	openapi := fs.String("openapi", "", "OpenAPI 3 document of the service (YAML or JSON)")
-	operation := fs.String("operation", "", `the create operation in --openapi: its operationId or "METHOD PATH"`)
-	rawURL := fs.String("url", "", "with --openapi: the server URL (default: the document's first); without: the request URL, {{tenant}} and {{key}} where they travel")
-	method := fs.String("method", "", "HTTP method without --openapi (default POST)")
-	var headers headerFlags
-	fs.Var(&headers, "header", `a request header template, "Name: value" ({{key}}, {{tenant}}); repeatable`)
-	payload := fs.String("payload", "", "the base payload as a JSON object (default: the document's example)")
-	body := fs.String("body", "", `how the payload is sent: "json" (default) or "form" (application/x-www-form-urlencoded)`)
+	var o initRequest
+	fs.StringVar(&o.openapi, "openapi", "", "OpenAPI 3 document of the service (YAML or JSON)")
+	fs.StringVar(&o.operation, "operation", "", `the create operation in --openapi: its operationId or "METHOD PATH"`)
+	fs.StringVar(&o.url, "url", "", "with --openapi: the server URL (default: the document's first); without: the request URL, {{tenant}} and {{key}} where they travel")
+	fs.StringVar(&o.method, "method", "", "HTTP method without --openapi (default POST)")
+	fs.Var(&o.headers, "header", `a request header template, "Name: value" ({{key}}, {{tenant}}); repeatable`)
+	fs.StringVar(&o.payload, "payload", "", "the base payload as a JSON object (default: the document's example)")
+	fs.StringVar(&o.body, "body", "", `how the payload is sent: "json" (default) or "form" (application/x-www-form-urlencoded)`)
 	databaseURL := fs.String("database-url", "", "PostgreSQL URL of the service's database (default $DATABASE_URL)")
 	out := fs.String("out", "contract.yaml", "where to write the drafted contract (never overwritten)")
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return parseExit(err)
 	}
-	if fs.NArg() > 0 || (*openapi == "") != (*operation == "") || *openapi == "" && *rawURL == "" {
+	if fs.NArg() > 0 || (o.openapi == "") != (o.operation == "") || o.openapi == "" && o.url == "" {
 		fmt.Fprintln(stderr, "idemstress init: want --openapi FILE --operation ID, or --url URL with --header and --payload; and no other arguments")
 		return exitUsage
 	}
-	if *body != "" && *body != "json" && *body != "form" {
-		fmt.Fprintf(stderr, "idemstress init: --body %q: want json or form\n", *body)
+	if o.body != "" && o.body != "json" && o.body != "form" {
+		fmt.Fprintf(stderr, "idemstress init: --body %q: want json or form\n", o.body)
 		return exitUsage
 	}
 	if info, err := os.Stat(*out); err == nil && info.Mode().IsRegular() {
 		fmt.Fprintf(stderr, "idemstress init: %s exists; init never overwrites a contract (--out FILE)\n", *out)
 		return exitUsage
 	}
-	d := &draft.Draft{Source: "the command line", URL: *rawURL, Method: *method, Rules: map[string]any{}, Notes: map[string]string{}}
-	if *openapi != "" {
-		var err error
-		if d, err = draft.FromOpenAPI(ctx, *openapi, *operation, *rawURL); err != nil {
-			fmt.Fprintf(stderr, "idemstress init: %v\n", err)
-			return exitUsage
-		}
-	}
-	if err := client.CheckHost(d.URL); err != nil {
+	d, err := o.draft(ctx)
+	if err != nil {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 		return exitUsage
 	}
-	for _, h := range headers {
-		d.SetHeader(h) // in place of a drafted one: the security scheme's TODO
-	}
-	if *body == "form" {
-		d.Body = "form"
-	}
-	if *payload != "" {
-		var p map[string]any
-		dec := json.NewDecoder(strings.NewReader(*payload))
-		dec.UseNumber()
-		if err := dec.Decode(&p); err != nil {
-			fmt.Fprintf(stderr, "idemstress init: --payload: not a JSON object: %v\n", err)
-			return exitUsage
-		}
-		d.Payload = p
-		if d.Notes == nil {
-			d.Notes = map[string]string{}
-		}
-		d.Notes["payload"] = "--payload"
-	}
-	d.Defaults()
-	dbURL := *databaseURL
-	if dbURL == "" {
-		dbURL = os.Getenv("DATABASE_URL")
-	}
+	dbURL := cmp.Or(*databaseURL, os.Getenv("DATABASE_URL"))
 	code := exitPass
 	if dbURL == "" {
 		d.NoDatabase()
@@ -124,6 +94,50 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		doctorArgs = append(doctorArgs, "--database-url", dbURL)
 	}
 	return max(code, doctorCmd(ctx, doctorArgs, stdout, stderr))
+}
+
+// initRequest is what init's flags say of the request, before any call.
+type initRequest struct {
+	openapi, operation, url, method string
+	headers                         headerFlags
+	payload, body                   string
+}
+
+// draft drafts the request from the OpenAPI document or the flags, the
+// flags' headers, body and payload taking the place of what the document
+// says, and fills the defaults neither gave.
+func (o initRequest) draft(ctx context.Context) (*draft.Draft, error) {
+	d := &draft.Draft{Source: "the command line", URL: o.url, Method: o.method, Rules: map[string]any{}, Notes: map[string]string{}}
+	if o.openapi != "" {
+		var err error
+		if d, err = draft.FromOpenAPI(ctx, o.openapi, o.operation, o.url); err != nil {
+			return nil, err
+		}
+	}
+	if err := client.CheckHost(d.URL); err != nil {
+		return nil, err
+	}
+	for _, h := range o.headers {
+		d.SetHeader(h) // in place of a drafted one: the security scheme's TODO
+	}
+	if o.body == "form" {
+		d.Body = "form"
+	}
+	if o.payload != "" {
+		var p map[string]any
+		dec := json.NewDecoder(strings.NewReader(o.payload))
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("--payload: not a JSON object: %v", err)
+		}
+		d.Payload = p
+		if d.Notes == nil {
+			d.Notes = map[string]string{}
+		}
+		d.Notes["payload"] = "--payload"
+	}
+	d.Defaults()
+	return d, nil
 }
 
 // initCalls makes init's calls against the service: one create, whose rows

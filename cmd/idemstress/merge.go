@@ -45,28 +45,60 @@ var verdictRank = map[checks.Verdict]int{checks.Pass: 0, checks.Inconclusive: 1,
 // merge combines shard reports.
 func merge(reps []stressReport) stressReport {
 	out := stressReport{Verdict: checks.Pass, Seed: reps[0].Seed, Target: reps[0].Target}
+	for _, r := range reps {
+		out.addTallies(r)
+	}
+	out.Cases = mergeCases(reps)
+	if len(out.Cases) == 0 {
+		out.Cases = []report.Row{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
+	}
+	if out.Coverage != nil {
+		// A check is exercised when some shard exercised it: the sum has
+		// the transition then.
+		var fired []checks.ID
+		for _, c := range out.Cases {
+			fired = append(fired, c.Checks...)
+		}
+		out.CheckStatus = checks.Statuses(out.Coverage, fired, out.Verdict == checks.Inconclusive)
+		for i := range out.Cases {
+			out.Cases[i].Coverage, out.Cases[i].CheckStatus = out.Coverage, out.CheckStatus
+		}
+	}
+	return out
+}
+
+// addTallies adds a shard's verdict, counts and coverage to out's: the
+// worst verdict, the sums, and the longest time, since shards run side by
+// side.
+func (out *stressReport) addTallies(r stressReport) {
+	if verdictRank[r.Verdict] > verdictRank[out.Verdict] {
+		out.Verdict = r.Verdict
+	}
+	out.Shards = append(out.Shards, r.Shards...)
+	out.Plans += r.Plans
+	out.Executions += r.Executions
+	out.Calls += r.Calls
+	out.FaultsFired += r.FaultsFired
+	out.Seconds = max(out.Seconds, r.Seconds)
+	out.Interrupted = out.Interrupted || r.Interrupted
+	// A report from elsewhere may hold errors quoting 200 KB: cut as
+	// every message idemstress writes is (violations cut their own).
+	out.ContractError = model.CutLines(cmp.Or(out.ContractError, r.ContractError))
+	if r.Coverage != nil {
+		if out.Coverage == nil {
+			out.Coverage = model.Coverage{}
+		}
+		out.Coverage.Add(r.Coverage)
+	}
+}
+
+// mergeCases keeps one row per bug, the smallest of the shards', with the
+// rows another row lists as its sightings folded under it, in catalogue
+// order; then the rows that found no bug and did not pass.
+func mergeCases(reps []stressReport) []report.Row {
 	byBug := map[string]report.Row{}
 	var others []report.Row
 	for _, r := range reps {
-		if verdictRank[r.Verdict] > verdictRank[out.Verdict] {
-			out.Verdict = r.Verdict
-		}
-		out.Shards = append(out.Shards, r.Shards...)
-		out.Plans += r.Plans
-		out.Executions += r.Executions
-		out.Calls += r.Calls
-		out.FaultsFired += r.FaultsFired
-		out.Seconds = max(out.Seconds, r.Seconds) // shards run side by side
-		out.Interrupted = out.Interrupted || r.Interrupted
-		// A report from elsewhere may hold errors quoting 200 KB: cut as
-		// every message idemstress writes is (violations cut their own).
-		out.ContractError = model.CutLines(cmp.Or(out.ContractError, r.ContractError))
-		if r.Coverage != nil {
-			if out.Coverage == nil {
-				out.Coverage = model.Coverage{}
-			}
-			out.Coverage.Add(r.Coverage)
-		}
 		for _, c := range r.Cases {
 			c.Error, c.ContractError = model.CutLines(c.Error), model.CutLines(c.ContractError)
 			if c.MinimalPlan == nil || len(c.Checks) == 0 {
@@ -92,30 +124,15 @@ func merge(reps []stressReport) stressReport {
 			}
 		}
 	}
+	var cases []report.Row
 	for _, c := range byBug {
-		out.Cases = append(out.Cases, c)
+		cases = append(cases, c)
 	}
 	rank := func(id checks.ID) int { _, r := checks.Lookup(id); return r }
-	slices.SortFunc(out.Cases, func(a, b report.Row) int {
+	slices.SortFunc(cases, func(a, b report.Row) int {
 		return cmp.Or(cmp.Compare(rank(a.Checks[0]), rank(b.Checks[0])), cmp.Compare(a.Bug, b.Bug))
 	})
-	out.Cases = append(out.Cases, others...)
-	if len(out.Cases) == 0 {
-		out.Cases = []report.Row{{Target: out.Target, Verdict: out.Verdict, Checks: []checks.ID{}, Plans: out.Plans, Seed: out.Seed, Seconds: out.Seconds}}
-	}
-	if out.Coverage != nil {
-		// A check is exercised when some shard exercised it: the sum has
-		// the transition then.
-		var fired []checks.ID
-		for _, c := range out.Cases {
-			fired = append(fired, c.Checks...)
-		}
-		out.CheckStatus = checks.Statuses(out.Coverage, fired, out.Verdict == checks.Inconclusive)
-		for i := range out.Cases {
-			out.Cases[i].Coverage, out.Cases[i].CheckStatus = out.Coverage, out.CheckStatus
-		}
-	}
-	return out
+	return append(cases, others...)
 }
 
 // smaller reports whether a's minimal plan is smaller than b's.

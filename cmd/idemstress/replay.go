@@ -56,7 +56,24 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)
 		return exitFor(err)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	code, err := writeOutcomes(stdout, outs)
+	if err != nil {
+		return exitInconclusive
+	}
+	explainOutcomes(stdout, stderr, outs)
+	if len(outs) < len(cases) {
+		fmt.Fprintf(stderr, "idemstress: interrupted after %d of %d case(s)\n", len(outs), len(cases))
+		if code == exitPass {
+			code = exitInconclusive
+		}
+	}
+	return code
+}
+
+// writeOutcomes prints a line per replayed case and returns the exit code
+// they give: a case that fired again fails the replay.
+func writeOutcomes(w io.Writer, outs []regress.Outcome) (int, error) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	// TRIED says how often the plan ran: a pass of a racy case is its check
 	// staying silent that many times, not once.
 	fmt.Fprintln(tw, "CASE\tVERDICT\tTRIED\tCHECK\tFIRED\tPLAN")
@@ -70,28 +87,25 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			code = exitInconclusive
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return exitInconclusive
-	}
+	return code, tw.Flush()
+}
+
+// explainOutcomes prints, under the table, the history of each case that
+// fired again and why each inconclusive one was, each case's warnings on
+// stderr.
+func explainOutcomes(w, stderr io.Writer, outs []regress.Outcome) {
 	for _, o := range outs {
-		for _, w := range o.Warnings {
-			fmt.Fprintf(stderr, "idemstress: warning: %s: %s\n", o.Case.Path, w)
+		for _, warning := range o.Warnings {
+			fmt.Fprintf(stderr, "idemstress: warning: %s: %s\n", o.Case.Path, warning)
 		}
 		switch o.Verdict {
 		case checks.Fail:
-			fmt.Fprintf(stdout, "\n%s: %s fired again (%s)\n", o.Case.Path, o.Case.Check.ID, o.Case.Check.Message)
-			fmt.Fprint(stdout, indent(report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations)))
+			fmt.Fprintf(w, "\n%s: %s fired again (%s)\n", o.Case.Path, o.Case.Check.ID, o.Case.Check.Message)
+			fmt.Fprint(w, indent(report.Explain(o.Case.Plan, o.Trial.History, o.Trial.Violations)))
 		case checks.Inconclusive:
-			fmt.Fprintf(stdout, "\n%s: inconclusive: %v\n", o.Case.Path, o.Err)
+			fmt.Fprintf(w, "\n%s: inconclusive: %v\n", o.Case.Path, o.Err)
 		}
 	}
-	if len(outs) < len(cases) {
-		fmt.Fprintf(stderr, "idemstress: interrupted after %d of %d case(s)\n", len(outs), len(cases))
-		if code == exitPass {
-			code = exitInconclusive
-		}
-	}
-	return code
 }
 
 // overrideHunts sets the hunt flags given on fs, already applied to cfg,

@@ -47,6 +47,9 @@ type stressReport struct {
 	ContractError string `json:"contract_error,omitempty"`
 }
 
+// stressCmd runs a search until --duration or --plans ends it, as a
+// nightly job does, optionally as one shard of several, and prints a
+// report that merge can combine with the other shards'.
 func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stress", flag.ContinueOnError)
 	var f runFlags
@@ -67,16 +70,7 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err := parseFlags(fs, args, stdout, stderr); err != nil {
 		return refused(stderr, args, stress.Config{}, err)
 	}
-	why := ""
-	switch {
-	case f.config == "" || fs.NArg() > 0:
-		why = "want --config FILE and no other arguments"
-	case f.check(fs) != nil:
-		why = f.check(fs).Error()
-	case f.plans <= 0 && *duration <= 0:
-		why = "want --duration D or --plans N (or both): a nightly run needs an end"
-	}
-	if why != "" {
+	if why := stressUsage(fs, f, *duration); why != "" {
 		fmt.Fprintln(stderr, "idemstress stress: "+why)
 		return refused(stderr, args, stress.Config{}, errors.New(why))
 	}
@@ -92,16 +86,12 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cfg.Duration = *duration
 	rep := stressReport{Seed: f.seed}
 	if *shard != "" {
-		i, n, err := parseShard(*shard)
+		label, err := applyShard(&cfg, *shard, f.seed)
 		if err != nil {
 			fmt.Fprintf(stderr, "idemstress stress: %v\n", err)
 			return refused(stderr, args, cfg, err)
 		}
-		cfg.Namespace = jobNamespace(f.seed)
-		if f.seed != 0 {
-			cfg.Seed = stress.DeriveSeed(f.seed, i)
-		}
-		rep.Shards = []string{fmt.Sprintf("%d/%d", i, n)}
+		rep.Shards = []string{label}
 	}
 	cfg.Log = stderr
 	a.config = f.config
@@ -109,6 +99,48 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if res == nil {
 		return code
 	}
+	rep.fill(res)
+	if res.Interrupted {
+		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
+	}
+	if err := writeStress(stdout, f.json, rep); err != nil {
+		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
+		return exitInconclusive
+	}
+	return code
+}
+
+// applyShard makes cfg shard i/n of a job: the job's namespace, shared
+// by every shard, and a seed of its own derived from the job's, when one
+// was given. It returns the shard's label, "i/n".
+func applyShard(cfg *stress.Config, shard string, seed uint64) (string, error) {
+	i, n, err := parseShard(shard)
+	if err != nil {
+		return "", err
+	}
+	cfg.Namespace = jobNamespace(seed)
+	if seed != 0 {
+		cfg.Seed = stress.DeriveSeed(seed, i)
+	}
+	return fmt.Sprintf("%d/%d", i, n), nil
+}
+
+// stressUsage says what is wrong with stress's arguments, "" when nothing.
+func stressUsage(fs *flag.FlagSet, f runFlags, duration time.Duration) string {
+	switch {
+	case f.config == "" || fs.NArg() > 0:
+		return "want --config FILE and no other arguments"
+	case f.check(fs) != nil:
+		return f.check(fs).Error()
+	case f.plans <= 0 && duration <= 0:
+		return "want --duration D or --plans N (or both): a nightly run needs an end"
+	}
+	return ""
+}
+
+// fill writes a run's result into the report: its verdict, tallies, rows
+// and coverage, and the seed the run drew when none was given.
+func (rep *stressReport) fill(res *stress.Result) {
 	if rep.Seed == 0 {
 		rep.Seed = res.Seed
 	}
@@ -120,14 +152,6 @@ func stressCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if res.Contract != nil {
 		rep.ContractError = model.CutLines(res.Contract.Error())
 	}
-	if res.Interrupted {
-		fmt.Fprintf(stderr, "idemstress: interrupted after %d plans; the report holds the %d bug(s) found until then\n", res.Searched, len(res.Failures))
-	}
-	if err := writeStress(stdout, f.json, rep); err != nil {
-		fmt.Fprintf(stderr, "idemstress: writing the report: %v\n", err)
-		return exitInconclusive
-	}
-	return code
 }
 
 // parseShard reads "i/n".

@@ -83,16 +83,9 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stderr
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg, err := pgxpool.ParseConfig(c.databaseURL)
+	pool, err := openPool(ctx, c.databaseURL)
 	if err != nil {
-		return UsageError{fmt.Errorf("-database-url: %w", err)}
-	}
-	if !strings.Contains(c.databaseURL, "pool_max_conns") {
-		cfg.MaxConns = poolSize
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return UsageError{fmt.Errorf("-database-url: %w", err)}
+		return err
 	}
 	defer pool.Close()
 	c.opts.Logger = logger
@@ -106,13 +99,35 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stderr
 	if err != nil {
 		return err
 	}
+	return serve(ctx, svc, c.listen, logger, stderr)
+}
 
-	ln, err := net.Listen("tcp", c.listen)
+// openPool opens the pool of the database at url, poolSize connections
+// unless the URL says how many.
+func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", c.listen, err)
+		return nil, UsageError{fmt.Errorf("-database-url: %w", err)}
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = poolSize
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, UsageError{fmt.Errorf("-database-url: %w", err)}
+	}
+	return pool, nil
+}
+
+// serve serves h on listen, says so on stderr once it accepts
+// connections, and shuts down within shutdownTimeout once ctx ends.
+func serve(ctx context.Context, h http.Handler, listen string, logger *slog.Logger, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", listen, err)
 	}
 	srv := &http.Server{
-		Handler:           svc,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

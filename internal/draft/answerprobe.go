@@ -26,30 +26,46 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 	if len(d.Answers) > 0 || !strings.HasPrefix(d.Notes["statuses"], "guessed: the IETF") || d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
+	probed, createdID, calls, err := d.probeRefusals(ctx, client, ns)
+	if err != nil || probed == nil {
+		return calls, err
+	}
+	d.Statuses = map[string][]int{}
+	delete(d.Notes, "statuses")
+	byStatus := d.recordProbed(probed, createdID)
+	d.fillUnprobed(probed, byStatus)
+	return calls, nil
+}
+
+// probeRefusals makes the calls: a create, its replay, the key with
+// another payload (when a field can change) and a call without the key
+// (when the key is not in the path). It returns the answers that were
+// refusals by outcome, and the created ID; the map is nil when the create
+// itself was not answered 2xx, which leaves nothing to compare with.
+func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]answer, createdID string, calls int, err error) {
 	rules := d.modelRules()
 	tenant, key := ns+"A", ns+"k1"
-	calls := 0
 	send := func(id model.Identity, v int) (answer, error) {
 		calls++
 		return d.sendAs(ctx, client, rules, id, v)
 	}
 	created, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil || created.Status/100 != 2 {
-		return calls, err
+		return nil, "", calls, err
 	}
-	createdID, _ := model.Pointer(created.Body, d.ID)
+	createdID, _ = model.Pointer(created.Body, d.ID)
 	replay, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil {
-		return calls, err
+		return nil, "", calls, err
 	}
-	probed := map[string]answer{}
+	probed = map[string]answer{}
 	if replay.Status/100 != 2 {
 		probed["replayed"] = replay
 	}
 	if c := (model.Contract{Payload: d.Payload, Fields: rules}); c.ChangedField(1) != "" {
 		changed, err := send(model.Identity{Tenant: tenant, Key: key}, 1)
 		if err != nil {
-			return calls, err
+			return nil, "", calls, err
 		}
 		if changed.Status/100 == 4 {
 			probed["conflict"] = changed
@@ -58,14 +74,20 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 	if !d.keyInPath() {
 		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
-			return calls, err
+			return nil, "", calls, err
 		}
 		if keyless.Status/100 == 4 {
 			probed["invalid"] = keyless
 		}
 	}
-	d.Statuses = map[string][]int{}
-	delete(d.Notes, "statuses")
+	return probed, createdID, calls, nil
+}
+
+// recordProbed turns each probed answer into a status, or into an answers:
+// matcher when its status is shared with another outcome (told apart by a
+// body member) or it is a replay (found by the created ID). It returns the
+// outcomes by status, which the in-flight guess must not collide with.
+func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int][]string {
 	byStatus := map[int][]string{}
 	for _, o := range []string{"replayed", "conflict", "invalid"} {
 		if a, ok := probed[o]; ok {
@@ -110,6 +132,13 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 		d.Answers[o] = append(d.Answers[o], m)
 		d.note("answers."+o, "%s", why)
 	}
+	return byStatus
+}
+
+// fillUnprobed writes the statuses the probes did not settle: in-flight
+// (never probed: it takes two calls at once), and a conflict or invalid
+// call the service did not refuse with a 4xx.
+func (d *Draft) fillUnprobed(probed map[string]answer, byStatus map[int][]string) {
 	if d.noInFlight {
 		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
 	} else if byStatus[409] == nil {
@@ -127,7 +156,6 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 		d.Statuses["invalid"] = []int{}
 		d.note("statuses.invalid", "probed: a call without the key was not refused with a 4xx; set key_required: false if it is a plain create")
 	}
-	return calls, nil
 }
 
 var what = map[string]string{"replayed": "a replay", "conflict": "the key with another payload", "invalid": "a call without the key"}

@@ -177,57 +177,21 @@ func primaryKeys(ctx context.Context, pool *pgxpool.Pool) (map[string]string, er
 
 // effects drafts one effect per table the call wrote.
 func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a answer) {
-	wrote := func(t string) bool { return byTable[t] != nil }
-	referenced := map[string]int{}
-	for _, f := range fks {
-		if wrote(f.table) && wrote(f.target) {
-			referenced[f.target]++
-		}
-	}
-	// The main table: the one the others reference most, then the first.
-	sort.SliceStable(order, func(i, j int) bool { return referenced[order[i]] > referenced[order[j]] })
-	main := order[0]
+	main := mainFirst(order, byTable, fks)
 	idCol := d.id(main, byTable[main][0].cols, pks[main], tenant, key, a)
+	idOf := func(table string) string { return either(table == main, idCol, pks[table]) }
 	leaves := payloadLeaves("", d.Payload)
 	attributed := map[string]bool{}
 	for i, t := range order {
 		p := fmt.Sprintf("effects[%d]", i)
 		r := byTable[t][0]
-		e := effect{Table: t, PerAction: len(byTable[t]), Fields: map[string]string{}}
+		e := effect{Table: t, PerAction: len(byTable[t])}
 		if e.PerAction > 1 {
 			d.note(p+".per_action", "guessed: the create call wrote %d rows here", e.PerAction)
 		}
 		skip := map[string]bool{pks[t]: true}
-		for _, c := range slices.Sorted(mapKeys(r.cols)) {
-			switch r.cols[c] {
-			case tenant:
-				e.Tenant, skip[c] = c, true
-			case key:
-				e.Key, skip[c] = c, true
-			}
-		}
-		for _, f := range fks {
-			if f.table != t || !wrote(f.target) {
-				continue
-			}
-			skip[f.column] = true
-			// references: and join: compare with the other effect's id
-			// column: a key naming another column of it (payments.id while
-			// the answers carry psp_reference) would never match
-			if idOf := either(f.target == main, idCol, pks[f.target]); f.to != idOf {
-				d.note(p, "the foreign key %s.%s names %s.%s, not the column the effect's id is (%s): left out, since references: and join: compare with that", t, f.column, f.target, f.to, idOf)
-				continue
-			}
-			ref := &ref{Column: f.column, Table: f.target}
-			switch {
-			case e.Tenant != "" && e.Key != "" && attributed[f.target] && e.References == nil:
-				e.References = ref
-				d.note(p+".references", "the foreign key %s.%s", t, f.column)
-			case (e.Tenant == "" || e.Key == "") && attributed[f.target] && e.Join == nil:
-				e.Join = ref
-				d.note(p+".join", "guessed: no key column here; rows belong to the action of the %s row their foreign key %s names", f.target, f.column)
-			}
-		}
+		e.Tenant, e.Key = identityColumns(r.cols, tenant, key, skip)
+		d.link(p, &e, fks, byTable, idOf, attributed, skip)
 		switch {
 		case e.Join != nil:
 		case e.Tenant == "" && e.Key != "" && d.KeyScope == "global":
@@ -245,19 +209,82 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 		if t == main && d.ID != "" {
 			e.ID = idCol
 		}
-		for _, c := range slices.Sorted(mapKeys(r.cols)) {
-			if skip[c] {
-				continue
-			}
-			if ptr := fieldOf(c, r.cols[c], leaves); ptr != "" {
-				e.Fields[c] = ptr
-			}
-		}
+		e.Fields = fieldsOf(r.cols, skip, leaves)
 		if len(e.Fields) > 0 {
 			d.note(p+".fields", "guessed: columns named like a payload field that hold its value")
 		}
 		d.Effects = append(d.Effects, e)
 	}
+}
+
+// mainFirst sorts the written tables with the main one first, and returns
+// it: the one the others reference most, then the first.
+func mainFirst(order []string, byTable map[string][]row, fks []fk) string {
+	referenced := map[string]int{}
+	for _, f := range fks {
+		if byTable[f.table] != nil && byTable[f.target] != nil {
+			referenced[f.target]++
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return referenced[order[i]] > referenced[order[j]] })
+	return order[0]
+}
+
+// identityColumns names the columns of a row that hold the tenant and the
+// key sent, and marks them in skip so they are not taken for fields.
+func identityColumns(cols map[string]any, tenant, key string, skip map[string]bool) (tenantCol, keyCol string) {
+	for _, c := range slices.Sorted(mapKeys(cols)) {
+		switch cols[c] {
+		case tenant:
+			tenantCol, skip[c] = c, true
+		case key:
+			keyCol, skip[c] = c, true
+		}
+	}
+	return tenantCol, keyCol
+}
+
+// link drafts e's references: (when its rows carry the key) or join:
+// (when they do not) from a foreign key to a table already attributed,
+// and marks every foreign key column to a written table in skip.
+func (d *Draft) link(p string, e *effect, fks []fk, byTable map[string][]row, idOf func(string) string, attributed, skip map[string]bool) {
+	for _, f := range fks {
+		if f.table != e.Table || byTable[f.target] == nil {
+			continue
+		}
+		skip[f.column] = true
+		// references: and join: compare with the other effect's id
+		// column: a key naming another column of it (payments.id while
+		// the answers carry psp_reference) would never match
+		if id := idOf(f.target); f.to != id {
+			d.note(p, "the foreign key %s.%s names %s.%s, not the column the effect's id is (%s): left out, since references: and join: compare with that", e.Table, f.column, f.target, f.to, id)
+			continue
+		}
+		ref := &ref{Column: f.column, Table: f.target}
+		switch {
+		case e.Tenant != "" && e.Key != "" && attributed[f.target] && e.References == nil:
+			e.References = ref
+			d.note(p+".references", "the foreign key %s.%s", e.Table, f.column)
+		case (e.Tenant == "" || e.Key == "") && attributed[f.target] && e.Join == nil:
+			e.Join = ref
+			d.note(p+".join", "guessed: no key column here; rows belong to the action of the %s row their foreign key %s names", f.target, f.column)
+		}
+	}
+}
+
+// fieldsOf maps each column not in skip that holds a payload field's
+// value, and is named like it, to that field's pointer.
+func fieldsOf(cols map[string]any, skip map[string]bool, leaves map[string]any) map[string]string {
+	fields := map[string]string{}
+	for _, c := range slices.Sorted(mapKeys(cols)) {
+		if skip[c] {
+			continue
+		}
+		if ptr := fieldOf(c, cols[c], leaves); ptr != "" {
+			fields[c] = ptr
+		}
+	}
+	return fields
 }
 
 // id finds the main row's ID in the answer and returns the column that
@@ -275,40 +302,10 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 			return pk
 		}
 	}
-	var leaves map[string]any
-	var body any
-	dec := json.NewDecoder(strings.NewReader(string(a.Body)))
-	dec.UseNumber()
-	if dec.Decode(&body) == nil {
-		leaves = payloadLeaves("", body)
-	}
-	// pointers to the members whose text meets match, those named like an ID first
-	where := func(match func(string) bool) []string {
-		var found []string
-		for ptr, v := range leaves {
-			if match(text(v)) {
-				found = append(found, ptr)
-			}
-		}
-		sort.Slice(found, func(i, j int) bool {
-			ii, ij := strings.HasSuffix(strings.ToLower(found[i]), "id"), strings.HasSuffix(strings.ToLower(found[j]), "id")
-			if ii != ij {
-				return ii
-			}
-			return len(found[i]) < len(found[j]) || len(found[i]) == len(found[j]) && found[i] < found[j]
-		})
-		return found
-	}
-	set := func(ptr, format string, args ...any) {
-		d.ID = ptr
-		if d.Notes == nil {
-			d.Notes = map[string]string{}
-		}
-		d.Notes["target.id"] = fmt.Sprintf(format, args...)
-	}
+	leaves := answerLeaves(a.Body)
 	if want != "" {
-		if found := where(func(v string) bool { return v == want }); len(found) > 0 {
-			set(found[0], "guessed: the create call's answer has %s's id (%s) there", table, want)
+		if found := pointersTo(leaves, func(v string) bool { return v == want }); len(found) > 0 {
+			d.setID(found[0], "guessed: the create call's answer has %s's id (%s) there", table, want)
 			return pk
 		}
 	}
@@ -321,8 +318,8 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 		if c == pk || v == "" || v == tenant || v == key || sent[v] || len(v) < 3 {
 			continue
 		}
-		if found := where(func(s string) bool { return s == v }); len(found) > 0 {
-			set(found[0], "guessed: the create call's answer has %s.%s (%s) there", table, c, v)
+		if found := pointersTo(leaves, func(s string) bool { return s == v }); len(found) > 0 {
+			d.setID(found[0], "guessed: the create call's answer has %s.%s (%s) there", table, c, v)
 			return c
 		}
 	}
@@ -331,9 +328,9 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 			p, ok := strings.CutSuffix(s, want)
 			return ok && !sent[s] && prefixedID.MatchString(p)
 		}
-		if found := where(prefixed); len(found) > 0 {
+		if found := pointersTo(leaves, prefixed); len(found) > 0 {
 			v, _ := model.Pointer(a.Body, found[0])
-			set(found[0], "guessed: the create call's answer has %s's id (%s) there behind a prefix (%s); effects[].id compares as text, so it names none: a query: effect can give it ('prefix' || %s AS id, docs/contract.md)", table, want, v, pk)
+			d.setID(found[0], "guessed: the create call's answer has %s's id (%s) there behind a prefix (%s); effects[].id compares as text, so it names none: a query: effect can give it ('prefix' || %s AS id, docs/contract.md)", table, want, v, pk)
 			return ""
 		}
 	}
@@ -346,6 +343,46 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 		d.note("target.id", "the create call's answer does not carry %s's id (%s): %.200s", table, want, a.Body)
 	}
 	return ""
+}
+
+// setID sets target.id to ptr, its note replacing any earlier one.
+func (d *Draft) setID(ptr, format string, args ...any) {
+	d.ID = ptr
+	if d.Notes == nil {
+		d.Notes = map[string]string{}
+	}
+	d.Notes["target.id"] = fmt.Sprintf(format, args...)
+}
+
+// answerLeaves maps the pointer of each string and number of a JSON body
+// to it (nil for a body that is no JSON), numbers kept as written.
+func answerLeaves(body []byte) map[string]any {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return payloadLeaves("", v)
+}
+
+// pointersTo lists the pointers of the leaves whose text meets match,
+// those named like an ID first, then the shortest.
+func pointersTo(leaves map[string]any, match func(string) bool) []string {
+	var found []string
+	for ptr, v := range leaves {
+		if match(text(v)) {
+			found = append(found, ptr)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool {
+		ii, ij := strings.HasSuffix(strings.ToLower(found[i]), "id"), strings.HasSuffix(strings.ToLower(found[j]), "id")
+		if ii != ij {
+			return ii
+		}
+		return len(found[i]) < len(found[j]) || len(found[i]) == len(found[j]) && found[i] < found[j]
+	})
+	return found
 }
 
 // prefixedID is what may stand before a numeric ID in an API's own ID:

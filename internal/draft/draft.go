@@ -128,6 +128,38 @@ func (d *Draft) Render() ([]byte, error) {
 	root.HeadComment = "Drafted by idemstress init from " + d.Source + ".\n" +
 		"Each value marked \"guessed\" is a guess to check; run refuses a TODO, naming it.\n" +
 		"docs/contract.md describes every field."
+	d.renderTarget(root)
+	d.renderPayload(root)
+	d.renderStatuses(root)
+	d.renderAnswers(root)
+	if d.KeyScope != "" {
+		d.put(root, "key_scope", "key_scope", d.KeyScope)
+	}
+	if d.KeyRequired != nil {
+		d.put(root, "key_required", "key_required", *d.KeyRequired)
+	}
+	if d.KeyMaxLen > 0 {
+		d.put(root, "key_max_len", "key_max_len", d.KeyMaxLen)
+	}
+	todos := d.renderShapes(root)
+	next := len(root.Content) // the key after the shapes carries their TODOs
+	d.renderEffects(root)
+	if todos != "" {
+		k := root.Content[next]
+		k.HeadComment = strings.TrimSuffix(todos+"\n"+k.HeadComment, "\n")
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, fmt.Errorf("draft: render: %w", err)
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// renderTarget writes target: the URL, method, headers, ID pointer and
+// body encoding, each missing one a TODO.
+func (d *Draft) renderTarget(root *yaml.Node) {
 	target := mapping()
 	d.put(target, "target.url", "url", orTodo(d.URL))
 	d.put(target, "target.method", "method", cmpOr(d.Method, "POST"))
@@ -143,6 +175,11 @@ func (d *Draft) Render() ([]byte, error) {
 		d.put(target, "target.body", "body", d.Body)
 	}
 	d.putNode(root, "target", "target", target)
+}
+
+// renderPayload writes the base payload (a TODO without one) and its
+// validation rules, sorted by pointer so the file reads the same each time.
+func (d *Draft) renderPayload(root *yaml.Node) {
 	if d.Payload != nil {
 		d.put(root, "payload", "payload", d.Payload)
 	} else {
@@ -155,51 +192,61 @@ func (d *Draft) Render() ([]byte, error) {
 		}
 		d.putNode(root, "payload_rules", "payload_rules", rules)
 	}
-	if len(d.Statuses) > 0 {
-		st := mapping()
-		for _, o := range []string{"conflict", "in_flight", "invalid"} {
-			if s, ok := d.Statuses[o]; ok && s == nil {
-				d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
-			} else if ok {
-				d.put(st, "statuses."+o, o, flow(s))
-			}
+}
+
+// renderStatuses writes the refusals' statuses; one the probes could not
+// tell apart is a TODO.
+func (d *Draft) renderStatuses(root *yaml.Node) {
+	if len(d.Statuses) == 0 {
+		return
+	}
+	st := mapping()
+	for _, o := range []string{"conflict", "in_flight", "invalid"} {
+		if s, ok := d.Statuses[o]; ok && s == nil {
+			d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
+		} else if ok {
+			d.put(st, "statuses."+o, o, flow(s))
 		}
-		d.putNode(root, "statuses", "statuses", st)
 	}
-	if len(d.Answers) > 0 {
-		an := mapping()
-		for _, o := range []string{"created", "replayed", "conflict", "in_flight", "invalid"} {
-			ms, ok := d.Answers[o]
-			if !ok {
-				continue
-			}
-			seq := &yaml.Node{Kind: yaml.SequenceNode}
-			for _, m := range ms {
-				mn := mapping()
-				d.put(mn, "", "status", flow([]int{m.Status}))
-				if len(m.Equals) > 0 {
-					d.put(mn, "", "equals", flow(m.Equals))
-				}
-				if m.ID != "" {
-					d.put(mn, "", "id", m.ID)
-				}
-				seq.Content = append(seq.Content, mn)
-			}
-			d.putNode(an, "answers."+o, o, seq)
+	d.putNode(root, "statuses", "statuses", st)
+}
+
+// renderAnswers writes answers: each outcome's matchers, in the order
+// docs/contract.md lists the outcomes.
+func (d *Draft) renderAnswers(root *yaml.Node) {
+	if len(d.Answers) == 0 {
+		return
+	}
+	an := mapping()
+	for _, o := range []string{"created", "replayed", "conflict", "in_flight", "invalid"} {
+		ms, ok := d.Answers[o]
+		if !ok {
+			continue
 		}
-		d.putNode(root, "answers", "answers", an)
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, m := range ms {
+			mn := mapping()
+			d.put(mn, "", "status", flow([]int{m.Status}))
+			if len(m.Equals) > 0 {
+				d.put(mn, "", "equals", flow(m.Equals))
+			}
+			if m.ID != "" {
+				d.put(mn, "", "id", m.ID)
+			}
+			seq.Content = append(seq.Content, mn)
+		}
+		d.putNode(an, "answers."+o, o, seq)
 	}
-	if d.KeyScope != "" {
-		d.put(root, "key_scope", "key_scope", d.KeyScope)
+	d.putNode(root, "answers", "answers", an)
+}
+
+// renderEffects writes the effect tables, or a TODO when the database
+// showed none.
+func (d *Draft) renderEffects(root *yaml.Node) {
+	if len(d.Effects) == 0 {
+		d.put(root, "effects", "effects", stress.Todo)
+		return
 	}
-	if d.KeyRequired != nil {
-		d.put(root, "key_required", "key_required", *d.KeyRequired)
-	}
-	if d.KeyMaxLen > 0 {
-		d.put(root, "key_max_len", "key_max_len", d.KeyMaxLen)
-	}
-	todos := d.renderShapes(root)
-	next := len(root.Content) // the key after the shapes carries their TODOs
 	effects := &yaml.Node{Kind: yaml.SequenceNode}
 	for i, e := range d.Effects {
 		p := fmt.Sprintf("effects[%d]", i)
@@ -224,22 +271,7 @@ func (d *Draft) Render() ([]byte, error) {
 		}
 		effects.Content = append(effects.Content, en)
 	}
-	if len(d.Effects) == 0 {
-		d.put(root, "effects", "effects", stress.Todo)
-	} else {
-		d.putNode(root, "effects", "effects", effects)
-	}
-	if todos != "" {
-		k := root.Content[next]
-		k.HeadComment = strings.TrimSuffix(todos+"\n"+k.HeadComment, "\n")
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, fmt.Errorf("draft: render: %w", err)
-	}
-	return b.Bytes(), enc.Close()
+	d.putNode(root, "effects", "effects", effects)
 }
 
 // renderShapes writes the identifiers' shapes, and returns the comments

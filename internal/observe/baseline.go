@@ -66,31 +66,9 @@ type runState struct {
 // says so. Baseline only fails when it cannot start a transaction at all.
 func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.Baseline, error) {
 	info := o.prepare(ctx)
-	o.mu.Lock()
-	st := o.runs[prefix]
-	o.mu.Unlock()
-	first := st == nil
-	if first {
-		m, err := o.readMarks(ctx, info, false)
-		if err != nil {
-			o.note("baseline: reading where the run's rows begin: %v; plans are observed by scans", err)
-		}
-		st = &runState{marks: m, byContent: map[string]bool{}}
-		if st.marks == nil {
-			st.marks = marks{}
-		}
-	}
+	st, first := o.runOf(ctx, info, prefix)
+	deadline := o.baselineDeadline(ctx)
 	b := model.Baseline{}
-	budget := o.BaselineBudget
-	if budget <= 0 {
-		budget = 30 * time.Second
-	}
-	deadline := time.Now().Add(budget)
-	if d, ok := ctx.Deadline(); ok && d.Add(-time.Second).Before(deadline) {
-		// Leave the caller a second: a table cut short by its share is a
-		// note, a context that ends is an error.
-		deadline = d.Add(-time.Second)
-	}
 	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]model.Effect) error {
 		var xmax uint64
 		var age int64 // of st.xmax: row versions at most this old are recent
@@ -110,28 +88,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 			}
 		}
 		c := &counting{o: o, tx: tx, info: info, byTable: byTable, prefix: prefix, st: st, age: age, xmax: xmax, missed: map[string]bool{}}
-		for i, e := range todo {
-			// Each table gets an equal share of what is left, so that one
-			// slow table does not leave the others out.
-			share := time.Until(deadline) / time.Duration(len(todo)-i)
-			var fp string
-			err := errors.New("the baseline's time budget was spent on the tables before it")
-			if share > 0 {
-				fp, err = c.fingerprint(ctx, e, first, share)
-			}
-			switch {
-			case err == nil:
-				b[e.Table] = fp
-			case ctx.Err() != nil:
-				return ctx.Err()
-			case first:
-				o.note("baseline: %s left out of the check for changes outside the run (IDEM-009): %v", e.Table, err)
-			default:
-				b[e.Table] = st.before[e.Table]
-				o.note("baseline: %s not compared after the run (IDEM-009 unchecked there): %v", e.Table, err)
-			}
-		}
-		return nil
+		return c.fingerprintAll(ctx, todo, first, deadline, b)
 	})
 	if err != nil {
 		return nil, err
@@ -143,6 +100,71 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 		o.mu.Unlock()
 	}
 	return b, nil
+}
+
+// runOf is the state of the run in prefix, and whether this is its first
+// baseline; a first one starts with the marks of where the run's rows
+// begin.
+func (o *Observer) runOf(ctx context.Context, info map[string]*tableInfo, prefix model.Namespace) (st *runState, first bool) {
+	o.mu.Lock()
+	st = o.runs[prefix]
+	o.mu.Unlock()
+	if st != nil {
+		return st, false
+	}
+	m, err := o.readMarks(ctx, info, false)
+	if err != nil {
+		o.note("baseline: reading where the run's rows begin: %v; plans are observed by scans", err)
+	}
+	st = &runState{marks: m, byContent: map[string]bool{}}
+	if st.marks == nil {
+		st.marks = marks{}
+	}
+	return st, true
+}
+
+// baselineDeadline is when the baseline's budget ends: BaselineBudget
+// (30s by default) from now, or a second before ctx ends if sooner.
+func (o *Observer) baselineDeadline(ctx context.Context) time.Time {
+	budget := o.BaselineBudget
+	if budget <= 0 {
+		budget = 30 * time.Second
+	}
+	deadline := time.Now().Add(budget)
+	if d, ok := ctx.Deadline(); ok && d.Add(-time.Second).Before(deadline) {
+		// Leave the caller a second: a table cut short by its share is a
+		// note, a context that ends is an error.
+		deadline = d.Add(-time.Second)
+	}
+	return deadline
+}
+
+// fingerprintAll writes each table's fingerprint into b, each table
+// taking an equal share of what is left before deadline, so that one slow
+// table does not leave the others out. A table that fails is noted, and
+// after the run stands in by its string before; only ctx's end is an
+// error.
+func (c *counting) fingerprintAll(ctx context.Context, todo []model.Effect, first bool, deadline time.Time, b model.Baseline) error {
+	for i, e := range todo {
+		share := time.Until(deadline) / time.Duration(len(todo)-i)
+		var fp string
+		err := errors.New("the baseline's time budget was spent on the tables before it")
+		if share > 0 {
+			fp, err = c.fingerprint(ctx, e, first, share)
+		}
+		switch {
+		case err == nil:
+			b[e.Table] = fp
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case first:
+			c.o.note("baseline: %s left out of the check for changes outside the run (IDEM-009): %v", e.Table, err)
+		default:
+			b[e.Table] = c.st.before[e.Table]
+			c.o.note("baseline: %s not compared after the run (IDEM-009 unchecked there): %v", e.Table, err)
+		}
+	}
+	return nil
 }
 
 // xid32 is a 64-bit transaction ID as the 32-bit xid rows carry, as text.

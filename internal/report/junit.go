@@ -122,22 +122,7 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 		tc := junitCase{Name: string(c.ID) + " " + c.Name, ClassName: "idemstress." + string(c.ID), Time: "0"}
 		if f, ok := findingOf(run.Failures, c.ID); ok {
 			v := f.Violations[slices.IndexFunc(f.Violations, func(v checks.Violation) bool { return v.Check == c.ID })]
-			text := ""
-			if len(f.Plan.Steps) > 0 {
-				if f.Violations[0].Check != c.ID {
-					text = fmt.Sprintf("fired beside the primary finding %s\n", f.Violations[0].Message)
-				}
-				if f.SightingOf != "" {
-					text = fmt.Sprintf("the bug %s seen another way (listed under it, not a bug of its own)\n", f.SightingOf) + text
-				}
-				text += Explain(f.Plan, f.History, f.Violations)
-				for _, s := range f.Sightings {
-					text += "also seen as " + s.line() + "\n"
-				}
-			} else {
-				text = "outside any plan:\n  " + v.Message + "\n      " + v.Detail + "\n"
-			}
-			tc.Failure = &junitFailure{Message: shown(v.Message), Type: string(c.ID), Text: shown(text)}
+			tc.Failure = &junitFailure{Message: shown(v.Message), Type: string(c.ID), Text: shown(failureText(f, v))}
 			suite.Failures++
 		} else if run.Inconclusive != "" {
 			tc.Skipped = &junitSkipped{Message: "inconclusive run: " + shown(run.Inconclusive)}
@@ -161,6 +146,27 @@ func WriteJUnit(w io.Writer, run JUnitRun) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// failureText is a failed case's text: the finding's minimal plan
+// explained, with what the check fired beside and where else the bug was
+// seen, or the violation v alone when it came from outside any plan.
+func failureText(f JUnitFailure, v checks.Violation) string {
+	if len(f.Plan.Steps) == 0 {
+		return "outside any plan:\n  " + v.Message + "\n      " + v.Detail + "\n"
+	}
+	text := ""
+	if f.Violations[0].Check != v.Check {
+		text = fmt.Sprintf("fired beside the primary finding %s\n", f.Violations[0].Message)
+	}
+	if f.SightingOf != "" {
+		text = fmt.Sprintf("the bug %s seen another way (listed under it, not a bug of its own)\n", f.SightingOf) + text
+	}
+	text += Explain(f.Plan, f.History, f.Violations)
+	for _, s := range f.Sightings {
+		text += "also seen as " + s.line() + "\n"
+	}
+	return text
 }
 
 // shown is a message as JUnit holds it: passwords masked, and each line

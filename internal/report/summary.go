@@ -96,6 +96,28 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 	// Targets, errors and explanations may quote the service: shown, never
 	// obeyed by the terminal.
 	w = PrintableWriter{W: w}
+	if err := writeRows(w, cases, extra); err != nil {
+		return err
+	}
+	for _, c := range cases {
+		writeCaseDetail(w, c, len(cases) == 1)
+	}
+	for i, c := range cases {
+		if c.ContractError != "" && (i == 0 || cases[i-1].ContractError != c.ContractError) {
+			// The bugs of one run share its contract error: said once,
+			// after them.
+			fmt.Fprintf(w, "\n%s: the run then ended in a contract error (exit 2): %s\n", c.Target, c.ContractError)
+		}
+	}
+	if line := faultLines(cases) + coverageLines(cases); line != "" {
+		fmt.Fprint(w, "\n"+line)
+	}
+	return nil
+}
+
+// writeRows prints the table itself: a line per case, the extra columns
+// after TARGET, and a line under it for each other sighting of its bug.
+func writeRows(w io.Writer, cases []Row, extra []Column) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "TARGET\t"
 	for _, col := range extra {
@@ -126,46 +148,36 @@ func WriteTable(w io.Writer, cases []Row, extra ...Column) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s: %s\t\t\n", sub, IDs(s.Checks), plural(len(s.MinimalPlan.Steps), "step"), s.MinimalPlan.Compact())
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, c := range cases {
-		switch {
-		case c.MinimalPlan != nil:
-			fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
-			fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
-			if len(c.Sightings) > 0 {
-				fmt.Fprintln(w, "  also seen as (the same bug, not a bug of its own):")
-				for _, s := range c.Sightings {
-					fmt.Fprintf(w, "    %s\n", s.line())
-				}
-			}
-		case c.Verdict == checks.Pass && c.Seed != 0 && len(cases) == 1:
-			// A run's pass is repeatable too: the same seed draws the same
-			// plans (a table of many, the demo's, leaves it to --json).
-			fmt.Fprintf(w, "\n%s: passed (seed %d)\n", c.Target, c.Seed)
-		case len(c.Violations) > 0:
-			fmt.Fprintf(w, "\n%s: outside any plan (seed %d)\n", c.Target, c.Seed)
-			for _, v := range c.Violations {
-				fmt.Fprintf(w, "  %s\n      %s\n", v.Message, v.Detail)
-			}
-		}
-		if c.Error != "" {
-			fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
-		}
+	return tw.Flush()
+}
 
-	}
-	for i, c := range cases {
-		if c.ContractError != "" && (i == 0 || cases[i-1].ContractError != c.ContractError) {
-			// The bugs of one run share its contract error: said once,
-			// after them.
-			fmt.Fprintf(w, "\n%s: the run then ended in a contract error (exit 2): %s\n", c.Target, c.ContractError)
+// writeCaseDetail prints what follows the table for one case: its minimal
+// plan explained, its seed when it is the only case and passed, the
+// violations outside any plan, and its error.
+func writeCaseDetail(w io.Writer, c Row, only bool) {
+	switch {
+	case c.MinimalPlan != nil:
+		fmt.Fprintf(w, "\n%s: %s (seed %d)\n", c.Target, c.Violations[0].Message, c.Seed)
+		fmt.Fprint(w, indent(Explain(*c.MinimalPlan, c.History, c.Violations)))
+		if len(c.Sightings) > 0 {
+			fmt.Fprintln(w, "  also seen as (the same bug, not a bug of its own):")
+			for _, s := range c.Sightings {
+				fmt.Fprintf(w, "    %s\n", s.line())
+			}
+		}
+	case c.Verdict == checks.Pass && c.Seed != 0 && only:
+		// A run's pass is repeatable too: the same seed draws the same
+		// plans (a table of many, the demo's, leaves it to --json).
+		fmt.Fprintf(w, "\n%s: passed (seed %d)\n", c.Target, c.Seed)
+	case len(c.Violations) > 0:
+		fmt.Fprintf(w, "\n%s: outside any plan (seed %d)\n", c.Target, c.Seed)
+		for _, v := range c.Violations {
+			fmt.Fprintf(w, "  %s\n      %s\n", v.Message, v.Detail)
 		}
 	}
-	if line := faultLines(cases) + coverageLines(cases); line != "" {
-		fmt.Fprint(w, "\n"+line)
+	if c.Error != "" {
+		fmt.Fprintf(w, "\n%s: %s\n", c.Target, c.Error)
 	}
-	return nil
 }
 
 // faultLines says, one line per run that planned faults, how many of

@@ -118,6 +118,8 @@ func laneOf(c model.Call) string {
 	return c.Tenant + "/" + model.KeyLabel(c.Key)
 }
 
+// timelineData lays out the page of a failing history: the time axis,
+// the calls' bars stacked in their actions' lanes, the faults below them.
 func timelineData(title string, f JUnitFailure) tlData {
 	ops := f.History.Ops
 	d := tlData{Title: redact.String(title), Plan: strings.TrimSpace(f.Plan.String()), Violations: masked(f.Violations), Calls: len(ops),
@@ -125,32 +127,64 @@ func timelineData(title string, f JUnitFailure) tlData {
 	if len(f.Violations) > 0 {
 		d.Headline = d.Violations[0].Message
 	}
-	// Time runs from the first call's or fault's start to the last answer
-	// or fault's end; a call with no answer runs on past it, to show that
-	// it never ended.
-	var t0, t1 int64
+	t0, t1 := timeSpan(f.History)
+	span := max(t1-t0, 1)
+	for _, dl := range f.History.Deliveries {
+		d.Deliveries = append(d.Deliveries, redact.String(model.Printable(fmt.Sprintf("%.3f ms: %s", float64(dl.Time-t0)/1e6, delivery(dl)))))
+	}
+	x := func(t int64) int { return tlLabelWidth + int(float64(t-t0)/float64(span)*tlPlotWidth*(1-tlUnknownBar)) }
+	bars, spans := timelineBars(f.History, x, t0)
+	names, rowsEnd, rowOf := stackRows(ops, spans)
+	blamed := blamedLanes(f.Violations, names)
+	y := tlAxisHeight
+	laneY := map[string]int{}
+	for i, name := range names {
+		h := len(rowsEnd[name])*tlRowHeight + tlLanePad
+		laneY[name] = y
+		d.Lanes = append(d.Lanes, tlLane{Label: name, Y: y, H: h, TextY: y + tlRowHeight/2 + 5, Blamed: blamed[name], Stripe: i%2 == 1, LaneIdx: i})
+		y += h
+	}
+	for i, op := range ops {
+		bars[i].Y = laneY[laneOf(op.Call)] + tlLanePad/2 + rowOf[i]*tlRowHeight + 2
+	}
+	d.Bars = bars
+	d.Faults, y = faultLanes(&d, f.History.Faults, x, y, t0)
+	for i := range 5 {
+		t := t0 + span*int64(i)/4
+		d.Ticks = append(d.Ticks, tlTick{X: x(t), Label: fmt.Sprintf("%.2f ms", float64(t-t0)/1e6)})
+	}
+	d.Width = tlLabelWidth + tlPlotWidth + tlRightPad
+	d.Height = y + 10
+	return d
+}
+
+// timeSpan is the time the page shows: from the first call's or fault's
+// start to the last answer or fault's end; a call with no answer runs on
+// past it, to show that it never ended.
+func timeSpan(h model.History) (t0, t1 int64) {
 	first := true
-	for _, ev := range f.History.Events() {
+	for _, ev := range h.Events() {
 		start, end := eventSpan(ev)
 		if first || start < t0 {
 			t0, first = start, false
 		}
 		t1 = max(t1, end, start)
 	}
-	span := max(t1-t0, 1)
-	for _, dl := range f.History.Deliveries {
-		d.Deliveries = append(d.Deliveries, redact.String(model.Printable(fmt.Sprintf("%.3f ms: %s", float64(dl.Time-t0)/1e6, delivery(dl)))))
-	}
-	x := func(t int64) int { return tlLabelWidth + int(float64(t-t0)/float64(span)*tlPlotWidth*(1-tlUnknownBar)) }
+	return t0, t1
+}
 
-	// Each bar and its label, in pixels: the label right of the bar; where
-	// it would run off the page, inside a bar wide enough for it, else left.
-	bars := make([]tlBar, len(ops))
-	spans := make([][2]int, len(ops)) // what a bar and its label cover
+// timelineBars lays out each call's bar and its label, in pixels, without
+// its row: the label right of the bar; where it would run off the page,
+// inside a bar wide enough for it, else left. spans holds what each bar
+// and its label cover, for stackRows.
+func timelineBars(h model.History, x func(int64) int, t0 int64) (bars []tlBar, spans [][2]int) {
+	ops := h.Ops
+	bars = make([]tlBar, len(ops))
+	spans = make([][2]int, len(ops))
 	for i, op := range ops {
 		b := tlBar{X: x(op.Start), H: tlRowHeight - 6, Label: op.Call.String(), Answer: op.Out.String(),
 			Class: "k-" + string(op.Out.Kind), Step: op.Step + 1, Fault: string(op.Call.Fault)}
-		if ev, ok := f.History.TouchedBy(i); ok && b.Fault == "" {
+		if ev, ok := h.TouchedBy(i); ok && b.Fault == "" {
 			// Not its own fault, but one that reached it (a crash that left
 			// its replica down).
 			b.Fault = string(ev.Kind)
@@ -181,12 +215,16 @@ func timelineData(title string, f JUnitFailure) tlData {
 		b.Answer, b.Tip = redact.String(b.Answer), redact.String(b.Tip)
 		bars[i] = b
 	}
+	return bars, spans
+}
 
-	// Lanes in the order their actions were first called; in a lane, each
-	// call takes the first row where it and its label overlap nothing.
-	var names []string
-	rowsEnd := map[string][]int{}
-	rowOf := make([]int, len(ops))
+// stackRows puts the calls in lanes, in the order their actions were first
+// called; in a lane, each call takes the first row where it and its label
+// overlap nothing. It returns the lanes' names, each lane's rows (where
+// each ends) and each call's row.
+func stackRows(ops []model.Op, spans [][2]int) (names []string, rowsEnd map[string][]int, rowOf []int) {
+	rowsEnd = map[string][]int{}
+	rowOf = make([]int, len(ops))
 	for i, op := range ops {
 		name := laneOf(op.Call)
 		if !slices.Contains(names, name) {
@@ -201,10 +239,15 @@ func timelineData(title string, f JUnitFailure) tlData {
 		rows[r] = spans[i][1]
 		rowsEnd[name], rowOf[i] = rows, r
 	}
+	return names, rowsEnd, rowOf
+}
+
+// blamedLanes marks the lanes of the actions a violation names. A
+// violation names its action as the contract folds it: under a global key
+// scope without a tenant.
+func blamedLanes(violations []checks.Violation, names []string) map[string]bool {
 	blamed := map[string]bool{}
-	for _, v := range f.Violations {
-		// A violation names its action as the contract folds it: under a
-		// global key scope without a tenant.
+	for _, v := range violations {
 		for _, name := range names {
 			tenant, key, _ := strings.Cut(name, "/")
 			if (v.Action.Tenant == "" || v.Action.Tenant == tenant) && (v.Action.Key == "" || model.KeyLabel(v.Action.Key) == key) &&
@@ -213,26 +256,7 @@ func timelineData(title string, f JUnitFailure) tlData {
 			}
 		}
 	}
-	y := tlAxisHeight
-	laneY := map[string]int{}
-	for i, name := range names {
-		h := len(rowsEnd[name])*tlRowHeight + tlLanePad
-		laneY[name] = y
-		d.Lanes = append(d.Lanes, tlLane{Label: name, Y: y, H: h, TextY: y + tlRowHeight/2 + 5, Blamed: blamed[name], Stripe: i%2 == 1, LaneIdx: i})
-		y += h
-	}
-	for i, op := range ops {
-		bars[i].Y = laneY[laneOf(op.Call)] + tlLanePad/2 + rowOf[i]*tlRowHeight + 2
-	}
-	d.Bars = bars
-	d.Faults, y = faultLanes(&d, f.History.Faults, x, y, t0)
-	for i := range 5 {
-		t := t0 + span*int64(i)/4
-		d.Ticks = append(d.Ticks, tlTick{X: x(t), Label: fmt.Sprintf("%.2f ms", float64(t-t0)/1e6)})
-	}
-	d.Width = tlLabelWidth + tlPlotWidth + tlRightPad
-	d.Height = y + 10
-	return d
+	return blamed
 }
 
 // eventSpan is when a call or fault of a history started and ended.

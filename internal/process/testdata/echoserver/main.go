@@ -51,37 +51,10 @@ func main() {
 	started := time.Now()
 	childPID := 0
 	if *spawn {
-		self, err := os.Executable()
-		if err != nil {
-			say("%v", err)
-			os.Exit(1)
-		}
-		child := exec.Command(self, "-sleep")
-		child.Stdout, child.Stderr = os.Stdout, os.Stderr // as a wrapper's child would
-		if err := child.Start(); err != nil {
-			say("spawn: %v", err)
-			os.Exit(1)
-		}
-		childPID = child.Process.Pid
-		say("spawned child pid %d", childPID)
+		childPID = spawnChild(say)
 	}
-	if *starts != "" {
-		f, err := os.OpenFile(*starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			fmt.Fprintln(f, os.Getenv("PORT"))
-			f.Close()
-		}
-		b, _ := os.ReadFile(*starts)
-		n := strings.Count(string(b), "\n")
-		if *busyAddr != "" && n <= *busyTimes {
-			_, err := net.Listen("tcp", *busyAddr)
-			say("start %d: %v", n, err)
-			os.Exit(1)
-		}
-		if n <= *squatTimes {
-			squat(say)
-			*noListen = true
-		}
+	if *starts != "" && countStart(*starts, *busyAddr, *busyTimes, *squatTimes, say) {
+		*noListen = true
 	}
 	if *exitNow {
 		for i := 1; i <= 40; i++ {
@@ -108,18 +81,68 @@ func main() {
 	if addr == "" {
 		addr = "127.0.0.1:" + os.Getenv("PORT")
 	}
+	answer := Answer{
+		PID: os.Getpid(), ChildPID: childPID, Args: os.Args[1:],
+		PortEnv: os.Getenv("PORT"), DatabaseURL: os.Getenv("DATABASE_URL"), Extra: os.Getenv("ECHO_EXTRA"),
+	}
+	serve(addr, answer, started, *readyAfter, *exitAfter, term, say)
+}
+
+// spawnChild starts a child in our process group that sleeps until
+// killed, as a wrapper script's child would, and returns its PID.
+func spawnChild(say func(string, ...any)) int {
+	self, err := os.Executable()
+	if err != nil {
+		say("%v", err)
+		os.Exit(1)
+	}
+	child := exec.Command(self, "-sleep")
+	child.Stdout, child.Stderr = os.Stdout, os.Stderr // as a wrapper's child would
+	if err := child.Start(); err != nil {
+		say("spawn: %v", err)
+		os.Exit(1)
+	}
+	say("spawned child pid %d", child.Process.Pid)
+	return child.Process.Pid
+}
+
+// countStart appends $PORT to the starts file and misbehaves in the first
+// starts as told: in the first busyTimes it exits as if its port were
+// taken (listening on busyAddr, held by someone else); in the first
+// squatTimes it has another process take the port and reports true, so
+// that it does not listen itself.
+func countStart(starts, busyAddr string, busyTimes, squatTimes int, say func(string, ...any)) (squatted bool) {
+	f, err := os.OpenFile(starts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		fmt.Fprintln(f, os.Getenv("PORT"))
+		f.Close()
+	}
+	b, _ := os.ReadFile(starts)
+	n := strings.Count(string(b), "\n")
+	if busyAddr != "" && n <= busyTimes {
+		_, err := net.Listen("tcp", busyAddr)
+		say("start %d: %v", n, err)
+		os.Exit(1)
+	}
+	if n <= squatTimes {
+		squat(say)
+		return true
+	}
+	return false
+}
+
+// serve answers every request on addr with answer (/healthz with 503
+// until readyAfter since started) until SIGTERM, or exits 4 after
+// exitAfter when that is set.
+func serve(addr string, answer Answer, started time.Time, readyAfter, exitAfter time.Duration, term <-chan os.Signal, say func(string, ...any)) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		say("%v", err)
 		os.Exit(1)
 	}
 	say("pid %d listening on %s", os.Getpid(), l.Addr())
-	answer := Answer{
-		PID: os.Getpid(), ChildPID: childPID, Args: os.Args[1:],
-		PortEnv: os.Getenv("PORT"), DatabaseURL: os.Getenv("DATABASE_URL"), Extra: os.Getenv("ECHO_EXTRA"),
-	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" && time.Since(started) < *readyAfter {
+		if r.URL.Path == "/healthz" && time.Since(started) < readyAfter {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
@@ -132,8 +155,8 @@ func main() {
 		}
 	}()
 	var exit <-chan time.Time
-	if *exitAfter > 0 {
-		exit = time.After(*exitAfter)
+	if exitAfter > 0 {
+		exit = time.After(exitAfter)
 	}
 	select {
 	case <-term:
@@ -141,7 +164,7 @@ func main() {
 		say("SIGTERM, shutting down")
 		srv.Close()
 	case <-exit:
-		say("exiting on my own after %s", *exitAfter)
+		say("exiting on my own after %s", exitAfter)
 		os.Exit(4)
 	}
 }
