@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 // is the median of tester calls/s ÷ plain calls/s; the goal at W=1 is 0.9.
 //
 //	go test -run '^$' -bench 'P3$' -benchtime 5x ./internal/bench/
+//
+// Under -cpuprofile, the label side (tester or plain) tells the two apart:
+// go tool pprof -tagfocus side=tester -top.
 func BenchmarkP3(b *testing.B) {
 	for _, w := range []int{1, 4} {
 		b.Run(workersName(w), func(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -140,8 +141,11 @@ func measureThroughput(ctx context.Context, dbURL string, plans int, seed uint64
 	defer plain.CloseIdleConnections()
 	for round := range rounds {
 		rec.start()
+		var res *stress.Result
 		start := time.Now()
-		res, err := stress.Run(ctx, cfg)
+		// The labels tell the two sides apart in a CPU profile:
+		// go tool pprof -tagfocus side=tester (or side=plain).
+		pprof.Do(ctx, pprof.Labels("side", "tester"), func(ctx context.Context) { res, err = stress.Run(ctx, cfg) })
 		d := time.Since(start)
 		reqs := rec.stop()
 		if err != nil {
@@ -150,7 +154,10 @@ func measureThroughput(ctx context.Context, dbURL string, plans int, seed uint64
 		if res.Verdict != checks.Pass {
 			return tp, fmt.Errorf("P3: the correct service did not pass: %s %v", res.Verdict, res.Err)
 		}
-		pd, err := sendPlain(ctx, plain, "http://"+svc.Addrs[0], reqs, workers, fmt.Sprintf("r%d", round%10))
+		var pd time.Duration
+		pprof.Do(ctx, pprof.Labels("side", "plain"), func(ctx context.Context) {
+			pd, err = sendPlain(ctx, plain, "http://"+svc.Addrs[0], reqs, workers, fmt.Sprintf("r%d", round%10))
+		})
 		if err != nil {
 			return tp, err
 		}

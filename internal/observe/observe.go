@@ -50,6 +50,9 @@ type Observer struct {
 	// namespaces, oldest first in planOrder.
 	planMarks map[model.Namespace]marks
 	planOrder []model.Namespace
+	// latest are the marks the last Observe read in its own transaction
+	// (nil until one has): Begin takes them instead of reading its own.
+	latest marks
 	// runs are the runs whose baseline was taken, by prefix.
 	runs  map[model.Namespace]*runState
 	notes []string
@@ -183,6 +186,12 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 		cols, _ := rowCols(e)
 		batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
 	}
+	// The marks for the plans that begin after this read, in the same
+	// round trip (Begin).
+	next := o.marksRead(info, true)
+	if next != nil {
+		batch.Queue(next.sql)
+	}
 	batch.Queue("COMMIT")
 	br := o.pool.SendBatch(ctx, batch)
 	defer br.Close()
@@ -198,24 +207,48 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 		}
 		snap[e.Table] = rows
 	}
+	if next != nil {
+		if err := br.QueryRow().Scan(next.dest...); err != nil {
+			return nil, fmt.Errorf("observer: reading the marks: %w", err)
+		}
+	}
 	if _, err := br.Exec(); err != nil {
 		return nil, fmt.Errorf("observer: ending the read: %w", err)
 	}
-	return snap, br.Close()
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	if next != nil {
+		o.mu.Lock()
+		o.latest = next.marks()
+		o.mu.Unlock()
+	}
+	return snap, nil
 }
 
-// Begin marks where a plan's rows will begin: it reads, for every table
-// whose rows are found by a mark (see markColumn), the greatest id there
-// before the plan in namespace ns makes its first call. Observe(ns) then
-// reads only the rows written since. Without Begin, Observe uses the marks
-// of the run ns belongs to (taken by Baseline), or searches whole tables:
-// more reading, the same rows. Begin never fails: when the marks cannot be
-// read, there are none.
+// Begin marks where a plan's rows will begin: for every table whose rows
+// are found by a mark (see markColumn), the greatest id there before the
+// plan in namespace ns makes its first call. Observe(ns) then reads only
+// the rows written since. Without Begin, Observe uses the marks of the run
+// ns belongs to (taken by Baseline), or searches whole tables: more
+// reading, the same rows. Begin never fails: when the marks cannot be
+// read, Observe falls back the same way.
+//
+// Every Observe reads the marks too, at the end of its transaction: those
+// were read before Begin is called, so before the plan's first call, and
+// are as good a mark for it. Begin takes the latest of them and costs no
+// round trip; it reads its own only before the first Observe. (A mark
+// read earlier than need be only means reading a few more rows, of other
+// namespaces, which the namespace's condition then leaves out.)
 func (o *Observer) Begin(ctx context.Context, ns model.Namespace) {
-	info := o.prepare(ctx)
-	m, err := o.readMarks(ctx, info, true)
-	if err != nil || m == nil {
-		return
+	o.mu.Lock()
+	m := o.latest
+	o.mu.Unlock()
+	if m == nil {
+		var err error
+		if m, err = o.readMarks(ctx, o.prepare(ctx), true); err != nil || m == nil {
+			return
+		}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -229,11 +262,20 @@ func (o *Observer) Begin(ctx context.Context, ns model.Namespace) {
 	}
 }
 
-// readMarks reads max(mark column) of the tables that have one (only of
-// those whose rows are found by it, when needed is set), in one read-only
-// transaction; nil when there are none.
-func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, needed bool) (marks, error) {
-	var tables []string
+// marksQuery is the statement that reads the marks of the tables whose
+// rows are found by one, and where its row goes.
+type marksQuery struct {
+	tables []string
+	sql    string
+	vals   []*int64
+	dest   []any
+}
+
+// marksRead is the statement that reads max(mark column) of the tables
+// that have one (only of those whose rows are found by it, when needed is
+// set); nil when there are none.
+func (o *Observer) marksRead(info map[string]*tableInfo, needed bool) *marksQuery {
+	q := &marksQuery{}
 	var cols []string
 	byTable := o.byTable()
 	for _, e := range o.effects {
@@ -243,31 +285,47 @@ func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, ne
 		if t == nil || t.mark == nil || e.Query != "" || needed && !f.needsMark(e) {
 			continue
 		}
-		tables = append(tables, e.Table)
+		q.tables = append(q.tables, e.Table)
 		cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)::bigint", ident(t.mark.name), ident(e.Table)))
 	}
-	if len(tables) == 0 {
-		return nil, nil
+	if len(q.tables) == 0 {
+		return nil
 	}
-	vals := make([]*int64, len(tables))
-	dest := make([]any, len(tables))
-	for i := range vals {
-		dest[i] = &vals[i]
+	q.sql = "SELECT " + strings.Join(cols, ", ")
+	q.vals = make([]*int64, len(q.tables))
+	q.dest = make([]any, len(q.tables))
+	for i := range q.vals {
+		q.dest[i] = &q.vals[i]
+	}
+	return q
+}
+
+// marks are the values the statement read, by table.
+func (q *marksQuery) marks() marks {
+	m := marks{}
+	for i, t := range q.tables {
+		m[t] = q.vals[i]
+	}
+	return m
+}
+
+// readMarks reads the marks of marksRead in a read-only transaction of
+// their own; nil when there are none.
+func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, needed bool) (marks, error) {
+	q := o.marksRead(info, needed)
+	if q == nil {
+		return nil, nil
 	}
 	// One round trip: the transaction's statements pipelined. A connection
 	// left in the transaction by an error is closed by the pool, not reused.
 	batch := &pgx.Batch{}
 	batch.Queue(beginReadOnly)
-	batch.Queue("SELECT " + strings.Join(cols, ", ")).QueryRow(func(row pgx.Row) error { return row.Scan(dest...) })
+	batch.Queue(q.sql).QueryRow(func(row pgx.Row) error { return row.Scan(q.dest...) })
 	batch.Queue("COMMIT")
 	if err := o.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("observer: reading the marks: %w", err)
 	}
-	m := marks{}
-	for i, t := range tables {
-		m[t] = vals[i]
-	}
-	return m, nil
+	return q.marks(), nil
 }
 
 // marksFor returns the marks to observe ns with: its plan's, else its
