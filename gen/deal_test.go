@@ -78,3 +78,47 @@ func TestDealsEveryPoint(t *testing.T) {
 		}
 	}
 }
+
+// A fault that names its failure (db-error) is dealt once alone, then
+// once for each failure of the world with its retry; the generator draws
+// the failure from the world's, and names none without them.
+func TestDealsEveryCode(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultDBError}, true
+	w.Codes = []string{"40001", "40P01", "57P01", "08006"}
+	deals := gen.Deals(w)
+	if len(deals) != 5 || !deals[0].Alone || deals[0].Point != "" || deals[1].Point != "40001" || !deals[1].Retried || deals[4].Point != "08006" {
+		t.Fatalf("deals %+v, want db-error alone, then each failure with its retry", deals)
+	}
+	seen := map[string]int{}
+	for seed := range 300 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Fault == model.FaultDBError {
+					seen[c.Point]++
+				}
+			}
+		}
+	}
+	for _, code := range w.Codes {
+		if seen[code] == 0 {
+			t.Errorf("no plan of 300 drew db-error %s (drew %v)", code, seen)
+		}
+	}
+	if seen[""] > 0 {
+		t.Errorf("%d db-errors named no failure where the world has them", seen[""])
+	}
+	w.Codes = nil
+	if deals := gen.Deals(w); len(deals) != 2 || deals[0].Point != "" || deals[1].Point != "" {
+		t.Errorf("deals without failures %+v, want db-error alone and with its retry", deals)
+	}
+	for seed := range 100 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Point != "" {
+					t.Fatalf("call %s names a failure the world does not have", c)
+				}
+			}
+		}
+	}
+}

@@ -59,6 +59,11 @@ type World struct {
 	// (model.Call.Point), as a run learned them from an unfaulted call;
 	// none: such a fault names no point and cannot fire.
 	Points []string
+	// Codes are the failures a fault that names its failure
+	// (model.FaultKind.Coded: db-error) may deal (model.Call.Point: a
+	// SQLSTATE), those the database proxy can answer a statement with;
+	// none: such a fault names none and deals what it always did.
+	Codes []string
 	// FollowUp follows most calls whose fault leaves their fate open (a
 	// crash, a transient error, a lost reply: model.FaultKind.Retried) by
 	// a retry of the same call, after the restart a crash gets (followUp).
@@ -75,7 +80,7 @@ func DefaultWorld() World {
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
 		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique &&
-		w.Broken == 0 && w.Points == nil && !w.FollowUp
+		w.Broken == 0 && w.Points == nil && w.Codes == nil && !w.FollowUp
 }
 
 // Validate reports a world that cannot draw plans.
@@ -88,6 +93,19 @@ func (w World) Validate() error {
 	}
 	if w.Broken < 0 {
 		return fmt.Errorf("gen: a world breaks 0 or more payload rules, got %d", w.Broken)
+	}
+	return nil
+}
+
+// pointsOf is what a call with fault f names of it (model.Call.Point):
+// the points of its database work for a fault that lands at one, the
+// failures for one that names its failure; nil for any other.
+func (w World) pointsOf(f model.Fault) []string {
+	switch k, _ := model.KindOf(f); {
+	case k.AtPoint:
+		return w.Points
+	case k.Coded:
+		return w.Codes
 	}
 	return nil
 }
@@ -149,8 +167,8 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 				// One single call in three carries a fault; it shrinks to none.
 				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
 					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
-					if k, _ := model.KindOf(base.Fault); k.AtPoint && len(w.Points) > 0 {
-						base.Point = rapid.SampledFrom(w.Points).Draw(t, "point")
+					if ps := w.pointsOf(base.Fault); len(ps) > 0 {
+						base.Point = rapid.SampledFrom(ps).Draw(t, "point")
 					}
 				}
 				if base.NoKey && w.Keyless {

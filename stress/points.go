@@ -25,8 +25,32 @@ import (
 // on (model.FaultKind.FirstCall): a replay's work writes nothing a crash
 // could cut in two.
 
+// A fault that names its failure (db-error's SQLSTATE: model.FaultKind.Coded)
+// names it as plan data the same way, from the failures the database
+// proxy can deal (fault.DBErrorCodes), each dealt a plan of its own and
+// counted in the coverage as a point is; where no proxy stands the fault
+// ends the session (57P01) and names nothing.
+
 // atPoint reports whether fault f lands at a point the plan names.
 func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
+
+// coded reports whether fault f names the failure it deals.
+func coded(f model.Fault) bool { k, _ := model.KindOf(f); return k.Coded }
+
+// dealCodes makes a fault that names its failure draw and deal each
+// failure the database proxy can answer a statement with, when one
+// stands between the service and its database.
+func (r *runner) dealCodes() {
+	i := slices.IndexFunc(r.cfg.Faults, coded)
+	if i < 0 || r.session == nil || r.session.db == nil {
+		return
+	}
+	r.cfg.World.Codes = slices.Clone(fault.DBErrorCodes)
+	r.deals = gen.Deals(r.cfg.World)
+	for _, c := range r.cfg.World.Codes {
+		r.coverage[model.PointFired(r.cfg.Faults[i], c)] = 0
+	}
+}
 
 // learnPoints learns the points of a first call's database work when the
 // run plans a fault that lands at one, and deals each a plan.
@@ -62,25 +86,32 @@ func (r *runner) learnPoints(ctx context.Context) {
 	}
 }
 
-// pointsTried notes how many of the points learned the run tried.
+// pointsTried notes how many of the points learned, and of the failures
+// dealt, the run tried.
 func (r *runner) pointsTried() {
-	i := slices.IndexFunc(r.cfg.Faults, atPoint)
-	if i < 0 || len(r.cfg.World.Points) == 0 {
-		return
+	if i := slices.IndexFunc(r.cfg.Faults, atPoint); i >= 0 && len(r.cfg.World.Points) > 0 {
+		r.note(r.tried(r.cfg.Faults[i], r.cfg.World.Points, "points of a first call's database work"))
 	}
-	f := r.cfg.Faults[i]
+	if i := slices.IndexFunc(r.cfg.Faults, coded); i >= 0 && len(r.cfg.World.Codes) > 0 {
+		r.note(r.tried(r.cfg.Faults[i], r.cfg.World.Codes, "failures"))
+	}
+}
+
+// tried says how many of fault f's points (or failures) the coverage
+// counts tried: "crash-at: tried 9 of 10 points … (not tried: after tx 1)".
+func (r *runner) tried(f model.Fault, points []string, what string) string {
 	var untried []string
-	for _, p := range r.cfg.World.Points {
+	for _, p := range points {
 		if r.coverage[model.PointFired(f, p)] == 0 {
 			untried = append(untried, p)
 		}
 	}
-	n := len(r.cfg.World.Points)
-	msg := fmt.Sprintf("%s: tried %d of %d points of a first call's database work", f, n-len(untried), n)
+	n := len(points)
+	msg := fmt.Sprintf("%s: tried %d of %d %s", f, n-len(untried), n, what)
 	if len(untried) > 0 {
 		msg += " (not tried: " + strings.Join(untried, ", ") + ")"
 	}
-	r.note(msg)
+	return msg
 }
 
 // traceOf sends one unfaulted call in namespace ns and returns the points

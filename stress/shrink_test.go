@@ -303,6 +303,12 @@ func TestSimplerCalls(t *testing.T) {
 		// A broken call breaks the first rule, or none: the fixed call.
 		{model.Call{Tenant: "A", Key: "k1", Broken: 3}, []model.Call{{Tenant: "A", Key: "k1", Broken: 1}, call("A", "k1", 0)}},
 		{model.Call{Tenant: "A", Key: "k1", Broken: 1}, []model.Call{call("A", "k1", 0)}},
+		// A failure a db-error names gives way to each before it.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "57P01"}, []model.Call{
+			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"},
+			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40P01"},
+		}},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, nil},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)
