@@ -27,7 +27,8 @@ type Deal struct {
 
 // Deals lists the faults world w can draw, in the order the world names
 // them: its call faults, then restart, then its fault steps. A fault that
-// lands at a point is dealt once a point, with its retry under FollowUp;
+// lands at a point is dealt once a point, a first call's and then a
+// retry's (World.RetryPoints), with its retry under FollowUp;
 // one that names its failure once alone, then once a failure with its
 // retry.
 // Under FollowUp another call fault that leaves its call's fate open
@@ -47,6 +48,11 @@ func Deals(w World) []Deal {
 			}
 			for _, p := range ps {
 				ds = append(ds, Deal{Fault: f, Point: p, Retried: w.FollowUp && k.Retried})
+			}
+			for _, p := range w.RetryPoints {
+				if k.AtPoint {
+					ds = append(ds, Deal{Fault: f, Point: model.RetryPoint(p), Retried: w.FollowUp && k.Retried})
+				}
 			}
 			continue
 		}

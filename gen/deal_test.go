@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/gen"
@@ -120,5 +121,53 @@ func TestDealsEveryCode(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A fault at a retry's point is drawn on a retry composed on purpose
+// (the call, then the same call faulted) and kept only there; a first
+// call's point only on an action's first call. Each retry's point is
+// dealt a plan of its own, after the first call's.
+func TestRetryPoints(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultCrashAt}, true
+	w.Points = []string{"before statement 1", "after commit 1"}
+	w.RetryPoints = []string{"before statement 1", "after statement 1", "before commit 1"}
+	deals := gen.Deals(w)
+	if len(deals) != 5 || deals[1].Point != "after commit 1" || deals[2].Point != "retry before statement 1" || deals[4].Point != "retry before commit 1" {
+		t.Fatalf("deals %+v, want each first call's point, then each retry's", deals)
+	}
+	seen := map[string]bool{}
+	for seed := range 500 {
+		p := gen.Plan(w).Example(seed)
+		calls := map[model.Action][]model.Call{}
+		for _, s := range p.Steps {
+			for _, c := range s.Calls {
+				if c.Fault == model.FaultCrashAt {
+					seen[c.Point] = true
+					_, retry := model.OfRetry(c.Point)
+					before := calls[c.Action()]
+					switch {
+					case !retry && len(before) > 0:
+						t.Fatalf("plan %s: a first call's point on a call of an action called before", p.Compact())
+					case retry && (len(before) != 1 || before[0].Fault != model.FaultNone || before[0].Variant != c.Variant):
+						t.Fatalf("plan %s: a retry's point on a call that follows no completed call of its action", p.Compact())
+					}
+				}
+				calls[c.Action()] = append(calls[c.Action()], c)
+			}
+		}
+	}
+	for _, p := range append(slices.Clone(w.Points), "retry before statement 1", "retry after statement 1", "retry before commit 1") {
+		if !seen[p] {
+			t.Errorf("no plan of 500 drew %q (drew %v)", p, seen)
+		}
+	}
+	call := func(f model.Fault, point string) model.Step {
+		return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: f, Point: point}}}
+	}
+	retried := model.Plan{Steps: []model.Step{call("", ""), call(model.FaultCrashAt, "retry before statement 1"), {Kind: model.StepRestart}, call("", "")}}
+	if !deals[2].In(retried) || deals[0].In(retried) || deals[3].In(retried) {
+		t.Errorf("plan %s: in its deal %v, in a first call's %v, in another retry point's %v", retried.Compact(), deals[2].In(retried), deals[0].In(retried), deals[3].In(retried))
 	}
 }
