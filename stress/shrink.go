@@ -200,7 +200,28 @@ func candidates(p model.Plan) []model.Plan {
 	if q := renamed(p); q.String() != p.String() {
 		out = append(out, q)
 	}
+	for i := range out {
+		out[i] = firstCallPoints(out[i])
+	}
 	return slices.DeleteFunc(out, func(q model.Plan) bool { return !restartsAfterCrashes(q) })
+}
+
+// firstCallPoints names a retry's point (model.RetryPoint) on a call that
+// a candidate left as its action's first call by the point itself: the
+// proxy lands at the same point of the call's work either way, and the
+// plan must not call a first call a retry.
+func firstCallPoints(p model.Plan) model.Plan {
+	called := map[model.Action]bool{}
+	for i, s := range p.Steps {
+		for j, c := range s.Calls {
+			if point, ok := model.OfRetry(c.Point); ok && !called[c.Action()] {
+				p = clonePlan(p) // candidates may share steps
+				p.Steps[i].Calls[j].Point = point
+			}
+			called[c.Action()] = true
+		}
+	}
+	return p
 }
 
 // restartsAfterCrashes reports whether every crash of p is followed by a

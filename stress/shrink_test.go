@@ -534,3 +534,28 @@ func TestOfAction(t *testing.T) {
 		t.Errorf("ofAction:\n%swant\n%s", got, want)
 	}
 }
+
+// A candidate that drops the completed call before a crash at a retry's
+// point names the point as a first call's: the proxy lands at the same
+// point of the call's work, and a first call is no retry.
+func TestCandidatesNameAFirstCallsPoint(t *testing.T) {
+	a := model.Call{Tenant: "A", Key: "k1"}
+	crash := a
+	crash.Fault, crash.Point = model.FaultCrashAt, "retry after statement 1"
+	p := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{a}}, {Kind: model.StepCall, Calls: []model.Call{crash}},
+		{Kind: model.StepRestart}, {Kind: model.StepCall, Calls: []model.Call{a}}}}
+	want := "A/k1 v0 [crash-at after statement 1]; restart; A/k1 v0"
+	found := false
+	for _, q := range candidates(p) {
+		found = found || q.Compact() == want
+		if strings.HasPrefix(q.Compact(), "A/k1 v0 [crash-at retry") {
+			t.Errorf("candidate %s calls a first call a retry", q.Compact())
+		}
+	}
+	if !found {
+		t.Errorf("no candidate %s", want)
+	}
+	if got := p.Compact(); got != "A/k1 v0; A/k1 v0 [crash-at retry after statement 1]; restart; A/k1 v0" {
+		t.Errorf("candidates changed the plan they came from: %s", got)
+	}
+}
