@@ -134,3 +134,31 @@ func TestErrorPolicyOf2xxServerErrors(t *testing.T) {
 		})
 	}
 }
+
+// A service may retry the transaction a transient failure failed (a
+// serialization failure or a deadlock, 40001 or 40P01, is what a retry
+// loop is for) and answer the call ok: that is no error to store or
+// replay under either policy, only an ok call, judged as one. Its retry
+// replays it; a second effect set is a duplicate, as anywhere.
+func TestErrorRetriedInside(t *testing.T) {
+	w := plain
+	for _, stored := range []bool{false, true} {
+		for _, tc := range []struct {
+			name string
+			rows []put
+			want []checks.ID
+		}{
+			{"one effect set", w.created(w.a, w.k1, w.id1, 0), nil},
+			{"two effect sets", append(w.created(w.a, w.k1, w.id1, 0), w.created(w.a, w.k1, w.id2, 0)...), []checks.ID{checks.DuplicateEffect}},
+		} {
+			c := model.DefaultContract()
+			c.ErrorsStored = stored
+			h := history(op(0, dbError(call(w.a, w.k1, 0)), ok(w.id1)), op(1, call(w.a, w.k1, 0), ok(w.id1)))
+			h.Faults = []model.FaultEvent{{Kind: model.FaultDBError, Point: "40001", Fired: true, Ops: []int{0}}}
+			got := checks.Evaluate(checks.Input{Contract: c, Effects: sampleEffects(), NS: w.ns, History: h, Rows: snapshot(tc.rows)})
+			if ids := checks.IDsOf(got); len(ids) == 0 && len(tc.want) > 0 || len(ids) > 0 && (len(tc.want) == 0 || ids[0] != tc.want[0]) {
+				t.Errorf("stored %v, %s: checks fired %v, want %v first:\n%s", stored, tc.name, ids, tc.want, dump(got))
+			}
+		}
+	}
+}

@@ -13,9 +13,9 @@ import (
 type Deal struct {
 	Fault  model.Fault
 	Target string // a fault step's dependency; "" otherwise
-	// Point is the point a fault that lands at one names (crash-at): each
-	// point the world has is dealt a plan of its own, so that a run tries
-	// every one.
+	// Point is the point a fault that lands at one names (crash-at), or
+	// the failure one that names its failure deals (db-error): each the
+	// world has is dealt a plan of its own, so that a run tries every one.
 	Point string
 	// Retried asks for the fault's transition whole: its call followed,
 	// later in the plan, by a call of the same action without a fault
@@ -27,7 +27,10 @@ type Deal struct {
 
 // Deals lists the faults world w can draw, in the order the world names
 // them: its call faults, then restart, then its fault steps. A fault that
-// lands at a point is dealt once a point, with its retry under FollowUp.
+// lands at a point is dealt once a point, a first call's and then a
+// retry's (World.RetryPoints), with its retry under FollowUp;
+// one that names its failure once alone, then once a failure with its
+// retry.
 // Under FollowUp another call fault that leaves its call's fate open
 // (model.FaultKind.Retried) is dealt twice, alone and then with its
 // retry: a short run tries each transition whole, and a bug the fault
@@ -36,9 +39,20 @@ func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.Faults {
 		k, _ := model.KindOf(f)
-		if k.AtPoint && len(w.Points) > 0 {
-			for _, p := range w.Points {
+		if ps := w.pointsOf(f); len(ps) > 0 {
+			// A failure a fault names shows some bugs alone (a partial
+			// effect), whatever the failure: one deal alone, then each
+			// failure with its retry.
+			if k.Coded && w.FollowUp && k.Retried {
+				ds = append(ds, Deal{Fault: f, Alone: true})
+			}
+			for _, p := range ps {
 				ds = append(ds, Deal{Fault: f, Point: p, Retried: w.FollowUp && k.Retried})
+			}
+			for _, p := range w.RetryPoints {
+				if k.AtPoint {
+					ds = append(ds, Deal{Fault: f, Point: model.RetryPoint(p), Retried: w.FollowUp && k.Retried})
+				}
 			}
 			continue
 		}

@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/gen"
@@ -76,5 +77,97 @@ func TestDealsEveryPoint(t *testing.T) {
 		if !seen[p] {
 			t.Errorf("no plan of 300 drew %q (drew %v)", p, seen)
 		}
+	}
+}
+
+// A fault that names its failure (db-error) is dealt once alone, then
+// once for each failure of the world with its retry; the generator draws
+// the failure from the world's, and names none without them.
+func TestDealsEveryCode(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultDBError}, true
+	w.Codes = []string{"40001", "40P01", "57P01", "08006"}
+	deals := gen.Deals(w)
+	if len(deals) != 5 || !deals[0].Alone || deals[0].Point != "" || deals[1].Point != "40001" || !deals[1].Retried || deals[4].Point != "08006" {
+		t.Fatalf("deals %+v, want db-error alone, then each failure with its retry", deals)
+	}
+	seen := map[string]int{}
+	for seed := range 300 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Fault == model.FaultDBError {
+					seen[c.Point]++
+				}
+			}
+		}
+	}
+	for _, code := range w.Codes {
+		if seen[code] == 0 {
+			t.Errorf("no plan of 300 drew db-error %s (drew %v)", code, seen)
+		}
+	}
+	if seen[""] > 0 {
+		t.Errorf("%d db-errors named no failure where the world has them", seen[""])
+	}
+	w.Codes = nil
+	if deals := gen.Deals(w); len(deals) != 2 || deals[0].Point != "" || deals[1].Point != "" {
+		t.Errorf("deals without failures %+v, want db-error alone and with its retry", deals)
+	}
+	for seed := range 100 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Point != "" {
+					t.Fatalf("call %s names a failure the world does not have", c)
+				}
+			}
+		}
+	}
+}
+
+// A fault at a retry's point is drawn on a retry composed on purpose
+// (the call, then the same call faulted) and kept only there; a first
+// call's point only on an action's first call. Each retry's point is
+// dealt a plan of its own, after the first call's.
+func TestRetryPoints(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultCrashAt}, true
+	w.Points = []string{"before statement 1", "after commit 1"}
+	w.RetryPoints = []string{"before statement 1", "after statement 1", "before commit 1"}
+	deals := gen.Deals(w)
+	if len(deals) != 5 || deals[1].Point != "after commit 1" || deals[2].Point != "retry before statement 1" || deals[4].Point != "retry before commit 1" {
+		t.Fatalf("deals %+v, want each first call's point, then each retry's", deals)
+	}
+	seen := map[string]bool{}
+	for seed := range 500 {
+		p := gen.Plan(w).Example(seed)
+		calls := map[model.Action][]model.Call{}
+		for _, s := range p.Steps {
+			for _, c := range s.Calls {
+				if c.Fault == model.FaultCrashAt {
+					seen[c.Point] = true
+					_, retry := model.OfRetry(c.Point)
+					before := calls[c.Action()]
+					switch {
+					case !retry && len(before) > 0:
+						t.Fatalf("plan %s: a first call's point on a call of an action called before", p.Compact())
+					case retry && (len(before) != 1 || before[0].Fault != model.FaultNone || before[0].Variant != c.Variant):
+						t.Fatalf("plan %s: a retry's point on a call that follows no completed call of its action", p.Compact())
+					}
+				}
+				calls[c.Action()] = append(calls[c.Action()], c)
+			}
+		}
+	}
+	for _, p := range append(slices.Clone(w.Points), "retry before statement 1", "retry after statement 1", "retry before commit 1") {
+		if !seen[p] {
+			t.Errorf("no plan of 500 drew %q (drew %v)", p, seen)
+		}
+	}
+	call := func(f model.Fault, point string) model.Step {
+		return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: f, Point: point}}}
+	}
+	retried := model.Plan{Steps: []model.Step{call("", ""), call(model.FaultCrashAt, "retry before statement 1"), {Kind: model.StepRestart}, call("", "")}}
+	if !deals[2].In(retried) || deals[0].In(retried) || deals[3].In(retried) {
+		t.Errorf("plan %s: in its deal %v, in a first call's %v, in another retry point's %v", retried.Compact(), deals[2].In(retried), deals[0].In(retried), deals[3].In(retried))
 	}
 }

@@ -59,6 +59,18 @@ type World struct {
 	// (model.Call.Point), as a run learned them from an unfaulted call;
 	// none: such a fault names no point and cannot fire.
 	Points []string
+	// RetryPoints are the points of a retry's database work (the same
+	// call again after the action's first call completed), as a run
+	// learned them; a fault that lands at a point names them as
+	// model.RetryPoint ("retry after statement 1"), on a retry composed
+	// on purpose: the call, then the same call faulted. None: no such
+	// retry is drawn.
+	RetryPoints []string
+	// Codes are the failures a fault that names its failure
+	// (model.FaultKind.Coded: db-error) may deal (model.Call.Point: a
+	// SQLSTATE), those the database proxy can answer a statement with;
+	// none: such a fault names none and deals what it always did.
+	Codes []string
 	// FollowUp follows most calls whose fault leaves their fate open (a
 	// crash, a transient error, a lost reply: model.FaultKind.Retried) by
 	// a retry of the same call, after the restart a crash gets (followUp).
@@ -75,7 +87,7 @@ func DefaultWorld() World {
 func (w World) IsZero() bool {
 	return w.MaxTenants == 0 && w.MaxKeys == 0 && w.MaxVariants == 0 && w.MaxSteps == 0 && !w.KeyRequired && !w.Keyless &&
 		w.MaxBurst == 0 && !w.KeyShapes && w.Shapes == nil && w.Noise == nil && w.Faults == nil && !w.Restart && w.StepFaults == nil && !w.Unique &&
-		w.Broken == 0 && w.Points == nil && !w.FollowUp
+		w.Broken == 0 && w.Points == nil && w.RetryPoints == nil && w.Codes == nil && !w.FollowUp
 }
 
 // Validate reports a world that cannot draw plans.
@@ -90,6 +102,34 @@ func (w World) Validate() error {
 		return fmt.Errorf("gen: a world breaks 0 or more payload rules, got %d", w.Broken)
 	}
 	return nil
+}
+
+// pointsOf is what a call with fault f names of it (model.Call.Point):
+// the points of its database work for a fault that lands at one, the
+// failures for one that names its failure; nil for any other.
+func (w World) pointsOf(f model.Fault) []string {
+	switch k, _ := model.KindOf(f); {
+	case k.AtPoint:
+		return w.Points
+	case k.Coded:
+		return w.Codes
+	}
+	return nil
+}
+
+// point draws what a call with fault f names of it (model.Call.Point),
+// and whether it is a retry's point: one fault at a point in three lands
+// in a retry's work where the world has learned one (the draw shrinks to
+// a first call's point).
+func (w World) point(t *rapid.T, f model.Fault) (string, bool) {
+	ps := w.pointsOf(f)
+	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && rapid.IntRange(0, 2).Draw(t, "retry's point") == 2 {
+		return model.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
+	}
+	if len(ps) == 0 {
+		return "", false
+	}
+	return rapid.SampledFrom(ps).Draw(t, "point"), false
 }
 
 // shapes are the key shapes the world draws.
@@ -147,17 +187,25 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			// One step in four is a burst; the draw shrinks to 0, a single call.
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
 				// One single call in three carries a fault; it shrinks to none.
+				retry := false
 				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
 					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
-					if k, _ := model.KindOf(base.Fault); k.AtPoint && len(w.Points) > 0 {
-						base.Point = rapid.SampledFrom(w.Points).Draw(t, "point")
-					}
+					base.Point, retry = w.point(t, base.Fault)
 				}
 				if base.NoKey && w.Keyless {
 					base.Fault, base.Point = model.FaultNone, ""
 				}
 				c := d.takeValue(t, base)
-				return group{steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}, retry: followUp(t, w, c)}
+				steps := []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}
+				if retry {
+					// A retry's point: the call first, unfaulted, then
+					// the same call with the fault (crashes keeps it on
+					// such a retry only).
+					first := c
+					first.Fault, first.Point = model.FaultNone, ""
+					steps = append([]model.Step{{Kind: model.StepCall, Calls: []model.Call{first}}}, steps...)
+				}
+				return group{steps: steps, retry: followUp(t, w, c)}
 			}
 			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
 			calls := []model.Call{base}
@@ -211,16 +259,21 @@ func followUp(t *rapid.T, w World, c model.Call) *model.Step {
 // crashes makes every crash, pause or db-error in a plan one that can fire, and
 // every crash one the plan recovers from: both interrupt an action's first
 // writes, so they are kept only on the first call of an action with a key
-// (a replay writes nothing to interrupt), and a restart step follows a
-// crash. Shrinking cannot remove that restart, so a crash's minimal plan
+// (a replay writes nothing to interrupt), but for a fault at a retry's
+// point (model.RetryPoint), kept only on a retry that follows the
+// action's one completed call, and a restart step follows a crash. Shrinking cannot remove that restart, so a crash's minimal plan
 // shows it.
 func crashes(p model.Plan) model.Plan {
-	seen := map[model.Action]bool{}
+	// earlier are the calls of each action so far; burst, the actions a
+	// burst called.
+	earlier, burst := map[model.Action][]model.Call{}, map[model.Action]bool{}
 	var out []model.Step
 	for i, s := range p.Steps {
 		crashed := false
 		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
-			if c := s.Calls[0]; c.NoKey || seen[c.Action()] {
+			c := s.Calls[0]
+			_, atRetry := model.OfRetry(c.Point)
+			if c.NoKey || atRetry != (len(earlier[c.Action()]) > 0) || atRetry && (burst[c.Action()] || !completed(earlier[c.Action()], c)) {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault, s.Calls[0].Point = model.FaultNone, ""
 			} else {
@@ -228,7 +281,8 @@ func crashes(p model.Plan) model.Plan {
 			}
 		}
 		for _, c := range s.Calls {
-			seen[c.Action()] = true
+			earlier[c.Action()] = append(earlier[c.Action()], c)
+			burst[c.Action()] = burst[c.Action()] || s.Kind == model.StepBurst
 		}
 		out = append(out, s)
 		if crashed && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
@@ -236,6 +290,19 @@ func crashes(p model.Plan) model.Plan {
 		}
 	}
 	return model.Plan{Steps: out}
+}
+
+// completed reports whether the action's calls before retry are one
+// single call that a correct service completes (keyed, unfaulted, its own
+// unique values, no broken rule) with retry's payload: then retry's work
+// is the one its points were learned from, a replay, and a crash at one
+// of them fires.
+func completed(before []model.Call, retry model.Call) bool {
+	if len(before) != 1 {
+		return false
+	}
+	c := before[0]
+	return c.Fault == model.FaultNone && !c.NoKey && c.UniqueOf == "" && c.Broken == 0 && retry.UniqueOf == "" && retry.Broken == 0 && c.Variant == retry.Variant
 }
 
 // interrupts reports whether fault f acts on a call's first writes (a

@@ -47,6 +47,9 @@ func TestDecode(t *testing.T) {
 		{"a crash at no point", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash-at"}]}]`), `point ""`},
 		{"a crash at an unknown point", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash-at", "point": "during tx 1"}]}]`), `point "during tx 1"`},
 		{"a point without crash-at", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "crash", "point": "after tx 1"}]}]`), "without a fault that lands at one"},
+		{"a db-error that names its failure (stores-errors)", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "40001"}]},`+oneCall+"]"), ""},
+		{"a db-error that names none (57P01, as before)", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error"}]},`+oneCall+"]"), ""},
+		{"a db-error of an unknown failure", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "23505"}]}]`), `db-error failure "23505"`},
 		{"newer format", []byte(`{"version": 99}`), "upgrade idemstress"},
 		{"not JSON", []byte("\x00"), "not a case file"},
 	} {
@@ -98,6 +101,7 @@ func FuzzDecode(f *testing.F) {
 		caseJSON("IDEM-004", "["+oneCall+"]"),
 		caseJSON("IDEM-001", "["+oneCall+","+restart+","+oneCall+"]"),
 		caseJSON("IDEM-002", "["+crash+","+burst+"]"),
+		caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "08006"}]},`+oneCall+"]"),
 		[]byte(`{"version": 1, "check": {"id": "IDEM-001", "observed": "x"}, "seed": 3, "plan": {"steps": [` + oneCall + `]}}`),
 		[]byte(`{"version": 2, "plan": null}`),
 		[]byte(`[]`),

@@ -134,11 +134,16 @@ func runnable(p model.Plan) error {
 			if k, ok := model.KindOf(call.Fault); call.Fault != model.FaultNone && (!ok || k.Scope != model.OnCall) {
 				return fmt.Errorf("step %d of the plan: fault %q of a call; want one of %v", i+1, call.Fault, callFaults())
 			}
-			if k, _ := model.KindOf(call.Fault); k.AtPoint {
+			switch k, _ := model.KindOf(call.Fault); {
+			case k.AtPoint:
 				if _, err := fault.ParsePoint(call.Point); err != nil {
 					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
 				}
-			} else if call.Point != "" {
+			case k.Coded:
+				if err := fault.CheckDBErrorCode(call.Point); err != nil {
+					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
+				}
+			case call.Point != "":
 				return fmt.Errorf("step %d of the plan: call %s: a point (%q) without a fault that lands at one", i+1, call, call.Point)
 			}
 			if call.Variant < 0 || call.Encoding < 0 || call.Noise < 0 || call.Noise >= model.NumNoise {

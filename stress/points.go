@@ -15,21 +15,50 @@ import (
 
 // The points a fault that lands at a point of a call's database work
 // (crash-at) may name are learned before the search, from one unfaulted
-// first call of an action of the run's own, as crash-consistency testers
-// enumerate crash points from a trace: the call passes every point of
-// its work at the database proxy (pgproxy.Call.Trace). They become the
-// world's Points, so that a plan names its point as data (shrinking and
-// replay keep it), and each is dealt a plan of its own (gen.Deals), so
-// that one run tries every point; the coverage counts each point tried
-// (model.PointFired). A first call is the only transition crash-at lands
-// on (model.FaultKind.FirstCall): a replay's work writes nothing a crash
-// could cut in two.
+// first call of an action of the run's own and its unfaulted retry, as
+// crash-consistency testers enumerate crash points from a trace: each
+// call passes every point of its work at the database proxy
+// (pgproxy.Call.Trace). They become the world's Points and RetryPoints,
+// so that a plan names its point as data (shrinking and replay keep it;
+// a retry's reads "retry after statement 1"), and each is dealt a plan of
+// its own (gen.Deals), so that one run tries every point of both
+// transitions; the coverage counts each point tried (model.PointFired).
+// A retry's work differs from a first call's (a key-first design replays
+// from its key row), and a crash in it must leave the action as the first
+// call left it. A burst's calls share the action's markers at the proxy,
+// so a point of one of them is not told apart yet: no burst is crashed
+// at a point.
+
+// A fault that names its failure (db-error's SQLSTATE: model.FaultKind.Coded)
+// names it as plan data the same way, from the failures the database
+// proxy can deal (fault.DBErrorCodes), each dealt a plan of its own and
+// counted in the coverage as a point is; where no proxy stands the fault
+// ends the session (57P01) and names nothing.
 
 // atPoint reports whether fault f lands at a point the plan names.
 func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
 
-// learnPoints learns the points of a first call's database work when the
-// run plans a fault that lands at one, and deals each a plan.
+// coded reports whether fault f names the failure it deals.
+func coded(f model.Fault) bool { k, _ := model.KindOf(f); return k.Coded }
+
+// dealCodes makes a fault that names its failure draw and deal each
+// failure the database proxy can answer a statement with, when one
+// stands between the service and its database.
+func (r *runner) dealCodes() {
+	i := slices.IndexFunc(r.cfg.Faults, coded)
+	if i < 0 || r.session == nil || r.session.db == nil {
+		return
+	}
+	r.cfg.World.Codes = slices.Clone(fault.DBErrorCodes)
+	r.deals = gen.Deals(r.cfg.World)
+	for _, c := range r.cfg.World.Codes {
+		r.coverage[model.PointFired(r.cfg.Faults[i], c)] = 0
+	}
+}
+
+// learnPoints learns the points of a first call's database work, and of
+// its retry's, when the run plans a fault that lands at one, and deals
+// each a plan.
 func (r *runner) learnPoints(ctx context.Context) {
 	i := slices.IndexFunc(r.cfg.Faults, atPoint)
 	if i < 0 || r.session == nil || r.session.db == nil {
@@ -37,64 +66,100 @@ func (r *runner) learnPoints(ctx context.Context) {
 	}
 	f := r.cfg.Faults[i]
 	call := model.Call{Tenant: gen.TenantName(0), Key: gen.KeyName(0)}
-	trace, op, err := r.session.traceOf(ctx, model.Namespace(r.run+"-points-"), call)
+	traces, ops, err := r.session.tracesOf(ctx, model.Namespace(r.run+"-points-"), call, 2)
 	switch {
 	case err != nil:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from failed (%v): no point was tried", f, err))
 		return
-	case op.Out.Kind != model.OK:
-		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from was answered %d, not created: no point was tried", f, op.Out.Status))
+	case ops[0].Out.Kind != model.OK:
+		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from was answered %d, not created: no point was tried", f, ops[0].Out.Status))
 		return
-	case len(trace) == 0:
+	case len(traces[0]) == 0:
 		r.note(fmt.Sprintf("%s: no statement of an unfaulted call carried its key or tag to the database: no point was tried (does the service write the key it is sent?)", f))
 		return
 	}
+	r.cfg.World.Points = pointNames(traces[0])
+	// A retry's points are the replay's: learned only from a retry the
+	// service answered ok, whose work passed the proxy.
+	switch {
+	case ops[1].Out.Kind != model.OK:
+		r.note(fmt.Sprintf("%s: the unfaulted retry a retry's points are learned from was answered %d, not replayed: no retry's point was tried", f, ops[1].Out.Status))
+	case len(traces[1]) > 0:
+		r.cfg.World.RetryPoints = pointNames(traces[1])
+	}
+	r.deals = gen.Deals(r.cfg.World)
+	for _, p := range r.cfg.World.Points {
+		r.coverage[model.PointFired(f, p)] = 0
+	}
+	for _, p := range r.cfg.World.RetryPoints {
+		r.coverage[model.PointFired(f, model.RetryPoint(p))] = 0
+	}
+}
+
+// pointNames are the points a trace passed, each once, in its order.
+func pointNames(trace []pgproxy.Step) []string {
 	var points []string
 	for _, s := range trace {
 		if p := fault.PointName(s); !slices.Contains(points, p) {
 			points = append(points, p)
 		}
 	}
-	r.cfg.World.Points = points
-	r.deals = gen.Deals(r.cfg.World)
-	for _, p := range points {
-		r.coverage[model.PointFired(f, p)] = 0
+	return points
+}
+
+// pointsTried notes how many of the points learned, and of the failures
+// dealt, the run tried.
+func (r *runner) pointsTried() {
+	if i := slices.IndexFunc(r.cfg.Faults, atPoint); i >= 0 && len(r.cfg.World.Points) > 0 {
+		msg := r.tried(r.cfg.Faults[i], r.cfg.World.Points, "points of a first call's database work")
+		if ps := r.cfg.World.RetryPoints; len(ps) > 0 {
+			retry := make([]string, len(ps))
+			for j, p := range ps {
+				retry[j] = model.RetryPoint(p)
+			}
+			msg += "; " + strings.TrimPrefix(r.tried(r.cfg.Faults[i], retry, "of a retry's"), string(r.cfg.Faults[i])+": tried ")
+		}
+		r.note(msg)
+	}
+	if i := slices.IndexFunc(r.cfg.Faults, coded); i >= 0 && len(r.cfg.World.Codes) > 0 {
+		r.note(r.tried(r.cfg.Faults[i], r.cfg.World.Codes, "failures"))
 	}
 }
 
-// pointsTried notes how many of the points learned the run tried.
-func (r *runner) pointsTried() {
-	i := slices.IndexFunc(r.cfg.Faults, atPoint)
-	if i < 0 || len(r.cfg.World.Points) == 0 {
-		return
-	}
-	f := r.cfg.Faults[i]
+// tried says how many of fault f's points (or failures) the coverage
+// counts tried: "crash-at: tried 9 of 10 points … (not tried: after tx 1)".
+func (r *runner) tried(f model.Fault, points []string, what string) string {
 	var untried []string
-	for _, p := range r.cfg.World.Points {
+	for _, p := range points {
 		if r.coverage[model.PointFired(f, p)] == 0 {
 			untried = append(untried, p)
 		}
 	}
-	n := len(r.cfg.World.Points)
-	msg := fmt.Sprintf("%s: tried %d of %d points of a first call's database work", f, n-len(untried), n)
+	n := len(points)
+	msg := fmt.Sprintf("%s: tried %d of %d %s", f, n-len(untried), n, what)
 	if len(untried) > 0 {
 		msg += " (not tried: " + strings.Join(untried, ", ") + ")"
 	}
-	r.note(msg)
+	return msg
 }
 
-// traceOf sends one unfaulted call in namespace ns and returns the points
-// its database work passed at the proxy, and its answer.
-func (s *Session) traceOf(ctx context.Context, ns model.Namespace, call model.Call) ([]pgproxy.Step, model.Op, error) {
+// tracesOf sends call n times, one after the other and unfaulted, in
+// namespace ns, and returns the points each one's database work passed
+// at the proxy, and their answers.
+func (s *Session) tracesOf(ctx context.Context, ns model.Namespace, call model.Call, n int) ([][]pgproxy.Step, []model.Op, error) {
 	x := s.exec
-	var trace []pgproxy.Step
-	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { trace = t }
-	h, err := x.Execute(ctx, ns, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}}, time.Now())
+	var traces [][]pgproxy.Step
+	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { traces = append(traces, t) }
+	var plan model.Plan
+	for range n {
+		plan.Steps = append(plan.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{call}})
+	}
+	h, err := x.Execute(ctx, ns, plan, time.Now())
 	if err != nil {
-		return nil, model.Op{}, err
+		return nil, nil, err
 	}
-	if len(h.Ops) != 1 {
-		return nil, model.Op{}, fmt.Errorf("%d answers to one call", len(h.Ops))
+	if len(h.Ops) != n || len(traces) != n {
+		return nil, nil, fmt.Errorf("%d answers and %d traces to %d calls", len(h.Ops), len(traces), n)
 	}
-	return trace, h.Ops[0], nil
+	return traces, h.Ops, nil
 }

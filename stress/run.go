@@ -144,6 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r.learnPoints(ctx)
+	r.dealCodes()
 	r.search(ctx)
 	r.pointsTried()
 	orderBugs(r.bugs)

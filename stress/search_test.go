@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -101,5 +102,32 @@ func TestFirstPlansAreDealtEveryFault(t *testing.T) {
 	}
 	if undealt < 30 {
 		t.Errorf("without the deal only %d of 210 plans missed their fault; the test no longer shows the deal is needed", undealt)
+	}
+}
+
+// Every point is dealt a plan that carries it, a first call's and a
+// retry's alike, though a plan names one point of sixteen (the sample's
+// count) about once in 500 draws.
+func TestFirstPlansAreDealtEveryPoint(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultCrash,
+		model.FaultCrashAfterCommit, model.FaultCrashAt, model.FaultPause, model.FaultDBError, model.FaultSlowOriginal}
+	w.Restart, w.FollowUp = true, true
+	for i := range 10 {
+		w.Points = append(w.Points, fmt.Sprintf("before statement %d", i+1))
+	}
+	for i := range 6 {
+		w.RetryPoints = append(w.RetryPoints, fmt.Sprintf("after statement %d", i+1))
+	}
+	deals := gen.Deals(w)
+	for seed := range uint64(3) {
+		for i, d := range deals {
+			if d.Point == "" {
+				continue
+			}
+			if _, p := planAt(w, deals, seed, i); !d.In(p) {
+				t.Errorf("seed %d: plan %d does not carry %s %s:\n%s", seed, i, d.Fault, d.Point, p)
+			}
+		}
 	}
 }

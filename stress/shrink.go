@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -199,7 +200,28 @@ func candidates(p model.Plan) []model.Plan {
 	if q := renamed(p); q.String() != p.String() {
 		out = append(out, q)
 	}
+	for i := range out {
+		out[i] = firstCallPoints(out[i])
+	}
 	return slices.DeleteFunc(out, func(q model.Plan) bool { return !restartsAfterCrashes(q) })
+}
+
+// firstCallPoints names a retry's point (model.RetryPoint) on a call that
+// a candidate left as its action's first call by the point itself: the
+// proxy lands at the same point of the call's work either way, and the
+// plan must not call a first call a retry.
+func firstCallPoints(p model.Plan) model.Plan {
+	called := map[model.Action]bool{}
+	for i, s := range p.Steps {
+		for j, c := range s.Calls {
+			if point, ok := model.OfRetry(c.Point); ok && !called[c.Action()] {
+				p = clonePlan(p) // candidates may share steps
+				p.Steps[i].Calls[j].Point = point
+			}
+			called[c.Action()] = true
+		}
+	}
+	return p
 }
 
 // restartsAfterCrashes reports whether every crash of p is followed by a
@@ -392,6 +414,18 @@ func simplerCalls(c model.Call) []model.Call {
 		d := c
 		d.UniqueOf = "" // the call's own unique values
 		out = append(out, d)
+	}
+	// A failure the fault names gives way to each one before it (40001
+	// before 57P01), as rapid's draw of it shrinks: the same bug under
+	// any of them ends on the same failure.
+	if k, _ := model.KindOf(c.Fault); k.Coded {
+		if i := slices.Index(fault.DBErrorCodes, c.Point); i > 0 {
+			for _, code := range fault.DBErrorCodes[:i] {
+				d := c
+				d.Point = code
+				out = append(out, d)
+			}
+		}
 	}
 	return out
 }

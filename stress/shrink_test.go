@@ -303,6 +303,12 @@ func TestSimplerCalls(t *testing.T) {
 		// A broken call breaks the first rule, or none: the fixed call.
 		{model.Call{Tenant: "A", Key: "k1", Broken: 3}, []model.Call{{Tenant: "A", Key: "k1", Broken: 1}, call("A", "k1", 0)}},
 		{model.Call{Tenant: "A", Key: "k1", Broken: 1}, []model.Call{call("A", "k1", 0)}},
+		// A failure a db-error names gives way to each before it.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "57P01"}, []model.Call{
+			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"},
+			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40P01"},
+		}},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, nil},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)
@@ -526,5 +532,30 @@ func TestOfAction(t *testing.T) {
 	}}
 	if got := ofAction(model.DefaultContract(), p, model.Action{Tenant: "A", Key: "k1"}); got.String() != want.String() {
 		t.Errorf("ofAction:\n%swant\n%s", got, want)
+	}
+}
+
+// A candidate that drops the completed call before a crash at a retry's
+// point names the point as a first call's: the proxy lands at the same
+// point of the call's work, and a first call is no retry.
+func TestCandidatesNameAFirstCallsPoint(t *testing.T) {
+	a := model.Call{Tenant: "A", Key: "k1"}
+	crash := a
+	crash.Fault, crash.Point = model.FaultCrashAt, "retry after statement 1"
+	p := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{a}}, {Kind: model.StepCall, Calls: []model.Call{crash}},
+		{Kind: model.StepRestart}, {Kind: model.StepCall, Calls: []model.Call{a}}}}
+	want := "A/k1 v0 [crash-at after statement 1]; restart; A/k1 v0"
+	found := false
+	for _, q := range candidates(p) {
+		found = found || q.Compact() == want
+		if strings.HasPrefix(q.Compact(), "A/k1 v0 [crash-at retry") {
+			t.Errorf("candidate %s calls a first call a retry", q.Compact())
+		}
+	}
+	if !found {
+		t.Errorf("no candidate %s", want)
+	}
+	if got := p.Compact(); got != "A/k1 v0; A/k1 v0 [crash-at retry after statement 1]; restart; A/k1 v0" {
+		t.Errorf("candidates changed the plan they came from: %s", got)
 	}
 }

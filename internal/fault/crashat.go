@@ -114,10 +114,13 @@ func PointOf(s pgproxy.Step) Point {
 // "before statement 2", "after commit 1", "after tx 1".
 func PointName(s pgproxy.Step) string { return PointOf(s).String() }
 
-// ParsePoint reads a point as a plan names it.
+// ParsePoint reads a point as a plan names it, of a first call's work or
+// of a retry's ("retry after statement 1": model.RetryPoint), which the
+// proxy matches alike within the faulted call's own work.
 func ParsePoint(s string) (Point, error) {
+	p, _ := model.OfRetry(s)
 	for k, w := range pointWords {
-		rest, ok := strings.CutPrefix(s, w+" ")
+		rest, ok := strings.CutPrefix(p, w+" ")
 		if !ok {
 			continue
 		}
@@ -127,7 +130,7 @@ func ParsePoint(s string) (Point, error) {
 		}
 		return Point{k, n}, nil
 	}
-	return Point{}, fmt.Errorf("point %q: want before statement N, after statement N, before commit N, after commit N or after tx N (N from 1)", s)
+	return Point{}, fmt.Errorf("point %q: want before statement N, after statement N, before commit N, after commit N or after tx N (N from 1), each maybe after \"retry \"", s)
 }
 
 // matches reports whether pt is the point.

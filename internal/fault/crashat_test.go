@@ -3,6 +3,7 @@ package fault
 import (
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -30,12 +31,16 @@ func TestPointNames(t *testing.T) {
 		if !p.matches(pt) {
 			t.Errorf("%q does not match %+v", tc.name, pt)
 		}
+		// A retry's point names the same point of the retry's own work.
+		if r, err := ParsePoint(model.RetryPoint(tc.name)); err != nil || r != p {
+			t.Errorf("ParsePoint(%q) = %v, %v; want %v", model.RetryPoint(tc.name), r, err, p)
+		}
 		pt.Index, pt.Tx = pt.Index+1, pt.Tx+1
 		if p.matches(pt) {
 			t.Errorf("%q matches %+v", tc.name, pt)
 		}
 	}
-	for _, bad := range []string{"", "after tx", "after tx 0", "during statement 1", "before commit x"} {
+	for _, bad := range []string{"", "after tx", "after tx 0", "during statement 1", "before commit x", "retry", "retry retry after tx 1", "burst after tx 1"} {
 		if _, err := ParsePoint(bad); err == nil {
 			t.Errorf("ParsePoint(%q): no error", bad)
 		}

@@ -136,6 +136,10 @@ func dbError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, er
 	if tied := env.DBCall(); tied != nil {
 		return errorAtStatement(ctx, env, tied, call)
 	}
+	if code := DBErrorCode(call); code != "57P01" {
+		// Ending a session is the only failure a table lock can deal.
+		return CallOutcome{}, needs(call.Fault+model.Fault(" "+code), "idemstress's PostgreSQL proxy between the service and its database (process:, or --db-proxy)")
+	}
 	effects := env.EffectStall()
 	if effects == nil {
 		return CallOutcome{}, needs(call.Fault, "an effect table to wait on")

@@ -3,6 +3,8 @@ package fault
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/idemstress/idemstress/internal/model"
@@ -10,20 +12,35 @@ import (
 )
 
 // DBErrorCodes are the failures db-error deals at a statement through the
-// database proxy, as PostgreSQL and its clients report them: a
-// serialization failure, a deadlock, a terminated backend (administrator
-// command: a failover, a restarted pooler) and a lost connection.
+// database proxy, as PostgreSQL and its clients report them, in the order
+// shrinking prefers them: a serialization failure and a deadlock (the
+// server fails the statement and its transaction, the session lives on:
+// a service may retry the transaction itself or answer 5xx), a terminated
+// backend (administrator command: a failover, a restarted pooler; the
+// session ends) and a lost connection (08006: the proxy cuts it). A run
+// deals each (gen.World.Codes); the plan names it (Call.Point).
 var DBErrorCodes = []string{"40001", "40P01", "57P01", "08006"}
 
 // DBErrorCode is the code db-error deals to call through the database
-// proxy: 57P01, the session ended under the call (a failover, a restarted
-// pooler), what db-error has always meant. It depends on nothing a plan's
-// shrinking changes: a code drawn from the call's tenant or key would
-// change when shrinking renames them (A/k3 to A/k1), and a service that
-// fails only on some codes would shrink to another bug or none. The other
-// DBErrorCodes are ErrorAt's to answer; dealing them needs the code in the
-// plan, as crash-at's point is.
-func DBErrorCode(model.Call) string { return "57P01" }
+// proxy: the one its plan names (Call.Point), or 57P01, the session ended
+// under the call, for a plan that names none (what db-error always
+// dealt). It is plan data, never drawn from the call's tenant or key:
+// shrinking renames those (A/k3 to A/k1), and a service that fails only
+// on some codes would shrink to another bug or none.
+func DBErrorCode(call model.Call) string {
+	if call.Point == "" {
+		return "57P01"
+	}
+	return call.Point
+}
+
+// CheckDBErrorCode refuses a failure db-error cannot deal.
+func CheckDBErrorCode(code string) error {
+	if code == "" || slices.Contains(DBErrorCodes, code) {
+		return nil
+	}
+	return fmt.Errorf("db-error failure %q: want one of %s (08006 cuts the connection), or none for 57P01", code, strings.Join(DBErrorCodes, ", "))
+}
 
 // ErrorAt is a call's hook (pgproxy.Call.SetAt) that answers the nth
 // statement (from 1) of the call's sessions for which match holds with

@@ -1,6 +1,7 @@
 package fault_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -61,23 +62,30 @@ func readOnly(db *proxiedDB) http.HandlerFunc {
 // TestDBErrorFiresOnDelivery: db-error through the proxy fires when its
 // error reached the call's write to the last effect table (the service
 // answers 500 and wrote nothing), and not when the call never wrote
-// there, with a note that says so.
+// there, with a note that says so. The error is the one the plan names
+// (Call.Point), each of DBErrorCodes, or 57P01 when it names none.
 func TestDBErrorFiresOnDelivery(t *testing.T) {
 	db := newProxiedDB(t, 4)
-	for _, c := range []struct {
+	type tc struct {
 		name    string
 		handler http.HandlerFunc
+		code    string
 		fired   bool
-	}{
-		{"writes", keyFirst(db.service), true},
-		{"reads only", readOnly(db), false},
-	} {
+	}
+	cases := []tc{{"writes", keyFirst(db.service), "", true}, {"reads only", readOnly(db), "", false}}
+	for _, code := range fault.DBErrorCodes {
+		cases = append(cases, tc{"writes " + code, keyFirst(db.service), code, true})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			key := "deliver-" + strings.ReplaceAll(c.name, " ", "-")
 			env := &dbEnv{url: serve(t, c.handler).URL, db: db, table: "items"}
 			env.tied = db.proxy.Tie(key, []byte(key))
 			defer env.tied.Untie()
-			call := model.Call{Tenant: "A", Key: key, Fault: model.FaultDBError}
+			call := model.Call{Tenant: "A", Key: key, Fault: model.FaultDBError, Point: c.code}
+			if want := cmp.Or(c.code, "57P01"); fault.DBErrorCode(call) != want {
+				t.Fatalf("DBErrorCode(%s) = %s, want %s", call, fault.DBErrorCode(call), want)
+			}
 			out, err := fault.ErrorAtStatement(t.Context(), env, env.tied, call)
 			if err != nil {
 				t.Fatal(err)

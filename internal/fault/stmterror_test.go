@@ -1,6 +1,7 @@
 package fault_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -161,14 +162,22 @@ func waitForWaiters(t *testing.T, pool *pgxpool.Pool, n int) {
 	t.Errorf("%d sessions never waited behind the call's lock", n)
 }
 
-// TestDBErrorCodeStable: a call's code is the same whatever its tenant,
-// key or payload, which shrinking renames and plainens.
+// TestDBErrorCodeStable: a call's code is the one its plan names, the
+// same whatever its tenant, key or payload, which shrinking renames and
+// plainens; a plan that names none gets 57P01.
 func TestDBErrorCodeStable(t *testing.T) {
-	want := fault.DBErrorCode(model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError})
-	for i := range 64 {
-		c := model.Call{Tenant: fmt.Sprintf("T%d", i%3), Key: fmt.Sprintf("k%d", i), Variant: i % 3, Fault: model.FaultDBError}
-		if got := fault.DBErrorCode(c); got != want {
-			t.Fatalf("%s/%s v%d got %s, A/k1 v0 %s: renaming a call changes its fault", c.Tenant, c.Key, c.Variant, got, want)
+	for _, want := range append([]string{""}, fault.DBErrorCodes...) {
+		for i := range 64 {
+			c := model.Call{Tenant: fmt.Sprintf("T%d", i%3), Key: fmt.Sprintf("k%d", i), Variant: i % 3, Fault: model.FaultDBError, Point: want}
+			if got := fault.DBErrorCode(c); got != cmp.Or(want, "57P01") {
+				t.Fatalf("%s got %s, want %s: the plan names its failure", c, got, cmp.Or(want, "57P01"))
+			}
 		}
+		if err := fault.CheckDBErrorCode(want); err != nil {
+			t.Errorf("CheckDBErrorCode(%q): %v", want, err)
+		}
+	}
+	if err := fault.CheckDBErrorCode("23505"); err == nil {
+		t.Error("CheckDBErrorCode(23505) accepted a failure db-error cannot deal")
 	}
 }

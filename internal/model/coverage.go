@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Transition is something a plan's execution did that a check needs to have
@@ -71,6 +72,19 @@ func FaultFired(f Fault) Transition { return Transition(f) }
 // p of a call's database work ("crash-at after tx 1"), counted beside
 // FaultFired: how many of the points learned a run tried.
 func PointFired(f Fault, p string) Transition { return Transition(string(f) + " " + p) }
+
+// RetryPoint is point p of a retry's database work, as a plan names it
+// ("retry after statement 1"): the same action called again, with the
+// same payload, after its first call completed. A retry's work differs
+// from a first call's (a key-first design replays from its key row), so
+// its points are learned, dealt and counted apart.
+func RetryPoint(p string) string { return retryPrefix + p }
+
+const retryPrefix = "retry "
+
+// OfRetry is the point of a retry's work a plan's point names, and
+// whether it names one (RetryPoint); p itself when it does not.
+func OfRetry(p string) (string, bool) { return strings.CutPrefix(p, retryPrefix) }
 
 // labels are the words reports use for the call transitions.
 var labels = map[Transition]string{

@@ -60,8 +60,9 @@ const (
 	// as a passing database error would make it, at its write to the last
 	// effect table: through the database proxy its statement is answered
 	// with a real PostgreSQL error (40001, 40P01, 57P01) or its
-	// connection cut; where no proxy stands its backend is terminated
-	// while it waits on that write.
+	// connection cut (08006), the one its plan names (Call.Point); where
+	// no proxy stands its backend is terminated while it waits on that
+	// write (57P01).
 	// The service answers 5xx; the contract's errors: policy says what a
 	// retry must get.
 	FaultDBError Fault = "db-error"
@@ -134,7 +135,8 @@ type FaultEvent struct {
 	Target string `json:"target,omitempty"`
 	// Held counts the requests the fault saw held back (db-stall).
 	Held int `json:"held,omitempty"`
-	// Point is the call's Point, for a fault that lands at one.
+	// Point is the call's Point, for a fault that lands at one or names
+	// its failure.
 	Point string `json:"point,omitempty"`
 	// Note says why the fault did not fire. It holds no times or PIDs.
 	Note string `json:"note,omitempty"`

@@ -38,6 +38,11 @@ type FaultKind struct {
 	// between the service and its database; the points are learned from
 	// the service's unfaulted calls.
 	AtPoint bool
+	// Coded: the plan names the failure it deals (Call.Point holds a
+	// SQLSTATE, as "40001"), drawn from the failures the run can deal
+	// (gen.World.Codes), so that a plan replays and shrinks with the
+	// failure it had.
+	Coded bool
 	// Retried: it leaves its call's fate open (a crash, a transient error,
 	// a lost reply), and what the service does next is the point, so the
 	// generator mostly follows the call by a retry of the same action
@@ -86,7 +91,7 @@ var faultKinds = []FaultKind{
 	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true, Retried: true},
 	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
 	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
-	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Retried: true},
+	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Coded: true, Retried: true},
 	{Name: FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
 	{Name: FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
 	{Name: FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},

@@ -44,6 +44,9 @@ type Call struct {
 	// statement 2", "before commit 1", "after commit 1", "after tx 1"
 	// (between the first and the second transaction). The points are
 	// learned from the service's unfaulted calls (gen.World.Points).
+	// For a fault that names its failure (FaultKind.Coded: db-error) it
+	// is that failure's SQLSTATE: "40001", "40P01", "57P01", or "08006"
+	// for a cut connection ("": 57P01, what db-error always dealt).
 	Point string `json:"point,omitempty"`
 	// UniqueOf is the logical key of another action of the call's tenant
 	// whose unique values (Contract.Unique) the call sends instead of its
@@ -105,7 +108,8 @@ func (c Call) Action() Action { return Action{Tenant: c.Tenant, Key: c.Key} }
 // unique values after an at sign ("A/k2 v0 @k1"), a broken payload rule
 // with an exclamation mark ("A/k1 v0 !broken", "!broken2" for the second
 // of the contract's breakages), a planned fault in brackets ("A/k1 v0
-// [lose-reply]", "A/k1 v0 [crash-at after tx 1]" with its point).
+// [lose-reply]", "A/k1 v0 [crash-at after tx 1]" with its point, "A/k1 v0
+// [db-error 40001]" with its failure).
 func (c Call) String() string {
 	key := KeyLabel(c.Key)
 	if c.NoKey {

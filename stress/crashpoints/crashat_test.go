@@ -14,8 +14,9 @@ import (
 )
 
 // The correct designs pass a crash at every point of a first call's
-// database work: the run learns the points from an unfaulted call, deals
-// each a plan, and the coverage counts every one tried.
+// database work and of its retry's: the run learns the points from an
+// unfaulted call and its retry, deals each a plan, and the coverage
+// counts every one tried, a retry's apart.
 func TestCrashAtEveryPointPasses(t *testing.T) {
 	bin := sampleBinary(t)
 	for _, mode := range []string{sample.Correct, "key-first"} {
@@ -36,19 +37,23 @@ func TestCrashAtEveryPointPasses(t *testing.T) {
 				}
 				t.Fatalf("verdict %s: %v %v", res.Verdict, res.Err, res.Notes)
 			}
-			var points []string
+			var points, retry []string
 			for tr, n := range res.Coverage {
 				if p, ok := strings.CutPrefix(string(tr), string(model.FaultCrashAt)+" "); ok {
-					points = append(points, p)
+					if r, ok := model.OfRetry(p); ok {
+						retry = append(retry, r)
+					} else {
+						points = append(points, p)
+					}
 					if n == 0 {
 						t.Errorf("point %s never tried", p)
 					}
 				}
 			}
-			if len(points) < 4 {
-				t.Errorf("points learned %q, want at least a statement's and the commit's", points)
+			if len(points) < 4 || len(retry) < 2 {
+				t.Errorf("points learned %q, a retry's %q: want at least a statement's and the commit's of each", points, retry)
 			}
-			t.Logf("points %q; notes %q", points, res.Notes)
+			t.Logf("%d plans in %s; points %q, a retry's %q; notes %q", res.Plans, res.Total.Round(time.Millisecond), points, retry, res.Notes)
 		})
 	}
 }

@@ -42,8 +42,8 @@ func TestServiceExitIsAFindingAndTheRunGoesOn(t *testing.T) {
 		t.Fatalf("%d rows, want one IDEM-018 row (notes %q)", len(res.Failures), res.Notes)
 	}
 	f := res.Failures[0]
-	if f.Check != checks.ReplicaExited || f.Plan.Compact() != "A/k1 v0 [db-error]" || f.NotMinimal {
-		t.Errorf("row %s %q (not minimal %v), want IDEM-018 with the minimal plan A/k1 v0 [db-error]", f.Check, f.Plan.Compact(), f.NotMinimal)
+	if f.Check != checks.ReplicaExited || f.Plan.Compact() != "A/k1 v0 [db-error 57P01]" || f.NotMinimal {
+		t.Errorf("row %s %q (not minimal %v), want IDEM-018 with the minimal plan A/k1 v0 [db-error 57P01]", f.Check, f.Plan.Compact(), f.NotMinimal)
 	}
 	v := f.Violations[0]
 	t.Logf("row %s: %s\n%s\n%s", f.Check, f.Plan.Compact(), v.Message, v.Detail)
@@ -52,7 +52,7 @@ func TestServiceExitIsAFindingAndTheRunGoesOn(t *testing.T) {
 			t.Errorf("message %q lacks %q", v.Message, want)
 		}
 	}
-	for _, want := range []string{"db-error fired", "exit status 1", "Connection terminated unexpectedly"} {
+	for _, want := range []string{"db-error 57P01 fired", "exit status 1", "Connection terminated unexpectedly"} {
 		if !strings.Contains(v.Detail, want) {
 			t.Errorf("detail %q lacks %q (the fault before the exit and the replica's last output)", v.Detail, want)
 		}

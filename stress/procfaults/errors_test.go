@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
@@ -15,9 +16,12 @@ import (
 // The errors: policy end to end, the other way round from
 // TestProcessFaultModes' stores-errors row: the mode that replays a
 // transient 500 passes a contract that says errors are stored, every
-// db-error fired; and a failure that cuts a call between its two
-// transactions (non-atomic) leaves a ticket without its notification,
-// IDEM-002 with the failed call alone.
+// db-error fired; the correct modes pass the default under each failure
+// the proxy deals (a serialization failure, a deadlock, a terminated
+// session, a cut connection), each tried; and a failure that cuts a call
+// between its two transactions (non-atomic) leaves a ticket without its
+// notification, IDEM-002 with the failed call alone, under the first
+// failure (any of them shows it).
 func TestErrorPolicyRuns(t *testing.T) {
 	t.Parallel()
 	bin := sampleBinary(t)
@@ -28,7 +32,9 @@ func TestErrorPolicyRuns(t *testing.T) {
 		minimal []model.Step
 	}{
 		{mode: "stores-errors", stored: true},
-		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultDBError)}},
+		{mode: sample.Correct},
+		{mode: "key-first"},
+		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{failed("A", "k1", "40001")}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
@@ -51,6 +57,11 @@ func TestErrorPolicyRuns(t *testing.T) {
 					t.Fatalf("verdict %s: %v", res.Verdict, res.Err)
 				}
 				assertAllFired(t, res, cfg.Faults)
+				for _, code := range fault.DBErrorCodes {
+					if tr := model.PointFired(model.FaultDBError, code); res.Coverage[tr] == 0 {
+						t.Errorf("%s never fired (coverage %v)", tr, res.Coverage)
+					}
+				}
 				return
 			}
 			if res.Verdict != checks.Fail || len(res.Failures) == 0 || res.Failures[0].Check != tc.check {
@@ -61,4 +72,11 @@ func TestErrorPolicyRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failed is a call that db-error fails with the failure code.
+func failed(tenant, key, code string) model.Step {
+	s := faulted(tenant, key, model.FaultDBError)
+	s.Calls[0].Point = code
+	return s
 }

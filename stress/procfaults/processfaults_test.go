@@ -33,7 +33,7 @@ func TestProcessFaultModes(t *testing.T) {
 		{mode: "non-atomic", check: checks.MissingEffect, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart}},
 		{mode: "stuck-in-flight", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)}},
 		{mode: "complete-after-commit", check: checks.StuckAction, minimal: []model.Step{faulted("A", "k1", model.FaultCrashKeyRecord), restart, call("A", "k1", 0)}},
-		{mode: "stores-errors", check: checks.ErrorReplay, minimal: []model.Step{faulted("A", "k1", model.FaultDBError), call("A", "k1", 0)}},
+		{mode: "stores-errors", check: checks.ErrorReplay, minimal: []model.Step{failed("A", "k1", "40001"), call("A", "k1", 0)}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
