@@ -37,7 +37,7 @@ func (r *runner) learnPoints(ctx context.Context) {
 	}
 	f := r.cfg.Faults[i]
 	call := model.Call{Tenant: gen.TenantName(0), Key: gen.KeyName(0)}
-	trace, op, err := r.session.traceOf(ctx, model.Namespace(r.run+"-points-"), call)
+	trace, deps, op, err := r.session.traceOf(ctx, model.Namespace(r.run+"-points-"), call)
 	switch {
 	case err != nil:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from failed (%v): no point was tried", f, err))
@@ -45,7 +45,7 @@ func (r *runner) learnPoints(ctx context.Context) {
 	case op.Out.Kind != model.OK:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from was answered %d, not created: no point was tried", f, op.Out.Status))
 		return
-	case len(trace) == 0:
+	case len(trace) == 0 && len(deps) == 0:
 		r.note(fmt.Sprintf("%s: no statement of an unfaulted call carried its key or tag to the database: no point was tried (does the service write the key it is sent?)", f))
 		return
 	}
@@ -55,6 +55,7 @@ func (r *runner) learnPoints(ctx context.Context) {
 			points = append(points, p)
 		}
 	}
+	points = append(points, deps...)
 	r.cfg.World.Points = points
 	r.deals = gen.Deals(r.cfg.World)
 	for _, p := range points {
@@ -84,17 +85,19 @@ func (r *runner) pointsTried() {
 }
 
 // traceOf sends one unfaulted call in namespace ns and returns the points
-// its database work passed at the proxy, and its answer.
-func (s *Session) traceOf(ctx context.Context, ns model.Namespace, call model.Call) ([]pgproxy.Step, model.Op, error) {
+// its database work passed at the proxy, the names of those its commands
+// passed at the dependencies' (deppoints.go), and its answer.
+func (s *Session) traceOf(ctx context.Context, ns model.Namespace, call model.Call) ([]pgproxy.Step, []string, model.Op, error) {
 	x := s.exec
 	var trace []pgproxy.Step
 	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { trace = t }
+	deps := depTraces(&x)
 	h, err := x.Execute(ctx, ns, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}}, time.Now())
 	if err != nil {
-		return nil, model.Op{}, err
+		return nil, nil, model.Op{}, err
 	}
 	if len(h.Ops) != 1 {
-		return nil, model.Op{}, fmt.Errorf("%d answers to one call", len(h.Ops))
+		return nil, nil, model.Op{}, fmt.Errorf("%d answers to one call", len(h.Ops))
 	}
-	return trace, h.Ops[0], nil
+	return trace, deps.names(), h.Ops[0], nil
 }

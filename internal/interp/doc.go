@@ -17,5 +17,6 @@
 // processfaults.go (the restart step and the liveness polling after a
 // crash), db.go (each call tied at the PostgreSQL proxy, Executor.DB, by
 // its key and tag while it is sent; a call fault's tie is the fault's to
-// answer at).
+// answer at), deps.go (the same at the RESP proxy in front of each of the
+// service's dependencies that speaks RESP, Executor.Deps).
 package interp

@@ -19,10 +19,12 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	}
 	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Point: call.Point, Start: x.now()}
 	tied, untie := x.tie(call)
-	x.tied = tied
+	depTied, untieDeps := x.tieDeps(call)
+	x.tied, x.depTied = tied, depTied
 	out, err := do(ctx, callEnv{x}, call)
-	x.tied = nil
+	x.tied, x.depTied = nil, nil
 	untie()
+	untieDeps()
 	ev.End = x.now()
 	ev.Ops = x.add(out.Ops)
 	ev.Fired, ev.Held, ev.Note = out.Fired, out.Held, out.Note
