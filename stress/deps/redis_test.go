@@ -148,3 +148,52 @@ func mustPass(t *testing.T, cfg stress.Config) *stress.Result {
 	}
 	return res
 }
+
+// A crash at a point of the call's commands at Redis, alone: after the
+// durable mode's SET has run and before its commit, the retry replays a
+// ticket that never committed (IDEM-002); before that SET, or at any
+// point of the reservation design, nothing is wrong. Each crash fires,
+// held by the RESP proxy in front of the Redis.
+func TestCrashAtRedisPoints(t *testing.T) {
+	bin := sampleBinary(t) // skips under -short first
+	redistest.Server(t)
+	for _, tc := range []struct {
+		mode, point string
+		want        checks.ID // "": no violation
+	}{
+		{"keys-in-redis-durable", "after redis SET 1", checks.MissingEffect},
+		{"keys-in-redis-durable", "before redis SET 1", ""},
+		{"keys-in-redis-reserved", "after redis SET 1", ""},
+		{"keys-in-redis-reserved", "before redis SET 2", ""},
+		{"keys-in-redis-reserved", "after redis SET 2", ""},
+	} {
+		t.Run(tc.mode+" "+tc.point, func(t *testing.T) {
+			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := stress.Open(t.Context(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			crash := faulted("A", "k1", model.FaultCrashAt)
+			crash.Calls[0].Point = tc.point
+			plan := model.Plan{Steps: []model.Step{crash, {Kind: model.StepRestart}, call("A", "k1", 0)}}
+			tr, err := s.Try(t.Context(), "p-", plan, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.History.Faults) == 0 || !tr.History.Faults[0].Fired {
+				t.Fatalf("the crash at %s did not fire: %+v", tc.point, tr.History.Faults)
+			}
+			var got []checks.ID
+			for _, v := range tr.Violations {
+				got = append(got, v.Check)
+			}
+			if (tc.want == "") != (len(got) == 0) || (tc.want != "" && !slices.Contains(got, tc.want)) {
+				t.Errorf("violations %v, want %q\n%v", got, tc.want, tr.History)
+			}
+		})
+	}
+}
