@@ -113,7 +113,7 @@ func TestRedisModes(t *testing.T) {
 		// crash-at at each point learned, Redis's among them, in a run of
 		// its own. (In one run with every kind above, one point was left
 		// untried on seed 5: see the report.)
-		cfg.Faults, cfg.Plans, cfg.DBStall = []model.Fault{model.FaultCrashAt}, 20, ""
+		cfg.Faults, cfg.Plans, cfg.DBStall = []model.Fault{model.FaultCrashAt}, 16, ""
 		res = mustPass(t, cfg)
 		var points []string
 		for tr, n := range res.Coverage {
@@ -157,6 +157,7 @@ func mustPass(t *testing.T, cfg stress.Config) *stress.Result {
 func TestCrashAtRedisPoints(t *testing.T) {
 	bin := sampleBinary(t) // skips under -short first
 	redistest.Server(t)
+	t.Parallel() // beside TestRedisModes' runs, which wait on restarts as these do
 	for _, tc := range []struct {
 		mode, point string
 		want        checks.ID // "": no violation
