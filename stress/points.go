@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // The points a fault that lands at a point of a call's database work
@@ -66,7 +67,7 @@ func (r *runner) learnPoints(ctx context.Context) {
 	}
 	f := r.cfg.Faults[i]
 	call := model.Call{Tenant: gen.TenantName(0), Key: gen.KeyName(0)}
-	traces, ops, err := r.session.tracesOf(ctx, model.Namespace(r.run+"-points-"), call, 2)
+	traces, deps, ops, err := r.session.tracesOf(ctx, model.Namespace(r.run+"-points-"), call, 2)
 	switch {
 	case err != nil:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from failed (%v): no point was tried", f, err))
@@ -74,18 +75,18 @@ func (r *runner) learnPoints(ctx context.Context) {
 	case ops[0].Out.Kind != model.OK:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from was answered %d, not created: no point was tried", f, ops[0].Out.Status))
 		return
-	case len(traces[0]) == 0:
+	case len(traces[0]) == 0 && len(deps[0]) == 0:
 		r.note(fmt.Sprintf("%s: no statement of an unfaulted call carried its key or tag to the database: no point was tried (does the service write the key it is sent?)", f))
 		return
 	}
-	r.cfg.World.Points = pointNames(traces[0])
+	r.cfg.World.Points = append(pointNames(traces[0]), deps[0]...)
 	// A retry's points are the replay's: learned only from a retry the
 	// service answered ok, whose work passed the proxy.
 	switch {
 	case ops[1].Out.Kind != model.OK:
 		r.note(fmt.Sprintf("%s: the unfaulted retry a retry's points are learned from was answered %d, not replayed: no retry's point was tried", f, ops[1].Out.Status))
-	case len(traces[1]) > 0:
-		r.cfg.World.RetryPoints = pointNames(traces[1])
+	case len(traces[1]) > 0 || len(deps[1]) > 0:
+		r.cfg.World.RetryPoints = append(pointNames(traces[1]), deps[1]...)
 	}
 	r.deals = gen.Deals(r.cfg.World)
 	for _, p := range r.cfg.World.Points {
@@ -111,7 +112,7 @@ func pointNames(trace []pgproxy.Step) []string {
 // dealt, the run tried.
 func (r *runner) pointsTried() {
 	if i := slices.IndexFunc(r.cfg.Faults, atPoint); i >= 0 && len(r.cfg.World.Points) > 0 {
-		msg := r.tried(r.cfg.Faults[i], r.cfg.World.Points, "points of a first call's database work")
+		msg := r.tried(r.cfg.Faults[i], r.cfg.World.Points, "points of a first call's work")
 		if ps := r.cfg.World.RetryPoints; len(ps) > 0 {
 			retry := make([]string, len(ps))
 			for j, p := range ps {
@@ -145,21 +146,33 @@ func (r *runner) tried(f model.Fault, points []string, what string) string {
 
 // tracesOf sends call n times, one after the other and unfaulted, in
 // namespace ns, and returns the points each one's database work passed
-// at the proxy, and their answers.
-func (s *Session) tracesOf(ctx context.Context, ns model.Namespace, call model.Call, n int) ([][]pgproxy.Step, []model.Op, error) {
+// at the proxy, the names of those its commands passed at the
+// dependencies' (deppoints.go), and their answers.
+func (s *Session) tracesOf(ctx context.Context, ns model.Namespace, call model.Call, n int) ([][]pgproxy.Step, [][]string, []model.Op, error) {
 	x := s.exec
 	var traces [][]pgproxy.Step
-	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { traces = append(traces, t) }
+	var deps []learnedDeps
+	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { traces, deps = append(traces, t), append(deps, learnedDeps{}) }
+	// A call's traces at the dependencies come right after its database's.
+	x.OnDepTrace = func(_ model.Call, dep string, t []respproxy.Step) {
+		if len(deps) > 0 {
+			deps[len(deps)-1][dep] = t
+		}
+	}
 	var plan model.Plan
 	for range n {
 		plan.Steps = append(plan.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{call}})
 	}
 	h, err := x.Execute(ctx, ns, plan, time.Now())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(h.Ops) != n || len(traces) != n {
-		return nil, nil, fmt.Errorf("%d answers and %d traces to %d calls", len(h.Ops), len(traces), n)
+		return nil, nil, nil, fmt.Errorf("%d answers and %d traces to %d calls", len(h.Ops), len(traces), n)
 	}
-	return traces, h.Ops, nil
+	names := make([][]string, n)
+	for i, d := range deps {
+		names[i] = d.names()
+	}
+	return traces, names, h.Ops, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // Session is a Config made ready to run plans: the database connected (a
@@ -43,6 +44,9 @@ type Session struct {
 	// database's URL through it (dbproxy.go); nil and "" without one.
 	db    *pgproxy.Proxy
 	dbURL string
+	// deps are the RESP proxies in front of the dependencies that speak
+	// it, by name (depproxy.go).
+	deps map[string]*respproxy.Proxy
 	// sinks are the receivers of the contract's sinks.
 	sinks   []receiver
 	closers []func()
@@ -100,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		return nil, err
 	}
 	s.nemesis = &fault.Faults{Service: fault.Processes(s.svc)}
-	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Nemesis: s.nemesis, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db}
+	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Nemesis: s.nemesis, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db, Deps: s.deps}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
@@ -192,7 +196,7 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 		s.closers = append(s.closers, h.CloseIdleConnections)
 		if s.cfg.Process != nil {
 			// The replicas reach their database through the proxy.
-			svc, err := process.Start(ctx, *s.cfg.Process, cmp.Or(s.dbURL, s.cfg.DatabaseURL))
+			svc, err := process.Start(ctx, s.processSpec(), cmp.Or(s.dbURL, s.cfg.DatabaseURL))
 			if err != nil {
 				// The argv and the service's output may hold the database URL.
 				err = redact.Error(err)

@@ -44,6 +44,10 @@ type behavior struct {
 	// instead of the database: whether they outlive a restart of Redis is
 	// how Redis is run (see keyRedis).
 	redisKeys bool
+	// redisReserved reserves the key in Redis, decides in PostgreSQL and
+	// completes the record after the commit (see createReserved):
+	// correct, whatever Redis keeps.
+	redisReserved bool
 	// nonAtomic writes the ticket (and its key) in one transaction and
 	// the outbox row in a second: a crash between them leaves a ticket
 	// that a retry replays without its notification.
@@ -171,11 +175,16 @@ var correctModes = []bugMode{
 // redisModes keep their keys in a Redis (Options.RedisURL), so they need
 // one to run: keys-in-redis over a Redis without persistence (a bug: a
 // restarted Redis has forgotten every key), keys-in-redis-durable, the
-// same code, over one with an append-only file fsynced on every write
-// (correct). What differs is the Redis they are given.
+// same code, over one with an append-only file fsynced on every write (a
+// bug all the same: its record is written before the PostgreSQL commit
+// it describes, and a crash between the two leaves a record of a ticket
+// that never committed), and keys-in-redis-reserved, which reserves in
+// Redis, decides in PostgreSQL and completes the record after the
+// commit (correct).
 var redisModes = []bugMode{
 	{name: "keys-in-redis", b: behavior{redisKeys: true, unconstrained: true}},
 	{name: "keys-in-redis-durable", b: behavior{redisKeys: true, unconstrained: true}},
+	{name: "keys-in-redis-reserved", b: behavior{redisKeys: true, redisReserved: true}},
 }
 
 // RedisModes returns the names of the modes that keep their keys in a
@@ -253,6 +262,7 @@ func (b behavior) or(o behavior) behavior {
 		trimKeys:             b.trimKeys || o.trimKeys,
 		memoryKeys:           b.memoryKeys || o.memoryKeys,
 		redisKeys:            b.redisKeys || o.redisKeys,
+		redisReserved:        b.redisReserved || o.redisReserved,
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,

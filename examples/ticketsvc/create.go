@@ -47,6 +47,9 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		}
 		defer leave()
 	}
+	if s.b.redisReserved {
+		return s.createReserved(ctx, req)
+	}
 	if s.b.stuckInFlight {
 		return s.createMarked(ctx, req)
 	}

@@ -35,6 +35,9 @@ type keyRedis struct {
 
 // redisRecord is a key's record in Redis.
 type redisRecord struct {
+	// State is "pending" or "done" in keys-in-redis-reserved; the other
+	// modes write only done records, without it.
+	State       string `json:"state,omitempty"`
 	Fingerprint string `json:"fingerprint"`
 	TicketID    int64  `json:"ticket_id"`
 }

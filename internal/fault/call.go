@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // A call fault is done to one call of a plan (Call.Fault): it sends the
@@ -62,6 +63,10 @@ type CallEnv interface {
 	// as the fault runs: its Trace, and SetAt to answer at its points
 	// (hold, error, cut) without touching other calls. nil without DB.
 	DBCall() *pgproxy.Call
+	// DepCall is the faulted call's tie at the RESP proxy in front of the
+	// dependency called name (process.dependencies), by the same
+	// markers; nil when none stands there.
+	DepCall(name string) *respproxy.Call
 }
 
 // CallOutcome is what a call fault did: the calls it sent (the faulted

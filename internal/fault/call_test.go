@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // fakeEnv is a CallEnv over one real HTTP server behind a real fault
@@ -34,6 +35,7 @@ func (e *fakeEnv) Contract() model.Contract             { return model.Contract{
 func (e *fakeEnv) Dependency(string) (Dependency, bool) { return nil, false }
 func (e *fakeEnv) DB() *pgproxy.Proxy                   { return nil }
 func (e *fakeEnv) DBCall() *pgproxy.Call                { return nil }
+func (e *fakeEnv) DepCall(string) *respproxy.Call       { return nil }
 
 // Restart restarts nothing: the replicas only count their kills.
 func (r *countingReplicas) Restart(context.Context, int) error { return nil }

@@ -19,29 +19,30 @@ import (
 // replica is killed; the server then rolls back whatever was left open.
 // The replica stays down until a restart step (the generator plans one).
 func crashAt(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
-	tie, replicas := env.DBCall(), env.Replicas()
-	if tie == nil || replicas == nil {
-		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts, whose database it reaches through idemstress's PostgreSQL proxy")
-	}
 	want, err := ParsePoint(call.Point)
 	if err != nil {
 		return CallOutcome{}, fmt.Errorf("fault: %s: %w", call.Fault, err)
 	}
+	replicas := env.Replicas()
 	reached, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	tie.SetAt(func(pt pgproxy.Point) pgproxy.Action {
-		hold := false
-		if want.matches(pt) {
-			once.Do(func() { hold = true; close(reached) })
-		}
-		if hold {
-			// Never released: the kill ends the client's connection,
-			// and with it the hold and the server's session.
-			return pgproxy.Hold(release)
-		}
-		return pgproxy.Continue
-	})
-	defer tie.SetAt(nil)
+	// first is true once, at the first time the point is reached: that
+	// session is held there. Never released: the kill ends the client's
+	// connection, and with it the hold and the server's session.
+	first := func() (hold bool) {
+		once.Do(func() { hold = true; close(reached) })
+		return hold
+	}
+	var at holdAt
+	if want.Dep != "" {
+		at = holdAtDep(env, want, first, release)
+	} else {
+		at = holdAtDB(env, want, first, release)
+	}
+	if at.undo == nil || replicas == nil {
+		return CallOutcome{}, needs(call.Fault, at.needs)
+	}
+	defer at.undo()
 	var op model.Op
 	var sendErr error
 	sent := make(chan struct{})
@@ -60,24 +61,57 @@ func crashAt(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, er
 		return CallOutcome{Ops: []model.Op{op}, Fired: true, Down: true, CutOff: true}, sendErr
 	case <-sent:
 	}
-	out := CallOutcome{Ops: []model.Op{op}, Note: notReached(op, call.Point, tie.Trace())}
+	out := CallOutcome{Ops: []model.Op{op}, Note: notReached(op, call.Point, at.passed(), at.none)}
 	return out, sendErr
 }
 
-// notReached says why the call's database work never passed the point
+// holdAt is where crash-at holds its call: the hook set at the call's tie
+// (undo takes it away; nil when the run has no such tie, and needs says
+// what the fault needs), the names of the points the call passed, and
+// what to say when it passed none.
+type holdAt struct {
+	undo   func()
+	passed func() []string
+	needs  string
+	none   string
+}
+
+// holdAtDB holds the call at a point of its database work, at the
+// PostgreSQL proxy.
+func holdAtDB(env CallEnv, want Point, first func() bool, release chan struct{}) holdAt {
+	at := holdAt{needs: "a service that idemstress starts, whose database it reaches through idemstress's PostgreSQL proxy",
+		none: "no statement of the call's carried its key or tag through the database proxy"}
+	tie := env.DBCall()
+	if tie == nil {
+		return at
+	}
+	tie.SetAt(func(pt pgproxy.Point) pgproxy.Action {
+		if want.matches(pt) && first() {
+			return pgproxy.Hold(release)
+		}
+		return pgproxy.Continue
+	})
+	at.undo = func() { tie.SetAt(nil) }
+	at.passed = func() []string {
+		var names []string
+		for _, s := range tie.Trace() {
+			names = append(names, PointName(s))
+		}
+		return names
+	}
+	return at
+}
+
+// notReached says why the call's work never passed the point
 // (a Note: no times or PIDs).
-func notReached(op model.Op, point string, trace []pgproxy.Step) string {
+func notReached(op model.Op, point string, names []string, none string) string {
 	if op.Out.Status >= 400 && op.Out.Status < 500 {
 		return fmt.Sprintf("the service answered %d without passing %s (a call it refuses writes nothing), so the replica was not killed", op.Out.Status, point)
 	}
-	names := make([]string, 0, len(trace))
-	for _, s := range trace {
-		names = append(names, PointName(s))
-	}
 	if len(names) == 0 {
-		return "no statement of the call's carried its key or tag through the database proxy, so it passed no point and the replica was not killed"
+		return none + ", so it passed no point and the replica was not killed"
 	}
-	return fmt.Sprintf("the call's database work never passed %s (it passed %s), so the replica was not killed", point, strings.Join(names, ", "))
+	return fmt.Sprintf("the call's work never passed %s (it passed %s), so the replica was not killed", point, strings.Join(names, ", "))
 }
 
 // Point is a point of a call's database work as a plan names it.
@@ -85,8 +119,12 @@ type Point struct {
 	Kind pgproxy.Kind
 	// N is the call's statement (from 1, COMMIT counted) for a statement
 	// point; its transaction (from 1) for a commit point, and the one that
-	// ended for BetweenTransactions ("after tx 1").
+	// ended for BetweenTransactions ("after tx 1"); for a point at a
+	// dependency, the call's n-th command of its name there.
 	N int
+	// Dep and Command name a point at a dependency's command (deppoint.go):
+	// "after redis SET 1"; "" for a point of the database work.
+	Dep, Command string
 }
 
 var pointWords = map[pgproxy.Kind]string{
@@ -97,17 +135,22 @@ var pointWords = map[pgproxy.Kind]string{
 	pgproxy.BetweenTransactions: "after tx",
 }
 
-func (p Point) String() string { return fmt.Sprintf("%s %d", pointWords[p.Kind], p.N) }
+func (p Point) String() string {
+	if p.Dep != "" {
+		return p.depString()
+	}
+	return fmt.Sprintf("%s %d", pointWords[p.Kind], p.N)
+}
 
 // PointOf is the point a step of a call's trace is.
 func PointOf(s pgproxy.Step) Point {
 	switch s.Kind {
 	case pgproxy.BeforeCommit, pgproxy.AfterCommit:
-		return Point{s.Kind, s.Tx}
+		return Point{Kind: s.Kind, N: s.Tx}
 	case pgproxy.BetweenTransactions:
-		return Point{s.Kind, s.Tx - 1}
+		return Point{Kind: s.Kind, N: s.Tx - 1}
 	}
-	return Point{s.Kind, s.Index}
+	return Point{Kind: s.Kind, N: s.Index}
 }
 
 // PointName is how a plan names the point a step of a call's trace is:
@@ -119,6 +162,9 @@ func PointName(s pgproxy.Step) string { return PointOf(s).String() }
 // proxy matches alike within the faulted call's own work.
 func ParsePoint(s string) (Point, error) {
 	p, _ := model.OfRetry(s)
+	if dp, ok := parseDepPoint(p); ok {
+		return dp, nil
+	}
 	for k, w := range pointWords {
 		rest, ok := strings.CutPrefix(p, w+" ")
 		if !ok {
@@ -128,12 +174,12 @@ func ParsePoint(s string) (Point, error) {
 		if err != nil || n < 1 {
 			break
 		}
-		return Point{k, n}, nil
+		return Point{Kind: k, N: n}, nil
 	}
-	return Point{}, fmt.Errorf("point %q: want before statement N, after statement N, before commit N, after commit N or after tx N (N from 1), each maybe after \"retry \"", s)
+	return Point{}, fmt.Errorf("point %q: want before statement N, after statement N, before commit N, after commit N or after tx N, or before|after DEPENDENCY COMMAND N (after redis SET 1) (N from 1), each maybe after \"retry \"", s)
 }
 
 // matches reports whether pt is the point.
 func (p Point) matches(pt pgproxy.Point) bool {
-	return pt.Kind == p.Kind && PointOf(pgproxy.Step{Kind: pt.Kind, Index: pt.Index, Tx: pt.Tx}) == p
+	return p.Dep == "" && pt.Kind == p.Kind && PointOf(pgproxy.Step{Kind: pt.Kind, Index: pt.Index, Tx: pt.Tx}) == p
 }

@@ -1,10 +1,12 @@
 package fault
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // A point's name, as a plan carries it, reads back as the same point,
@@ -44,5 +46,49 @@ func TestPointNames(t *testing.T) {
 		if _, err := ParsePoint(bad); err == nil {
 			t.Errorf("ParsePoint(%q): no error", bad)
 		}
+	}
+}
+
+// A point at a dependency's command reads back as itself, matches the
+// RESP proxy's point it names and no other, and never a database point.
+func TestDepPointNames(t *testing.T) {
+	for _, tc := range []struct {
+		step respproxy.Step
+		name string
+	}{
+		{respproxy.Step{Kind: respproxy.BeforeCommand, Command: "SET", N: 1, Index: 2}, "before redis SET 1"},
+		{respproxy.Step{Kind: respproxy.AfterCommand, Command: "JSON.SET", N: 2, Index: 5}, "after redis JSON.SET 2"},
+	} {
+		p, ok := DepPointOf("redis", tc.step)
+		if !ok || p.String() != tc.name {
+			t.Errorf("DepPointOf(%v) = %q, %v; want %q", tc.step, p, ok, tc.name)
+		}
+		q, err := ParsePoint(tc.name)
+		if err != nil || q != p {
+			t.Fatalf("ParsePoint(%q) = %+v, %v; want %+v", tc.name, q, err, p)
+		}
+		pt := respproxy.Point{Kind: tc.step.Kind, Command: tc.step.Command, N: tc.step.N}
+		if !q.matchesDep(pt) {
+			t.Errorf("%q does not match %+v", tc.name, pt)
+		}
+		pt.N++
+		if q.matchesDep(pt) {
+			t.Errorf("%q matches %+v", tc.name, pt)
+		}
+		if q.matches(pgproxy.Point{Kind: q.Kind, Index: tc.step.N, Tx: 1}) {
+			t.Errorf("%q matches a database point", tc.name)
+		}
+	}
+	if _, ok := DepPointOf("redis", respproxy.Step{Kind: respproxy.BeforeCommand, Command: "S\x00T", N: 1}); ok {
+		t.Error("a command name that is no word of capitals can be named by a plan")
+	}
+	for _, bad := range []string{"before redis set 1", "before Redis SET 1", "during redis SET 1", "after redis SET 0", "after redis SET"} {
+		if _, err := ParsePoint(bad); err == nil {
+			t.Errorf("ParsePoint(%q): no error", bad)
+		}
+	}
+	got := DepPointNames("redis", []respproxy.Step{{Kind: respproxy.BeforeCommand, Command: "SET", N: 1}, {Kind: respproxy.AfterCommand, Command: "SET", N: 1}, {Kind: respproxy.BeforeCommand, Command: "SET", N: 1}})
+	if strings.Join(got, ", ") != "before redis SET 1, after redis SET 1" {
+		t.Errorf("DepPointNames: %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // The whole nemesis of a run behind one value. The executor (package
@@ -45,6 +46,9 @@ type Sender interface {
 	// DBCall is the faulted call's tie to DB while its fault runs; nil
 	// without DB.
 	DBCall() *pgproxy.Call
+	// DepCall is the faulted call's tie at the RESP proxy in front of the
+	// dependency called name; nil when none stands there.
+	DepCall(name string) *respproxy.Call
 	// Restarted says a replica was started again: no call may be sent on
 	// a kept-alive connection to the one that is gone.
 	Restarted()
@@ -259,12 +263,13 @@ func (e planEnv) Send(ctx context.Context, call model.Call, replica int, extra m
 	return e.p.s.Send(ctx, call, replica, extra)
 }
 
-func (e planEnv) Token() string            { return e.p.s.Token() }
-func (e planEnv) Contract() model.Contract { return e.p.s.Contract() }
-func (e planEnv) DB() *pgproxy.Proxy       { return e.p.s.DB() }
-func (e planEnv) DBCall() *pgproxy.Call    { return e.p.s.DBCall() }
-func (e planEnv) EffectStall() *Stall      { return e.p.EffectStall }
-func (e planEnv) KeyStall() *Stall         { return e.p.KeyStall }
+func (e planEnv) Token() string                       { return e.p.s.Token() }
+func (e planEnv) Contract() model.Contract            { return e.p.s.Contract() }
+func (e planEnv) DB() *pgproxy.Proxy                  { return e.p.s.DB() }
+func (e planEnv) DBCall() *pgproxy.Call               { return e.p.s.DBCall() }
+func (e planEnv) DepCall(name string) *respproxy.Call { return e.p.s.DepCall(name) }
+func (e planEnv) EffectStall() *Stall                 { return e.p.EffectStall }
+func (e planEnv) KeyStall() *Stall                    { return e.p.KeyStall }
 
 func (e planEnv) Proxy() *Proxy {
 	if len(e.p.Proxies) == 0 {

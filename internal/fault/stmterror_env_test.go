@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // dbEnv is a CallEnv whose calls go to one handler, keyed by the call's
@@ -45,6 +46,7 @@ func (e *dbEnv) Contract() model.Contract                   { return model.Contr
 func (e *dbEnv) Dependency(string) (fault.Dependency, bool) { return nil, false }
 func (e *dbEnv) DB() *pgproxy.Proxy                         { return e.db.proxy }
 func (e *dbEnv) DBCall() *pgproxy.Call                      { return e.tied }
+func (e *dbEnv) DepCall(string) *respproxy.Call             { return nil }
 
 // readOnly looks the key up and answers 200, writing nothing.
 func readOnly(db *proxiedDB) http.HandlerFunc {

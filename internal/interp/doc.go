@@ -18,5 +18,7 @@
 // PostgreSQL proxy, Executor.DB, by its key and tag while it is sent; a
 // call fault's tie is the fault's to answer at). The nemesis keeps what
 // the faults left behind (a replica down, an action cut off), so the
-// interpreter can be tested on a fake one (nemesis_test.go).
+// interpreter can be tested on a fake one (nemesis_test.go). deps.go
+// ties each call the same way at the RESP proxy in front of each of the
+// service's dependencies that speaks RESP (Executor.Deps).
 package interp

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // ErrInfrastructure marks a failure of the run itself (target or database
@@ -40,6 +41,13 @@ type Executor struct {
 	// DB (its pgproxy.Call.Trace), once the call is answered: what the
 	// crash points of calls of its shape are learned from.
 	OnTrace func(call model.Call, trace []pgproxy.Step)
+	// Deps are the RESP proxies in front of the service's dependencies
+	// that speak RESP, by the dependency's name: every call is tied there
+	// too (deps.go), and a call fault reaches its tie (fault.CallEnv.DepCall).
+	Deps map[string]*respproxy.Proxy
+	// OnDepTrace, when set, receives the points an unfaulted call passed
+	// at each of Deps, as OnTrace does for DB.
+	OnDepTrace func(call model.Call, dep string, trace []respproxy.Step)
 }
 
 // Execute sends a plan's calls to the target, one step after the other, in
@@ -126,6 +134,8 @@ type execution struct {
 	// tied is the faulted call's tie at DB while its fault runs: the
 	// calls the fault sends go under it.
 	tied *pgproxy.Call
+	// depTied is the faulted call's ties at Deps while its fault runs.
+	depTied map[string]*respproxy.Call
 }
 
 // unserved records calls made while a crash left the replica down and no
@@ -246,16 +256,22 @@ func (x *execution) call(ctx context.Context, call model.Call, replica int, extr
 	req, op := x.request(x.ns, call, replica)
 	req.Extra = extra
 	var tied *pgproxy.Call
-	if x.tied == nil {
-		var untie func()
+	var depTied map[string]*respproxy.Call
+	if x.tied == nil && x.depTied == nil {
+		var untie, untieDeps func()
 		tied, untie = x.tie(call)
 		defer untie()
+		depTied, untieDeps = x.tieDeps(call)
+		defer untieDeps()
 	}
 	op.Start = x.now()
 	resp, err := x.Target.Do(ctx, req)
 	op.End = x.now()
 	if tied != nil && x.OnTrace != nil && err == nil {
 		x.OnTrace(call, tied.Trace())
+	}
+	if err == nil {
+		x.depTraces(call, depTied)
 	}
 	return op, outcome(ctx, x.Contract, &op, resp, err)
 }

@@ -16,10 +16,12 @@ import (
 func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	ev := model.FaultEvent{Kind: call.Fault, Step: x.step, Point: call.Point, Start: x.now()}
 	tied, untie := x.tie(call)
-	x.tied = tied
+	depTied, untieDeps := x.tieDeps(call)
+	x.tied, x.depTied = tied, depTied
 	out, err := x.faults.Call(ctx, call)
-	x.tied = nil
+	x.tied, x.depTied = nil, nil
 	untie()
+	untieDeps()
 	if errors.Is(err, fault.ErrUnknownKind) {
 		return fmt.Errorf("interp: step %d: %w", x.step+1, err)
 	}

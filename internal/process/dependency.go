@@ -61,6 +61,9 @@ type dependency struct {
 	dataDir string
 	// tmp says dataDir is ours to remove.
 	tmp bool
+	// front is the address the service reaches it at (Spec.Front), ""
+	// for its own.
+	front string
 }
 
 var depName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
@@ -153,20 +156,29 @@ func (d *dependency) URL() string {
 	return d.sub().Replace(u)
 }
 
+// served is the address the service reaches the dependency at: a proxy's
+// in front of it (Spec.Front), or its own.
+func (d *dependency) served() string {
+	if d.front != "" {
+		return d.front
+	}
+	return d.Addr()
+}
+
 // DataDir is where the dependency keeps its data.
 func (d *dependency) DataDir() string { return d.dataDir }
 
 func (d *dependency) sub() *strings.Replacer {
-	addr := d.Addr()
+	addr := d.served()
 	_, port, _ := net.SplitHostPort(addr)
 	return strings.NewReplacer("{addr}", addr, "{port}", port, "{data_dir}", d.dataDir)
 }
 
 // placeholders are the {dep.NAME.FIELD} substitutions of the dependency.
 func (d *dependency) placeholders() []string {
-	_, port, _ := net.SplitHostPort(d.Addr())
+	_, port, _ := net.SplitHostPort(d.served())
 	n := d.spec.Name
-	return []string{"{dep." + n + ".url}", d.URL(), "{dep." + n + ".addr}", d.Addr(), "{dep." + n + ".port}", port,
+	return []string{"{dep." + n + ".url}", d.URL(), "{dep." + n + ".addr}", d.served(), "{dep." + n + ".port}", port,
 		"{dep." + n + ".data_dir}", d.dataDir}
 }
 
@@ -242,6 +254,11 @@ func (p *Service) startDependencies(ctx context.Context) error {
 			return err
 		}
 		p.deps = append(p.deps, dep)
+		if p.spec.Front != nil {
+			if dep.front, err = p.spec.Front(d.Name, dep.Addr()); err != nil {
+				return fmt.Errorf("process: dependency %s: the proxy in front of it: %w", d.Name, err)
+			}
+		}
 		subs = append(subs, dep.placeholders()...)
 	}
 	if len(subs) == 0 {

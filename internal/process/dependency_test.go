@@ -169,3 +169,33 @@ func echoBinary(t *testing.T) string {
 	}
 	return bin
 }
+
+// With Spec.Front the service is handed the address Front gives for a
+// dependency (a proxy in front of it), which is asked with the
+// dependency's own; a Front that fails stops the start, naming it.
+func TestDependencyFront(t *testing.T) {
+	redis := redistest.Server(t)
+	bin := echoBinary(t)
+	var asked []string
+	spec := process.Spec{Command: []string{bin, "-listen", "127.0.0.1:{port}"}, StopTimeout: 2 * time.Second,
+		Env: []string{"ECHO_EXTRA={dep.redis.url} {dep.redis.addr} {dep.redis.port}"}, Dependencies: []process.DependencySpec{redisDep(redis, false)},
+		Front: func(name, addr string) (string, error) {
+			asked = append(asked, name+" "+addr)
+			return "127.0.0.1:7", nil
+		}}
+	p, err := process.Start(ctx(t), spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if got, want := get(t, p.Addrs()[0]).Extra, "redis://127.0.0.1:7/0 127.0.0.1:7 7"; got != want {
+		t.Errorf("the service got %q, want %q", got, want)
+	}
+	if want := "redis " + p.Dependency("redis").Addr(); len(asked) != 1 || asked[0] != want {
+		t.Errorf("Front asked %q, want %q", asked, want)
+	}
+	spec.Front = func(string, string) (string, error) { return "", fmt.Errorf("no port left") }
+	if _, err := process.Start(ctx(t), spec, ""); err == nil || !strings.Contains(err.Error(), "dependency redis: the proxy in front of it: no port left") {
+		t.Errorf("Start with a failing Front: %v", err)
+	}
+}

@@ -52,6 +52,12 @@ type Spec struct {
 	// wrote it ("replica 0: ", "redis: "). Without it their output is
 	// kept only to quote in errors.
 	Log string `yaml:"log" json:"log,omitempty"`
+	// Front, when set, is asked for each dependency once it has started
+	// (name and 127.0.0.1:port) for the address the service is to reach
+	// it at instead: a proxy in front of it. Its {dep.NAME.url}, addr and
+	// port placeholders then name that address; its restarts and crashes
+	// happen behind it, on its own port. Not part of the contract file.
+	Front func(name, addr string) (string, error) `yaml:"-" json:"-"`
 
 	// logTo is where a dependency's lines go: its service's log.
 	logTo io.Writer

@@ -36,14 +36,18 @@ var processFaults = map[string][]model.Fault{
 	// takes over and executes again.
 	"short-lease": {model.FaultSlowOriginal},
 	// Keys in a Redis without persistence: a restart of Redis (or its
-	// crash) forgets them. The durable Redis must pass everything.
-	"keys-in-redis":         {model.FaultDepRestart, model.FaultDepCrash},
-	"keys-in-redis-durable": append(slices.Clone(everyFault), model.FaultDepRestart, model.FaultDepCrash),
+	// crash) forgets them. The durable Redis keeps them, and its record,
+	// written before the PostgreSQL commit, outlives a crash at a point
+	// between the two. The reservation that PostgreSQL decides must pass
+	// everything, over a Redis that forgets.
+	"keys-in-redis":          {model.FaultDepRestart, model.FaultDepCrash},
+	"keys-in-redis-durable":  {model.FaultCrashAt},
+	"keys-in-redis-reserved": slices.Concat(everyFault, []model.Fault{model.FaultDepRestart, model.FaultDepCrash, model.FaultCrashAt}),
 }
 
 // redisModes are the modes that keep their keys in a Redis idemstress
 // starts beside the service, and whether that Redis is durable.
-var redisModes = map[string]bool{"keys-in-redis": false, "keys-in-redis-durable": true}
+var redisModes = map[string]bool{"keys-in-redis": false, "keys-in-redis-durable": true, "keys-in-redis-reserved": false}
 
 // NeedsRedis reports whether a mode keeps its keys in a Redis, which
 // idemstress starts as a dependency of the service (ProcessConfig): it

@@ -77,6 +77,10 @@ var Expected = map[string]checks.ID{
 	// Keys in a Redis without persistence: after Redis restarts, the same
 	// call creates again.
 	"keys-in-redis": checks.DuplicateEffect,
+	// Keys in a durable Redis, written before the PostgreSQL commit: a
+	// crash between the two, and the retry replays a ticket that never
+	// committed.
+	"keys-in-redis-durable": checks.MissingEffect,
 	// Identical calls at once: all but the first wait for an answer the
 	// first never hands over (caught by a burst).
 	"hang-on-burst": checks.NoAnswer,

@@ -16,6 +16,7 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // names the tests use.
 var (
 	call           = stresstest.Call
+	faulted        = stresstest.Faulted
 	assertAllFired = stresstest.AssertAllFired
 	skeleton       = stresstest.Skeleton
 	sampleBinary   = stresstest.SampleBinary
