@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -96,7 +97,7 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 			also = "the alphabet of the field {{tag}} stands in"
 		}
 		return fmt.Errorf("%w: %s: the service refused every %s idemstress sent (the first, %q, was answered %d %s) and took the same call with the %s %q: set %s (%s; see docs/contract.md, \"Identifiers the API constrains\")",
-			ErrContract, fieldName(p.field), p.what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), p.what, took, p.field, also)
+			contract.ErrContract, fieldName(p.field), p.what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), p.what, took, p.field, also)
 	}
 	return nil
 }
@@ -154,6 +155,6 @@ func (r *runner) shapeRefused(op model.Op, ns model.Namespace, also string) erro
 	return fmt.Errorf("%w: key_format: the service refused the key %q (%s: %s key shape) and takes plain keys: it answered %d %s. "+
 		"If the API takes only keys of some form, say which with key_format (uuid, word, dns-label) or key_pattern, and only key shapes inside it are drawn "+
 		"(coverage then says which are not exercised); if it should take this key, it has a bug%s",
-		ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, model.ShapeName(shape),
+		contract.ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, model.ShapeName(shape),
 		op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), also)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -40,11 +41,11 @@ func TestRefusalsContract(t *testing.T) {
 		}
 	}
 	_, err := Parse("contract.yaml", []byte(sample+"refusals: replayed\n"))
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), `refusals: "replayed"`) || !strings.Contains(err.Error(), "untested") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), `refusals: "replayed"`) || !strings.Contains(err.Error(), "untested") {
 		t.Errorf("bad refusals: %v; want a contract error naming the three policies", err)
 	}
 	_, err = Parse("contract.yaml", []byte(strings.Replace(sample, "{required: true}", "{requird: true}", 1)))
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "required)") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "required)") {
 		t.Errorf("misspelt required: %v; want the rule's fields listed", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -123,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	t0 := time.Now()
 	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
 	r.session = session
-	if n := queryAfterCrashTable(cfg.Faults, cfg.Effects); n != "" {
+	if n := cfg.QueryAfterCrashTable(); n != "" {
 		r.note(n)
 	}
 	for _, n := range identifierNotes(cfg) {
@@ -454,7 +455,7 @@ func (r *runner) idNowhere() error {
 	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
 		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
 	}
-	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
+	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", contract.ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
 }
 
 func randomSeed() uint64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -58,7 +59,7 @@ func (r *runner) noUsableAnswer(ctx context.Context) error {
 	return fmt.Errorf("%w: no call of the run was answered created or replayed; the first answer was %d with body %q (call %s, read as %s). "+
 		"The request is likely wrong, not the service: check target.url and target.method, the payload's required fields and the key header against the service's API, "+
 		"and that answers: (or statuses:) say how the service answers%s",
-		ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind, r.identifierHint())
+		contract.ErrContract, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call, op.Out.Kind, r.identifierHint())
 }
 
 // unusableNote says, in a run that found bugs without any ok answer, which

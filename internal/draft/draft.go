@@ -4,7 +4,7 @@
 // payload, its validation rules, the ID pointer and the refusals' answers),
 // and the effect tables from what one create call wrote to the database.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
-// a comment, and every field it could not fill is left as stress.Todo, which
+// a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
 package draft
 
@@ -20,7 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/contract"
 )
 
 // Draft is a contract being drafted: the fields init fills, each with the
@@ -146,7 +146,7 @@ func (d *Draft) Render() ([]byte, error) {
 	if d.Payload != nil {
 		d.put(root, "payload", "payload", d.Payload)
 	} else {
-		d.put(root, "payload", "payload", stress.Todo)
+		d.put(root, "payload", "payload", contract.Todo)
 	}
 	if len(d.Rules) > 0 {
 		rules := mapping()
@@ -159,7 +159,7 @@ func (d *Draft) Render() ([]byte, error) {
 		st := mapping()
 		for _, o := range []string{"conflict", "in_flight", "invalid"} {
 			if s, ok := d.Statuses[o]; ok && s == nil {
-				d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
+				d.put(st, "statuses."+o, o, contract.Todo) // a status the probes could not tell
 			} else if ok {
 				d.put(st, "statuses."+o, o, flow(s))
 			}
@@ -225,7 +225,7 @@ func (d *Draft) Render() ([]byte, error) {
 		effects.Content = append(effects.Content, en)
 	}
 	if len(d.Effects) == 0 {
-		d.put(root, "effects", "effects", stress.Todo)
+		d.put(root, "effects", "effects", contract.Todo)
 	} else {
 		d.putNode(root, "effects", "effects", effects)
 	}
@@ -268,7 +268,7 @@ func flow(v any) flowValue { return flowValue{v} }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
 
-func orTodo(s string) string { return cmpOr(s, stress.Todo) }
+func orTodo(s string) string { return cmpOr(s, contract.Todo) }
 
 func cmpOr(s, def string) string {
 	if s == "" {
@@ -290,7 +290,7 @@ func (d *Draft) put(m *yaml.Node, path, key string, value any) {
 	if isFlow {
 		setFlow(&n)
 	}
-	if s, ok := value.(string); ok && s == stress.Todo {
+	if s, ok := value.(string); ok && s == contract.Todo {
 		n.Style = 0 // a bare TODO, which Parse refuses
 	}
 	d.putNode(m, path, key, &n)

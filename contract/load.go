@@ -1,4 +1,4 @@
-package stress
+package contract
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
@@ -152,14 +151,14 @@ var ErrContract = errors.New("contract error")
 // Load reads and checks a contract file. DATABASE_URL in the environment,
 // when set, wins over the file's database_url (a flag may win over both:
 // set DatabaseURL after Load).
-func Load(path string) (Config, error) {
+func Load(path string) (Spec, error) {
 	data, err := boundedfile.Read(context.Background(), path, maxContract, "a contract file (a few KiB of YAML)")
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %v", ErrContract, err)
+		return Spec{}, fmt.Errorf("%w: %v", ErrContract, err)
 	}
 	c, err := Parse(path, data)
 	if err != nil {
-		return Config{}, err
+		return Spec{}, err
 	}
 	if url := os.Getenv("DATABASE_URL"); url != "" {
 		c.DatabaseURL = url
@@ -180,15 +179,14 @@ const maxWait = 10 * time.Minute
 // such as /dev/zero must not be read until memory runs out.
 const maxContract = 1 << 20
 
-// Parse checks a contract given as YAML and returns the Config it
-// describes, with gen.DefaultWorld and the other knobs at their defaults;
-// name prefixes every error.
-func Parse(name string, data []byte) (Config, error) {
+// Parse checks a contract given as YAML and returns the Spec it
+// describes; name prefixes every error.
+func Parse(name string, data []byte) (Spec, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrContract, name, fmt.Sprintf(format, args...))
 	}
 	var f contractFile
-	var none Config
+	var none Spec
 	if todos := Todos(data); len(todos) > 0 {
 		return none, fail("%s", todos[0])
 	}
@@ -207,7 +205,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if err := zeroPerAction(data); err != nil {
 		return none, fail("%v", err)
 	}
-	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, Sinks: f.Sinks, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
+	c := Spec{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, Sinks: f.Sinks, DatabaseURL: f.DatabaseURL}
 	if f.Payload != nil {
 		c.Contract.Payload = f.Payload
 	}
@@ -246,7 +244,6 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
 	}
 	if f.KeyRequired != nil {
-		c.World.KeyRequired = *f.KeyRequired
 		c.Contract.KeylessCreates = !*f.KeyRequired
 	}
 	switch model.KeyCompare(f.KeyCompare) {
@@ -267,7 +264,9 @@ func Parse(name string, data []byte) (Config, error) {
 		if !ok {
 			return none, fail("identity_noise: %q; want query, trace or header-case", name)
 		}
-		c.World.Noise = slices.DeleteFunc(c.World.Noise, func(m model.Noise) bool { return m == n })
+		if !slices.Contains(c.IdentityNoise, n) {
+			c.IdentityNoise = append(c.IdentityNoise, n)
+		}
 	}
 	if len(f.PayloadRules) > 0 {
 		c.Contract.Fields = map[string]model.FieldRule{}
@@ -321,9 +320,6 @@ func Parse(name string, data []byte) (Config, error) {
 		return none, fail("changed_payload: %q; want \"conflict\" (the default: a changed payload under a used key is refused) or \"replayed\" (it is answered as the original, with its ID: GoCardless, Google's requestId, a Kubernetes name)", f.ChangedPayload)
 	}
 	c.Contract.Unique = f.Unique
-	// Calls that send another action's unique values need the answer
-	// that refuses them.
-	c.World.Unique = len(f.Unique) > 0 && len(c.Contract.Answers.Taken) > 0
 	c.Contract.KeyFormat, c.Contract.KeyPattern = model.IDFormat(f.KeyFormat), f.KeyPattern
 	c.Contract.Tenants, c.Contract.TenantFormat, c.Contract.TenantPattern = f.Tenants, model.IDFormat(f.TenantFormat), f.TenantPattern
 	c.Contract.TagFormat = model.IDFormat(f.TagFormat)
@@ -348,7 +344,7 @@ func Parse(name string, data []byte) (Config, error) {
 	if t, set := explicitTimeout(data); set && t <= 0 {
 		return none, fail("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout)
 	}
-	if err := c.validate(); err != nil {
+	if err := c.Validate(nil); err != nil {
 		return none, fail("%v", err)
 	}
 	return c, nil
