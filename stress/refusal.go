@@ -62,7 +62,7 @@ var encodings = [model.NumEncodings]string{
 // variant's value of the field it changes. A failure found in the same run
 // may follow from the refusal, so the run reports the refusal only.
 func (r *runner) refusal(ctx context.Context) error {
-	op := *r.refused
+	op := *r.clues.refused
 	c := r.cfg.Contract
 	call := op.Call
 	var also string

@@ -100,11 +100,11 @@ func TestRefusedInputLeavesBrokenCallsOut(t *testing.T) {
 	r := &runner{cfg: cfg, faults: map[model.Fault]model.FaultCount{}, coverage: model.Coverage{}, unfiredWhy: map[model.Fault]string{}}
 	reencoded := model.Op{Call: model.Call{Tenant: "A", Key: "k1", Encoding: 3}, Out: refused}
 	r.account(Trial{History: model.Calls(broken, reencoded)})
-	if r.refused != nil {
-		t.Errorf("a call refused after a broken one of its action was taken for a refused input: %s", r.refused.Call)
+	if r.clues.refused != nil {
+		t.Errorf("a call refused after a broken one of its action was taken for a refused input: %s", r.clues.refused.Call)
 	}
 	r.account(Trial{History: model.Calls(reencoded)})
-	if r.refused == nil {
+	if r.clues.refused == nil {
 		t.Errorf("a re-encoding refused alone was not taken for a refused input")
 	}
 }

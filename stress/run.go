@@ -43,30 +43,12 @@ type runner struct {
 	// held counts the requests the db-stall nemesis saw waiting on its
 	// lock: a nemesis that never held one back tested nothing.
 	held int
-	// ids says whether any ok answer of the run carried an ID, and
-	// noID is the first 2xx answer without one: when no answer ever had
-	// an ID, the contract's pointer is wrong, not the service.
-	ids  bool
-	noID *model.Op
-	// unusable is the first call with a key answered in a way no state
-	// allows (see unusable.go): with no ok answer in the run, the request
-	// is wrong, not the service.
-	unusable *model.Op
-	// unusableNS and refusedNS are the namespaces of unusable's and
-	// refused's plans: what their keys and tenants were sent as.
-	unusableNS, refusedNS model.Namespace
-	// serverErrors says a call with a key was answered with a server
-	// error (Outcome.ServerError): the service
-	// took the request, even with no ok answer.
-	serverErrors bool
-	// baseOK says a call with the base payload was answered ok, and refused
-	// is the first call with another variant or encoding that got a 4xx
-	// anyway: then that input, not the service, is what is wrong (refusal).
-	baseOK  bool
-	refused *model.Op
-	t0      time.Time
-	run     string
-	cases   atomic.Int64
+	// clues are what the answers say about whether the request is
+	// usable at all (clues.go).
+	clues clues
+	t0    time.Time
+	run   string
+	cases atomic.Int64
 	// plans counts the search's plans until the first failure, searched
 	// all of them; calls counts the calls of every execution (faults
 	// counts their faults).
@@ -201,23 +183,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // show, if any: no ID where the contract says, no usable answer, or a
 // generated input refused although the base payload was taken.
 func (r *runner) contractError(ctx context.Context) error {
-	if !r.ids && r.noID != nil && r.stop == nil {
-		return r.idNowhere()
-	}
-	if !r.ids && r.unusable != nil && r.stop == nil {
-		// No ok answer, and one no state allows: the request is wrong,
-		// and what a wrong request shows (a keyless call's 404) is no
-		// bug. But where the service answered 5xx, it took the request,
-		// and the bugs found then (rows stored behind every 500) are
-		// real: they are reported, and the odd answer is a note.
-		if len(r.bugs) == 0 || !r.serverErrors {
-			return r.noUsableAnswer(ctx)
-		}
+	p, note := r.clues.problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	if note {
 		r.note(r.unusableNote())
 	}
-	// After an infrastructure stop the target cannot be asked again what
-	// it refused: the stop is the verdict (exit 3), not a payload field.
-	if r.refused != nil && r.baseOK && r.stop == nil && ctx.Err() == nil {
+	switch p {
+	case idNowhere:
+		return r.idNowhere()
+	case noUsableAnswer:
+		return r.noUsableAnswer(ctx)
+	case inputRefused:
 		return r.refusal(ctx)
 	}
 	return nil
@@ -316,7 +291,7 @@ func (r *runner) search(ctx context.Context) {
 			r.plans++
 		}
 		r.account(a.trial)
-		if !r.ids && r.unusable != nil {
+		if r.clues.refusedUnanswered() {
 			// Refused before any ok answer: a failure may be the request's,
 			// not the service's. Nothing is shrunk, and a run whose first
 			// plans were all refused ends in a contract error. (A run whose
@@ -421,33 +396,13 @@ func (r *runner) account(tr Trial) {
 	for _, n := range tr.Notes {
 		r.note(n)
 	}
-	// A call after a broken one of its action may get the broken one's
-	// refusal replayed: the service's mistake (IDEM-017), not its input's.
-	brokenBefore := map[model.Action]bool{}
-	for i, op := range tr.History.Ops {
-		a := r.cfg.Contract.ActionOf(op.Call)
-		after := brokenBefore[a]
-		brokenBefore[a] = after || op.Call.Broken > 0
-		r.serverErrors = r.serverErrors || op.Out.ServerError() && !op.Call.NoKey
-		switch {
-		case op.Out.Kind == model.OK:
-			r.ids = true
-			r.baseOK = r.baseOK || op.Call.Variant == 0 && op.Call.Broken == 0
-		case r.noID == nil && r.wantedID(op):
-			r.noID = &tr.History.Ops[i]
-		case r.refused == nil && refusedInput(op) && !after && !replayDue(r.cfg.Contract, tr.History, op):
-			r.refused, r.refusedNS = &tr.History.Ops[i], tr.NS
-		}
-	}
-	if r.noteUnusable(tr.History); r.unusable != nil && r.unusableNS == "" {
-		r.unusableNS = tr.NS
-	}
+	r.clues = r.clues.add(r.cfg.Contract, tr.NS, tr.History)
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID
 // where the contract says the ID is.
 func (r *runner) idNowhere() error {
-	op := r.noID
+	op := r.clues.noID
 	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
 	if r.cfg.HTTP.ID == client.IDFromLocation {
 		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
