@@ -90,32 +90,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer session.Close()
-	cfg = session.cfg
-	// A key in the URL's path has no keyless form: /tickets// is another
-	// resource, and its 404 is no bug of the service's.
-	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
-	if keyInPath {
-		cfg.World.KeyRequired, cfg.World.Keyless = false, false
-	}
-	seed := cfg.Seed
-	if seed == 0 {
-		seed = randomSeed()
-	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	t0 := time.Now()
-	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
-	r.session = session
-	if n := cfg.QueryAfterCrashTable(); n != "" {
-		r.note(n)
-	}
-	for _, n := range identifierNotes(cfg) {
-		r.note(n)
-	}
-	if keyInPath {
-		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
-	}
-	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
+	r := runOn(session)
+	runPrefix := model.Namespace(cmp.Or(r.cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
@@ -133,7 +111,44 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cerr != nil && len(r.bugs) == 0 {
 		return nil, cerr
 	}
-	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
+	res := r.result(ctx, cerr)
+	r.checkOutside(ctx, res, runPrefix, before, others)
+	r.finish(res)
+	return res, cerr
+}
+
+// runOn is the runner of a run on session, with the notes of what the
+// contract leaves out of it. A key in the URL's path has no keyless form:
+// /tickets// is another resource, and its 404 is no bug of the service's.
+func runOn(session *Session) *runner {
+	cfg := session.cfg
+	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
+	if keyInPath {
+		cfg.World.KeyRequired, cfg.World.Keyless = false, false
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = randomSeed()
+	}
+	t0 := time.Now()
+	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
+	r.session = session
+	if n := cfg.QueryAfterCrashTable(); n != "" {
+		r.note(n)
+	}
+	for _, n := range identifierNotes(cfg) {
+		r.note(n)
+	}
+	if keyInPath {
+		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
+	}
+	return r
+}
+
+// result is what the search found, before the check for changes outside
+// the run and the final verdict.
+func (r *runner) result(ctx context.Context, cerr error) *Result {
+	res := &Result{Target: r.session.Where(), Seed: r.seed, Plans: r.plans, Searched: r.searched, Executions: int(r.cases.Load()),
 		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
 		Contract: cerr}
 	for _, b := range r.explained {
@@ -144,39 +159,51 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if r.attributed > 0 {
 		r.note(fmt.Sprintf("%d failing plan(s) showed only bugs already reported, and were attributed to them", r.attributed))
 	}
+	return res
+}
+
+// checkOutside reads the tables again after the search and sets
+// res.Outside to what changed outside the run's namespace (IDEM-009)
+// since before, unless another run (others) explains it.
+func (r *runner) checkOutside(ctx context.Context, res *Result, runPrefix model.Namespace, before, others model.Baseline) {
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
 		r.note("the check for changes outside the run's namespace (IDEM-009) was skipped: the run was interrupted")
-	} else {
-		afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if after, err := session.observer.Baseline(afterCtx, runPrefix); err != nil {
+		return
+	}
+	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	after, err := r.session.observer.Baseline(afterCtx, runPrefix)
+	if err != nil {
+		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+		return
+	}
+	res.Outside = checks.Outside(before, after)
+	if len(res.Outside) > 0 {
+		if err := r.otherRuns(afterCtx, res, others); err != nil {
 			r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
-		} else {
-			res.Outside = checks.Outside(before, after)
-			if len(res.Outside) > 0 {
-				if err := r.otherRuns(afterCtx, res, others); err != nil {
-					r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
-				}
-			}
 		}
 	}
+}
+
+// finish gives res its notes and its final verdict, a function of the
+// run's tallies (verdict).
+func (r *runner) finish(res *Result) {
 	res.Total = time.Since(r.t0)
-	res.Notes = append(r.notes, session.observer.Notes()...)
+	res.Notes = append(r.notes, r.session.observer.Notes()...)
 	for _, n := range res.Notes {
-		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
+		fmt.Fprintln(r.cfg.Log, "idemstress: note:", n)
 	}
 	res.Verdict, res.Err = verdict(tallies{bugs: len(r.bugs), stop: r.stop, outside: len(res.Outside), otherWriter: r.otherWriter,
-		stallTable: cfg.DBStall, stallPlanned: r.faults[model.FaultDBStall].Planned, stallHeld: r.held,
-		searched: r.searched, duration: cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
+		stallTable: r.cfg.DBStall, stallPlanned: r.faults[model.FaultDBStall].Planned, stallHeld: r.held,
+		searched: r.searched, duration: r.cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
 		unfiredKinds: unfiredKinds(r.faults, r.unfiredWhy)})
 	if len(r.bugs) > 0 {
 		res.Detect = slices.MinFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
 		res.Flaky = slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Flaky })
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
-	return res, cerr
 }
 
 // contractError is the mistake in the contract that the run's answers
