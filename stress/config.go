@@ -38,7 +38,7 @@ type Config struct {
 	StallWait time.Duration
 
 	// World bounds what plans are drawn from (zero: gen.DefaultWorld). The
-	// contract's key_required is World.KeyRequired.
+	// contract's key_required (and a key in the URL's path) set World.KeyRequired.
 	World gen.World
 	// Plans is how many plans to try before calling it a pass (default 100).
 	Plans int
@@ -116,6 +116,11 @@ func (c *Config) world() gen.World {
 		// key_required: false: calls without the key are creates, not
 		// refusals to provoke.
 		w.Keyless = true
+	}
+	if c.HTTP.KeyInPath() {
+		// A key in the URL's path has no keyless form: /tickets// is
+		// another resource, and its 404 is no bug of the service's.
+		w.KeyRequired, w.Keyless = false, false
 	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
 	for _, f := range c.Faults {

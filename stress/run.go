@@ -118,14 +118,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // runOn is the runner of a run on session, with the notes of what the
-// contract leaves out of it. A key in the URL's path has no keyless form:
-// /tickets// is another resource, and its 404 is no bug of the service's.
+// contract leaves out of it.
 func runOn(session *Session) *runner {
 	cfg := session.cfg
-	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
-	if keyInPath {
-		cfg.World.KeyRequired, cfg.World.Keyless = false, false
-	}
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = randomSeed()
@@ -139,7 +134,8 @@ func runOn(session *Session) *runner {
 	for _, n := range identifierNotes(cfg) {
 		r.note(n)
 	}
-	if keyInPath {
+	if cfg.HTTP.KeyInPath() {
+		// Config.world drew no call without its key.
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
 	return r
