@@ -309,34 +309,39 @@ func (r *runner) search(ctx context.Context) {
 			r.stop = a.err
 			continue
 		}
-		r.searched++
-		if len(r.bugs) == 0 {
-			r.plans++
-		}
-		r.account(a.trial)
-		if r.clues.refusedUnanswered() {
-			// Refused before any ok answer: a failure may be the request's,
-			// not the service's. Nothing is shrunk, and a run whose first
-			// plans were all refused ends in a contract error. (A run whose
-			// calls only went unanswered, or 5xx, is shrunk as ever: a bug
-			// found is never dropped.)
-			if r.searched >= min(unusableAfter, r.cfg.Plans) {
-				q.close()
-			}
-			r.progress("search")
-			continue
-		}
-		if len(a.trial.Violations) == 0 {
-			r.progress("search")
-			continue
-		}
-		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
-			q.quiet()
-			r.shrinkBug(ctx, a, bug)
-		} else {
-			r.attributed++
-		}
+		r.judge(ctx, q, a)
 		r.progress("search")
+	}
+}
+
+// judge takes in one plan of the search that ran to its end: counted, its
+// faults and clues tallied, and a failure that shows a new bug shrunk
+// (the window quieted first: shrinking runs alone) or attributed.
+func (r *runner) judge(ctx context.Context, q *window, a attempt) {
+	r.searched++
+	if len(r.bugs) == 0 {
+		r.plans++
+	}
+	r.account(a.trial)
+	if r.clues.refusedUnanswered() {
+		// Refused before any ok answer: a failure may be the request's,
+		// not the service's. Nothing is shrunk, and a run whose first
+		// plans were all refused ends in a contract error. (A run whose
+		// calls only went unanswered, or 5xx, is shrunk as ever: a bug
+		// found is never dropped.)
+		if r.searched >= min(unusableAfter, r.cfg.Plans) {
+			q.close()
+		}
+		return
+	}
+	if len(a.trial.Violations) == 0 {
+		return
+	}
+	if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
+		q.quiet()
+		r.shrinkBug(ctx, a, bug)
+	} else {
+		r.attributed++
 	}
 }
 
