@@ -99,27 +99,37 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
+	if err := s.checkStalls(ctx, pool); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkStalls readies the stalls the run holds (the key table's, the
+// db-stall nemesis's) and checks that each can hold what it must: one
+// that cannot is the contract's mistake, not the service's.
+func (s *Session) checkStalls(ctx context.Context, pool *pgxpool.Pool) error {
 	if k := s.exec.KeyStall; k != nil {
 		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
-			return nil, fmt.Errorf("%w: key_table: %w", contract.ErrContract, err)
+			return fmt.Errorf("%w: key_table: %w", contract.ErrContract, err)
 		} else if err != nil {
-			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 	}
-	if cfg.DBStall != "" && s.db != nil {
+	if s.cfg.DBStall != "" && s.db != nil {
 		// The statement barrier in the proxy: no lock, no grant, and a
 		// request waiting for a pool connection is seen.
-		s.exec.Barrier = &fault.Barrier{DB: s.db, Wait: cfg.StallWait}
-	} else if cfg.DBStall != "" {
-		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
+		s.exec.Barrier = &fault.Barrier{DB: s.db, Wait: s.cfg.StallWait}
+	} else if s.cfg.DBStall != "" {
+		stall := &fault.Stall{Pool: pool, Table: s.cfg.DBStall, Wait: s.cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
-			return nil, fmt.Errorf("%w: db_stall: %w", contract.ErrContract, err)
+			return fmt.Errorf("%w: db_stall: %w", contract.ErrContract, err)
 		} else if err != nil {
-			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 		s.exec.Stall = stall
 	}
-	return s, nil
+	return nil
 }
 
 // faults readies what the contract's faults need: a fault proxy in front
