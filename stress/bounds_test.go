@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -33,7 +34,7 @@ func TestAbsurdValuesAreRefused(t *testing.T) {
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)
-			case tc.want != "" && (!errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want)):
+			case tc.want != "" && (!errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
 			}
 		})
@@ -48,7 +49,7 @@ func TestTooManyWorkersAreRefused(t *testing.T) {
 	}
 	cfg.Workers = 5000
 	_, err = stress.Run(context.Background(), cfg)
-	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "workers: 5000; want 1 to 256") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "workers: 5000; want 1 to 256") {
 		t.Fatalf("workers 5000: %v", err)
 	}
 }
@@ -67,7 +68,7 @@ func TestTargetURLIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.url, func(t *testing.T) {
 			_, err := stress.Parse("c.yaml", []byte(strings.Replace(valid, "http://127.0.0.1:8080/tickets", tc.url, 1)))
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
 			}
 		})
@@ -89,7 +90,7 @@ func TestContractShapeIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := stress.Parse("c.yaml", []byte(tc.yaml))
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want a contract error with %q", err, tc.want)
 			}
 		})

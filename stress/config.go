@@ -5,7 +5,6 @@ package stress
 import (
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,9 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/process"
 )
 
 // Config is the one description of a run: what a contract file says (Load
@@ -23,50 +22,23 @@ import (
 // instead of what the file would start. The CLI and a go test user run the
 // same Config through Run or Check.
 type Config struct {
-	// HTTP is how a call reaches the service: the contract's target.
-	HTTP client.HTTPSpec
-	// Contract is what the service promises: statuses, payload,
-	// equivalence, key scope.
-	Contract model.Contract
-	// Effects are the tables one action writes.
-	Effects []model.Effect
-	// Sinks are the receivers idemstress runs for the service's
-	// deliveries (webhooks): effects beyond the database, counted per
-	// action like rows.
-	Sinks []model.Sink
-	// DatabaseURL is where the effect tables are. Empty with Process set:
-	// a throwaway PostgreSQL is started and its URL handed to the service.
-	DatabaseURL string
-	// Process, when set, is how idemstress starts the service itself (and
-	// its replicas); calls then go to what was started. Its replicas are
-	// handed the database through a PostgreSQL proxy ({database_url}).
-	Process *process.Spec
+	// Spec is what the contract says: the target, the promises, the
+	// effects, the service when idemstress starts it, the faults.
+	contract.Spec
+
 	// DBProxy, when set, is the loopback address ("127.0.0.1:6543") where
 	// the run puts a PostgreSQL proxy in front of DatabaseURL, for a
 	// service started elsewhere: point its database URL there (the run
 	// prints it) and the database faults reach it. With Process it is
 	// the address the replicas' proxy listens on (default: a free port).
 	DBProxy string
-	// Sync is how a burst is released (default client.LastByte).
-	Sync client.SyncMode
-	// DBStall names an effect table to hold write-locked while each burst
-	// is released (the db-stall nemesis); "" for none.
-	DBStall string
-	// KeyTable names the table where the service keeps its own key
-	// records (idempotency_keys), for the crash-key-record fault.
-	KeyTable string
 	// StallWait bounds how long the nemesis waits for a burst's requests to
 	// block or be answered (0: fault.DefaultStallWait). A burst that does
 	// not get there is inconclusive.
 	StallWait time.Duration
-	// Faults are the faults plans may carry (contract: `faults:`):
-	// model.ProxyFaults need an HTTP target, model.ProcessFaults a service
-	// that idemstress starts (Process). Every planned fault must fire, or
-	// the case is inconclusive.
-	Faults []model.Fault
 
 	// World bounds what plans are drawn from (zero: gen.DefaultWorld). The
-	// contract's key_required is World.KeyRequired.
+	// contract's key_required (and a key in the URL's path) set World.KeyRequired.
 	World gen.World
 	// Plans is how many plans to try before calling it a pass (default 100).
 	Plans int
@@ -118,7 +90,7 @@ func (c *Config) defaults() error {
 	}
 	c.Faults = plannedFaults(c.Faults, c.World)
 	if err := c.validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrContract, err)
+		return fmt.Errorf("%w: %w", contract.ErrContract, err)
 	}
 	c.World = c.world()
 	if c.Plans == 0 {
@@ -130,12 +102,7 @@ func (c *Config) defaults() error {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
-	c.Contract = c.Contract.WithDefaults()
-	if c.Contract.KeyTemplate == "" {
-		// The key column holds the key as the template sends it.
-		c.Contract.KeyTemplate = model.KeyTemplateOf(append(c.HTTP.KeyValues(), c.Contract.PayloadKeyStrings()...))
-	}
-	c.Sync, _ = client.ParseSyncMode(string(c.Sync)) // validate refused a bad one
+	c.Spec = c.Spec.WithDefaults()
 	return nil
 }
 
@@ -144,11 +111,16 @@ func (c *Config) defaults() error {
 // fault (Faults) drawable, a dependency's fault once for each dependency,
 // and only as many payload variants as the contract tells apart.
 func (c *Config) world() gen.World {
-	w := c.World
+	w := fileWorld(c.Spec, c.World)
 	if c.Contract.KeylessCreates {
 		// key_required: false: calls without the key are creates, not
 		// refusals to provoke.
-		w.KeyRequired, w.Keyless = false, true
+		w.Keyless = true
+	}
+	if c.HTTP.KeyInPath() {
+		// A key in the URL's path has no keyless form: /tickets// is
+		// another resource, and its 404 is no bug of the service's.
+		w.KeyRequired, w.Keyless = false, false
 	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
 	for _, f := range c.Faults {
@@ -186,6 +158,50 @@ func (c *Config) world() gen.World {
 	return w
 }
 
+// fileWorld is w narrowed by what the contract file says of the calls to
+// draw: keys required or not, the request noise that is part of an
+// action's identity (never added), and values another action holds when
+// the contract can tell their refusal.
+func fileWorld(s contract.Spec, w gen.World) gen.World {
+	if s.Contract.KeylessCreates {
+		w.KeyRequired = false
+	}
+	if len(s.IdentityNoise) > 0 {
+		w.Noise = slices.DeleteFunc(slices.Clone(w.Noise), func(n model.Noise) bool { return slices.Contains(s.IdentityNoise, n) })
+	}
+	// Calls that send another action's unique values need the answer
+	// that refuses them.
+	if len(s.Contract.Unique) > 0 && len(s.Contract.Answers.Taken) > 0 {
+		w.Unique = true
+	}
+	return w
+}
+
+// Load reads and checks a contract file (contract.Load) into a Config to
+// run, its World gen.DefaultWorld narrowed by what the file says and the
+// other knobs at their defaults.
+func Load(path string) (Config, error) {
+	s, err := contract.Load(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return configOf(s), nil
+}
+
+// Parse is Load for a contract given as YAML (contract.Parse); name
+// prefixes every error.
+func Parse(name string, data []byte) (Config, error) {
+	s, err := contract.Parse(name, data)
+	if err != nil {
+		return Config{}, err
+	}
+	return configOf(s), nil
+}
+
+func configOf(s contract.Spec) Config {
+	return Config{Spec: s, World: fileWorld(s, gen.DefaultWorld())}
+}
+
 // plannedFaults is faults with those a Go caller put in the world added:
 // each must be one idemstress can make happen (checkFaults) and will be
 // counted as planned.
@@ -213,16 +229,16 @@ func plannedFaults(faults []model.Fault, w gen.World) []model.Fault {
 // queueing on them and overruns its --duration.
 const MaxWorkers = 256
 
-// validate is the one check of a description of a run, whether it came
-// from a file (Parse, which prefixes the file's name) or was set in Go
-// (Open, Run, Check): the same rules and the same words for both. It
-// refuses one that would get a correct service blamed or could never
-// run; errors name the contract's field.
+// validate is the one check of a description of a run set in Go (Open,
+// Run, Check): what the contract says (contract.Spec.Validate, the rules
+// a file is held to), then how hard to look. It refuses one that would
+// get a correct service blamed or could never run; errors name the
+// contract's field.
 func (c *Config) validate() error {
 	if c.Target == nil && c.HTTP.URL == "" {
 		return fmt.Errorf("no target: set target.url in the contract (Config.HTTP.URL) or Config.Target")
 	}
-	if err := c.check(); err != nil {
+	if err := c.Spec.Validate(c.Target); err != nil {
 		return err
 	}
 	world := c.World
@@ -244,52 +260,12 @@ func (c *Config) validate() error {
 	case c.Workers < 0 || c.Workers > MaxWorkers:
 		return fmt.Errorf("workers: %d; want 1 to %d", c.Workers, MaxWorkers)
 	}
-	if _, err := client.ParseSyncMode(string(c.Sync)); err != nil {
-		return err
-	}
-	return c.validateIdentifiers()
-}
-
-// validateIdentifiers refuses identifier fields that say something
-// impossible, and a configured namespace too long for a UUID.
-func (c *Config) validateIdentifiers() error {
-	if err := c.Contract.ValidateIdentifiers(); err != nil {
-		return err
-	}
 	// The run adds eight hex digits and each case its number (see Run).
 	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !c.Contract.NamespaceFits(ns) {
 		return fmt.Errorf("namespace %q: too long for a UUID key or tenant (key_format or tenant_format uuid): a UUID holds 30 hex digits, and each namespace character other than 0-9 and a-e takes two or more; give a shorter namespace", c.Namespace)
 	}
 	if f := c.Contract.KeyFormatOf(); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
 		return fmt.Errorf("namespace %q: a DNS label (key_format dns-label) starts with a letter or digit", c.Namespace)
-	}
-	return nil
-}
-
-// checkFaults refuses faults idemstress cannot make happen: a fault that
-// can never fire would leave every case inconclusive. What each kind needs
-// is its entry of model's registry (model.FaultKind).
-func (c *Config) checkFaults() error {
-	for _, f := range c.Faults {
-		k, ok := model.KindOf(f)
-		switch {
-		case !ok:
-			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
-		case k.Needs == model.NeedsService && c.Process == nil:
-			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
-		case k.Needs == model.NeedsDependency && (c.Process == nil || len(c.Process.Dependencies) == 0):
-			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
-		case k.Replicas > 1 && (c.Process == nil || c.Process.Replicas < k.Replicas):
-			return fmt.Errorf("faults: %s needs process.replicas of %d or more: the retry goes to another replica while one is held", f, k.Replicas)
-		case k.Proxy && c.Target != nil && !isHTTP(c.Target):
-			return fmt.Errorf("faults: %s needs an HTTP target: it is done through the fault proxy between idemstress and the service", f)
-		case k.Lease && c.Contract.Lease <= 0:
-			return fmt.Errorf("faults: %s needs lease: the service's in-progress lease, which the original is held past while its retry arrives", f)
-		case k.KeyTable && c.KeyTable == "":
-			return fmt.Errorf("faults: %s needs key_table: the table where the service keeps its own key records, whose write it interrupts", f)
-		case k.AtWrite && crashTable(c.Effects) == "":
-			return fmt.Errorf("faults: %s needs an effect table (not a query) whose write it interrupts", f)
-		}
 	}
 	return nil
 }
@@ -307,110 +283,4 @@ func waitsOnLastTable(f model.Fault) bool {
 func needsProxy(f model.Fault) bool {
 	k, _ := model.KindOf(f)
 	return k.Proxy
-}
-
-func isHTTP(t client.Target) bool {
-	_, ok := t.(*client.HTTP)
-	return ok
-}
-
-// crashTable is the table a crash's call waits on when the replica is
-// killed: the last effect table the contract lists (the outbox after the
-// ticket), so that the kill lands between the action's writes.
-func crashTable(effects []model.Effect) string {
-	for i := len(effects) - 1; i >= 0; i-- {
-		if effects[i].Query == "" {
-			return effects[i].Table
-		}
-	}
-	return ""
-}
-
-// queryAfterCrashTable is the run's note when a fault that lands at the
-// write to the last effect table is planned and effects given by a query
-// come after that table: their rows are never cut off from the table's,
-// which no output would otherwise say.
-func queryAfterCrashTable(faults []model.Fault, effects []model.Effect) string {
-	table := crashTable(effects)
-	i := slices.IndexFunc(effects, func(e model.Effect) bool { return e.Query == "" && e.Table == table })
-	if table == "" || i == len(effects)-1 || !slices.ContainsFunc(faults, waitsOnLastTable) {
-		return ""
-	}
-	var after []string
-	for _, e := range effects[i+1:] {
-		after = append(after, e.Table)
-	}
-	landing := slices.DeleteFunc(slices.Clone(faults), func(f model.Fault) bool { return !waitsOnLastTable(f) })
-	verb := "land"
-	if len(landing) == 1 {
-		verb = "lands"
-	}
-	return fmt.Sprintf("%s %s at the write to %s, the last effect given as a table; "+
-		"the rows of %s (a query) are never cut off from it: list the effect written last as a table to reach that point", faultNames(landing), verb, table, strings.Join(after, ", "))
-}
-
-func faultNames(fs []model.Fault) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
-
-// check is validate's part about what the contract says.
-func (c *Config) check() error {
-	if err := c.Contract.WithDefaults().CheckAnswers(); err != nil {
-		return err
-	}
-	if err := c.Contract.CheckUnique(); err != nil {
-		return err
-	}
-	if c.Process != nil {
-		if err := c.Process.Check(); err != nil {
-			return err
-		}
-	}
-	if c.Target == nil {
-		if _, err := client.NewHTTP(c.HTTP, nil); err != nil {
-			return err
-		}
-		if strings.Contains(c.HTTP.URL, "{port}") && c.Process == nil {
-			return fmt.Errorf("target.url %q: {port} is filled in only when a process: section starts the service; write the port the service listens on", c.HTTP.URL)
-		}
-		if c.HTTP.Timeout < 0 {
-			return fmt.Errorf("target.timeout: %s; want a positive duration such as 10s", c.HTTP.Timeout)
-		}
-		// A template that never sends what names the action would have a
-		// correct service blamed for every answer.
-		contract := c.Contract.WithDefaults()
-		if !c.HTTP.Sends("key") && !contract.Carries("key") {
-			return fmt.Errorf("target: no {{key}} in target.url, target.headers or the payload, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers, or idempotency_key: \"{{key}}\" to the payload")
-		}
-		if contract.KeyScope == model.KeyScopeTenant && !c.HTTP.Sends("tenant") && !contract.Carries("tenant") {
-			return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
-		}
-	}
-	if err := model.ValidateEffects(c.Effects); err != nil {
-		return err
-	}
-	if err := c.checkSinks(); err != nil {
-		return err
-	}
-	if err := c.checkFaults(); err != nil {
-		return err
-	}
-	if err := c.Contract.CheckFields(); err != nil {
-		return fmt.Errorf("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
-	}
-	// A field pointer that names nothing in the payload would compare every
-	// stored value with "" and cry wolf (IDEM-010).
-	base := c.Contract.WithDefaults().Render("", 0, 0)
-	for i, e := range c.Effects {
-		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
-			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
-				return fmt.Errorf("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
-			}
-		}
-	}
-	return nil
 }

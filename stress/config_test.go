@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/process"
 )
 
 // What a Go caller set in Config survives defaults: the world's faults are
@@ -97,65 +96,12 @@ func TestInvalidContractRefusedAlike(t *testing.T) {
 			if goErr == nil {
 				t.Fatal("Open: no error")
 			}
-			if !errors.Is(fileErr, ErrContract) || !errors.Is(goErr, ErrContract) {
+			if !errors.Is(fileErr, contract.ErrContract) || !errors.Is(goErr, contract.ErrContract) {
 				t.Errorf("not contract errors: %v; %v", fileErr, goErr)
 			}
-			want := strings.TrimPrefix(goErr.Error(), ErrContract.Error()+": ")
-			if got := strings.TrimPrefix(fileErr.Error(), ErrContract.Error()+": bad.yaml: "); got != want {
+			want := strings.TrimPrefix(goErr.Error(), contract.ErrContract.Error()+": ")
+			if got := strings.TrimPrefix(fileErr.Error(), contract.ErrContract.Error()+": bad.yaml: "); got != want {
 				t.Errorf("from the file: %s\nset in Go:     %s", got, want)
-			}
-		})
-	}
-}
-
-// A crash lands at the last effect table's write: effects given by a query
-// after it are never cut off from it, and the run says so; with the last
-// effect a table, or no fault that lands there, it says nothing.
-func TestQueryAfterCrashTableNoted(t *testing.T) {
-	orders := model.Effect{Table: "orders"}
-	lines := model.Effect{Table: "order_lines", Query: "SELECT 1"}
-	for _, tc := range []struct {
-		faults  []model.Fault
-		effects []model.Effect
-		noted   bool
-	}{
-		{[]model.Fault{model.FaultCrash}, []model.Effect{orders, lines}, true},
-		{[]model.Fault{model.FaultDBError}, []model.Effect{orders, lines}, true},
-		{[]model.Fault{model.FaultCrash}, []model.Effect{lines, orders}, false},
-		{[]model.Fault{model.FaultLoseReply}, []model.Effect{orders, lines}, false},
-		{[]model.Fault{model.FaultCrash}, []model.Effect{orders}, false},
-	} {
-		n := queryAfterCrashTable(tc.faults, tc.effects)
-		if tc.noted != (n != "") || (tc.noted && !strings.Contains(n, "order_lines") || tc.noted && !strings.Contains(n, "write to orders")) {
-			t.Errorf("faults %v, effects %v: note %q, want noted %v", tc.faults, tc.effects, n, tc.noted)
-		}
-	}
-}
-
-// What a fault kind needs is read from model's registry: each need
-// missing is refused with what it is, and a contract that has them all is
-// accepted.
-func TestFaultNeedsFromTheRegistry(t *testing.T) {
-	effects := []model.Effect{{Table: "tickets"}}
-	two := &process.Spec{Replicas: 2}
-	for _, tc := range []struct {
-		name string
-		cfg  Config
-		want string
-	}{
-		{"pause-key-record on one replica", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: &process.Spec{Replicas: 1}, KeyTable: "keys", Effects: effects}, "needs process.replicas of 2"},
-		{"pause-key-record without key_table", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, Effects: effects}, "needs key_table"},
-		{"pause-key-record with effects only by query", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: []model.Effect{{Table: "t", Query: "SELECT 1"}}}, "needs an effect table"},
-		{"pause-key-record with all it needs", Config{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: effects}, ""},
-		{"crash-after-commit of a Go target", Config{Faults: []model.Fault{model.FaultCrashAfterCommit}, Process: two, Target: client.Func(nil), Effects: effects}, "needs an HTTP target"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.checkFaults()
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("err %v, want it to say %q", err, tc.want)
 			}
 		})
 	}
@@ -175,10 +121,54 @@ func TestWorkersUnderSharedFaults(t *testing.T) {
 		{model.FaultDepRestart, 1, "the dep-restart fault acts on the service's dependencies"},
 		{model.FaultDBError, 1, "the db-error fault acts on a whole effect table"},
 	} {
-		r := &runner{cfg: Config{Workers: 4, Faults: []model.Fault{tc.fault}}}
+		r := &runner{cfg: Config{Workers: 4, Spec: contract.Spec{Faults: []model.Fault{tc.fault}}}}
 		got := r.workers()
 		if got != tc.want || (tc.note == "") != (len(r.notes) == 0) || tc.note != "" && !strings.Contains(r.notes[0], tc.note) {
 			t.Errorf("%s: %d workers, notes %q; want %d, a note saying %q", tc.fault, got, r.notes, tc.want, tc.note)
 		}
+	}
+}
+
+// What the contract file says of the calls to draw reaches the world,
+// whether the Config came from Parse or a Go caller left its World zero:
+// keys not required, request noise that is part of identity, values
+// another action holds (only with the answer that refuses them).
+func TestFileWorld(t *testing.T) {
+	sample := string(ticketsvc.Contract)
+	taken := "answers:\n  taken:\n    - status: [403]\n      equals: {/error: name_taken}\n"
+	for _, tc := range []struct {
+		name, add string
+		check     func(gen.World) bool
+	}{
+		{"keys required by default", "", func(w gen.World) bool {
+			return w.KeyRequired && !w.Unique && slices.Contains(w.Noise, model.NoiseQuery)
+		}},
+		{"key_required: false", "key_required: true", func(w gen.World) bool { return !w.KeyRequired }},
+		{"identity noise", "identity_noise: [query]\n", func(w gen.World) bool {
+			return !slices.Contains(w.Noise, model.NoiseQuery) && slices.Contains(w.Noise, model.NoiseTrace)
+		}},
+		{"unique with taken", "unique: [/subject]\n" + taken, func(w gen.World) bool { return w.Unique }},
+		{"unique without taken", "unique: [/subject]\n", func(w gen.World) bool { return !w.Unique }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := sample + "\n" + tc.add
+			if strings.HasPrefix(tc.add, "key_required") {
+				doc = strings.Replace(sample, "key_required: true", "key_required: false", 1)
+			}
+			cfg, err := Parse("c.yaml", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(cfg.World) {
+				t.Errorf("parsed world %+v", cfg.World)
+			}
+			cfg.World = gen.World{}
+			if err := cfg.defaults(); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(cfg.World) {
+				t.Errorf("world after defaults %+v", cfg.World)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -26,7 +27,7 @@ func TestIDPointerThatMatchesNothing(t *testing.T) {
 		}
 		cfg.Target, cfg.HTTP.ID = nil, ptr
 		_, err = stress.Run(t.Context(), cfg)
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), `target.id "`+ptr+`"`) || !strings.Contains(err.Error(), "ticket_id") {
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), `target.id "`+ptr+`"`) || !strings.Contains(err.Error(), "ticket_id") {
 			t.Errorf("id %s: %v; want a contract error naming the pointer and quoting an answer", ptr, err)
 		}
 	}

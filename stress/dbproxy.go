@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/redact"
 )
@@ -27,16 +28,16 @@ func (s *Session) dbProxy(dbURL, listen string) (string, error) {
 		return "", fmt.Errorf("%w: %v", ErrBadURL, redact.Error(err))
 	}
 	if cfg.Host == "" || cfg.Host[0] == '/' {
-		return "", fmt.Errorf("%w: the database proxy reaches PostgreSQL over TCP, and the database URL names the socket %s: give host:port", ErrContract, cfg.Host)
+		return "", fmt.Errorf("%w: the database proxy reaches PostgreSQL over TCP, and the database URL names the socket %s: give host:port", contract.ErrContract, cfg.Host)
 	}
 	p, err := pgproxy.Start(pgproxy.Options{Server: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), Listen: listen})
 	if err != nil {
-		return "", fmt.Errorf("%w: db_proxy: %w", ErrContract, err)
+		return "", fmt.Errorf("%w: db_proxy: %w", contract.ErrContract, err)
 	}
 	s.closers = append(s.closers, func() { _ = p.Close() })
 	url, err := p.URL(dbURL)
 	if err != nil {
-		return "", fmt.Errorf("%w: db_proxy: %w", ErrContract, redact.Error(err))
+		return "", fmt.Errorf("%w: db_proxy: %w", contract.ErrContract, redact.Error(err))
 	}
 	s.db, s.dbURL = p, url
 	fmt.Fprintf(s.cfg.Log, "idemstress: database proxy at %s (point the service at %s)\n", p.Addr(), redact.String(url))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
@@ -63,7 +64,7 @@ func TestDependencyFaultsNeedDependencies(t *testing.T) {
 	cfg.Faults = []model.Fault{model.FaultDepRestart}
 	cfg.Process = &process.Spec{Command: []string{"./ticketsvc"}}
 	_, err = stress.Open(t.Context(), cfg)
-	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "dep-restart needs process.dependencies") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "dep-restart needs process.dependencies") {
 		t.Fatalf("Open: %v, want a contract error naming process.dependencies", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -122,7 +123,7 @@ func outboxOnRetry(c model.Contract, plan model.Plan) []checks.Violation {
 // leave it, with bursts of up to four calls.
 func engineConfig(plans int) Config {
 	return Config{
-		Contract:   model.DefaultContract(),
+		Spec:       contract.Spec{Contract: model.DefaultContract()},
 		World:      gen.World{MaxTenants: 2, MaxKeys: 2, MaxVariants: 2, MaxSteps: 6, MaxBurst: 4},
 		Plans:      plans,
 		ShrinkTime: 5 * time.Second,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -64,7 +65,7 @@ func TestIdentifierFieldErrors(t *testing.T) {
 		{"tag_format: uuid\n", "tag_format"},
 	} {
 		_, err := Parse("ids.yaml", append(append([]byte{}, ticketsvc.Contract...), tc.yaml...))
-		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v; want a contract error saying %q", strings.TrimSpace(tc.yaml), err, tc.want)
 		}
 	}

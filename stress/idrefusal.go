@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -63,7 +64,7 @@ func identifierProbes(c model.Contract, tagSent bool) []identifierProbe {
 // refused with a 4xx when the same call with its key (or tenant) in
 // another format is taken; nil when none is, or the run cannot ask.
 func (r *runner) identifierRefusal(ctx context.Context) error {
-	op := r.unusable
+	op := r.clues.unusable
 	if r.session == nil || op.Out.Status < 400 || op.Out.Status >= 500 || ctx.Err() != nil {
 		return nil
 	}
@@ -73,7 +74,7 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 		// A key of another shape: is the plain key taken as it is?
 		ns := model.Namespace(r.run + "-probe-")
 		if got, err := r.session.tryWith(ctx, c, ns, call); err == nil && got.Out.Kind == model.OK {
-			return r.shapeRefused(*op, r.unusableNS, "")
+			return r.shapeRefused(*op, r.clues.unusableNS, "")
 		}
 	}
 	tagSent := r.cfg.HTTP.Sends("tag") || c.Carries("tag")
@@ -86,17 +87,17 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 		var sent, took, also string
 		switch p.what {
 		case "key":
-			sent, took = c.SentKey(r.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
+			sent, took = c.SentKey(r.clues.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
 			also = "or give key_pattern, the keys the API takes"
 		case "tenant":
-			sent, took = c.SentTenant(r.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
+			sent, took = c.SentTenant(r.clues.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
 			also = "or list the tenants that exist under tenants:"
 		default:
-			sent, took = r.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
+			sent, took = r.clues.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
 			also = "the alphabet of the field {{tag}} stands in"
 		}
 		return fmt.Errorf("%w: %s: the service refused every %s idemstress sent (the first, %q, was answered %d %s) and took the same call with the %s %q: set %s (%s; see docs/contract.md, \"Identifiers the API constrains\")",
-			ErrContract, fieldName(p.field), p.what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), p.what, took, p.field, also)
+			contract.ErrContract, fieldName(p.field), p.what, sent, op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), p.what, took, p.field, also)
 	}
 	return nil
 }
@@ -104,10 +105,10 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 // identifierHint names, for a run whose every call was refused, the key
 // and the tenant it sent and the fields that would change them.
 func (r *runner) identifierHint() string {
-	op, c := r.unusable, r.cfg.Contract
+	op, c := r.clues.unusable, r.cfg.Contract
 	return fmt.Sprintf("; if the API constrains identifiers, the key sent was %q and the tenant %q: say the key's form with key_format or key_pattern, "+
 		"and the tenants with tenants: (values that exist) or tenant_format (see docs/contract.md, \"Identifiers the API constrains\")",
-		c.SentKey(r.unusableNS, op.Call.Key), c.SentTenant(r.unusableNS, op.Call.Tenant))
+		c.SentKey(r.clues.unusableNS, op.Call.Key), c.SentTenant(r.clues.unusableNS, op.Call.Tenant))
 }
 
 // fieldName is the contract field of "key_format: uuid".
@@ -143,7 +144,7 @@ func (r *runner) keyShapeRefusal(ctx context.Context, op model.Op, also string) 
 	if r.accepts(ctx, alone) {
 		return nil
 	}
-	return r.shapeRefused(op, r.refusedNS, also)
+	return r.shapeRefused(op, r.clues.refusedNS, also)
 }
 
 // shapeRefused is the contract error for op, a call of namespace ns whose
@@ -154,6 +155,6 @@ func (r *runner) shapeRefused(op model.Op, ns model.Namespace, also string) erro
 	return fmt.Errorf("%w: key_format: the service refused the key %q (%s: %s key shape) and takes plain keys: it answered %d %s. "+
 		"If the API takes only keys of some form, say which with key_format (uuid, word, dns-label) or key_pattern, and only key shapes inside it are drawn "+
 		"(coverage then says which are not exercised); if it should take this key, it has a bug%s",
-		ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, model.ShapeName(shape),
+		contract.ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, model.ShapeName(shape),
 		op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), also)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -32,7 +33,7 @@ func TestKeyInTag(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := model.DefaultContract()
 			c.Payload = tc.payload
-			cfg := Config{HTTP: client.HTTPSpec{URL: "http://127.0.0.1:1/tickets", Headers: tc.headers}, Contract: c}
+			cfg := Config{Spec: contract.Spec{HTTP: client.HTTPSpec{URL: "http://127.0.0.1:1/tickets", Headers: tc.headers}, Contract: c}}
 			if got := keyInTag(cfg); got != tc.want {
 				t.Fatalf("keyInTag = %v, want %v", got, tc.want)
 			}

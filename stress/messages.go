@@ -3,10 +3,8 @@ package stress
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/sink"
 )
 
@@ -14,23 +12,6 @@ import (
 // service publishes to, in a Redis idemstress starts as its dependency.
 // They are read from that Redis after each plan, and judged as a
 // webhook's deliveries are: the sink's checks see no difference.
-
-// checkRedisSink checks that sink i's Redis is a dependency idemstress
-// starts, so that it can read it.
-func (c *Config) checkRedisSink(i int, s model.Sink) error {
-	dep := s.Redis.Dependency
-	if c.Process == nil || !slices.ContainsFunc(c.Process.Dependencies, func(d process.DependencySpec) bool { return d.Name == dep }) {
-		var names []string
-		if c.Process != nil {
-			for _, d := range c.Process.Dependencies {
-				names = append(names, d.Name)
-			}
-		}
-		return fmt.Errorf("sinks[%d].redis.dependency (%s): %q is no dependency idemstress starts (process.dependencies: %q); "+
-			"declare the Redis the service publishes to there, so that idemstress can read its %s", i, s.Name, dep, names, s.Redis.Kind())
-	}
-	return nil
-}
 
 // startRedisSinks opens a reader for each Redis sink, on the Redis the
 // service was started with: its own address, not any proxy in front of
@@ -47,7 +28,7 @@ func (s *Session) startRedisSinks(ctx context.Context) error {
 			}
 		}
 		if dep == nil {
-			return fmt.Errorf("%w: sink %s: dependency %s was not started", ErrContract, spec.Name, spec.Redis.Dependency)
+			return fmt.Errorf("%w: sink %s: dependency %s was not started", contract.ErrContract, spec.Name, spec.Redis.Dependency)
 		}
 		r, err := sink.OpenRedis(ctx, spec, dep.Addr())
 		if err != nil {

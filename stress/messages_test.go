@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/stress"
@@ -34,7 +35,7 @@ func TestRedisSinkMistakesRefused(t *testing.T) {
 		{redisProcess, "{name: ev, redis: {dependency: redis, stream: s}}", "give exactly one of tag or key"},
 	} {
 		_, err := stress.Parse("c.yaml", []byte(sinkBase+tc.process+"sinks:\n  - "+tc.sink+"\n"))
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want a contract error with %q", tc.sink, err, tc.want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -61,7 +62,7 @@ var encodings = [model.NumEncodings]string{
 // variant's value of the field it changes. A failure found in the same run
 // may follow from the refusal, so the run reports the refusal only.
 func (r *runner) refusal(ctx context.Context) error {
-	op := *r.refused
+	op := *r.clues.refused
 	c := r.cfg.Contract
 	call := op.Call
 	var also string
@@ -80,7 +81,7 @@ func (r *runner) refusal(ctx context.Context) error {
 			if call.Encoding == 0 {
 				return fmt.Errorf("%w: request noise: the service refused a call with +%s noise that it takes without: %s; "+
 					"if that noise is part of an action's identity for the service, list it under identity_noise%s",
-					ErrContract, call.Noise, answered, also)
+					contract.ErrContract, call.Noise, answered, also)
 			}
 			how := encodings[call.Encoding]
 			if r.cfg.HTTP.Body == client.BodyForm {
@@ -89,23 +90,23 @@ func (r *runner) refusal(ctx context.Context) error {
 			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; its payload was %q. "+
 				"Any JSON document of the same value must be accepted; if this one is refused for a number, leave out numbers: loose "+
 				"and give the field an int rule instead of a number rule%s",
-				ErrContract, call.Encoding, how, answered, model.Excerpt(op.Body, 200).String(), also)
+				contract.ErrContract, call.Encoding, how, answered, model.Excerpt(op.Body, 200).String(), also)
 		}
 	}
 	if call.Variant == 0 {
 		return fmt.Errorf("%w: the service refused the base payload in encoding %d (%s), and after the run in the plain one too, "+
-			"though it took it before: %s; its payload was %q%s", ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
+			"though it took it before: %s; its payload was %q%s", contract.ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
 	}
 	ptr := c.ChangedField(call.Variant)
 	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
 	to, _ := model.Pointer(c.Render("", call.Variant, 0), ptr)
 	if rule, ok := c.Fields[ptr]; ok {
 		return fmt.Errorf("%w: payload_rules.%s: the service refused variant %d, which changes the field under its rule %s to %q (from %q): %s; "+
-			"narrow the rule to the values the service takes%s", ErrContract, ptr, call.Variant, describeRule(rule), to, from, answered, also)
+			"narrow the rule to the values the service takes%s", contract.ErrContract, ptr, call.Variant, describeRule(rule), to, from, answered, also)
 	}
 	return fmt.Errorf("%w: payload_rules: the service refused variant %d of field %s (%q instead of %q): %s; "+
 		"give the field its rule under payload_rules (fixed, enum: [...], int: {min, max}, number: {min, max} or max_len) so that variants stay valid%s",
-		ErrContract, call.Variant, ptr, to, from, answered, also)
+		contract.ErrContract, call.Variant, ptr, to, from, answered, also)
 }
 
 // accepts reports whether the service answers call, alone in a namespace

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -40,11 +41,11 @@ func TestRefusalsContract(t *testing.T) {
 		}
 	}
 	_, err := Parse("contract.yaml", []byte(sample+"refusals: replayed\n"))
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), `refusals: "replayed"`) || !strings.Contains(err.Error(), "untested") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), `refusals: "replayed"`) || !strings.Contains(err.Error(), "untested") {
 		t.Errorf("bad refusals: %v; want a contract error naming the three policies", err)
 	}
 	_, err = Parse("contract.yaml", []byte(strings.Replace(sample, "{required: true}", "{requird: true}", 1)))
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "required)") {
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "required)") {
 		t.Errorf("misspelt required: %v; want the rule's fields listed", err)
 	}
 }
@@ -99,11 +100,11 @@ func TestRefusedInputLeavesBrokenCallsOut(t *testing.T) {
 	r := &runner{cfg: cfg, faults: map[model.Fault]model.FaultCount{}, coverage: model.Coverage{}, unfiredWhy: map[model.Fault]string{}}
 	reencoded := model.Op{Call: model.Call{Tenant: "A", Key: "k1", Encoding: 3}, Out: refused}
 	r.account(Trial{History: model.Calls(broken, reencoded)})
-	if r.refused != nil {
-		t.Errorf("a call refused after a broken one of its action was taken for a refused input: %s", r.refused.Call)
+	if r.clues.refused != nil {
+		t.Errorf("a call refused after a broken one of its action was taken for a refused input: %s", r.clues.refused.Call)
 	}
 	r.account(Trial{History: model.Calls(reencoded)})
-	if r.refused == nil {
+	if r.clues.refused == nil {
 		t.Errorf("a re-encoding refused alone was not taken for a refused input")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/sample"
@@ -42,7 +43,7 @@ func TestValidatedFieldRules(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "refused variant") ||
+			if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "refused variant") ||
 				!strings.Contains(err.Error(), "field "+tc.field) || !strings.Contains(err.Error(), "must be") {
 				t.Fatalf("err %v; want a contract error naming %s and quoting the refusal", err, tc.field)
 			}

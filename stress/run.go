@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -42,29 +43,11 @@ type runner struct {
 	// held counts the requests the db-stall nemesis saw waiting on its
 	// lock: a nemesis that never held one back tested nothing.
 	held int
-	// ids says whether any ok answer of the run carried an ID, and
-	// noID is the first 2xx answer without one: when no answer ever had
-	// an ID, the contract's pointer is wrong, not the service.
-	ids  bool
-	noID *model.Op
-	// unusable is the first call with a key answered in a way no state
-	// allows (see unusable.go): with no ok answer in the run, the request
-	// is wrong, not the service.
-	unusable *model.Op
-	// unusableNS and refusedNS are the namespaces of unusable's and
-	// refused's plans: what their keys and tenants were sent as.
-	unusableNS, refusedNS model.Namespace
-	// serverErrors says a call with a key was answered with a server
-	// error (Outcome.ServerError): the service
-	// took the request, even with no ok answer.
-	serverErrors bool
-	// baseOK says a call with the base payload was answered ok, and refused
-	// is the first call with another variant or encoding that got a 4xx
-	// anyway: then that input, not the service, is what is wrong (refusal).
-	baseOK  bool
-	refused *model.Op
-	t0      time.Time
-	run     string
+	// clues are what the answers say about whether the request is
+	// usable at all (clues.go).
+	clues clues
+	t0    time.Time
+	run   string
 	// executions counts every plan executed, shrinking included
 	// (Result.Executions); each takes the next namespace.
 	executions atomic.Int64
@@ -109,32 +92,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer session.Close()
-	cfg = session.cfg
-	// A key in the URL's path has no keyless form: /tickets// is another
-	// resource, and its 404 is no bug of the service's.
-	keyInPath := (cfg.World.KeyRequired || cfg.World.Keyless) && cfg.HTTP.KeyInPath()
-	if keyInPath {
-		cfg.World.KeyRequired, cfg.World.Keyless = false, false
-	}
-	seed := cfg.Seed
-	if seed == 0 {
-		seed = randomSeed()
-	}
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	t0 := time.Now()
-	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
-	r.session = session
-	if n := queryAfterCrashTable(cfg.Faults, cfg.Effects); n != "" {
-		r.note(n)
-	}
-	for _, n := range identifierNotes(cfg) {
-		r.note(n)
-	}
-	if keyInPath {
-		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
-	}
-	runPrefix := model.Namespace(cmp.Or(cfg.Namespace, r.run+"-"))
+	r := runOn(session)
+	runPrefix := model.Namespace(cmp.Or(r.cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
@@ -153,7 +114,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cerr != nil && len(r.bugs) == 0 {
 		return nil, cerr
 	}
-	res := &Result{Target: session.Where(), Seed: seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
+	res := r.result(ctx, cerr)
+	r.checkOutside(ctx, res, runPrefix, before, others)
+	r.finish(res)
+	return res, cerr
+}
+
+// runOn is the runner of a run on session, with the notes of what the
+// contract leaves out of it.
+func runOn(session *Session) *runner {
+	cfg := session.cfg
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = randomSeed()
+	}
+	t0 := time.Now()
+	r := newRunner(cfg, seed, t0, sessionTrier{session, t0})
+	r.session = session
+	if n := cfg.QueryAfterCrashTable(); n != "" {
+		r.note(n)
+	}
+	for _, n := range identifierNotes(cfg) {
+		r.note(n)
+	}
+	if cfg.HTTP.KeyInPath() {
+		// Config.world drew no call without its key.
+		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
+	}
+	return r
+}
+
+// result is what the search found, before the check for changes outside
+// the run and the final verdict.
+func (r *runner) result(ctx context.Context, cerr error) *Result {
+	res := &Result{Target: r.session.Where(), Seed: r.seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
 		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
 		Contract: cerr}
 	for _, b := range r.explained {
@@ -164,62 +158,67 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if r.attributed > 0 {
 		r.note(fmt.Sprintf("%d failing plan(s) showed only bugs already reported, and were attributed to them", r.attributed))
 	}
+	return res
+}
+
+// checkOutside reads the tables again after the search and sets
+// res.Outside to what changed outside the run's namespace (IDEM-009)
+// since before, unless another run (others) explains it.
+func (r *runner) checkOutside(ctx context.Context, res *Result, runPrefix model.Namespace, before, others model.Baseline) {
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
 		r.note("the check for changes outside the run's namespace (IDEM-009) was skipped: the run was interrupted")
-	} else {
-		afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if after, err := session.observer.Baseline(afterCtx, runPrefix); err != nil {
+		return
+	}
+	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	after, err := r.session.observer.Baseline(afterCtx, runPrefix)
+	if err != nil {
+		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
+		return
+	}
+	res.Outside = checks.Outside(before, after)
+	if len(res.Outside) > 0 {
+		if err := r.otherRuns(afterCtx, res, others); err != nil {
 			r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
-		} else {
-			res.Outside = checks.Outside(before, after)
-			if len(res.Outside) > 0 {
-				if err := r.otherRuns(afterCtx, res, others); err != nil {
-					r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
-				}
-			}
 		}
 	}
+}
+
+// finish gives res its notes and its final verdict, a function of the
+// run's tallies (verdict).
+func (r *runner) finish(res *Result) {
 	res.Total = time.Since(r.t0)
-	res.Notes = append(r.notes, session.observer.Notes()...)
+	res.Notes = append(r.notes, r.session.observer.Notes()...)
 	for _, n := range res.Notes {
-		fmt.Fprintln(cfg.Log, "idemstress: note:", n)
+		fmt.Fprintln(r.cfg.Log, "idemstress: note:", n)
 	}
 	res.Verdict, res.Err = verdict(tallies{bugs: len(r.bugs), stop: r.stop, outside: len(res.Outside), otherWriter: r.otherWriter,
-		stallTable: cfg.DBStall, stallPlanned: r.faults[model.FaultDBStall].Planned, stallHeld: r.held,
-		searched: r.searched, duration: cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
+		stallTable: r.cfg.DBStall, stallPlanned: r.faults[model.FaultDBStall].Planned, stallHeld: r.held,
+		searched: r.searched, duration: r.cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
 		unfiredKinds: unfiredKinds(r.faults, r.unfiredWhy)})
 	if len(r.bugs) > 0 {
 		res.Detect = slices.MinFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
 		res.Flaky = slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Flaky })
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
-	return res, cerr
 }
 
 // contractError is the mistake in the contract that the run's answers
 // show, if any: no ID where the contract says, no usable answer, or a
 // generated input refused although the base payload was taken.
 func (r *runner) contractError(ctx context.Context) error {
-	if !r.ids && r.noID != nil && r.stop == nil {
-		return r.idNowhere()
-	}
-	if !r.ids && r.unusable != nil && r.stop == nil {
-		// No ok answer, and one no state allows: the request is wrong,
-		// and what a wrong request shows (a keyless call's 404) is no
-		// bug. But where the service answered 5xx, it took the request,
-		// and the bugs found then (rows stored behind every 500) are
-		// real: they are reported, and the odd answer is a note.
-		if len(r.bugs) == 0 || !r.serverErrors {
-			return r.noUsableAnswer(ctx)
-		}
+	p, note := r.clues.problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	if note {
 		r.note(r.unusableNote())
 	}
-	// After an infrastructure stop the target cannot be asked again what
-	// it refused: the stop is the verdict (exit 3), not a payload field.
-	if r.refused != nil && r.baseOK && r.stop == nil && ctx.Err() == nil {
+	switch p {
+	case idNowhere:
+		return r.idNowhere()
+	case noUsableAnswer:
+		return r.noUsableAnswer(ctx)
+	case inputRefused:
 		return r.refusal(ctx)
 	}
 	return nil
@@ -313,34 +312,39 @@ func (r *runner) search(ctx context.Context) {
 			r.stop = a.err
 			continue
 		}
-		r.searched++
-		if len(r.bugs) == 0 {
-			r.plans++
-		}
-		r.account(a.trial)
-		if !r.ids && r.unusable != nil {
-			// Refused before any ok answer: a failure may be the request's,
-			// not the service's. Nothing is shrunk, and a run whose first
-			// plans were all refused ends in a contract error. (A run whose
-			// calls only went unanswered, or 5xx, is shrunk as ever: a bug
-			// found is never dropped.)
-			if r.searched >= min(unusableAfter, r.cfg.Plans) {
-				q.close()
-			}
-			r.progress("search")
-			continue
-		}
-		if len(a.trial.Violations) == 0 {
-			r.progress("search")
-			continue
-		}
-		if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
-			q.quiet()
-			r.shrinkBug(ctx, a, bug)
-		} else {
-			r.attributed++
-		}
+		r.judge(ctx, q, a)
 		r.progress("search")
+	}
+}
+
+// judge takes in one plan of the search that ran to its end: counted, its
+// faults and clues tallied, and a failure that shows a new bug shrunk
+// (the window quieted first: shrinking runs alone) or attributed.
+func (r *runner) judge(ctx context.Context, q *window, a attempt) {
+	r.searched++
+	if len(r.bugs) == 0 {
+		r.plans++
+	}
+	r.account(a.trial)
+	if r.clues.refusedUnanswered() {
+		// Refused before any ok answer: a failure may be the request's,
+		// not the service's. Nothing is shrunk, and a run whose first
+		// plans were all refused ends in a contract error. (A run whose
+		// calls only went unanswered, or 5xx, is shrunk as ever: a bug
+		// found is never dropped.)
+		if r.searched >= min(unusableAfter, r.cfg.Plans) {
+			q.close()
+		}
+		return
+	}
+	if len(a.trial.Violations) == 0 {
+		return
+	}
+	if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
+		q.quiet()
+		r.shrinkBug(ctx, a, bug)
+	} else {
+		r.attributed++
 	}
 }
 
@@ -423,33 +427,13 @@ func (r *runner) account(tr Trial) {
 	for _, n := range tr.Notes {
 		r.note(n)
 	}
-	// A call after a broken one of its action may get the broken one's
-	// refusal replayed: the service's mistake (IDEM-017), not its input's.
-	brokenBefore := map[model.Action]bool{}
-	for i, op := range tr.History.Ops {
-		a := r.cfg.Contract.ActionOf(op.Call)
-		after := brokenBefore[a]
-		brokenBefore[a] = after || op.Call.Broken > 0
-		r.serverErrors = r.serverErrors || op.Out.ServerError() && !op.Call.NoKey
-		switch {
-		case op.Out.Kind == model.OK:
-			r.ids = true
-			r.baseOK = r.baseOK || op.Call.Variant == 0 && op.Call.Broken == 0
-		case r.noID == nil && r.wantedID(op):
-			r.noID = &tr.History.Ops[i]
-		case r.refused == nil && refusedInput(op) && !after && !replayDue(r.cfg.Contract, tr.History, op):
-			r.refused, r.refusedNS = &tr.History.Ops[i], tr.NS
-		}
-	}
-	if r.noteUnusable(tr.History); r.unusable != nil && r.unusableNS == "" {
-		r.unusableNS = tr.NS
-	}
+	r.clues = r.clues.add(r.cfg.Contract, tr.NS, tr.History)
 }
 
 // idNowhere is the contract error of a run in which no 2xx answer had an ID
 // where the contract says the ID is.
 func (r *runner) idNowhere() error {
-	op := r.noID
+	op := r.clues.noID
 	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
 	if r.cfg.HTTP.ID == client.IDFromLocation {
 		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
@@ -457,7 +441,7 @@ func (r *runner) idNowhere() error {
 	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
 		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
 	}
-	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
+	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", contract.ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
 }
 
 func randomSeed() uint64 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
@@ -53,7 +54,7 @@ type Session struct {
 }
 
 // Open checks cfg and starts what it describes. On failure nothing it
-// started is left running. An error wrapping ErrContract (or
+// started is left running. An error wrapping contract.ErrContract (or
 // observe.ErrSchema, pgtemp.ErrNoBinaries) is the caller's to fix; any
 // other means something could not be reached or started.
 func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
@@ -68,7 +69,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	}()
 	pool := cfg.DB
 	if pool != nil && cfg.Process != nil && cfg.DatabaseURL == "" {
-		return nil, fmt.Errorf("%w: Config.DB and a process section need Config.DatabaseURL too: the service must be told where its database is", ErrContract)
+		return nil, fmt.Errorf("%w: Config.DB and a process section need Config.DatabaseURL too: the service must be told where its database is", contract.ErrContract)
 	}
 	if pool == nil {
 		url, err := s.database(ctx)
@@ -108,27 +109,37 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}
+	if err := s.checkStalls(ctx, pool); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkStalls readies the stalls the run holds (the key table's, the
+// db-stall nemesis's) and checks that each can hold what it must: one
+// that cannot is the contract's mistake, not the service's.
+func (s *Session) checkStalls(ctx context.Context, pool *pgxpool.Pool) error {
 	if k := s.nemesis.KeyStall; k != nil {
 		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
-			return nil, fmt.Errorf("%w: key_table: %w", ErrContract, err)
+			return fmt.Errorf("%w: key_table: %w", contract.ErrContract, err)
 		} else if err != nil {
-			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 	}
-	if cfg.DBStall != "" && s.db != nil {
+	if s.cfg.DBStall != "" && s.db != nil {
 		// The statement barrier in the proxy: no lock, no grant, and a
 		// request waiting for a pool connection is seen.
-		s.nemesis.Barrier = &fault.Barrier{DB: s.db, Wait: cfg.StallWait}
-	} else if cfg.DBStall != "" {
-		stall := &fault.Stall{Pool: pool, Table: cfg.DBStall, Wait: cfg.StallWait}
+		s.nemesis.Barrier = &fault.Barrier{DB: s.db, Wait: s.cfg.StallWait}
+	} else if s.cfg.DBStall != "" {
+		stall := &fault.Stall{Pool: pool, Table: s.cfg.DBStall, Wait: s.cfg.StallWait}
 		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
-			return nil, fmt.Errorf("%w: db_stall: %w", ErrContract, err)
+			return fmt.Errorf("%w: db_stall: %w", contract.ErrContract, err)
 		} else if err != nil {
-			return nil, stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
+			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
 		}
 		s.nemesis.Stall = stall
 	}
-	return s, nil
+	return nil
 }
 
 // faults readies what the contract's faults need: a fault proxy in front
@@ -137,7 +148,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 	if slices.ContainsFunc(s.cfg.Faults, needsProxy) {
 		h, ok := s.exec.Target.(*client.HTTP)
 		if !ok {
-			return fmt.Errorf("%w: faults: the fault proxy needs an HTTP target", ErrContract)
+			return fmt.Errorf("%w: faults: the fault proxy needs an HTTP target", contract.ErrContract)
 		}
 		var addrs []string
 		for _, host := range h.Hosts() {
@@ -154,7 +165,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		s.exec.Target = h.WithHosts(addrs)
 	}
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
-		s.nemesis.EffectStall = &fault.Stall{Pool: pool, Table: crashTable(s.cfg.Effects), Wait: s.cfg.StallWait}
+		s.nemesis.EffectStall = &fault.Stall{Pool: pool, Table: s.cfg.CrashTable(), Wait: s.cfg.StallWait}
 	}
 	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
 		s.nemesis.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
@@ -169,7 +180,7 @@ func (s *Session) database(ctx context.Context) (string, error) {
 		return s.cfg.DatabaseURL, nil
 	}
 	if s.cfg.Process == nil {
-		return "", fmt.Errorf("%w: no database to read the effect tables from: set database_url in the contract, DATABASE_URL, or --database-url", ErrContract)
+		return "", fmt.Errorf("%w: no database to read the effect tables from: set database_url in the contract, DATABASE_URL, or --database-url", contract.ErrContract)
 	}
 	fmt.Fprintln(s.cfg.Log, "idemstress: starting a throwaway PostgreSQL cluster for the service")
 	cluster, err := pgtemp.Start(ctx, pgtemp.Options{})
@@ -191,7 +202,7 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 	if tgt == nil {
 		h, err := client.NewHTTP(s.cfg.HTTP, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrContract, err)
+			return nil, fmt.Errorf("%w: %w", contract.ErrContract, err)
 		}
 		s.closers = append(s.closers, h.CloseIdleConnections)
 		if s.cfg.Process != nil {
@@ -201,7 +212,7 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 				// The argv and the service's output may hold the database URL.
 				err = redact.Error(err)
 				if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-					return nil, fmt.Errorf("%w: process.command: %w", ErrContract, err)
+					return nil, fmt.Errorf("%w: process.command: %w", contract.ErrContract, err)
 				}
 				return nil, fmt.Errorf("starting the service: %w", err)
 			}
@@ -213,7 +224,7 @@ func (s *Session) target(ctx context.Context) (client.Target, error) {
 		}
 		tgt = h
 	} else if s.cfg.Process != nil {
-		return nil, fmt.Errorf("%w: Config.Target and a process section together: calls would not go to the service idemstress starts", ErrContract)
+		return nil, fmt.Errorf("%w: Config.Target and a process section together: calls would not go to the service idemstress starts", contract.ErrContract)
 	}
 	if h, ok := tgt.(*client.HTTP); ok {
 		tgt = h.WithSync(s.cfg.Sync)

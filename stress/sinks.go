@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,33 +12,6 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/sink"
 )
-
-// checkSinks checks the contract's sinks: among themselves, their fields
-// against the payload, and that the service can be told where they are.
-func (c *Config) checkSinks() error {
-	if err := model.ValidateSinks(c.Sinks); err != nil {
-		return err
-	}
-	base := c.Contract.WithDefaults().Render("", 0, 0)
-	for i, s := range c.Sinks {
-		for _, body := range slices.Sorted(maps.Keys(s.Fields)) {
-			if _, ok := model.Pointer(base, s.Fields[body]); !ok {
-				return fmt.Errorf("sinks[%d].fields.%s: %q points at nothing in the payload %s", i, body, s.Fields[body], base)
-			}
-		}
-		if s.Redis != nil {
-			if err := c.checkRedisSink(i, s); err != nil {
-				return err
-			}
-			continue
-		}
-		if c.Process == nil && s.Addr == "" {
-			return fmt.Errorf("sinks[%d] (%s): idemstress does not start the service, so it cannot hand it %s; "+
-				"give addr: 127.0.0.1:PORT and point the service's deliveries there", i, s.Name, s.Placeholder())
-		}
-	}
-	return nil
-}
 
 // sinkPoll is how often the deliveries are looked at while waiting.
 const sinkPoll = 10 * time.Millisecond

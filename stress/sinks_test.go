@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/sample"
@@ -68,7 +69,7 @@ func TestSinkMistakesRefused(t *testing.T) {
 		{"  - {name: hooks, key: /k, addr: 127.0.0.1:9}\n  - {name: hooks, key: /k, addr: 127.0.0.1:8}\n", "declared twice"},
 	} {
 		_, err := stress.Parse("c.yaml", []byte(sinkBase+"sinks:\n"+tc.sink))
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want a contract error with %q", strings.TrimSpace(tc.sink), err, tc.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/stress"
@@ -105,7 +106,7 @@ func stage(err error) string {
 		return "effects"
 	case errors.Is(err, stress.ErrBadURL), errors.Is(err, stress.ErrDatabaseUnreachable):
 		return "database"
-	case errors.Is(err, stress.ErrContract):
+	case errors.Is(err, contract.ErrContract):
 		return "contract"
 	}
 	return "service"

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/stress"
@@ -88,7 +89,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "idemstress init: wrote %s (%d guesses to check, %d TODOs); doctor on it:\n", *out, strings.Count(string(text), "guessed:"), len(stress.Todos(text)))
+	fmt.Fprintf(stderr, "idemstress init: wrote %s (%d guesses to check, %d TODOs); doctor on it:\n", *out, strings.Count(string(text), "guessed:"), len(contract.Todos(text)))
 	doctorArgs := []string{"--config", *out}
 	if dbURL != "" {
 		doctorArgs = append(doctorArgs, "--database-url", dbURL)

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/redact"
@@ -59,7 +60,7 @@ exit codes: 0 pass, 1 violations found, 2 usage or contract error,
 // verdict: what the user can fix in flags, contract, schema or installation
 // is a usage error; anything else (unreachable, interrupted) inconclusive.
 func exitFor(err error) int {
-	for _, usage := range []error{stress.ErrBadURL, stress.ErrContract, observe.ErrSchema, pgtemp.ErrNoBinaries} {
+	for _, usage := range []error{stress.ErrBadURL, contract.ErrContract, observe.ErrSchema, pgtemp.ErrNoBinaries} {
 		if errors.Is(err, usage) {
 			return exitUsage
 		}

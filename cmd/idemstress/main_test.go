@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
@@ -109,7 +110,7 @@ func TestExitFor(t *testing.T) {
 		want int
 	}{
 		{fmt.Errorf("x: %w", stress.ErrBadURL), exitUsage},
-		{fmt.Errorf("x: %w", stress.ErrContract), exitUsage},
+		{fmt.Errorf("x: %w", contract.ErrContract), exitUsage},
 		{fmt.Errorf("x: %w", observe.ErrSchema), exitUsage},
 		{fmt.Errorf("x: %w", pgtemp.ErrNoBinaries), exitUsage},
 		{context.Canceled, exitInconclusive},

@@ -4,7 +4,7 @@
 // payload, its validation rules, the ID pointer and the refusals' answers),
 // and the effect tables from what one create call wrote to the database.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
-// a comment, and every field it could not fill is left as stress.Todo, which
+// a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
 package draft
 
@@ -20,7 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/contract"
 )
 
 // Draft is a contract being drafted: the fields init fills, each with the
@@ -183,7 +183,7 @@ func (d *Draft) renderPayload(root *yaml.Node) {
 	if d.Payload != nil {
 		d.put(root, "payload", "payload", d.Payload)
 	} else {
-		d.put(root, "payload", "payload", stress.Todo)
+		d.put(root, "payload", "payload", contract.Todo)
 	}
 	if len(d.Rules) > 0 {
 		rules := mapping()
@@ -203,7 +203,7 @@ func (d *Draft) renderStatuses(root *yaml.Node) {
 	st := mapping()
 	for _, o := range []string{"conflict", "in_flight", "invalid"} {
 		if s, ok := d.Statuses[o]; ok && s == nil {
-			d.put(st, "statuses."+o, o, stress.Todo) // a status the probes could not tell
+			d.put(st, "statuses."+o, o, contract.Todo) // a status the probes could not tell
 		} else if ok {
 			d.put(st, "statuses."+o, o, flow(s))
 		}
@@ -244,7 +244,7 @@ func (d *Draft) renderAnswers(root *yaml.Node) {
 // showed none.
 func (d *Draft) renderEffects(root *yaml.Node) {
 	if len(d.Effects) == 0 {
-		d.put(root, "effects", "effects", stress.Todo)
+		d.put(root, "effects", "effects", contract.Todo)
 		return
 	}
 	effects := &yaml.Node{Kind: yaml.SequenceNode}
@@ -300,7 +300,7 @@ func flow(v any) flowValue { return flowValue{v} }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
 
-func orTodo(s string) string { return cmpOr(s, stress.Todo) }
+func orTodo(s string) string { return cmpOr(s, contract.Todo) }
 
 func cmpOr(s, def string) string {
 	if s == "" {
@@ -322,7 +322,7 @@ func (d *Draft) put(m *yaml.Node, path, key string, value any) {
 	if isFlow {
 		setFlow(&n)
 	}
-	if s, ok := value.(string); ok && s == stress.Todo {
+	if s, ok := value.(string); ok && s == contract.Todo {
 		n.Style = 0 // a bare TODO, which Parse refuses
 	}
 	d.putNode(m, path, key, &n)

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -180,7 +181,7 @@ func TestTagInADNSLabelField(t *testing.T) {
 	t.Logf("%d plans, %d calls", res.Plans, res.Calls)
 	cfg = startDeploy(t, "tenant_format: dns-label\n", 20)
 	_, err = stress.Run(t.Context(), cfg)
-	if !errors.Is(err, stress.ErrContract) {
+	if !errors.Is(err, contract.ErrContract) {
 		t.Fatalf("err %v; want a contract error", err)
 	}
 	for _, w := range []string{"tag_format: the service refused every tag", "metadata.name", "tag_format: dns-label"} {

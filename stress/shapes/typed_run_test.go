@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -79,7 +80,7 @@ func TestTypedServiceRefusals(t *testing.T) {
 				cfg.Contract.Refusals = model.RefusalsUntested
 			}
 			res, err := stress.Run(t.Context(), cfg)
-			if !errors.Is(err, stress.ErrContract) {
+			if !errors.Is(err, contract.ErrContract) {
 				if res != nil {
 					logFailures(t, res)
 				}

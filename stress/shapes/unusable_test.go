@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -28,12 +29,12 @@ func TestNoUsableAnswerIsAContractError(t *testing.T) {
 			// With the answers: of the service, and with the shorthand alone
 			// (a 400 is invalid).
 			for _, base := range []string{squareContract, squareContract[:strings.Index(squareContract, "answers:")] + squareContract[strings.Index(squareContract, "effects:"):]} {
-				contract := strings.Replace(base, tc.from, tc.to, 1)
+				doc := strings.Replace(base, tc.from, tc.to, 1)
 				if tc.name == "missing required field" {
-					contract = strings.Replace(contract, "fields: {note: /note}", "fields: {}", 1)
+					doc = strings.Replace(doc, "fields: {note: /note}", "fields: {}", 1)
 				}
-				_, err := stress.Run(t.Context(), apiConfig(t, contract, url, dbURL, 100))
-				if !errors.Is(err, stress.ErrContract) {
+				_, err := stress.Run(t.Context(), apiConfig(t, doc, url, dbURL, 100))
+				if !errors.Is(err, contract.ErrContract) {
 					t.Fatalf("Run: %v; want a contract error", err)
 				}
 				for _, w := range append(tc.want, "no call of the run was answered created or replayed") {
@@ -69,7 +70,7 @@ func TestTransportAndRequestFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := stress.Parse("contract.yaml", []byte(strings.Replace(strings.Replace(squareContract, tc.from, tc.to, 1), "URL", url, 1)))
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Parse: %v; want a contract error saying %q", err, tc.want)
 			}
 		})

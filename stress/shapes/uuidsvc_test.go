@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/stress"
@@ -231,7 +232,7 @@ func TestRefusedIdentifierNamed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := startUUIDCompute(t, "", false, tc.extra, 20)
 			res, err := stress.Run(t.Context(), cfg)
-			if !errors.Is(err, stress.ErrContract) {
+			if !errors.Is(err, contract.ErrContract) {
 				if res != nil {
 					logFailures(t, res)
 				}
@@ -258,7 +259,7 @@ func TestRefusedKeyShapeNamed(t *testing.T) {
 	t.Parallel()
 	cfg := startUUIDCompute(t, "", true, "tenant_format: dns-label\n", 100)
 	res, err := stress.Run(t.Context(), cfg)
-	if !errors.Is(err, stress.ErrContract) {
+	if !errors.Is(err, contract.ErrContract) {
 		if res != nil {
 			logFailures(t, res)
 		}

@@ -1,12 +1,12 @@
-package stress_test
+package contract_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/stress"
 )
 
 // A contract that cannot mean what it says is refused at load with the
@@ -30,30 +30,11 @@ func TestParseRefusesWhatCannotBeRight(t *testing.T) {
 			if strings.Count(tc.yaml, "\n") < 40 && !strings.Contains(tc.name, "line") {
 				t.Fatal("the sample contract changed under the test")
 			}
-			_, err := stress.Parse("contract.yaml", []byte(tc.yaml))
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+			_, err := contract.Parse("contract.yaml", []byte(tc.yaml))
+			if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v; want a contract error with %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// Negative counts and durations set in Go were taken for the defaults.
-func TestRunRefusesNegativeBudgets(t *testing.T) {
-	cfg, err := stress.Parse("contract.yaml", ticketsvc.Contract)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, set := range map[string]func(*stress.Config){
-		"plans":       func(c *stress.Config) { c.Plans = -1 },
-		"shrink time": func(c *stress.Config) { c.ShrinkTime = -5e9 },
-		"duration":    func(c *stress.Config) { c.Duration = -1 },
-	} {
-		c := cfg
-		set(&c)
-		if _, err := stress.Run(t.Context(), c); !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: err %v; want a contract error naming it", name, err)
-		}
 	}
 }
 
@@ -67,9 +48,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &a [*a, *a]\nb: [\n"))
 	f.Add([]byte("statuses: {conflict: []}\n- a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := stress.Parse("fuzz.yaml", data)
+		c, err := contract.Parse("fuzz.yaml", data)
 		if err != nil {
-			if !errors.Is(err, stress.ErrContract) {
+			if !errors.Is(err, contract.ErrContract) {
 				t.Fatalf("an error that is not a contract error: %v", err)
 			}
 			return

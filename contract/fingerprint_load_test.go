@@ -1,4 +1,4 @@
-package stress_test
+package contract_test
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/stress"
 )
 
 // changed_payload: is read into the contract, conflict by default, and a
@@ -19,7 +19,7 @@ func TestChangedPayloadPolicy(t *testing.T) {
 		add      string
 		replayed bool
 	}{{"", false}, {"changed_payload: conflict\n", false}, {"changed_payload: replayed\n", true}} {
-		c, err := stress.Parse("c.yaml", []byte(sample+"\n"+tc.add))
+		c, err := contract.Parse("c.yaml", []byte(sample+"\n"+tc.add))
 		if err != nil {
 			t.Fatalf("%q: %v", tc.add, err)
 		}
@@ -30,37 +30,33 @@ func TestChangedPayloadPolicy(t *testing.T) {
 	// Under replayed no answer need mean "conflict": the default's 422 is
 	// dropped, and an empty list is allowed; under conflict it is not.
 	noConflict := strings.Replace(sample, "conflict: [422]", "conflict: []", 1)
-	if c, err := stress.Parse("c.yaml", []byte(noConflict+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
+	if c, err := contract.Parse("c.yaml", []byte(noConflict+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
 		t.Errorf("statuses.conflict: [] under replayed: %v, %v", err, c.Contract.Statuses.Conflict)
 	}
-	if _, err := stress.Parse("c.yaml", []byte(noConflict)); !errors.Is(err, stress.ErrContract) {
+	if _, err := contract.Parse("c.yaml", []byte(noConflict)); !errors.Is(err, contract.ErrContract) {
 		t.Errorf("statuses.conflict: [] under conflict: %v; want a contract error", err)
 	}
-	if c, err := stress.Parse("c.yaml", []byte(strings.Replace(sample, "  conflict: [422]\n", "", 1)+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
+	if c, err := contract.Parse("c.yaml", []byte(strings.Replace(sample, "  conflict: [422]\n", "", 1)+"\nchanged_payload: replayed\n")); err != nil || len(c.Contract.Statuses.Conflict) != 0 {
 		t.Errorf("no statuses.conflict under replayed: %v, %v; want no conflict status", err, c.Contract.Statuses.Conflict)
 	}
-	_, err := stress.Parse("c.yaml", []byte(sample+"\nchanged_payload: ignored\n"))
-	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "changed_payload") || !strings.Contains(err.Error(), "replayed") {
+	_, err := contract.Parse("c.yaml", []byte(sample+"\nchanged_payload: ignored\n"))
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "changed_payload") || !strings.Contains(err.Error(), "replayed") {
 		t.Errorf("changed_payload: ignored: %v; want a contract error naming the field and its words", err)
 	}
 }
 
-// unique: and answers.taken reach the contract and the world; a unique
+// unique: and answers.taken reach the contract; a unique
 // pointer the payload cannot give each action a value of its own, or a
 // taken: matcher with no unique field, is a contract error naming it.
 func TestUniqueFields(t *testing.T) {
 	sample := string(ticketsvc.Contract)
 	taken := "answers:\n  taken:\n    - status: [403]\n      equals: {/error: name_taken}\n"
-	c, err := stress.Parse("c.yaml", []byte(sample+"\nunique: [/subject]\n"+taken))
+	c, err := contract.Parse("c.yaml", []byte(sample+"\nunique: [/subject]\n"+taken))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Contract.Unique) != 1 || len(c.Contract.Answers.Taken) != 1 || !c.World.Unique {
-		t.Errorf("unique %v, taken %v, world draws taken values %v", c.Contract.Unique, c.Contract.Answers.Taken, c.World.Unique)
-	}
-	// Without the refusal's answer no call sends another action's value.
-	if c, err := stress.Parse("c.yaml", []byte(sample+"\nunique: [/subject]\n")); err != nil || c.World.Unique {
-		t.Errorf("unique without answers.taken: %v, world draws taken values %v", err, c.World.Unique)
+	if len(c.Contract.Unique) != 1 || len(c.Contract.Answers.Taken) != 1 {
+		t.Errorf("unique %v, taken %v", c.Contract.Unique, c.Contract.Answers.Taken)
 	}
 	for _, tc := range []struct{ add, want string }{
 		{"unique: [/title]\n", "unique: /title"},
@@ -68,8 +64,8 @@ func TestUniqueFields(t *testing.T) {
 		{taken, "answers.taken"},
 		{"unique: [/subject]\nanswers:\n  taken:\n    - status: [422]\n", "422"},
 	} {
-		_, err := stress.Parse("c.yaml", []byte(sample+"\n"+tc.add))
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
+		_, err := contract.Parse("c.yaml", []byte(sample+"\n"+tc.add))
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v; want a contract error naming %q", tc.add, err, tc.want)
 		}
 	}
@@ -100,11 +96,11 @@ func TestContractDocsPolicySections(t *testing.T) {
 		if block == nil || !strings.HasPrefix(block[1], "# "+tc.name) || strings.Count(block[1], "\n") >= 40 {
 			t.Fatalf("%s: want a %s contract of under 40 lines, got %q", tc.section, tc.name, block)
 		}
-		c, err := stress.Parse(tc.name+".yaml", []byte(block[1]))
+		c, err := contract.Parse(tc.name+".yaml", []byte(block[1]))
 		if err != nil {
 			t.Fatalf("%s contract: %v", tc.name, err)
 		}
-		if !c.Contract.ChangedReplayed || (len(c.Contract.Unique) > 0) != tc.unique || c.World.Unique != tc.unique {
+		if !c.Contract.ChangedReplayed || (len(c.Contract.Unique) > 0) != tc.unique {
 			t.Errorf("%s contract: replayed %v, unique %v", tc.name, c.Contract.ChangedReplayed, c.Contract.Unique)
 		}
 	}

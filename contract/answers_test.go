@@ -1,4 +1,4 @@
-package stress_test
+package contract_test
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/stress"
 )
 
 // answers: in a contract file: statuses as numbers, classes or one
@@ -16,7 +16,7 @@ import (
 func TestParseAnswers(t *testing.T) {
 	valid := string(ticketsvc.Contract)
 	withoutStatuses := valid[:strings.Index(valid, "statuses:")] + valid[strings.Index(valid, "equivalence:"):]
-	cfg, err := stress.Parse("ok.yaml", []byte(withoutStatuses+`
+	cfg, err := contract.Parse("ok.yaml", []byte(withoutStatuses+`
 answers:
   created: [{status: 2xx}]
   replayed:
@@ -58,8 +58,8 @@ answers:
 		{"a 2xx conflict", withoutStatuses + "\nanswers: {conflict: [{status: [200]}]}\n", []string{"answers.conflict[0]", "200", "body condition"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := stress.Parse("bad.yaml", []byte(tc.yaml))
-			if !errors.Is(err, stress.ErrContract) {
+			_, err := contract.Parse("bad.yaml", []byte(tc.yaml))
+			if !errors.Is(err, contract.ErrContract) {
 				t.Fatalf("err %v, want ErrContract", err)
 			}
 			for _, w := range tc.want {

@@ -1,4 +1,4 @@
-package stress_test
+package contract_test
 
 import (
 	"os"
@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/stress"
 )
 
 // docs/contract.md's "Answers" section: its contracts are under 30 lines, what
@@ -62,7 +62,7 @@ func TestREADMEAnswersContracts(t *testing.T) {
 		if line := regexp.MustCompile(`(?m)^statuses:.*$`).FindString(block); line != "" {
 			yaml += line + "\n"
 		}
-		cfg, err := stress.Parse(tc.name+".yaml", []byte(yaml))
+		cfg, err := contract.Parse(tc.name+".yaml", []byte(yaml))
 		if err != nil {
 			t.Errorf("%s: its answers: %v", tc.name, err)
 			continue
@@ -71,7 +71,7 @@ func TestREADMEAnswersContracts(t *testing.T) {
 			t.Errorf("%s reads %d %s as %s, want %s", tc.name, tc.answer.Status, tc.answer.Body, got, tc.want)
 		}
 		if !strings.Contains(block, "key-in-body work") && i > 0 {
-			if _, err := stress.Parse(tc.name+".yaml", []byte(block)); err != nil {
+			if _, err := contract.Parse(tc.name+".yaml", []byte(block)); err != nil {
 				t.Errorf("%s contract: %v", tc.name, err)
 			}
 		}

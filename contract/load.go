@@ -1,4 +1,4 @@
-package stress
+package contract
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
@@ -152,14 +151,14 @@ var ErrContract = errors.New("contract error")
 // Load reads and checks a contract file. DATABASE_URL in the environment,
 // when set, wins over the file's database_url (a flag may win over both:
 // set DatabaseURL after Load).
-func Load(path string) (Config, error) {
+func Load(path string) (Spec, error) {
 	data, err := boundedfile.Read(context.Background(), path, maxContract, "a contract file (a few KiB of YAML)")
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %v", ErrContract, err)
+		return Spec{}, fmt.Errorf("%w: %v", ErrContract, err)
 	}
 	c, err := Parse(path, data)
 	if err != nil {
-		return Config{}, err
+		return Spec{}, err
 	}
 	if url := os.Getenv("DATABASE_URL"); url != "" {
 		c.DatabaseURL = url
@@ -180,41 +179,74 @@ const maxWait = 10 * time.Minute
 // such as /dev/zero must not be read until memory runs out.
 const maxContract = 1 << 20
 
-// Parse checks a contract given as YAML and returns the Config it
-// describes, with gen.DefaultWorld and the other knobs at their defaults;
-// name prefixes every error.
-func Parse(name string, data []byte) (Config, error) {
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrContract, name, fmt.Sprintf(format, args...))
+// Parse checks a contract given as YAML and returns the Spec it
+// describes; name prefixes every error.
+func Parse(name string, data []byte) (Spec, error) {
+	fail := func(err error) (Spec, error) {
+		return Spec{}, fmt.Errorf("%w: %s: %v", ErrContract, name, err)
+	}
+	f, err := decode(data)
+	if err != nil {
+		return fail(err)
+	}
+	c, err := f.spec()
+	if err != nil {
+		return fail(err)
+	}
+	if t, set := explicitTimeout(data); set && t <= 0 {
+		return fail(fmt.Errorf("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout))
+	}
+	if err := c.Validate(nil); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// decode reads the one YAML document of a contract strictly (no unknown
+// field, no TODO left by init), its errors quoting the offending line.
+func decode(data []byte) (*contractFile, error) {
+	if todos := Todos(data); len(todos) > 0 {
+		return nil, errors.New(todos[0])
 	}
 	var f contractFile
-	var none Config
-	if todos := Todos(data); len(todos) > 0 {
-		return none, fail("%s", todos[0])
-	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return none, fail("empty file; see docs/contract.md for the contract format")
+			return nil, errors.New("empty file; see docs/contract.md for the contract format")
 		}
 		// A quoted line may hold a database URL.
-		return none, fail("%s", redact.String(yamlError(err, data)))
+		return nil, errors.New(redact.String(yamlError(err, data)))
 	}
 	if err := oneDocument(dec); err != nil {
-		return none, fail("%s", redact.String(err.Error()))
+		return nil, errors.New(redact.String(err.Error()))
 	}
 	if err := zeroPerAction(data); err != nil {
-		return none, fail("%v", err)
+		return nil, err
 	}
-	c := Config{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, Sinks: f.Sinks, DatabaseURL: f.DatabaseURL, World: gen.DefaultWorld()}
+	return &f, nil
+}
+
+// spec is the Spec the decoded file describes, its fields checked in turn.
+func (f *contractFile) spec() (Spec, error) {
+	c := Spec{HTTP: f.Target, Contract: model.DefaultContract(), Effects: f.Effects, Sinks: f.Sinks, DatabaseURL: f.DatabaseURL}
 	if f.Payload != nil {
 		c.Contract.Payload = f.Payload
 	}
+	for _, read := range []func(*Spec) error{f.statuses, f.keys, f.behaviour, f.rest} {
+		if err := read(&c); err != nil {
+			return Spec{}, err
+		}
+	}
+	return c, nil
+}
+
+// statuses reads statuses: and answers:.
+func (f *contractFile) statuses(c *Spec) error {
 	if f.Statuses != nil {
 		if f.Statuses.Conflict != nil && len(f.Statuses.Conflict) == 0 && f.ChangedPayload != "replayed" {
 			// Every changed payload would be judged as an answer outside the contract.
-			return none, fail("statuses.conflict: empty; list the status the service answers a reused key with a changed payload (IETF draft: 422), or leave it out for that default")
+			return fmt.Errorf("statuses.conflict: empty; list the status the service answers a reused key with a changed payload (IETF draft: 422), or leave it out for that default")
 		}
 		if f.Statuses.Conflict != nil {
 			c.Contract.Statuses.Conflict = f.Statuses.Conflict
@@ -228,25 +260,30 @@ func Parse(name string, data []byte) (Config, error) {
 	}
 	answers, err := f.Answers.answers(f.Statuses)
 	if err != nil {
-		return none, fail("%v", err)
+		return err
 	}
 	c.Contract.Answers = answers
+	return nil
+}
+
+// keys reads how keys are scoped, required, compared and bounded, which
+// request noise is part of identity, and the payload's rules.
+func (f *contractFile) keys(c *Spec) error {
 	switch model.Equivalence(f.Equivalence) {
 	case "":
 	case model.EquivalenceCanonicalJSON, model.EquivalenceBytes:
 		c.Contract.Equivalence = model.Equivalence(f.Equivalence)
 	default:
-		return none, fail("equivalence: %q; want %q or %q", f.Equivalence, model.EquivalenceCanonicalJSON, model.EquivalenceBytes)
+		return fmt.Errorf("equivalence: %q; want %q or %q", f.Equivalence, model.EquivalenceCanonicalJSON, model.EquivalenceBytes)
 	}
 	switch model.KeyScope(f.KeyScope) {
 	case "":
 	case model.KeyScopeTenant, model.KeyScopeGlobal:
 		c.Contract.KeyScope = model.KeyScope(f.KeyScope)
 	default:
-		return none, fail("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
+		return fmt.Errorf("key_scope: %q; want %q or %q", f.KeyScope, model.KeyScopeTenant, model.KeyScopeGlobal)
 	}
 	if f.KeyRequired != nil {
-		c.World.KeyRequired = *f.KeyRequired
 		c.Contract.KeylessCreates = !*f.KeyRequired
 	}
 	switch model.KeyCompare(f.KeyCompare) {
@@ -254,20 +291,22 @@ func Parse(name string, data []byte) (Config, error) {
 	case model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive:
 		c.Contract.KeyCompare = model.KeyCompare(f.KeyCompare)
 	default:
-		return none, fail("key_compare: %q; want %q (the default), %q or %q", f.KeyCompare, model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive)
+		return fmt.Errorf("key_compare: %q; want %q (the default), %q or %q", f.KeyCompare, model.KeyCompareExact, model.KeyCompareTrim, model.KeyCompareCaseInsensitive)
 	}
 	if f.KeyMaxLen != nil {
 		if *f.KeyMaxLen < 16 || *f.KeyMaxLen > maxKeyLen {
-			return none, fail("key_max_len: %d; want 16 to %d (a namespaced key needs room; a header line past 8 KiB is refused by most servers, 64 KiB by nearly all)", *f.KeyMaxLen, maxKeyLen)
+			return fmt.Errorf("key_max_len: %d; want 16 to %d (a namespaced key needs room; a header line past 8 KiB is refused by most servers, 64 KiB by nearly all)", *f.KeyMaxLen, maxKeyLen)
 		}
 		c.Contract.KeyMaxLen = *f.KeyMaxLen
 	}
 	for _, name := range f.IdentityNoise {
 		n, ok := model.ParseNoise(name)
 		if !ok {
-			return none, fail("identity_noise: %q; want query, trace or header-case", name)
+			return fmt.Errorf("identity_noise: %q; want query, trace or header-case", name)
 		}
-		c.World.Noise = slices.DeleteFunc(c.World.Noise, func(m model.Noise) bool { return m == n })
+		if !slices.Contains(c.IdentityNoise, n) {
+			c.IdentityNoise = append(c.IdentityNoise, n)
+		}
 	}
 	if len(f.PayloadRules) > 0 {
 		c.Contract.Fields = map[string]model.FieldRule{}
@@ -275,36 +314,42 @@ func Parse(name string, data []byte) (Config, error) {
 			c.Contract.Fields[ptr] = r.FieldRule
 		}
 	}
+	return nil
+}
+
+// behaviour reads what the service does with numbers, errors, leases and
+// changed payloads.
+func (f *contractFile) behaviour(c *Spec) error {
 	switch f.Numbers {
 	case "", "strict":
 	case "loose":
 		c.Contract.LooseNumbers = true
 	default:
-		return none, fail("numbers: %q; want \"strict\" (the default: an integer is re-encoded only as an integer) or \"loose\" (the service reads every number as a float, so 3 may be sent as 3.0)", f.Numbers)
+		return fmt.Errorf("numbers: %q; want \"strict\" (the default: an integer is re-encoded only as an integer) or \"loose\" (the service reads every number as a float, so 3 may be sent as 3.0)", f.Numbers)
 	}
 	switch f.ServerErrors {
 	case "", "may-have-effects":
 	case "no-effects":
 		c.Contract.ServerErrorsLeaveNoEffects = true
 	default:
-		return none, fail("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
+		return fmt.Errorf("server_errors: %q; want \"may-have-effects\" (a 5xx is an unknown outcome) or \"no-effects\"", f.ServerErrors)
 	}
 	switch f.Errors {
 	case "", "not-stored":
 	case "stored":
 		c.Contract.ErrorsStored = true
 	default:
-		return none, fail("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
+		return fmt.Errorf("errors: %q; want \"not-stored\" (the default: a retry after a transient error is executed afresh) or \"stored\" (the service stores the error under the key and replays it)", f.Errors)
 	}
 	if f.Recovery != nil {
 		if *f.Recovery <= 0 || *f.Recovery > maxWait {
-			return none, fail("recovery: %s; want a positive duration up to %s, such as 5s", *f.Recovery, maxWait)
+			return fmt.Errorf("recovery: %s; want a positive duration up to %s, such as 5s", *f.Recovery, maxWait)
 		}
 		c.Contract.Recovery = *f.Recovery
 	}
 	if f.Lease != nil {
 		if *f.Lease <= 0 || *f.Lease > maxWait {
-			return none, fail("lease: %s; want a positive duration up to %s, such as 30s (leave it out for a service whose key is held until its original ends)", *f.Lease, maxWait)
+			return fmt.Errorf("lease: %s; want a positive duration up to %s, such as 30s (leave it out for a service whose key is held until its original ends)", *f.Lease, maxWait)
 		}
 		c.Contract.Lease = *f.Lease
 	}
@@ -318,12 +363,15 @@ func Parse(name string, data []byte) (Config, error) {
 			c.Contract.Statuses.Conflict = []int{}
 		}
 	default:
-		return none, fail("changed_payload: %q; want \"conflict\" (the default: a changed payload under a used key is refused) or \"replayed\" (it is answered as the original, with its ID: GoCardless, Google's requestId, a Kubernetes name)", f.ChangedPayload)
+		return fmt.Errorf("changed_payload: %q; want \"conflict\" (the default: a changed payload under a used key is refused) or \"replayed\" (it is answered as the original, with its ID: GoCardless, Google's requestId, a Kubernetes name)", f.ChangedPayload)
 	}
+	return nil
+}
+
+// rest reads the identifiers' formats, refusals, how bursts are released,
+// the process and the faults, and requires the target's URL and ID.
+func (f *contractFile) rest(c *Spec) error {
 	c.Contract.Unique = f.Unique
-	// Calls that send another action's unique values need the answer
-	// that refuses them.
-	c.World.Unique = len(f.Unique) > 0 && len(c.Contract.Answers.Taken) > 0
 	c.Contract.KeyFormat, c.Contract.KeyPattern = model.IDFormat(f.KeyFormat), f.KeyPattern
 	c.Contract.Tenants, c.Contract.TenantFormat, c.Contract.TenantPattern = f.Tenants, model.IDFormat(f.TenantFormat), f.TenantPattern
 	c.Contract.TagFormat = model.IDFormat(f.TagFormat)
@@ -332,26 +380,20 @@ func Parse(name string, data []byte) (Config, error) {
 	case model.RefusalsStored, model.RefusalsUntested:
 		c.Contract.Refusals = r
 	default:
-		return none, fail("refusals: %q; want \"not-stored\" (the default: a call refused for breaking a payload rule leaves its key unused), \"stored\" (the service saves the refusal under the key and replays it) or \"untested\" (send no call that breaks a rule)", f.Refusals)
+		return fmt.Errorf("refusals: %q; want \"not-stored\" (the default: a call refused for breaking a payload rule leaves its key unused), \"stored\" (the service saves the refusal under the key and replays it) or \"untested\" (send no call that breaks a rule)", f.Refusals)
 	}
 	sync, err := client.ParseSyncMode(f.Sync)
 	if err != nil {
-		return none, fail("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
+		return fmt.Errorf("sync: %q; want \"lastbyte\" (the default) or \"naive\"", f.Sync)
 	}
 	c.Sync, c.DBStall, c.KeyTable, c.Process, c.Faults = sync, f.DBStall, f.KeyTable, f.Process, f.Faults
 	if f.Target.URL == "" {
-		return none, fail("target.url: missing")
+		return fmt.Errorf("target.url: missing")
 	}
 	if f.Target.ID == "" {
-		return none, fail("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
+		return fmt.Errorf("target.id: missing; a JSON pointer to the resource ID in the answer (e.g. /id) or \"location\"")
 	}
-	if t, set := explicitTimeout(data); set && t <= 0 {
-		return none, fail("target.timeout: %s; want a positive duration such as 10s (leave it out for the default, %s)", t, client.DefaultTimeout)
-	}
-	if err := c.validate(); err != nil {
-		return none, fail("%v", err)
-	}
-	return c, nil
+	return nil
 }
 
 // explicitTimeout reads target.timeout as written, to tell "0s" from a

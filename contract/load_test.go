@@ -1,8 +1,7 @@
-package stress_test
+package contract_test
 
 import (
 	"errors"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,22 +9,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/process"
-	"github.com/idemstress/idemstress/stress"
 )
 
 func TestParseSampleContract(t *testing.T) {
-	c, err := stress.Parse("contract.yaml", ticketsvc.Contract)
+	c, err := contract.Parse("contract.yaml", ticketsvc.Contract)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTP.Headers["Idempotency-Key"] != "{{key}}" || c.HTTP.ID != "/ticket_id" {
 		t.Errorf("target %+v", c.HTTP)
 	}
-	if c.Contract.Equivalence != model.EquivalenceCanonicalJSON || c.Contract.KeyScope != model.KeyScopeTenant || !c.World.KeyRequired {
-		t.Errorf("contract %+v, world %+v", c.Contract, c.World)
+	if c.Contract.Equivalence != model.EquivalenceCanonicalJSON || c.Contract.KeyScope != model.KeyScopeTenant || c.Contract.KeylessCreates {
+		t.Errorf("contract %+v", c.Contract)
 	}
 	if len(c.Effects) != 2 || c.Effects[1].References == nil || c.Effects[0].Fields["subject"] != "/subject" {
 		t.Errorf("effects %+v", c.Effects)
@@ -68,8 +66,8 @@ func TestContractErrors(t *testing.T) {
 		{"crash of a service not ours", valid + "\nfaults: [crash]\n", []string{"faults", "crash", "process section"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := stress.Parse("bad.yaml", []byte(tc.yaml))
-			if !errors.Is(err, stress.ErrContract) {
+			_, err := contract.Parse("bad.yaml", []byte(tc.yaml))
+			if !errors.Is(err, contract.ErrContract) {
 				t.Fatalf("err %v, want ErrContract", err)
 			}
 			for _, w := range tc.want {
@@ -88,12 +86,12 @@ func TestContractErrors(t *testing.T) {
 // process section.
 func TestContractFaults(t *testing.T) {
 	valid := string(ticketsvc.Contract)
-	cfg, err := stress.Parse("c.yaml", []byte(valid+"\nfaults: [lose-reply, drop-request, double-delivery, delay]\n"))
+	cfg, err := contract.Parse("c.yaml", []byte(valid+"\nfaults: [lose-reply, drop-request, double-delivery, delay]\n"))
 	if err != nil || len(cfg.Faults) != 4 {
 		t.Fatalf("proxy faults: %v, %v", cfg.Faults, err)
 	}
 	withProcess := valid + "\nprocess:\n  command: [./ticketsvc]\nfaults: [restart, crash, lose-reply]\n"
-	if cfg, err = stress.Parse("c.yaml", []byte(withProcess)); err != nil || len(cfg.Faults) != 3 {
+	if cfg, err = contract.Parse("c.yaml", []byte(withProcess)); err != nil || len(cfg.Faults) != 3 {
 		t.Fatalf("process faults: %v, %v", cfg.Faults, err)
 	}
 }
@@ -104,7 +102,7 @@ func TestContractWithoutTenant(t *testing.T) {
 	yaml := strings.Replace(string(ticketsvc.Contract), `X-Tenant: "{{tenant}}"`, `X-Tenant: "acme"`, 1)
 	yaml = strings.Replace(yaml, "key_scope: tenant", "key_scope: global", 1)
 	yaml = strings.Replace(yaml, "  timeout: 10s\n", "", 1)
-	c, err := stress.Parse("global.yaml", []byte(yaml))
+	c, err := contract.Parse("global.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,16 +122,16 @@ func TestLoadBounded(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		_, err := stress.Load(path)
-		if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "more than 1 MiB") {
+		_, err := contract.Load(path)
+		if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "more than 1 MiB") {
 			t.Errorf("Load(%s): %v; want a contract error about its size", path, err)
 		}
 	}
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := stress.Load(filepath.Join(t.TempDir(), "nope.yaml"))
-	if !errors.Is(err, stress.ErrContract) || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.yaml") {
+	_, err := contract.Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	if !errors.Is(err, contract.ErrContract) || !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.yaml") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -158,7 +156,7 @@ numbers: loose
 errors: stored
 lease: 250ms
 `
-	c, err := stress.Parse("rules.yaml", []byte(yaml))
+	c, err := contract.Parse("rules.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +176,8 @@ lease: 250ms
 	if c.Contract.KeyCompare != model.KeyCompareTrim || c.Contract.KeyMaxLen != 64 {
 		t.Errorf("keys: %s, %d", c.Contract.KeyCompare, c.Contract.KeyMaxLen)
 	}
-	if slices.Contains(c.World.Noise, model.NoiseQuery) || !slices.Contains(c.World.Noise, model.NoiseTrace) {
-		t.Errorf("noise %v: query is part of identity, trace is not", c.World.Noise)
+	if !slices.Equal(c.IdentityNoise, []model.Noise{model.NoiseQuery}) {
+		t.Errorf("identity noise %v: query is part of identity, trace is not", c.IdentityNoise)
 	}
 	for _, tc := range []struct{ edit, want string }{
 		{"/channel: {enum: [email, sms]}", "/channel: {enum: [email]}"},
@@ -189,49 +187,14 @@ lease: 250ms
 		{"key_compare: trim", "key_compare: fuzzy"},
 		{"identity_noise: [query]", "identity_noise: [cookies]"},
 	} {
-		_, err := stress.Parse("rules.yaml", []byte(strings.Replace(yaml, tc.edit, tc.want, 1)))
-		if !errors.Is(err, stress.ErrContract) {
+		_, err := contract.Parse("rules.yaml", []byte(strings.Replace(yaml, tc.edit, tc.want, 1)))
+		if !errors.Is(err, contract.ErrContract) {
 			t.Errorf("%s: %v; want a contract error", tc.want, err)
 		}
 	}
-	_, err = stress.Parse("rules.yaml", []byte(strings.Replace(yaml, "/channel: {enum: [email, sms]}", "/channel: {enum: [email]}", 1)))
+	_, err = contract.Parse("rules.yaml", []byte(strings.Replace(yaml, "/channel: {enum: [email, sms]}", "/channel: {enum: [email]}", 1)))
 	if err == nil || !strings.Contains(err.Error(), "payload_rules./channel") || !strings.Contains(err.Error(), "two members") {
 		t.Errorf("enum of one: %v; want it to name payload_rules./channel", err)
-	}
-}
-
-// What the file cannot get wrong, Go cannot either: the same checks run on
-// a Config built or changed in Go, before anything starts.
-func TestConfigCheckedLikeAFile(t *testing.T) {
-	base, err := stress.Parse("contract.yaml", ticketsvc.Contract)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		edit func(*stress.Config)
-		want string
-	}{
-		{"no key sent", func(c *stress.Config) { c.HTTP.Headers = map[string]string{"X-Tenant": "{{tenant}}"} }, "{{key}}"},
-		{"negative timeout", func(c *stress.Config) { c.HTTP.Timeout = -time.Second }, "target.timeout"},
-		{"a bad process env", func(c *stress.Config) { c.Process = &process.Spec{Command: []string{"./svc"}, Env: []string{"BAD"}} }, "process.env[0]"},
-		{"an enum of one", func(c *stress.Config) {
-			c.Contract.Fields = map[string]model.FieldRule{"/channel": {Enum: []any{"email"}}}
-		}, "payload_rules./channel"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := base
-			cfg.HTTP.Headers = maps.Clone(base.HTTP.Headers)
-			tc.edit(&cfg)
-			_, err := stress.Run(t.Context(), cfg)
-			if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Run = %v; want a contract error naming %s", err, tc.want)
-			}
-		})
-	}
-	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [./svc]\n  env: [\"BAD\"]\n"
-	if _, err := stress.Parse("bad.yaml", []byte(yaml)); !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "process.env[0]") {
-		t.Errorf("a bad process env in the file: %v; want a contract error", err)
 	}
 }
 
@@ -239,7 +202,7 @@ func TestConfigCheckedLikeAFile(t *testing.T) {
 // idempotency_key): such a contract is valid; one with neither anywhere
 // is not.
 func TestKeyInPayload(t *testing.T) {
-	const contract = `target:
+	const square = `target:
   url: http://127.0.0.1:8080/payments
   id: /id
 payload:
@@ -248,11 +211,11 @@ payload:
 effects:
   - {table: payments, tenant: tenant, key: idem_key}
 `
-	if _, err := stress.Parse("square.yaml", []byte(contract)); err != nil {
+	if _, err := contract.Parse("square.yaml", []byte(square)); err != nil {
 		t.Errorf("key and tenant in the payload: %v", err)
 	}
-	_, err := stress.Parse("square.yaml", []byte(strings.Replace(contract, `"{{key}}"`, `"fixed"`, 1)))
-	if !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "{{key}}") {
+	_, err := contract.Parse("square.yaml", []byte(strings.Replace(square, `"{{key}}"`, `"fixed"`, 1)))
+	if !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "{{key}}") {
 		t.Errorf("no key anywhere: %v; want a contract error naming {{key}}", err)
 	}
 }
@@ -277,7 +240,7 @@ func TestREADMEBodySnippets(t *testing.T) {
 		t.Fatalf("want two snippets, got %d", len(docs))
 	}
 	for i, doc := range docs {
-		c, err := stress.Parse("docs/contract.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
+		c, err := contract.Parse("docs/contract.md", []byte(doc+"effects: [{table: payments, tenant: tenant, key: idem_key}]\n"))
 		if err != nil {
 			t.Errorf("snippet %d: %v", i+1, err)
 			continue
@@ -293,11 +256,11 @@ func TestREADMEBodySnippets(t *testing.T) {
 // comment; "TODO" quoted is a value like any other.
 func TestParseRefusesTODO(t *testing.T) {
 	base := "target: {url: \"http://127.0.0.1:1/t/{{tenant}}\", headers: {Idempotency-Key: \"{{key}}\"}, id: /id}\npayload: {note: hi}\n"
-	_, err := stress.Parse("c.yaml", []byte(base+"effects:\n  - table: tickets\n    tenant: tenant\n    key: TODO   # no column held the key\n"))
-	if err == nil || !errors.Is(err, stress.ErrContract) || !strings.Contains(err.Error(), "effects[0].key (line 6): TODO left by idemstress init: no column held the key") {
+	_, err := contract.Parse("c.yaml", []byte(base+"effects:\n  - table: tickets\n    tenant: tenant\n    key: TODO   # no column held the key\n"))
+	if err == nil || !errors.Is(err, contract.ErrContract) || !strings.Contains(err.Error(), "effects[0].key (line 6): TODO left by idemstress init: no column held the key") {
 		t.Errorf("a TODO key: %v", err)
 	}
-	if _, err := stress.Parse("c.yaml", []byte(base+"effects: [{table: tickets, tenant: tenant, key: \"TODO\"}]\n")); err != nil {
+	if _, err := contract.Parse("c.yaml", []byte(base+"effects: [{table: tickets, tenant: tenant, key: \"TODO\"}]\n")); err != nil {
 		t.Errorf("a quoted TODO: %v", err)
 	}
 }
@@ -307,7 +270,7 @@ func TestParseRefusesTODO(t *testing.T) {
 // that held one).
 func TestTodosCountsFields(t *testing.T) {
 	draft := "# run refuses a TODO, naming it\ntarget: {url: TODO, id: TODO}   # a TODO here too\npayload: {note: \"TODO\"}\n"
-	todos := stress.Todos([]byte(draft))
+	todos := contract.Todos([]byte(draft))
 	if len(todos) != 2 || !strings.HasPrefix(todos[0], "target.url (line 2)") || !strings.HasPrefix(todos[1], "target.id (line 2)") {
 		t.Errorf("todos of the draft: %q, want target.url and target.id", todos)
 	}
@@ -319,10 +282,10 @@ func TestTodosCountsFields(t *testing.T) {
 // ways).
 func TestPortPlaceholderInURL(t *testing.T) {
 	base := "target: {url: \"http://127.0.0.1:{port}/t\", headers: {Idempotency-Key: \"{{key}}\", X-Tenant: \"{{tenant}}\"}, id: /id}\npayload: {note: hi}\neffects: [{table: tickets, tenant: tenant, key: key}]\n"
-	if _, err := stress.Parse("c.yaml", []byte(base+"process: {command: [./svc, \"127.0.0.1:{port}\"]}\n")); err != nil {
+	if _, err := contract.Parse("c.yaml", []byte(base+"process: {command: [./svc, \"127.0.0.1:{port}\"]}\n")); err != nil {
 		t.Errorf("{port} with a process section: %v", err)
 	}
-	if _, err := stress.Parse("c.yaml", []byte(base)); err == nil || !strings.Contains(err.Error(), "{port} is filled in only when a process: section starts the service") {
+	if _, err := contract.Parse("c.yaml", []byte(base)); err == nil || !strings.Contains(err.Error(), "{port} is filled in only when a process: section starts the service") {
 		t.Errorf("{port} without a process section: %v", err)
 	}
 }
