@@ -43,7 +43,7 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 					fmt.Sprintf("action %s has no rows, yet %s", a, showDeliveries(s, ds))))
 				continue
 			}
-			vs = append(vs, eventChecks(s, a, ds)...)
+			vs = append(vs, eventChecks(s, a, ds, replicaStops(in.History))...)
 			vs = append(vs, announcedIDs(s, a, ds, ids)...)
 			if info := actions[a]; info != nil {
 				for _, d := range ds {
@@ -61,8 +61,9 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 	return vs
 }
 
-// eventChecks count a committed action's events at sink s.
-func eventChecks(s model.Sink, a model.Action, ds []model.Delivery) []Violation {
+// eventChecks count a committed action's events at sink s; stops are
+// when a replica of the service stopped (replicaStops).
+func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Violation {
 	want := s.EventsPerAction()
 	if s.Mode() == model.ExactlyOnce {
 		if n := len(events(s, ds, true)); n > want {
@@ -75,7 +76,7 @@ func eventChecks(s model.Sink, a model.Action, ds []model.Delivery) []Violation 
 	if len(all) <= want {
 		return nil
 	}
-	if id, ok := replacedID(s, ds); ok {
+	if id, ok := replacedID(s, ds, stops); ok {
 		return []Violation{violation(EventIDChanged, a, fmt.Sprintf("a delivery retried after sink %s refused it carried a new event ID", s.Name),
 			fmt.Sprintf("action %s: event %q was never accepted, nor sent again once the next event came; %s", a, id, showDeliveries(s, ds)))}
 	}
@@ -87,8 +88,12 @@ func eventChecks(s model.Sink, a model.Action, ds []model.Delivery) []Violation 
 // place of: never accepted, and never sent again once the next event ID
 // had come. An event still retried after another ID came is a second
 // event of the action (a replay that sent one more), not a retry under a
-// new ID: that is a duplicate, whatever the sink did to either.
-func replacedID(s model.Sink, ds []model.Delivery) (string, bool) {
+// new ID: that is a duplicate, whatever the sink did to either. So is
+// one whose sender stopped after its last attempt (a replica restarted
+// or crashed, stops): its retries died with the process that held them
+// in memory, which says nothing of the other ID, maybe a later call's
+// own event.
+func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		ids[i], _ = model.Pointer(d.Body, s.EventID)
@@ -100,11 +105,30 @@ func replacedID(s model.Sink, ds []model.Delivery) (string, bool) {
 			continue
 		}
 		next := slices.Index(ids, all[k+1])
-		if !slices.Contains(ids[next:], id) {
+		var last int64
+		for i, x := range ids {
+			if x == id {
+				last = ds[i].Time
+			}
+		}
+		stopped := slices.ContainsFunc(stops, func(t int64) bool { return t >= last })
+		if !slices.Contains(ids[next:], id) && !stopped {
 			return id, true
 		}
 	}
 	return "", false
+}
+
+// replicaStops are the times a replica of the service stopped during the
+// history: a restart, a crash, or an exit of its own.
+func replicaStops(h model.History) []int64 {
+	var out []int64
+	for _, ev := range h.Faults {
+		if ev.Fired && ev.Target == "" && (ev.Kind == model.FaultRestart || ev.Kind == model.FaultExit || model.Crashes(ev.Kind)) {
+			out = append(out, ev.Start)
+		}
+	}
+	return out
 }
 
 // events are the distinct events of deliveries ds in the order they

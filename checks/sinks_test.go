@@ -35,12 +35,13 @@ type sent struct {
 	sink, tenant, key, event, ticket string
 	variant                          int
 	fault                            model.SinkFault
+	at                               int64 // when it came; 1 when 0
 }
 
 func (w world) delivery(s sent) model.Delivery {
 	body, _ := json.Marshal(map[string]string{"key": w.ns.Key(s.key), "tenant": w.ns.Tenant(s.tenant),
 		"subject": subject(s.variant), "id": s.event, "ticket_id": s.ticket})
-	return model.Delivery{Sink: s.sink, Method: "POST", Body: body, Fault: s.fault, Accepted: s.fault == model.SinkNone, Time: 1}
+	return model.Delivery{Sink: s.sink, Method: "POST", Body: body, Fault: s.fault, Accepted: s.fault == model.SinkNone, Time: max(1, s.at)}
 }
 
 func (w world) delivered(h model.History, ss ...sent) model.History {
@@ -93,6 +94,14 @@ func sinkCases() []verdictCase {
 					sent{sink: "events", tenant: w.a, key: w.k1, event: e2, ticket: w.id1, fault: model.SinkDrop},
 					sent{sink: "events", tenant: w.a, key: w.k1, event: "e1", ticket: w.id1, fault: model.SinkSlow},
 					sent{sink: "events", tenant: w.a, key: w.k1, event: e2, ticket: w.id1})
+				return scenario{h, snapshot(w.created(w.a, w.k1, w.id1, 0))}
+			}},
+		{name: "a replay's event lost with the replica that held it", check: checks.DuplicateDelivery, message: "at-least-once", primary: true,
+			build: func(w world, bad bool) scenario {
+				h := history(op(0, call(w.a, w.k1, 0), ok(w.id1)), op(1, call(w.a, w.k1, 0), ok(w.id1)))
+				h.Faults = []model.FaultEvent{{Kind: model.FaultRestart, Step: 2, Start: 5, End: 8, Fired: true}}
+				h = w.delivered(h, sent{sink: "events", tenant: w.a, key: w.k1, event: "e1", ticket: w.id1, fault: model.Sink500, at: 2},
+					sent{sink: "events", tenant: w.a, key: w.k1, event: either(bad, "e2", "e1"), ticket: w.id1, at: 10})
 				return scenario{h, snapshot(w.created(w.a, w.k1, w.id1, 0))}
 			}},
 		{name: "a committed action's webhook never sent", check: checks.LostDelivery, primary: true,
