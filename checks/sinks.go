@@ -43,7 +43,7 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 					fmt.Sprintf("action %s has no rows, yet %s", a, showDeliveries(s, ds))))
 				continue
 			}
-			vs = append(vs, eventChecks(s, a, ds, replicaStops(in.History))...)
+			vs = append(vs, eventChecks(s, a, ds, in.History.ReplicaStops())...)
 			vs = append(vs, announcedIDs(s, a, ds, ids)...)
 			if info := actions[a]; info != nil {
 				for _, d := range ds {
@@ -62,7 +62,7 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 }
 
 // eventChecks count a committed action's events at sink s; stops are
-// when a replica of the service stopped (replicaStops).
+// when a replica of the service stopped (model.History.ReplicaStops).
 func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Violation {
 	want := s.EventsPerAction()
 	if s.Mode() == model.ExactlyOnce {
@@ -117,18 +117,6 @@ func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool)
 		}
 	}
 	return "", false
-}
-
-// replicaStops are the times a replica of the service stopped during the
-// history: a restart, a crash, or an exit of its own.
-func replicaStops(h model.History) []int64 {
-	var out []int64
-	for _, ev := range h.Faults {
-		if ev.Fired && ev.Target == "" && (ev.Kind == model.FaultRestart || ev.Kind == model.FaultExit || model.Crashes(ev.Kind)) {
-			out = append(out, ev.Start)
-		}
-	}
-	return out
 }
 
 // events are the distinct events of deliveries ds in the order they

@@ -92,16 +92,23 @@ func (s *Session) deliveries(ctx context.Context, ns model.Namespace, h model.Hi
 	return out, nil
 }
 
-// due are the actions whose events must come: those answered ok and
-// those with rows.
-func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) map[model.Action]bool {
-	due := map[model.Action]bool{}
+// dueEvents are what a plan's deliveries are awaited for: the actions
+// whose events must come (those answered ok and those with rows), and
+// when a replica of the service stopped (model.History.ReplicaStops).
+type dueEvents struct {
+	actions map[model.Action]bool
+	stops   []int64
+}
+
+// due are the events plan history h must bring.
+func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) dueEvents {
+	due := dueEvents{actions: map[model.Action]bool{}, stops: h.ReplicaStops()}
 	for _, a := range checks.Committed(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: h, Rows: rows}) {
-		due[a] = true
+		due.actions[a] = true
 	}
 	for _, op := range h.Ops {
 		if op.Out.Kind == model.OK && !op.Call.NoKey {
-			due[s.cfg.Contract.ActionOf(op.Call)] = true
+			due.actions[s.cfg.Contract.ActionOf(op.Call)] = true
 		}
 	}
 	return due
@@ -110,7 +117,7 @@ func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) 
 // await waits up to within for receiver r's deliveries of namespace ns
 // (beyond had, those already taken) to hold the events of every action
 // due, and takes them.
-func (s *Session) await(ctx context.Context, r receiver, ns model.Namespace, due map[model.Action]bool, had []model.Delivery, t0 time.Time, within time.Duration) ([]model.Delivery, error) {
+func (s *Session) await(ctx context.Context, r receiver, ns model.Namespace, due dueEvents, had []model.Delivery, t0 time.Time, within time.Duration) ([]model.Delivery, error) {
 	belongs := func(body []byte) bool { _, ok := s.cfg.Contract.DeliveryOf(ns, r.spec, body); return ok }
 	deadline := time.Now().Add(within)
 	seen, changed := -1, time.Now()
@@ -188,23 +195,26 @@ func (s *Session) lateLook(ctx context.Context, tr *Trial, rows model.Snapshot, 
 // sink spec and, under at-least-once, every event ID that came accepted
 // too: a refused event is sent again under its ID by a correct service,
 // and judging before it comes would read a replay's second event as one
-// retried under a new ID (IDEM-021).
-func (s *Session) delivered(ns model.Namespace, spec model.Sink, due map[model.Action]bool, got []model.Delivery) bool {
+// retried under a new ID (IDEM-021). An event whose sender stopped after
+// its last attempt is not waited for: its retries, if held in memory,
+// died with the process, and the check reads it so too.
+func (s *Session) delivered(ns model.Namespace, spec model.Sink, due dueEvents, got []model.Delivery) bool {
 	accepted := map[model.Action]int{}
-	var seen, taken []string
+	last := map[string]int64{}
+	var taken []string
 	for _, d := range got {
 		a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body)
 		if !ok {
 			continue
 		}
 		id, _ := model.Pointer(d.Body, spec.EventID)
-		seen = append(seen, id)
+		last[id] = d.Time
 		if d.Accepted {
 			accepted[a]++
 			taken = append(taken, id)
 		}
 	}
-	for a := range due {
+	for a := range due.actions {
 		if accepted[a] < spec.EventsPerAction() {
 			return false
 		}
@@ -212,5 +222,11 @@ func (s *Session) delivered(ns model.Namespace, spec model.Sink, due map[model.A
 	if spec.Mode() != model.AtLeastOnce {
 		return true
 	}
-	return !slices.ContainsFunc(seen, func(id string) bool { return !slices.Contains(taken, id) })
+	for id, t := range last {
+		stopped := slices.ContainsFunc(due.stops, func(at int64) bool { return at >= t })
+		if !slices.Contains(taken, id) && !stopped {
+			return false
+		}
+	}
+	return true
 }
