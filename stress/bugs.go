@@ -161,10 +161,13 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	r.current = h
 	r.progress("shrink")
 	// rapid's shrinking needs many cheap runs: of a plan so slow that the
-	// budget was stretched to fit 16 of them (a hang, a crash), half the
-	// budget in rapid's random candidates leaves this pass, which goes
-	// straight for the likely cuts, too little to end minimal.
-	if budget > r.cfg.ShrinkTime {
+	// budget was stretched to fit 16 of them (a hang, a crash), or one
+	// that restarts the service (a restart, and a crash's recovery, in
+	// every candidate), half the budget in rapid's random candidates
+	// leaves this pass, which goes straight for the likely cuts, too
+	// little to end minimal. This pass alone ends where rapid would have
+	// led it: it also drops a call's fault.
+	if budget > r.cfg.ShrinkTime || restarts(a.plan) {
 		h.rapidBy = now
 	} else {
 		r.shrinkRapid(ctx, h, a.seed)

@@ -303,6 +303,8 @@ func TestSimplerCalls(t *testing.T) {
 		// A broken call breaks the first rule, or none: the fixed call.
 		{model.Call{Tenant: "A", Key: "k1", Broken: 3}, []model.Call{{Tenant: "A", Key: "k1", Broken: 1}, call("A", "k1", 0)}},
 		{model.Call{Tenant: "A", Key: "k1", Broken: 1}, []model.Call{call("A", "k1", 0)}},
+		// A call without its fault, and its point with it.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}, []model.Call{call("A", "k1", 0)}},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)
