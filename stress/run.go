@@ -348,6 +348,9 @@ func (r *runner) search(ctx context.Context) {
 // other bugs passes.
 func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
+	if h.passed[passKey(plan)] {
+		return
+	}
 	var vs []checks.Violation
 	var hist model.History
 	if r.stop == nil {
@@ -374,6 +377,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	}
 	v, ok := violationOf(vs, h.best.Check)
 	if !ok {
+		h.passed[passKey(plan)] = true
 		return
 	}
 	h.record(plan, hist, vs, v)
