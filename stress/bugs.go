@@ -135,18 +135,53 @@ type shrinking struct {
 	// said while it shrank.
 	cut  bool
 	logs []string
-	// passed holds the plans (passKey) rapid's candidates ran that did
-	// not show the bug: rapid draws most candidates again and again
-	// (some 700 runs of 10 to 30 distinct plans for a bug that shows in
-	// two calls, three in four of them a plan that passed before), and
-	// such a plan is not run again. A plan that failed is run each time
-	// rapid draws it, so that rapid's last run of its minimal plan still
-	// says whether it fails again (Flaky).
+	// passed and failed hold what rapid's candidates showed, by plan
+	// (passKey): rapid draws most candidates again and again (some 700
+	// runs of 10 to 30 distinct plans for a bug that shows in two calls),
+	// and each is a full execution. rapidOnce runs none of them twice
+	// that passed, and none a third time that failed twice.
 	passed map[string]bool
+	failed map[string]*failedRuns
 }
 
-// passKey names a plan with every field of every call, for
-// shrinking.passed.
+// failedRuns is a plan that showed the bug being shrunk: how often, and
+// its last run.
+type failedRuns struct {
+	runs int
+	vs   []checks.Violation
+	hist model.History
+}
+
+// rapidOnce runs plan for rapid's shrink, as once does, unless h says
+// how it goes. A plan that did not show the bug passes again without a
+// run: rapid saw it pass, and a race it lost once is the second pass's
+// to retry. A plan that showed it twice shows it again without a run.
+// Until then each failure is a real run: rapid accepts a smaller plan
+// only when it fails twice in a row the same way, which is how it tells
+// a flaky failure (Flaky), and the shrink's path through a race stays a
+// path of plans that failed.
+func (r *runner) rapidOnce(ctx context.Context, h *shrinking, plan model.Plan) ([]checks.Violation, model.History, error) {
+	key := passKey(plan)
+	if h.passed[key] {
+		return nil, model.History{}, nil
+	}
+	if f := h.failed[key]; f != nil && f.runs >= 2 {
+		return f.vs, f.hist, nil
+	}
+	vs, hist, err := r.once(ctx, plan)
+	if err != nil {
+		return vs, hist, err
+	}
+	if _, ok := violationOf(vs, h.best.Check); !ok {
+		h.passed[key] = true
+	} else if f := h.failed[key]; f != nil {
+		f.runs, f.vs, f.hist = f.runs+1, vs, hist
+	} else {
+		h.failed[key] = &failedRuns{runs: 1, vs: vs, hist: hist}
+	}
+	return vs, hist, nil
+}
+
 func passKey(p model.Plan) string { return fmt.Sprintf("%+v", p.Steps) }
 
 // shrinkCandidates is how many candidates as costly as the failing plan
@@ -301,7 +336,7 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 		return
 	}
 	var rt tb
-	h.passed = map[string]bool{}
+	h.passed, h.failed = map[string]bool{}, map[string]*failedRuns{}
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t, h) })
 	h.logs = rt.logs
 }

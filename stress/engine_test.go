@@ -35,8 +35,8 @@ type scripted struct {
 	// then over before a candidate that passes has run, so every shrink
 	// is cut, however loaded the machine.
 	slowPass time.Duration
-	mu    sync.Mutex
-	tries int
+	mu       sync.Mutex
+	tries    int
 }
 
 func (s *scripted) Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error) {

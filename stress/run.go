@@ -348,9 +348,6 @@ func (r *runner) search(ctx context.Context) {
 // other bugs passes.
 func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
-	if h.passed[passKey(plan)] {
-		return
-	}
 	var vs []checks.Violation
 	var hist model.History
 	if r.stop == nil {
@@ -363,7 +360,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 			return
 		}
 		var err error
-		vs, hist, err = r.once(runCtx, plan)
+		vs, hist, err = r.rapidOnce(runCtx, h, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // cut mid-plan by the budget: proves nothing
 			return
@@ -377,7 +374,6 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	}
 	v, ok := violationOf(vs, h.best.Check)
 	if !ok {
-		h.passed[passKey(plan)] = true
 		return
 	}
 	h.record(plan, hist, vs, v)
