@@ -37,6 +37,10 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 		}
 		improved := false
 		cands := candidates(f.Plan)
+		if restarts(f.Plan) {
+			// rapid shrank no fault of a plan that restarts (bugs.go).
+			cands = append(cands, earlierFaults(f.Plan, r.cfg.Faults)...)
+		}
 		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
 			// First the plan cut at once to the calls of the action being shrunk: a
 			// call of another action that hangs (or crashes the target)
@@ -259,6 +263,38 @@ func firstCallPoints(p model.Plan) model.Plan {
 		}
 	}
 	return p
+}
+
+// earlierFaults are p with one call's fault given way to a call fault
+// the contract lists before it (crash before crash-key-record), as
+// rapid's draw of the fault shrinks toward the first: the same bug
+// reached by either shows under the plainer one. A fault that needs plan
+// data of its own (a point, a failure) neither gives way nor replaces:
+// its point names the window more plainly than a fault that lands
+// somewhere in it.
+func earlierFaults(p model.Plan, faults []model.Fault) []model.Plan {
+	var out []model.Plan
+	for i, s := range p.Steps {
+		for j, c := range s.Calls {
+			if k, _ := model.KindOf(c.Fault); k.AtPoint || k.Coded {
+				continue
+			}
+			at := slices.Index(faults, c.Fault)
+			for _, f := range faults[:max(at, 0)] {
+				if k, _ := model.KindOf(f); k.Scope != model.OnCall || k.AtPoint || k.Coded {
+					continue
+				}
+				calls := slices.Clone(s.Calls)
+				calls[j].Fault, calls[j].Point = f, ""
+				step := s
+				step.Calls = calls
+				if q := withStep(p, i, step); restartsAfterCrashes(q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // restarts reports whether p restarts the service: a restart step, which

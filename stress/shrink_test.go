@@ -562,3 +562,28 @@ func TestCandidatesNameAFirstCallsPoint(t *testing.T) {
 		t.Errorf("candidates changed the plan they came from: %s", got)
 	}
 }
+
+// A call's fault gives way to each call fault the contract lists before
+// it that needs no plan data, and only where every crash is still
+// followed by a restart; a fault at a point keeps it.
+func TestEarlierFaults(t *testing.T) {
+	faults := []model.Fault{model.FaultLoseReply, model.FaultRestart, model.FaultCrash, model.FaultCrashAt, model.FaultCrashKeyRecord}
+	restart := model.Step{Kind: model.StepRestart}
+	keyRecord := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashKeyRecord}}}, restart}}
+	var got []string
+	for _, q := range earlierFaults(keyRecord, faults) {
+		got = append(got, q.Compact())
+	}
+	want := []string{"A/k1 v0 [lose-reply]; restart", "A/k1 v0 [crash]; restart"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("earlierFaults(%s) = %q, want %q", keyRecord, got, want)
+	}
+	atPoint := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}}}, restart}}
+	if got := earlierFaults(atPoint, faults); len(got) != 0 {
+		t.Errorf("earlierFaults(%s) = %v, want none", atPoint, got)
+	}
+	lost := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashKeyRecord}}}}}
+	if got := earlierFaults(lost, faults); len(got) != 1 || got[0].Compact() != "A/k1 v0 [lose-reply]" {
+		t.Errorf("earlierFaults(%s) = %v, want only the lose-reply (a crash needs its restart)", lost, got)
+	}
+}
