@@ -6,6 +6,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 
 	"pgregory.net/rapid"
 
@@ -67,8 +68,9 @@ type World struct {
 	// retry is drawn.
 	RetryPoints []string
 	// Codes are the failures a fault that names its failure
-	// (model.FaultKind.Coded: db-error) may deal (model.Call.Point: a
-	// SQLSTATE), those the database proxy can answer a statement with;
+	// (model.FaultKind.Coded) may deal (model.Call.Point): db-error's
+	// SQLSTATEs, those the database proxy can answer a statement with,
+	// and dep-error's failures at each dependency ("redis OOM");
 	// none: such a fault names none and deals what it always did.
 	Codes []string
 	// FollowUp follows most calls whose fault leaves their fate open (a
@@ -112,7 +114,9 @@ func (w World) pointsOf(f model.Fault) []string {
 	case k.AtPoint:
 		return w.Points
 	case k.Coded:
-		return w.Codes
+		// A run's failures are each coded fault's: db-error's SQLSTATEs,
+		// dep-error's failures at each dependency.
+		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !model.CodeFor(f, c) })
 	}
 	return nil
 }
