@@ -198,3 +198,30 @@ func TestCodesOfEachFault(t *testing.T) {
 		}
 	}
 }
+
+// A fault that names what it acts on (dep-error's dependency) is neither
+// drawn nor dealt in a world that names it nothing: it could not fire.
+func TestNoDependencyNoDepError(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultDBError, model.FaultDepError}, true
+	w.Codes = []string{"40001"}
+	for _, d := range gen.Deals(w) {
+		if d.Fault == model.FaultDepError {
+			t.Fatalf("dealt %+v in a world without a dependency's failure", d)
+		}
+	}
+	drew := false
+	for seed := range 200 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				drew = drew || c.Fault == model.FaultDBError
+				if c.Fault == model.FaultDepError {
+					t.Fatalf("call %s drew dep-error in a world without a dependency's failure", c)
+				}
+			}
+		}
+	}
+	if !drew {
+		t.Error("no plan of 200 drew db-error")
+	}
+}

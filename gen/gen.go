@@ -121,6 +121,19 @@ func (w World) pointsOf(f model.Fault) []string {
 	return nil
 }
 
+// callFaults are the faults a call may draw: the world's, less one that
+// names what it acts on (dep-error) where the world names it nothing to
+// act on (model.NamesItsTarget): it could not fire.
+func (w World) callFaults() []model.Fault {
+	fs := w.Faults
+	if slices.ContainsFunc(fs, w.cannotName) {
+		fs = slices.DeleteFunc(slices.Clone(fs), w.cannotName)
+	}
+	return fs
+}
+
+func (w World) cannotName(f model.Fault) bool { return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0 }
+
 // point draws what a call with fault f names of it (model.Call.Point),
 // and whether it is a retry's point: one fault at a point in three lands
 // in a retry's work where the world has learned one (the draw shrinks to
@@ -192,8 +205,8 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
 				// One single call in three carries a fault; it shrinks to none.
 				retry := false
-				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
-					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
+				if fs := w.callFaults(); len(fs) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
+					base.Fault = rapid.SampledFrom(fs).Draw(t, "fault")
 					base.Point, retry = w.point(t, base.Fault)
 				}
 				if base.NoKey && w.Keyless {

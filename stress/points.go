@@ -57,6 +57,9 @@ func (r *runner) dealCodes() {
 	var codes []string
 	for _, f := range r.cfg.Faults {
 		fc := r.session.codesOf(f)
+		if len(fc) == 0 && model.NamesItsTarget(f) {
+			r.note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
+		}
 		for _, c := range fc {
 			r.coverage[model.PointFired(f, c)] = 0
 		}

@@ -129,6 +129,12 @@ func CodeFor(f Fault, code string) bool {
 	return kind(f).Coded && strings.Contains(code, " ") == (kind(f).Needs == NeedsDependency)
 }
 
+// NamesItsTarget reports whether fault f cannot act without the failure
+// it names (Call.Point), because that names what it acts on: dep-error's
+// dependency ("redis OOM"). A world with no such failure for it never
+// draws it.
+func NamesItsTarget(f Fault) bool { k := kind(f); return k.Coded && k.Needs == NeedsDependency }
+
 // faultsThat lists the registered faults for which keep holds.
 func faultsThat(keep func(FaultKind) bool) []Fault {
 	var fs []Fault
