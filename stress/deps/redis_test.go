@@ -110,13 +110,6 @@ func TestRedisModes(t *testing.T) {
 		cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 30, 5, time.Minute, "tickets"
 		res := mustPass(t, cfg)
 		assertAllFired(t, res, append(cfg.Faults, model.FaultDBStall))
-		// The two faults that name their failures share the run's, and
-		// each is dealt its own.
-		for _, want := range []string{"db-error: tried 4 of 4 failures", "dep-error: tried 6 of 6 failures"} {
-			if !slices.Contains(res.Notes, want) {
-				t.Errorf("notes %q: no %q", res.Notes, want)
-			}
-		}
 		// crash-at at each point learned, Redis's among them, in a run of
 		// its own. (In one run with every kind above, one point was left
 		// untried on seed 5: see the report.)
