@@ -309,6 +309,12 @@ func TestSimplerCalls(t *testing.T) {
 			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40P01"},
 		}},
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, nil},
+		// A dep-error's, at the same dependency.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis LOADING"}, []model.Call{
+			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"},
+			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis READONLY"},
+		}},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"}, nil},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)
