@@ -135,7 +135,54 @@ type shrinking struct {
 	// said while it shrank.
 	cut  bool
 	logs []string
+	// passed and failed hold what rapid's candidates showed, by plan
+	// (passKey): rapid draws most candidates again and again (some 700
+	// runs of 10 to 30 distinct plans for a bug that shows in two calls),
+	// and each is a full execution. rapidOnce runs none of them twice
+	// that passed, and none a third time that failed twice.
+	passed map[string]bool
+	failed map[string]*failedRuns
 }
+
+// failedRuns is a plan that showed the bug being shrunk: how often, and
+// its last run.
+type failedRuns struct {
+	runs int
+	vs   []checks.Violation
+	hist model.History
+}
+
+// rapidOnce runs plan for rapid's shrink, as once does, unless h says
+// how it goes. A plan that did not show the bug passes again without a
+// run: rapid saw it pass, and a race it lost once is the second pass's
+// to retry. A plan that showed it twice shows it again without a run.
+// Until then each failure is a real run: rapid accepts a smaller plan
+// only when it fails twice in a row the same way, which is how it tells
+// a flaky failure (Flaky), and the shrink's path through a race stays a
+// path of plans that failed.
+func (r *runner) rapidOnce(ctx context.Context, h *shrinking, plan model.Plan) ([]checks.Violation, model.History, error) {
+	key := passKey(plan)
+	if h.passed[key] {
+		return nil, model.History{}, nil
+	}
+	if f := h.failed[key]; f != nil && f.runs >= 2 {
+		return f.vs, f.hist, nil
+	}
+	vs, hist, err := r.once(ctx, plan)
+	if err != nil {
+		return vs, hist, err
+	}
+	if _, ok := violationOf(vs, h.best.Check); !ok {
+		h.passed[key] = true
+	} else if f := h.failed[key]; f != nil {
+		f.runs, f.vs, f.hist = f.runs+1, vs, hist
+	} else {
+		h.failed[key] = &failedRuns{runs: 1, vs: vs, hist: hist}
+	}
+	return vs, hist, nil
+}
+
+func passKey(p model.Plan) string { return fmt.Sprintf("%+v", p.Steps) }
 
 // shrinkCandidates is how many candidates as costly as the failing plan
 // a shrink's budget fits at least: a plan that hangs costs a call timeout,
@@ -161,10 +208,13 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	r.current = h
 	r.progress("shrink")
 	// rapid's shrinking needs many cheap runs: of a plan so slow that the
-	// budget was stretched to fit 16 of them (a hang, a crash), half the
-	// budget in rapid's random candidates leaves this pass, which goes
-	// straight for the likely cuts, too little to end minimal.
-	if budget > r.cfg.ShrinkTime {
+	// budget was stretched to fit 16 of them (a hang, a crash), or one
+	// that restarts the service (a restart, and a crash's recovery, in
+	// every candidate), half the budget in rapid's random candidates
+	// leaves this pass, which goes straight for the likely cuts, too
+	// little to end minimal. This pass alone ends where rapid would have
+	// led it: it also drops a call's fault.
+	if budget > r.cfg.ShrinkTime || restarts(a.plan) {
 		h.rapidBy = now
 	} else {
 		r.shrinkRapid(ctx, h, a.seed)
@@ -286,6 +336,7 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 		return
 	}
 	var rt tb
+	h.passed, h.failed = map[string]bool{}, map[string]*failedRuns{}
 	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t, h) })
 	h.logs = rt.logs
 }

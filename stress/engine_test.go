@@ -30,8 +30,14 @@ type rule func(c model.Contract, plan model.Plan) []checks.Violation
 type scripted struct {
 	rules []rule
 	slow  time.Duration
-	mu    sync.Mutex
-	tries int
+	// slowPass, when set, is how long a try that shows no violation
+	// takes, and one that shows any takes no time: a shrink's budget
+	// (ShrinkTime, or shrinkCandidates times the failing plan's time) is
+	// then over before a candidate that passes has run, so every shrink
+	// is cut, however loaded the machine.
+	slowPass time.Duration
+	mu       sync.Mutex
+	tries    int
 }
 
 func (s *scripted) Try(ctx context.Context, ns model.Namespace, plan model.Plan) (Trial, error) {
@@ -57,6 +63,13 @@ func (s *scripted) Try(ctx context.Context, ns model.Namespace, plan model.Plan)
 		tr.Violations = append(tr.Violations, r(c, plan)...)
 	}
 	checks.Sort(tr.Violations)
+	if s.slowPass > 0 && len(tr.Violations) == 0 {
+		select {
+		case <-time.After(s.slowPass):
+		case <-ctx.Done():
+			return Trial{NS: ns}, ctx.Err()
+		}
+	}
 	return tr, nil
 }
 
@@ -297,7 +310,12 @@ func TestEngineCutShrinkHidesNoOtherBug(t *testing.T) {
 	}
 	cfg := engineConfig(100)
 	cfg.ShrinkTime = time.Millisecond
-	r := runEngine(t, cfg, &scripted{rules: []rule{both}, slow: 20 * time.Millisecond}, 1)
+	// Plans that pass are slow and failing ones quick, so that no shrink
+	// can end minimal: a minimal burst shows the hang beside the 500, and
+	// then calls it the 500's symptom. (With every try slow, a failing
+	// plan that a loaded machine made slower gave its shrink a budget
+	// long enough to end minimal, 1 run in 8.)
+	r := runEngine(t, cfg, &scripted{rules: []rule{both}, slowPass: 20 * time.Millisecond}, 1)
 	var got []checks.ID
 	for _, b := range r.bugs {
 		got = append(got, b.Check)

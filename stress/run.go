@@ -367,7 +367,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 			return
 		}
 		var err error
-		vs, hist, err = r.once(runCtx, plan)
+		vs, hist, err = r.rapidOnce(runCtx, h, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // cut mid-plan by the budget: proves nothing
 			return

@@ -47,15 +47,12 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 				cands = append([]model.Plan{q}, cands...)
 			}
 		}
-		for _, cand := range cands {
-			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
-				return f, false
-			}
-			if g, kind := r.failsAgain(ctx, h, cand, h.kind); g != nil {
-				f, improved, h.kind = g, true, kind
-				h.best = f
-				break
-			}
+		if g, kind := r.firstFailing(ctx, h, cands, restarts(f.Plan)); g != nil {
+			f, improved, h.kind = g, true, kind
+			h.best = f
+		}
+		if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+			return f, false
 		}
 		if !improved {
 			return f, !h.cut && r.stop == nil && ctx.Err() == nil
@@ -63,33 +60,73 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 	}
 }
 
-// failsAgain runs a plan up to shrinkTries times and returns its failure
-// when it shows bug again (showsAgain), with the bug as it shows now.
-func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugID) (*Failure, bugID) {
+// firstFailing returns the first of cands that shows the bug being shrunk
+// again, with the bug as it shows now. Each candidate gets shrinkTries
+// runs in turn, unless the plan being shrunk restarts the service
+// (restarting): then each candidate is run once, in order, and only when
+// none fails are they given the rest of their shrinkTries, in order, so
+// that a failure that repeats at once (most do) pays one restart per
+// candidate that does not show it, not shrinkTries, and a race still gets
+// every try before its plan is called minimal. A candidate that restarts
+// and has no burst is run once only: its calls go one at a time, so
+// nothing in it races, and every run of it costs a restart (and a
+// crash's recovery). A plan that does not restart keeps the order in
+// which a candidate that fails only on its second try is taken before a
+// later one: its candidates are cheap, and the path its shrink takes (the
+// zoo's minimal plans, the cut shrinks that keep two bugs apart) stays
+// the one pinned by the in-process tests.
+func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugID) {
+	passes := []int{shrinkTries}
+	if restarting {
+		passes = []int{1, shrinkTries - 1}
+	}
+	retry := make([]bool, len(cands))
+	for pass, tries := range passes {
+		for i, cand := range cands {
+			if pass > 0 && !retry[i] {
+				continue
+			}
+			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
+				return nil, bugID{}
+			}
+			g, kind, again := r.failsAgain(ctx, h, cand, h.kind, tries)
+			if g != nil {
+				return g, kind
+			}
+			retry[i] = again && (racy(cand) || !restarts(cand))
+		}
+	}
+	return nil, bugID{}
+}
+
+// failsAgain runs a plan up to tries times and returns its failure when it
+// shows bug again (showsAgain), with the bug as it shows now; again says
+// whether trying it more might (not after a hang).
+func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugID, tries int) (_ *Failure, _ bugID, again bool) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
-	for range shrinkTries {
+	for range tries {
 		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil, bugID{}
+			return nil, bugID{}, false
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil, bugID{}
+			return nil, bugID{}, false
 		}
 		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
-			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got
+			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got, false
 		}
 		// A candidate that hung instead (another bug: identical calls
 		// that never get an answer) is given up at once: trying again
 		// costs a call timeout each time, and a hang is no race that
 		// goes the other way next time.
 		if bug.Check != checks.NoAnswer && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer }) {
-			break
+			return nil, bugID{}, false
 		}
 	}
-	return nil, bugID{}
+	return nil, bugID{}, true
 }
 
 // showsAgain says whether a candidate whose violations have identities ids
@@ -222,6 +259,18 @@ func firstCallPoints(p model.Plan) model.Plan {
 		}
 	}
 	return p
+}
+
+// restarts reports whether p restarts the service: a restart step, which
+// follows every crash.
+func restarts(p model.Plan) bool {
+	return slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepRestart })
+}
+
+// racy reports whether p has a burst: calls whose outcome may hang on
+// which of them the service serves first.
+func racy(p model.Plan) bool {
+	return slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepBurst })
 }
 
 // restartsAfterCrashes reports whether every crash of p is followed by a
@@ -390,6 +439,13 @@ func simplerCalls(c model.Call) []model.Call {
 	if c.NoKey {
 		d := c
 		d.NoKey = false
+		out = append(out, d)
+	}
+	// A call without its fault: a crash left without a crash keeps its
+	// restart step, which plain calls then cross.
+	if c.Fault != model.FaultNone {
+		d := c
+		d.Fault, d.Point = model.FaultNone, ""
 		out = append(out, d)
 	}
 	if c.Noise != model.NoiseNone {

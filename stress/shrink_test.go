@@ -305,16 +305,20 @@ func TestSimplerCalls(t *testing.T) {
 		{model.Call{Tenant: "A", Key: "k1", Broken: 1}, []model.Call{call("A", "k1", 0)}},
 		// A failure a db-error names gives way to each before it.
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "57P01"}, []model.Call{
+			call("A", "k1", 0),
 			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"},
 			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40P01"},
 		}},
-		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, nil},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, []model.Call{call("A", "k1", 0)}},
 		// A dep-error's, at the same dependency.
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis LOADING"}, []model.Call{
+			call("A", "k1", 0),
 			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"},
 			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis READONLY"},
 		}},
-		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"}, nil},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"}, []model.Call{call("A", "k1", 0)}},
+		// A call without its fault, and its point with it.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}, []model.Call{call("A", "k1", 0)}},
 	} {
 		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)

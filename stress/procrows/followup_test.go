@@ -2,6 +2,7 @@ package procrows_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,43 +30,49 @@ func TestStuckInFlightCaughtOnEverySeed(t *testing.T) {
 		t.Skip("starts the sample as processes, ten times")
 	}
 	bin := sampleBinary(t)
-	caught := 0
 	for seed := uint64(1); seed <= 10; seed++ {
-		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "stuck-in-flight", ticketsvc.LayoutKeys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Seed, cfg.Contract.Recovery = seed, 5*time.Second
-		cfg.Faults = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultCrash, model.FaultRestart}
-		ctx, cancel := context.WithCancel(t.Context())
-		var found checks.ID
-		plans := 0
-		cfg.Progress = func(p stress.Progress) {
-			if p.Shrinking != "" && found == "" {
-				found, plans = p.Shrinking, p.Plans
-				cancel()
-			}
-		}
-		res, err := stress.Run(ctx, cfg)
-		cancel()
-		if err != nil && found == "" {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		// The dealt plans: each fault once, and lose-reply and crash once
-		// more, with their retry.
-		dealt := len(cfg.Faults) + 2
-		if found != checks.StuckAction || plans > dealt {
-			searched := 0
-			if res != nil {
-				searched = res.Searched
-			}
-			t.Errorf("seed %d: found %q after %d plans, want IDEM-012 among the %d dealt plans (the run searched %d)", seed, found, plans, dealt, searched)
-			continue
-		}
-		t.Logf("seed %d: IDEM-012 at plan %d", seed, plans)
-		caught++
+		// A database and processes each, and most of a run is waiting
+		// (restarts, the 5 s recovery): the seeds run in parallel.
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			stuckInFlightCaught(t, bin, seed)
+		})
 	}
-	if caught != 10 {
-		t.Errorf("stuck-in-flight caught on %d of 10 seeds, want 10", caught)
+}
+
+// stuckInFlightCaught fails t unless a run of seed finds stuck-in-flight
+// (IDEM-012) among its dealt plans.
+func stuckInFlightCaught(t *testing.T, bin string, seed uint64) {
+	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "stuck-in-flight", ticketsvc.LayoutKeys)
+	if err != nil {
+		t.Fatal(err)
 	}
+	cfg.Seed, cfg.Contract.Recovery = seed, 5*time.Second
+	cfg.Faults = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultCrash, model.FaultRestart}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var found checks.ID
+	plans := 0
+	cfg.Progress = func(p stress.Progress) {
+		if p.Shrinking != "" && found == "" {
+			found, plans = p.Shrinking, p.Plans
+			cancel()
+		}
+	}
+	res, err := stress.Run(ctx, cfg)
+	cancel()
+	if err != nil && found == "" {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	// The dealt plans: each fault once, and lose-reply and crash once
+	// more, with their retry.
+	dealt := len(cfg.Faults) + 2
+	if found != checks.StuckAction || plans > dealt {
+		searched := 0
+		if res != nil {
+			searched = res.Searched
+		}
+		t.Fatalf("seed %d: found %q after %d plans, want IDEM-012 among the %d dealt plans (the run searched %d)", seed, found, plans, dealt, searched)
+	}
+	t.Logf("seed %d: IDEM-012 at plan %d", seed, plans)
 }
