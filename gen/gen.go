@@ -132,7 +132,9 @@ func (w World) callFaults() []model.Fault {
 	return fs
 }
 
-func (w World) cannotName(f model.Fault) bool { return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0 }
+func (w World) cannotName(f model.Fault) bool {
+	return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
+}
 
 // point draws what a call with fault f names of it (model.Call.Point),
 // and whether it is a retry's point: one fault at a point in three lands
