@@ -113,7 +113,7 @@ var catalogue = []Check{
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{ReplicaExited, "replica exited", "a replica of the service exited on its own during a plan (its process ended with no crash or restart of idemstress's), after the fault named", anyOf(model.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError)),
+	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error, dep-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError), model.FaultFired(model.FaultDepError)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{RefusalReplay, "wrong refusal replay", "a call after a refused one (its payload broke a rule) got the refusal again where the contract says refusals are not stored, or was executed where it says they are", anyOf(model.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},

@@ -7,8 +7,8 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// A transient failure (the db-error fault) makes one call's database work
-// fail inside the service, and the service answers with a server error (a
+// A transient failure (the db-error fault, or dep-error at a dependency
+// such as its Redis) makes one call's work fail inside the service, and the service answers with a server error (a
 // 5xx, or an answer answers.server_error takes). What the retries
 // of that call must get is the contract's errors: policy. By default
 // (not-stored) a retry is executed afresh: most idempotency libraries store
@@ -17,11 +17,12 @@ import (
 // long as the key is kept. Under stored (Stripe v1 replays a saved 5xx)
 // the retry must get the same error, and a fresh execution is the mistake.
 
-// failedByFault reports whether op is a call the db-error fault made fail:
+// failedByFault reports whether op is a call a transient failure
+// (db-error, dep-error: model.Transient) made fail:
 // it carried the fault and was answered with a server error. Its server
 // error is what the fault asked for, not a wrong status.
 func failedByFault(op model.Op) bool {
-	return op.Call.Fault == model.FaultDBError && op.Out.ServerError()
+	return model.Transient(op.Call.Fault) && op.Out.ServerError()
 }
 
 // errorReplays judges the retries of an action's calls that a transient
@@ -42,9 +43,9 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 			// except under changed_payload: replayed, where the key alone
 			// says what a call gets back.
 			// A retry that carries a fault of its own is one still, unless
-			// that fault is another db-error (its 5xx is its own): a saved
+			// that fault is another transient failure (its 5xx is its own): a saved
 			// 500 replayed to a doubly delivered retry is a replay.
-			if retry.Start < failed.End || retry.Call.Fault == model.FaultDBError || retry.Out.Status == 0 ||
+			if retry.Start < failed.End || model.Transient(retry.Call.Fault) || retry.Out.Status == 0 ||
 				!c.ChangedReplayed && !c.Equivalent(failed.Body, retry.Body) {
 				continue
 			}

@@ -37,7 +37,7 @@ type Deal struct {
 // shows by itself is found, and shrunk, without the retry.
 func Deals(w World) []Deal {
 	var ds []Deal
-	for _, f := range w.Faults {
+	for _, f := range w.callFaults() {
 		k, _ := model.KindOf(f)
 		if ps := w.pointsOf(f); len(ps) > 0 {
 			// A failure a fault names shows some bugs alone (a partial

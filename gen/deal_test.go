@@ -171,3 +171,57 @@ func TestRetryPoints(t *testing.T) {
 		t.Errorf("plan %s: in its deal %v, in a first call's %v, in another retry point's %v", retried.Compact(), deals[2].In(retried), deals[0].In(retried), deals[3].In(retried))
 	}
 }
+
+// Two faults that name their failures share the world's failures, and
+// each draws and is dealt only its own: db-error a SQLSTATE, dep-error a
+// dependency's failure.
+func TestCodesOfEachFault(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultDBError, model.FaultDepError}, true
+	w.Codes = []string{"40001", "08006", "redis OOM", "redis cut"}
+	var dealt []string
+	for _, d := range gen.Deals(w) {
+		if d.Point != "" {
+			dealt = append(dealt, string(d.Fault)+" "+d.Point)
+		}
+	}
+	if want := []string{"db-error 40001", "db-error 08006", "dep-error redis OOM", "dep-error redis cut"}; !slices.Equal(dealt, want) {
+		t.Errorf("dealt %q, want %q", dealt, want)
+	}
+	for seed := range 300 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				if c.Fault != model.FaultNone && c.Point != "" && !model.CodeFor(c.Fault, c.Point) {
+					t.Fatalf("call %s names another fault's failure", c)
+				}
+			}
+		}
+	}
+}
+
+// A fault that names what it acts on (dep-error's dependency) is neither
+// drawn nor dealt in a world that names it nothing: it could not fire.
+func TestNoDependencyNoDepError(t *testing.T) {
+	w := gen.DefaultWorld()
+	w.Faults, w.FollowUp = []model.Fault{model.FaultDBError, model.FaultDepError}, true
+	w.Codes = []string{"40001"}
+	for _, d := range gen.Deals(w) {
+		if d.Fault == model.FaultDepError {
+			t.Fatalf("dealt %+v in a world without a dependency's failure", d)
+		}
+	}
+	drew := false
+	for seed := range 200 {
+		for _, s := range gen.Plan(w).Example(seed).Steps {
+			for _, c := range s.Calls {
+				drew = drew || c.Fault == model.FaultDBError
+				if c.Fault == model.FaultDepError {
+					t.Fatalf("call %s drew dep-error in a world without a dependency's failure", c)
+				}
+			}
+		}
+	}
+	if !drew {
+		t.Error("no plan of 200 drew db-error")
+	}
+}

@@ -6,6 +6,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 
 	"pgregory.net/rapid"
 
@@ -67,8 +68,9 @@ type World struct {
 	// retry is drawn.
 	RetryPoints []string
 	// Codes are the failures a fault that names its failure
-	// (model.FaultKind.Coded: db-error) may deal (model.Call.Point: a
-	// SQLSTATE), those the database proxy can answer a statement with;
+	// (model.FaultKind.Coded) may deal (model.Call.Point): db-error's
+	// SQLSTATEs, those the database proxy can answer a statement with,
+	// and dep-error's failures at each dependency ("redis OOM");
 	// none: such a fault names none and deals what it always did.
 	Codes []string
 	// FollowUp follows most calls whose fault leaves their fate open (a
@@ -112,9 +114,26 @@ func (w World) pointsOf(f model.Fault) []string {
 	case k.AtPoint:
 		return w.Points
 	case k.Coded:
-		return w.Codes
+		// A run's failures are each coded fault's: db-error's SQLSTATEs,
+		// dep-error's failures at each dependency.
+		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !model.CodeFor(f, c) })
 	}
 	return nil
+}
+
+// callFaults are the faults a call may draw: the world's, less one that
+// names what it acts on (dep-error) where the world names it nothing to
+// act on (model.NamesItsTarget): it could not fire.
+func (w World) callFaults() []model.Fault {
+	fs := w.Faults
+	if slices.ContainsFunc(fs, w.cannotName) {
+		fs = slices.DeleteFunc(slices.Clone(fs), w.cannotName)
+	}
+	return fs
+}
+
+func (w World) cannotName(f model.Fault) bool {
+	return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
 }
 
 // point draws what a call with fault f names of it (model.Call.Point),
@@ -188,8 +207,8 @@ func Plan(w World) *rapid.Generator[model.Plan] {
 			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
 				// One single call in three carries a fault; it shrinks to none.
 				retry := false
-				if len(w.Faults) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
-					base.Fault = rapid.SampledFrom(w.Faults).Draw(t, "fault")
+				if fs := w.callFaults(); len(fs) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
+					base.Fault = rapid.SampledFrom(fs).Draw(t, "fault")
 					base.Point, retry = w.point(t, base.Fault)
 				}
 				if base.NoKey && w.Keyless {

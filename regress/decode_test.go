@@ -50,6 +50,9 @@ func TestDecode(t *testing.T) {
 		{"a db-error that names its failure (stores-errors)", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "40001"}]},`+oneCall+"]"), ""},
 		{"a db-error that names none (57P01, as before)", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error"}]},`+oneCall+"]"), ""},
 		{"a db-error of an unknown failure", caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "23505"}]}]`), `db-error failure "23505"`},
+		{"a dep-error at a dependency (keys-in-redis-fail-open)", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-error", "point": "redis OOM"}]},`+oneCall+"]"), ""},
+		{"a dep-error that names no dependency", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-error", "point": "OOM"}]}]`), `dep-error failure "OOM"`},
+		{"a dep-error of an unknown failure", caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-error", "point": "redis NOAUTH"}]}]`), `dep-error failure "redis NOAUTH"`},
 		{"newer format", []byte(`{"version": 99}`), "upgrade idemstress"},
 		{"not JSON", []byte("\x00"), "not a case file"},
 	} {
@@ -102,6 +105,7 @@ func FuzzDecode(f *testing.F) {
 		caseJSON("IDEM-001", "["+oneCall+","+restart+","+oneCall+"]"),
 		caseJSON("IDEM-002", "["+crash+","+burst+"]"),
 		caseJSON("IDEM-016", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "db-error", "point": "08006"}]},`+oneCall+"]"),
+		caseJSON("IDEM-001", `[{"kind": "call", "calls": [{"tenant": "A", "key": "k1", "fault": "dep-error", "point": "redis cut"}]},`+oneCall+"]"),
 		[]byte(`{"version": 1, "check": {"id": "IDEM-001", "observed": "x"}, "seed": 3, "plan": {"steps": [` + oneCall + `]}}`),
 		[]byte(`{"version": 2, "plan": null}`),
 		[]byte(`[]`),

@@ -140,7 +140,7 @@ func runnable(p model.Plan) error {
 					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
 				}
 			case k.Coded:
-				if err := fault.CheckDBErrorCode(call.Point); err != nil {
+				if err := fault.CheckCode(call.Fault, call.Point); err != nil {
 					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
 				}
 			case call.Point != "":

@@ -128,7 +128,7 @@ func (c *Config) world() gen.World {
 		switch {
 		case f == model.FaultRestart:
 			w.Restart = true
-		case k.Needs == model.NeedsDependency:
+		case k.Needs == model.NeedsDependency && k.Scope == model.AsStep:
 			for _, d := range c.Process.Dependencies {
 				if !slices.ContainsFunc(w.StepFaults, func(s model.Step) bool { return s.Fault == f && s.Target == d.Name }) {
 					w.StepFaults = append(w.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})

@@ -3,6 +3,7 @@ package stress
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -30,11 +31,13 @@ import (
 // so a point of one of them is not told apart yet: no burst is crashed
 // at a point.
 
-// A fault that names its failure (db-error's SQLSTATE: model.FaultKind.Coded)
-// names it as plan data the same way, from the failures the database
-// proxy can deal (fault.DBErrorCodes), each dealt a plan of its own and
-// counted in the coverage as a point is; where no proxy stands the fault
-// ends the session (57P01) and names nothing.
+// A fault that names its failure (model.FaultKind.Coded: db-error's
+// SQLSTATE, dep-error's Redis failure) names it as plan data the same
+// way, from the failures the database proxy can deal (fault.DBErrorCodes)
+// or a RESP proxy at each dependency (fault.DepErrorCodes), each dealt a
+// plan of its own and counted in the coverage as a point is; where no
+// database proxy stands db-error ends the session (57P01) and names
+// nothing.
 
 // atPoint reports whether fault f lands at a point the plan names.
 func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
@@ -42,19 +45,50 @@ func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
 // coded reports whether fault f names the failure it deals.
 func coded(f model.Fault) bool { k, _ := model.KindOf(f); return k.Coded }
 
-// dealCodes makes a fault that names its failure draw and deal each
-// failure the database proxy can answer a statement with, when one
-// stands between the service and its database.
+// dealCodes makes each fault that names its failure draw and deal each
+// failure it can deal where the run stands: db-error each the database
+// proxy can answer a statement with, when one stands between the service
+// and its database; dep-error each one at each dependency a RESP proxy
+// stands in front of ("redis OOM").
 func (r *runner) dealCodes() {
-	i := slices.IndexFunc(r.cfg.Faults, coded)
-	if i < 0 || r.session == nil || r.session.db == nil {
+	if r.session == nil {
 		return
 	}
-	r.cfg.World.Codes = slices.Clone(fault.DBErrorCodes)
-	r.deals = gen.Deals(r.cfg.World)
-	for _, c := range r.cfg.World.Codes {
-		r.coverage[model.PointFired(r.cfg.Faults[i], c)] = 0
+	var codes []string
+	for _, f := range r.cfg.Faults {
+		fc := r.session.codesOf(f)
+		if len(fc) == 0 && model.NamesItsTarget(f) {
+			r.note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
+		}
+		for _, c := range fc {
+			r.coverage[model.PointFired(f, c)] = 0
+		}
+		codes = append(codes, fc...)
 	}
+	if len(codes) == 0 {
+		return
+	}
+	r.cfg.World.Codes = codes
+	r.deals = gen.Deals(r.cfg.World)
+}
+
+// codesOf are the failures fault f deals where the session stands; none
+// for a fault that names no failure.
+func (s *Session) codesOf(f model.Fault) []string {
+	switch {
+	case f == model.FaultDepError:
+		names := slices.Sorted(maps.Keys(s.deps))
+		var codes []string
+		for _, d := range names {
+			for _, c := range fault.DepErrorCodes {
+				codes = append(codes, fault.DepErrorPoint(d, c))
+			}
+		}
+		return codes
+	case coded(f) && s.db != nil:
+		return slices.Clone(fault.DBErrorCodes)
+	}
+	return nil
 }
 
 // learnPoints learns the points of a first call's database work, and of
@@ -122,8 +156,11 @@ func (r *runner) pointsTried() {
 		}
 		r.note(msg)
 	}
-	if i := slices.IndexFunc(r.cfg.Faults, coded); i >= 0 && len(r.cfg.World.Codes) > 0 {
-		r.note(r.tried(r.cfg.Faults[i], r.cfg.World.Codes, "failures"))
+	for _, f := range r.cfg.Faults {
+		codes := slices.DeleteFunc(slices.Clone(r.cfg.World.Codes), func(c string) bool { return !model.CodeFor(f, c) })
+		if len(codes) > 0 {
+			r.note(r.tried(f, codes, "failures"))
+		}
 	}
 }
 

@@ -511,12 +511,10 @@ func simplerCalls(c model.Call) []model.Call {
 	// before 57P01), as rapid's draw of it shrinks: the same bug under
 	// any of them ends on the same failure.
 	if k, _ := model.KindOf(c.Fault); k.Coded {
-		if i := slices.Index(fault.DBErrorCodes, c.Point); i > 0 {
-			for _, code := range fault.DBErrorCodes[:i] {
-				d := c
-				d.Point = code
-				out = append(out, d)
-			}
+		for _, code := range fault.EarlierCodes(c.Fault, c.Point) {
+			d := c
+			d.Point = code
+			out = append(out, d)
 		}
 	}
 	return out

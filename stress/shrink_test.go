@@ -310,6 +310,13 @@ func TestSimplerCalls(t *testing.T) {
 			{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40P01"},
 		}},
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDBError, Point: "40001"}, []model.Call{call("A", "k1", 0)}},
+		// A dep-error's, at the same dependency.
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis LOADING"}, []model.Call{
+			call("A", "k1", 0),
+			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"},
+			{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis READONLY"},
+		}},
+		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultDepError, Point: "redis OOM"}, []model.Call{call("A", "k1", 0)}},
 		// A call without its fault, and its point with it.
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}, []model.Call{call("A", "k1", 0)}},
 	} {

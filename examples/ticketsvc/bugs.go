@@ -48,6 +48,10 @@ type behavior struct {
 	// completes the record after the commit (see createReserved):
 	// correct, whatever Redis keeps.
 	redisReserved bool
+	// redisFailOpen treats Redis as a cache that must never fail a call:
+	// a record it cannot write is logged and skipped, and the effects
+	// commit without it, so the retry finds no record and creates again.
+	redisFailOpen bool
 	// nonAtomic writes the ticket (and its key) in one transaction and
 	// the outbox row in a second: a crash between them leaves a ticket
 	// that a retry replays without its notification.
@@ -180,11 +184,14 @@ var correctModes = []bugMode{
 // it describes, and a crash between the two leaves a record of a ticket
 // that never committed), and keys-in-redis-reserved, which reserves in
 // Redis, decides in PostgreSQL and completes the record after the
-// commit (correct).
+// commit (correct), and keys-in-redis-fail-open, keys-in-redis's code over
+// a durable Redis whose failure to store a record is skipped (a bug: the
+// effects commit without their record, and the retry creates again).
 var redisModes = []bugMode{
 	{name: "keys-in-redis", b: behavior{redisKeys: true, unconstrained: true}},
 	{name: "keys-in-redis-durable", b: behavior{redisKeys: true, unconstrained: true}},
 	{name: "keys-in-redis-reserved", b: behavior{redisKeys: true, redisReserved: true}},
+	{name: "keys-in-redis-fail-open", b: behavior{redisKeys: true, redisFailOpen: true, unconstrained: true}},
 }
 
 // RedisModes returns the names of the modes that keep their keys in a
@@ -263,6 +270,7 @@ func (b behavior) or(o behavior) behavior {
 		memoryKeys:           b.memoryKeys || o.memoryKeys,
 		redisKeys:            b.redisKeys || o.redisKeys,
 		redisReserved:        b.redisReserved || o.redisReserved,
+		redisFailOpen:        b.redisFailOpen || o.redisFailOpen,
 		nonAtomic:            b.nonAtomic || o.nonAtomic,
 		keyFirst:             b.keyFirst || o.keyFirst,
 		stuckInFlight:        b.stuckInFlight || o.stuckInFlight,

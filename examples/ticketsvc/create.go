@@ -158,7 +158,13 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	}
 	if s.redis != nil {
 		// Before the commit: see keyRedis.
-		if err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id}); err != nil {
+		err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id})
+		switch {
+		case err != nil && s.b.redisFailOpen:
+			// keys-in-redis-fail-open: "Redis is only a cache", and the
+			// ticket commits without the record that guards it.
+			s.log.WarnContext(ctx, "redis: storing a key's record failed; skipped", "err", err)
+		case err != nil:
 			return outcome{}, err
 		}
 	}

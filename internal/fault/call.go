@@ -104,6 +104,7 @@ var callFaults = map[model.Fault]CallFault{
 	model.FaultPause:            pause,
 	model.FaultPauseKeyRecord:   pauseKeyRecord,
 	model.FaultDBError:          dbError,
+	model.FaultDepError:         depError,
 	model.FaultSlowOriginal:     slowOriginal,
 }
 

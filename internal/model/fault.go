@@ -92,6 +92,14 @@ const (
 	// FaultDepCrash is a plan step (StepFault): a dependency is SIGKILLed
 	// and started again, the way a supervisor restarts it after a crash.
 	FaultDepCrash Fault = "dep-crash"
+	// FaultDepError: the call's first write command to a dependency that
+	// speaks RESP (its Redis), through the RESP proxy in front of it, is
+	// answered with a Redis error reply (OOM, READONLY, LOADING, BUSY,
+	// ERR) in its place, or its connection is cut: the one its plan names
+	// with the dependency (Call.Point: "redis OOM", "redis cut"). The
+	// service answers as it answers a passing failure of its key store;
+	// the contract's errors: policy says what a retry must get.
+	FaultDepError Fault = "dep-error"
 )
 
 // ProxyFaults are the faults the fault proxy in front of a replica does.
@@ -110,8 +118,9 @@ func Crashes(f Fault) bool { return kind(f).Crashes }
 var DBFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDatabase })
 
 // DependencyFaults are the faults done to a dependency of the service
-// that idemstress starts beside it (process.dependencies).
-var DependencyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDependency })
+// that idemstress starts beside it (process.dependencies), as steps of
+// their own.
+var DependencyFaults = faultsThat(func(k FaultKind) bool { return k.Needs == NeedsDependency && k.Scope == AsStep })
 
 // PlannedFaults are the faults a contract may enable (`faults:`).
 var PlannedFaults = faultsThat(func(FaultKind) bool { return true })

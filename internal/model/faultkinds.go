@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // FaultKind is one entry of the registry of fault kinds a plan may carry:
 // where the fault stands in a plan and what it needs to happen. The
@@ -43,6 +46,11 @@ type FaultKind struct {
 	// (gen.World.Codes), so that a plan replays and shrinks with the
 	// failure it had.
 	Coded bool
+	// Transient: it fails the call's work once, as a passing failure of
+	// a store the service uses would (db-error, dep-error); the service
+	// answers 5xx and the contract's errors: policy says what a retry
+	// gets (checks: IDEM-014).
+	Transient bool
 	// Retried: it leaves its call's fate open (a crash, a transient error,
 	// a lost reply), and what the service does next is the point, so the
 	// generator mostly follows the call by a retry of the same action
@@ -69,7 +77,8 @@ const (
 	// NeedsService: a service that idemstress starts (process:).
 	NeedsService FaultNeed = "service"
 	// NeedsDependency: a dependency that idemstress starts beside the
-	// service (process.dependencies); the step names it (Step.Target).
+	// service (process.dependencies); a step names it (Step.Target), a
+	// call fault (dep-error) names it in its Call.Point.
 	NeedsDependency FaultNeed = "dependency"
 	// NeedsDatabase: an effect table of the service's to wait on (its
 	// database sessions are what the fault ends), not its processes.
@@ -91,10 +100,11 @@ var faultKinds = []FaultKind{
 	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true, Retried: true},
 	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
 	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
-	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Coded: true, Retried: true},
+	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Coded: true, Transient: true, Retried: true},
 	{Name: FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
 	{Name: FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
 	{Name: FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},
+	{Name: FaultDepError, Needs: NeedsDependency, FirstCall: true, Coded: true, Transient: true, Retried: true},
 }
 
 // KindOf is the registry's entry for fault f, and whether it has one.
@@ -106,6 +116,24 @@ func KindOf(f Fault) (FaultKind, bool) {
 	}
 	return FaultKind{}, false
 }
+
+// Transient reports whether fault f fails its call's work once, as a
+// passing failure of one of the service's stores would (FaultKind.Transient).
+func Transient(f Fault) bool { return kind(f).Transient }
+
+// CodeFor reports whether code, one of the failures a run deals
+// (gen.World.Codes), is one fault f names: a dependency's failure, its
+// name first ("redis OOM"), for a fault at a dependency (dep-error); a
+// SQLSTATE ("40001") for one at the database (db-error).
+func CodeFor(f Fault, code string) bool {
+	return kind(f).Coded && strings.Contains(code, " ") == (kind(f).Needs == NeedsDependency)
+}
+
+// NamesItsTarget reports whether fault f cannot act without the failure
+// it names (Call.Point), because that names what it acts on: dep-error's
+// dependency ("redis OOM"). A world with no such failure for it never
+// draws it.
+func NamesItsTarget(f Fault) bool { k := kind(f); return k.Coded && k.Needs == NeedsDependency }
 
 // faultsThat lists the registered faults for which keep holds.
 func faultsThat(keep func(FaultKind) bool) []Fault {

@@ -46,7 +46,8 @@ type Call struct {
 	// learned from the service's unfaulted calls (gen.World.Points).
 	// For a fault that names its failure (FaultKind.Coded: db-error) it
 	// is that failure's SQLSTATE: "40001", "40P01", "57P01", or "08006"
-	// for a cut connection ("": 57P01, what db-error always dealt).
+	// for a cut connection ("": 57P01, what db-error always dealt); for
+	// dep-error the dependency and its failure: "redis OOM", "redis cut".
 	Point string `json:"point,omitempty"`
 	// UniqueOf is the logical key of another action of the call's tenant
 	// whose unique values (Contract.Unique) the call sends instead of its

@@ -39,15 +39,18 @@ var processFaults = map[string][]model.Fault{
 	// crash) forgets them. The durable Redis keeps them, and its record,
 	// written before the PostgreSQL commit, outlives a crash at a point
 	// between the two. The reservation that PostgreSQL decides must pass
-	// everything, over a Redis that forgets.
-	"keys-in-redis":          {model.FaultDepRestart, model.FaultDepCrash},
-	"keys-in-redis-durable":  {model.FaultCrashAt},
-	"keys-in-redis-reserved": slices.Concat(everyFault, []model.Fault{model.FaultDepRestart, model.FaultDepCrash, model.FaultCrashAt}),
+	// everything, over a Redis that forgets or fails. The design that
+	// skips a record Redis failed to store commits without it, and its
+	// retry creates again.
+	"keys-in-redis":           {model.FaultDepRestart, model.FaultDepCrash},
+	"keys-in-redis-durable":   {model.FaultCrashAt},
+	"keys-in-redis-reserved":  slices.Concat(everyFault, []model.Fault{model.FaultDepRestart, model.FaultDepCrash, model.FaultCrashAt, model.FaultDepError}),
+	"keys-in-redis-fail-open": {model.FaultDepError},
 }
 
 // redisModes are the modes that keep their keys in a Redis idemstress
 // starts beside the service, and whether that Redis is durable.
-var redisModes = map[string]bool{"keys-in-redis": false, "keys-in-redis-durable": true, "keys-in-redis-reserved": false}
+var redisModes = map[string]bool{"keys-in-redis": false, "keys-in-redis-durable": true, "keys-in-redis-reserved": false, "keys-in-redis-fail-open": true}
 
 // NeedsRedis reports whether a mode keeps its keys in a Redis, which
 // idemstress starts as a dependency of the service (ProcessConfig): it

@@ -81,6 +81,9 @@ var Expected = map[string]checks.ID{
 	// crash between the two, and the retry replays a ticket that never
 	// committed.
 	"keys-in-redis-durable": checks.MissingEffect,
+	// Keys in a durable Redis whose failure to store a record is skipped:
+	// the ticket commits without it, and the retry creates again.
+	"keys-in-redis-fail-open": checks.DuplicateEffect,
 	// Identical calls at once: all but the first wait for an answer the
 	// first never hands over (caught by a burst).
 	"hang-on-burst": checks.NoAnswer,
