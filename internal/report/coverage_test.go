@@ -22,7 +22,7 @@ func TestCoverageLine(t *testing.T) {
 	want := "coverage: calls 300, sequential retry 120, changed payload 80, other tenant same key 0 (IDEM-007 not exercised), " +
 		"keyless 12, re-encoding 50, folded key 0 (IDEM-015 not exercised), burst 30, refused then fixed 0 (IDEM-017 not exercised); " +
 		"IDEM-019,IDEM-020,IDEM-021,IDEM-022 not exercised (the contract declares no sink); " +
-		"IDEM-016 not exercised (no db-error fault fired); IDEM-012 not exercised (no crashed action retried until its key was released or the recovery time had passed)"
+		"IDEM-016 not exercised (no db-error or dep-error fault fired); IDEM-012 not exercised (no crashed action retried until its key was released or the recovery time had passed)"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -67,7 +67,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 		"idemstress.IDEM-007": "not exercised: no call of another tenant with the same key",
 		"idemstress.IDEM-015": "not exercised: no key that differs from another only by white space, case or form",
 		"idemstress.IDEM-012": "not exercised: no crashed action retried until its key was released or the recovery time had passed",
-		"idemstress.IDEM-016": "not exercised: no db-error fault fired",
+		"idemstress.IDEM-016": "not exercised: no db-error or dep-error fault fired",
 		"idemstress.IDEM-017": "not exercised: no call after a refused one of its action (no payload rule to break, or refusals: untested)",
 		"idemstress.IDEM-019": "not exercised: the contract declares no sink",
 		"idemstress.IDEM-020": "not exercised: the contract declares no sink",
