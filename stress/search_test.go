@@ -2,6 +2,7 @@ package stress
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -137,6 +138,20 @@ func TestFirstPlansAreDealtEveryPoint(t *testing.T) {
 			if q := drawPlan(dw, s); q.String() != p.String() {
 				t.Fatalf("seed %d: plan %d is not the plan its seed draws in its world:\n%s\n%s", seed, i, p, q)
 			}
+			// Found within a few draws, not by luck in thousands.
+			if !slices.ContainsFunc(seedsUpTo(DeriveSeed(seed, i), 100), func(x uint64) bool { return x == s }) {
+				t.Errorf("seed %d: plan %d (%s %s) was not among the first 100 draws", seed, i, d.Fault, d.Point)
+			}
 		}
 	}
+}
+
+// seedsUpTo are the first n seeds planAt tries from s: s, then those
+// derived from it.
+func seedsUpTo(s uint64, n int) []uint64 {
+	out := []uint64{s}
+	for j := range n - 1 {
+		out = append(out, DeriveSeed(s, j))
+	}
+	return out
 }
