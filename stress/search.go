@@ -11,12 +11,13 @@ import (
 )
 
 // The search draws plan i of a run from a seed of its own, DeriveSeed(seed,
-// i) or, for the first plans, one derived from it (planAt), with rapid's
-// generator outside rapid.Check. The plans a run tries
-// are then the same whatever the number of workers, and a failing plan is
-// shrunk by a rapid.Check whose seed is that plan's: rapid draws its first
-// case from its seed exactly as Generator.Example does, so it starts from
-// the plan the search found (TestPlanSeedIsRapidsFirstCase pins this).
+// i) or, for the first plans, one derived from it in the world of the
+// fault dealt to the plan (planAt), with rapid's generator outside
+// rapid.Check. The plans a run tries are then the same whatever the
+// number of workers, and a failing plan is shrunk by a rapid.Check whose
+// seed is that plan's, in its world: rapid draws its first case from its
+// seed exactly as Generator.Example does, so it starts from the plan the
+// search found (TestPlanSeedIsRapidsFirstCase pins this).
 
 // DeriveSeed is the i-th seed derived from seed, a splitmix64 step, so
 // that neighbouring seeds (7 and 8) do not share derived seeds shifted by
