@@ -21,9 +21,11 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 	// The dealt plans' seeds too, in a world with faults: the seed a run
 	// records for plan i is the one rapid shrinks from.
 	fw := w
-	fw.Faults, fw.Restart = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultDBError}, true
+	// Each drawn in its deal's world, a point's and a failure's among them.
+	fw.Faults, fw.Restart, fw.FollowUp = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultDBError, model.FaultCrashAt}, true, true
+	fw.Points, fw.RetryPoints, fw.Codes = []string{"before statement 1", "after commit 1"}, []string{"after statement 1"}, []string{"40001"}
 	deals := gen.Deals(fw)
-	for i := range 24 {
+	for i := range 20 + len(deals) {
 		seed, w := DeriveSeed(42, i), w
 		if i >= 20 {
 			seed, w, _ = planAt(fw, deals, 42, i-20)
