@@ -130,11 +130,17 @@ func (d Deal) In(p model.Plan) bool {
 }
 
 // retried reports whether steps hold a single call of c's action with no
-// fault: a retry after the fault, which the interpreter follows up (a
-// burst's calls are not polled past a crash's recovery time).
+// fault and c's payload: a retry after the fault, which the interpreter
+// follows up (a burst's calls are not polled past a crash's recovery
+// time). A call that breaks a payload rule, or sends another payload or
+// another action's unique values, is refused before it reaches the key,
+// and shows nothing of what the fault left: a plan whose crash was
+// "retried" only by a broken call left stuck-in-flight uncaught.
 func retried(steps []model.Step, c model.Call) bool {
 	for _, s := range steps {
-		if r := s.Calls; s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() {
+		r := s.Calls
+		if s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() &&
+			r[0].Broken == 0 && r[0].Variant == c.Variant && r[0].UniqueOf == c.UniqueOf {
 			return true
 		}
 	}
