@@ -71,6 +71,38 @@ func Deals(w World) []Deal {
 	return ds
 }
 
+// World is w as the plan dealt d is drawn from. A call fault's world
+// plans that fault alone, so that a plan carries it as often as a world
+// of one kind does (about one plan in three, where a world of every kind
+// has one of thirteen in about one plan of a hundred); a fault that names
+// a point (or a failure) names d's on every call that draws it, a retry's
+// on the retry the generator composes for it, so that the dealt point is
+// in the plan whenever its fault is, however many points the world has
+// (drawn by chance, the rarest of sixteen was in about one plan of 500,
+// and a default run left one or two untried). The plan is still rapid's
+// first case from its seed in this world, and rapid shrinks it in this
+// world, which keeps the point: it is the deal's.
+func (d Deal) World(w World) World {
+	if !slices.Contains(w.Faults, d.Fault) {
+		return w // a restart or a fault step
+	}
+	w.Faults = []model.Fault{d.Fault}
+	if d.Point == "" {
+		return w
+	}
+	switch k, _ := model.KindOf(d.Fault); {
+	case k.AtPoint:
+		if p, ok := model.OfRetry(d.Point); ok {
+			w.Points, w.RetryPoints = nil, []string{p}
+		} else {
+			w.Points, w.RetryPoints = []string{d.Point}, nil
+		}
+	case k.Coded:
+		w.Codes = []string{d.Point}
+	}
+	return w
+}
+
 // In reports whether plan p carries the fault: a call with it (as Plan
 // keeps it, on the first call of an action), a restart step drawn as one
 // (not the one Plan puts after a crash, which starts a killed replica
@@ -98,11 +130,17 @@ func (d Deal) In(p model.Plan) bool {
 }
 
 // retried reports whether steps hold a single call of c's action with no
-// fault: a retry after the fault, which the interpreter follows up (a
-// burst's calls are not polled past a crash's recovery time).
+// fault and c's payload: a retry after the fault, which the interpreter
+// follows up (a burst's calls are not polled past a crash's recovery
+// time). A call that breaks a payload rule, or sends another payload or
+// another action's unique values, is refused before it reaches the key,
+// and shows nothing of what the fault left: a plan whose crash was
+// "retried" only by a broken call left stuck-in-flight uncaught.
 func retried(steps []model.Step, c model.Call) bool {
 	for _, s := range steps {
-		if r := s.Calls; s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() {
+		r := s.Calls
+		if s.Kind == model.StepCall && r[0].Fault == model.FaultNone && !r[0].NoKey && r[0].Action() == c.Action() &&
+			r[0].Broken == 0 && r[0].Variant == c.Variant && r[0].UniqueOf == c.UniqueOf {
 			return true
 		}
 	}

@@ -225,3 +225,34 @@ func TestNoDependencyNoDepError(t *testing.T) {
 		t.Error("no plan of 200 drew db-error")
 	}
 }
+
+// A fault's transition is whole only when the same call follows it: a
+// call of the action that breaks a payload rule, or sends another
+// payload, is refused before it reaches the key and retries nothing (a
+// crash "retried" so left stuck-in-flight uncaught on a seed).
+func TestDealRetriedNeedsTheSameCall(t *testing.T) {
+	crash := model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrash}
+	retried := gen.Deal{Fault: model.FaultCrash, Retried: true}
+	alone := gen.Deal{Fault: model.FaultCrash, Alone: true}
+	for _, tc := range []struct {
+		name  string
+		retry model.Call
+		want  bool
+	}{
+		{"the same call", model.Call{Tenant: "A", Key: "k1"}, true},
+		{"re-encoded", model.Call{Tenant: "A", Key: "k1", Encoding: 2}, true},
+		{"broken", model.Call{Tenant: "A", Key: "k1", Broken: 1}, false},
+		{"another payload", model.Call{Tenant: "A", Key: "k1", Variant: 1}, false},
+		{"another action's values", model.Call{Tenant: "A", Key: "k1", UniqueOf: "k2"}, false},
+		{"another key", model.Call{Tenant: "A", Key: "k2"}, false},
+	} {
+		p := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{crash}}, {Kind: model.StepRestart},
+			{Kind: model.StepCall, Calls: []model.Call{tc.retry}}}}
+		if got := retried.In(p); got != tc.want {
+			t.Errorf("%s: crash with its retry in %s: %v, want %v", tc.name, p.Compact(), got, tc.want)
+		}
+		if got := alone.In(p); got == tc.want {
+			t.Errorf("%s: crash alone in %s: %v, want %v", tc.name, p.Compact(), got, !tc.want)
+		}
+	}
+}

@@ -58,7 +58,9 @@ type World struct {
 	// Points are the points of a first call's database work a fault that
 	// lands at one (model.FaultKind.AtPoint: crash-at) may name
 	// (model.Call.Point), as a run learned them from an unfaulted call;
-	// none: such a fault names no point and cannot fire.
+	// none: such a fault names a retry's point (the world a retry's
+	// point is dealt in, Deal.World) or, without those, none and cannot
+	// fire.
 	Points []string
 	// RetryPoints are the points of a retry's database work (the same
 	// call again after the action's first call completed), as a run
@@ -139,10 +141,11 @@ func (w World) cannotName(f model.Fault) bool {
 // point draws what a call with fault f names of it (model.Call.Point),
 // and whether it is a retry's point: one fault at a point in three lands
 // in a retry's work where the world has learned one (the draw shrinks to
-// a first call's point).
+// a first call's point), every one in a world of a retry's points alone
+// (Deal.World).
 func (w World) point(t *rapid.T, f model.Fault) (string, bool) {
 	ps := w.pointsOf(f)
-	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && rapid.IntRange(0, 2).Draw(t, "retry's point") == 2 {
+	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
 		return model.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
 	}
 	if len(ps) == 0 {

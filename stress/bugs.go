@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -127,6 +128,9 @@ func explainsRace(own bugID, seq []bugID, known func(bugID) bool) bool {
 // ending half way).
 type shrinking struct {
 	best *Failure
+	// world is what rapid draws the candidates from: the one the failing
+	// plan was drawn in, so that its first case is that plan.
+	world gen.World
 	// kind is the bug as the smallest plan so far shows it.
 	kind              bugID
 	shrinkBy, rapidBy time.Time
@@ -204,7 +208,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
-	h := &shrinking{best: f, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
+	h := &shrinking{best: f, world: a.world, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
 	r.current = h
 	r.progress("shrink")
 	// rapid's shrinking needs many cheap runs: of a plan so slow that the

@@ -21,7 +21,8 @@ type Failure struct {
 	History    model.History      `json:"history"`
 	Violations []checks.Violation `json:"violations"`
 	// Original is the failing plan the search found, before shrinking,
-	// and PlanSeed the seed rapid drew it from.
+	// and PlanSeed the seed rapid drew it from (in the world of the
+	// fault dealt to it, for one of a run's first plans).
 	Original model.Plan `json:"original"`
 	PlanSeed uint64     `json:"plan_seed"`
 	// Plans counts the plans the search tried until it found this one.

@@ -354,7 +354,7 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 // rapid sees the same failure while it shrinks; a plan that shows only
 // other bugs passes.
 func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
-	plan := gen.Plan(r.cfg.World).Draw(t, "plan")
+	plan := gen.Plan(h.world).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History
 	if r.stop == nil {

@@ -11,12 +11,13 @@ import (
 )
 
 // The search draws plan i of a run from a seed of its own, DeriveSeed(seed,
-// i) or, for the first plans, one derived from it (planAt), with rapid's
-// generator outside rapid.Check. The plans a run tries
-// are then the same whatever the number of workers, and a failing plan is
-// shrunk by a rapid.Check whose seed is that plan's: rapid draws its first
-// case from its seed exactly as Generator.Example does, so it starts from
-// the plan the search found (TestPlanSeedIsRapidsFirstCase pins this).
+// i) or, for the first plans, one derived from it in the world of the
+// fault dealt to the plan (planAt), with rapid's generator outside
+// rapid.Check. The plans a run tries are then the same whatever the
+// number of workers, and a failing plan is shrunk by a rapid.Check whose
+// seed is that plan's, in its world: rapid draws its first case from its
+// seed exactly as Generator.Example does, so it starts from the plan the
+// search found (TestPlanSeedIsRapidsFirstCase pins this).
 
 // DeriveSeed is the i-th seed derived from seed, a splitmix64 step, so
 // that neighbouring seeds (7 and 8) do not share derived seeds shifted by
@@ -35,50 +36,53 @@ func drawPlan(w gen.World, seed uint64) model.Plan {
 }
 
 // redraws bounds how many seeds plan i tries for the fault dealt to it.
-// With a dozen kinds a plan carries one that only a first call may carry
-// about one time in thirty, so 1024 tries miss it about once in 10^14;
-// one that misses keeps the plan its own seed draws. A deal that names a
-// point (or a failure) is rarer by as many as the world has: with ten
-// points of a first call and six of a retry, the rarest is in about one
-// plan of 500, which 1024 tries missed about once in eight (a demo row
-// left three points untried), so such a deal tries pointRedraws seeds,
-// missing about once in 10^7, at about 0.2 ms a draw.
-const (
-	redraws      = 1024
-	pointRedraws = 8192
-)
+// The plan is drawn in the deal's world (gen.Deal.World), which plans the
+// dealt call fault alone and names the dealt point (or failure) on the
+// call that draws it: one plan in four carries a fault with its retry,
+// one in twenty a fault alone, whatever the run plans beside it, so 1024
+// tries miss about once in 10^22; one that misses keeps the plan its own
+// seed draws. (Drawn in the run's world, one plan in 100 carried a kind
+// of thirteen and fewer than one in 500 the rarest of sixteen points,
+// which 8192 tries still missed: a default run left one or two points
+// untried.)
+const redraws = 1024
 
-// planAt is plan i of a run and the seed it was drawn from. The first
-// plans of a run are dealt the world's faults, one each in gen.Deals's
-// order: plan i, when DeriveSeed(seed, i) draws a plan without the fault
-// dealt to it, is the first plan drawn from DeriveSeed(that seed, j) that
-// carries it. A short run then tries every kind it plans instead of
-// leaving one to chance (12 kinds, 3–5 draws each in 100 plans, and a
-// correct demo row drew crash 0 times), and the plan is still exactly
-// rapid's first case from its seed, so shrinking starts from it.
-func planAt(w gen.World, deals []gen.Deal, seed uint64, i int) (uint64, model.Plan) {
+// planAt is plan i of a run, the seed it was drawn from and the world it
+// was drawn in. The first plans of a run are dealt the world's faults,
+// one each in gen.Deals's order: plan i is drawn in deal i's world from
+// DeriveSeed(seed, i) or, when that plan does not carry the deal, from
+// the first DeriveSeed(that seed, j) whose plan does. A short run then
+// tries every kind and point it plans instead of leaving one to chance
+// (12 kinds, 3–5 draws each in 100 plans, and a correct demo row drew
+// crash 0 times), and the plan is still exactly rapid's first case from
+// its seed in its world, so shrinking starts from it.
+func planAt(w gen.World, deals []gen.Deal, seed uint64, i int) (uint64, gen.World, model.Plan) {
 	s := DeriveSeed(seed, i)
+	if i >= len(deals) {
+		return s, w, drawPlan(w, s)
+	}
+	d := deals[i]
+	w = d.World(w)
 	p := drawPlan(w, s)
-	if i >= len(deals) || deals[i].In(p) {
-		return s, p
+	if d.In(p) {
+		return s, w, p
 	}
-	n := redraws
-	if deals[i].Point != "" {
-		n = pointRedraws
-	}
-	for j := range n {
+	for j := range redraws {
 		t := DeriveSeed(s, j)
-		if q := drawPlan(w, t); deals[i].In(q) {
-			return t, q
+		if q := drawPlan(w, t); d.In(q) {
+			return t, w, q
 		}
 	}
-	return s, p
+	return s, w, p
 }
 
 // attempt is one plan of the search and what running it gave.
 type attempt struct {
 	index int
 	seed  uint64
+	// world is the world the plan was drawn in from seed: the run's, or
+	// its deal's (planAt), which rapid shrinks the plan in.
+	world gen.World
 	plan  model.Plan
 	trial Trial
 	err   error
@@ -110,7 +114,7 @@ type running struct {
 func (q *window) fill(limit int) {
 	for !q.closed && len(q.queue) < q.w && q.next < limit {
 		a := &running{attempt: attempt{index: q.next}, done: make(chan struct{})}
-		a.seed, a.plan = planAt(q.r.cfg.World, q.r.deals, q.r.seed, a.index)
+		a.seed, a.world, a.plan = planAt(q.r.cfg.World, q.r.deals, q.r.seed, a.index)
 		q.next++
 		q.queue = append(q.queue, a)
 		go func() {

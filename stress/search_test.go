@@ -2,6 +2,7 @@ package stress
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -20,13 +21,14 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 	// The dealt plans' seeds too, in a world with faults: the seed a run
 	// records for plan i is the one rapid shrinks from.
 	fw := w
-	fw.Faults, fw.Restart = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultDBError}, true
+	// Each drawn in its deal's world, a point's and a failure's among them.
+	fw.Faults, fw.Restart, fw.FollowUp = []model.Fault{model.FaultLoseReply, model.FaultCrash, model.FaultDBError, model.FaultCrashAt}, true, true
+	fw.Points, fw.RetryPoints, fw.Codes = []string{"before statement 1", "after commit 1"}, []string{"after statement 1"}, []string{"40001"}
 	deals := gen.Deals(fw)
-	for i := range 24 {
+	for i := range 20 + len(deals) {
 		seed, w := DeriveSeed(42, i), w
 		if i >= 20 {
-			seed, _ = planAt(fw, deals, 42, i-20)
-			w = fw
+			seed, w, _ = planAt(fw, deals, 42, i-20)
 		}
 		if err := setRapidFlags(1, seed, 0); err != nil {
 			t.Fatal(err)
@@ -87,16 +89,16 @@ func TestFirstPlansAreDealtEveryFault(t *testing.T) {
 			if !d.In(drawPlan(w, DeriveSeed(seed, i))) {
 				undealt++
 			}
-			s, p := planAt(w, deals, seed, i)
+			s, dw, p := planAt(w, deals, seed, i)
 			if !d.In(p) {
 				t.Fatalf("seed %d: plan %d does not carry %v:\n%s", seed, i, d, p)
 			}
-			if q := drawPlan(w, s); q.String() != p.String() {
+			if q := drawPlan(dw, s); q.String() != p.String() {
 				t.Fatalf("seed %d: plan %d is not the plan its seed draws:\n%s\n%s", seed, i, p, q)
 			}
 		}
 		i := len(deals)
-		if s, p := planAt(w, deals, seed, i); s != DeriveSeed(seed, i) || p.String() != drawPlan(w, s).String() {
+		if s, _, p := planAt(w, deals, seed, i); s != DeriveSeed(seed, i) || p.String() != drawPlan(w, s).String() {
 			t.Fatalf("seed %d: plan %d, after the deals, has another seed", seed, i)
 		}
 	}
@@ -106,12 +108,17 @@ func TestFirstPlansAreDealtEveryFault(t *testing.T) {
 }
 
 // Every point is dealt a plan that carries it, a first call's and a
-// retry's alike, though a plan names one point of sixteen (the sample's
-// count) about once in 500 draws.
+// retry's alike, in a world that plans every kind (a default run), though
+// drawn in that world a plan names the rarest of sixteen points less than
+// once in 500 draws: the plan is drawn in the deal's world, which names
+// the dealt point, and is the plan its seed draws there.
 func TestFirstPlansAreDealtEveryPoint(t *testing.T) {
 	w := gen.DefaultWorld()
-	w.Faults = []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery, model.FaultCrash,
-		model.FaultCrashAfterCommit, model.FaultCrashAt, model.FaultPause, model.FaultDBError, model.FaultSlowOriginal}
+	for _, k := range model.Kinds() {
+		if k.Scope == model.OnCall {
+			w.Faults = append(w.Faults, k.Name)
+		}
+	}
 	w.Restart, w.FollowUp = true, true
 	for i := range 10 {
 		w.Points = append(w.Points, fmt.Sprintf("before statement %d", i+1))
@@ -119,15 +126,34 @@ func TestFirstPlansAreDealtEveryPoint(t *testing.T) {
 	for i := range 6 {
 		w.RetryPoints = append(w.RetryPoints, fmt.Sprintf("after statement %d", i+1))
 	}
+	w.Codes = []string{"40001", "40P01", "57P01", "08006"}
 	deals := gen.Deals(w)
-	for seed := range uint64(3) {
+	for seed := range uint64(10) {
 		for i, d := range deals {
 			if d.Point == "" {
 				continue
 			}
-			if _, p := planAt(w, deals, seed, i); !d.In(p) {
+			s, dw, p := planAt(w, deals, seed, i)
+			if !d.In(p) {
 				t.Errorf("seed %d: plan %d does not carry %s %s:\n%s", seed, i, d.Fault, d.Point, p)
+			}
+			if q := drawPlan(dw, s); q.String() != p.String() {
+				t.Fatalf("seed %d: plan %d is not the plan its seed draws in its world:\n%s\n%s", seed, i, p, q)
+			}
+			// Found within a few draws, not by luck in thousands.
+			if !slices.ContainsFunc(seedsUpTo(DeriveSeed(seed, i), 100), func(x uint64) bool { return x == s }) {
+				t.Errorf("seed %d: plan %d (%s %s) was not among the first 100 draws", seed, i, d.Fault, d.Point)
 			}
 		}
 	}
+}
+
+// seedsUpTo are the first n seeds planAt tries from s: s, then those
+// derived from it.
+func seedsUpTo(s uint64, n int) []uint64 {
+	out := []uint64{s}
+	for j := range n - 1 {
+		out = append(out, DeriveSeed(s, j))
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package crashpoints_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,10 +14,12 @@ import (
 	"github.com/idemstress/idemstress/stress"
 )
 
-// The correct designs pass a crash at every point of a first call's
-// database work and of its retry's: the run learns the points from an
-// unfaulted call and its retry, deals each a plan, and the coverage
-// counts every one tried, a retry's apart.
+// The correct designs pass a default run (every fault kind their
+// contract plans, crash-at among them) with a crash at every point of a
+// first call's database work and of its retry's tried: the run learns the
+// points from an unfaulted call and its retry, deals each a plan of the
+// first ones whatever else it plans, and says it tried N of N of both.
+// (Dealt by chance, a default run left a point or two untried.)
 func TestCrashAtEveryPointPasses(t *testing.T) {
 	bin := sampleBinary(t)
 	for _, mode := range []string{sample.Correct, "key-first"} {
@@ -25,8 +28,12 @@ func TestCrashAtEveryPointPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Faults = []model.Fault{model.FaultCrashAt}
-			cfg.Plans, cfg.Seed = 20, 5
+			if !slices.Contains(cfg.Faults, model.FaultCrashAt) || len(cfg.Faults) < 8 {
+				t.Fatalf("%s plans %v: want every kind, crash-at among them", mode, cfg.Faults)
+			}
+			// Plans enough for the deals: a dozen kinds, a point each of
+			// a first call's work and of a retry's, four failures.
+			cfg.Plans, cfg.Seed = 40, 5
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -38,22 +45,20 @@ func TestCrashAtEveryPointPasses(t *testing.T) {
 				t.Fatalf("verdict %s: %v %v", res.Verdict, res.Err, res.Notes)
 			}
 			var points, retry []string
-			for tr, n := range res.Coverage {
+			for tr := range res.Coverage {
 				if p, ok := strings.CutPrefix(string(tr), string(model.FaultCrashAt)+" "); ok {
 					if r, ok := model.OfRetry(p); ok {
 						retry = append(retry, r)
 					} else {
 						points = append(points, p)
 					}
-					if n == 0 {
-						t.Errorf("point %s never tried", p)
-					}
 				}
 			}
 			if len(points) < 4 || len(retry) < 2 {
 				t.Errorf("points learned %q, a retry's %q: want at least a statement's and the commit's of each", points, retry)
 			}
-			t.Logf("%d plans in %s; points %q, a retry's %q; notes %q", res.Plans, res.Total.Round(time.Millisecond), points, retry, res.Notes)
+			note := assertEveryPointTried(t, res)
+			t.Logf("%d plans in %s; %s", res.Plans, res.Total.Round(time.Millisecond), note)
 		})
 	}
 }

@@ -13,6 +13,7 @@ var cluster *pgtemp.Cluster
 func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
 var (
-	skeleton     = stresstest.Skeleton
-	sampleBinary = stresstest.SampleBinary
+	skeleton              = stresstest.Skeleton
+	assertEveryPointTried = stresstest.AssertEveryPointTried
+	sampleBinary          = stresstest.SampleBinary
 )

@@ -15,9 +15,10 @@ func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 // What the end-to-end binaries share (internal/stresstest), by the short
 // names the tests use.
 var (
-	call           = stresstest.Call
-	faulted        = stresstest.Faulted
-	assertAllFired = stresstest.AssertAllFired
-	skeleton       = stresstest.Skeleton
-	sampleBinary   = stresstest.SampleBinary
+	call                  = stresstest.Call
+	faulted               = stresstest.Faulted
+	assertAllFired        = stresstest.AssertAllFired
+	assertEveryPointTried = stresstest.AssertEveryPointTried
+	skeleton              = stresstest.Skeleton
+	sampleBinary          = stresstest.SampleBinary
 )

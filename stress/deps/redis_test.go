@@ -104,24 +104,21 @@ func TestRedisModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Every other fault kind, each dealt a plan of the first ones.
-		all := cfg.Faults
-		cfg.Faults = slices.DeleteFunc(slices.Clone(all), func(f model.Fault) bool { return f == model.FaultCrashAt })
-		cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 30, 5, time.Minute, "tickets"
+		// A default run: every fault kind, each dealt a plan of the first
+		// ones, and crash-at at each point learned, Redis's among them,
+		// a first call's and a retry's, each tried. (Dealt by chance,
+		// seed 5 left before redis SET 2 untried.)
+		if !slices.Contains(cfg.Faults, model.FaultCrashAt) || len(cfg.Faults) < 8 {
+			t.Fatalf("plans %v: want every kind, crash-at among them", cfg.Faults)
+		}
+		cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 45, 5, time.Minute, "tickets"
 		res := mustPass(t, cfg)
 		assertAllFired(t, res, append(cfg.Faults, model.FaultDBStall))
-		// crash-at at each point learned, Redis's among them, in a run of
-		// its own. (In one run with every kind above, one point was left
-		// untried on seed 5: see the report.)
-		cfg.Faults, cfg.Plans, cfg.DBStall = []model.Fault{model.FaultCrashAt}, 16, ""
-		res = mustPass(t, cfg)
+		note := assertEveryPointTried(t, res)
 		var points []string
-		for tr, n := range res.Coverage {
+		for tr := range res.Coverage {
 			if p, ok := strings.CutPrefix(string(tr), string(model.FaultCrashAt)+" "); ok {
 				points = append(points, p)
-				if n == 0 {
-					t.Errorf("point %s never tried", p)
-				}
 			}
 		}
 		for _, want := range []string{"before redis SET 1", "after redis SET 1", "before redis SET 2", "after redis SET 2", "after commit 1"} {
@@ -129,7 +126,7 @@ func TestRedisModes(t *testing.T) {
 				t.Errorf("points learned %q: no %s", points, want)
 			}
 		}
-		t.Logf("points %q; notes %q", points, res.Notes)
+		t.Logf("%d plans in %s; %s", res.Plans, res.Total.Round(time.Millisecond), note)
 	})
 }
 
