@@ -147,6 +147,13 @@ func bigJumps(p model.Plan) []model.Plan {
 				}
 				break
 			}
+			// Then two calls of the action that differ, a race between
+			// two payloads (differing, shrink.go).
+			if pair, ok := differing(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
+				q := model.Plan{Steps: slices.Clone(p.Steps)}
+				q.Steps[i] = model.Step{Kind: model.StepBurst, Calls: pair}
+				out = append(out, q)
+			}
 			if len(s.Calls) > 4 {
 				out = append(out, cut(i, len(s.Calls)/2))
 			}
