@@ -98,21 +98,11 @@ func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool)
 	for i, d := range ds {
 		ids[i], _ = model.Pointer(d.Body, s.EventID)
 	}
-	accepted := events(s, ds, true)
+	open := model.OpenEvents(s, ds, stops)
 	all := events(s, ds, false)
 	for k, id := range all[:len(all)-1] {
-		if slices.Contains(accepted, id) {
-			continue
-		}
 		next := slices.Index(ids, all[k+1])
-		var last int64
-		for i, x := range ids {
-			if x == id {
-				last = ds[i].Time
-			}
-		}
-		stopped := slices.ContainsFunc(stops, func(t int64) bool { return t >= last })
-		if !slices.Contains(ids[next:], id) && !stopped {
+		if slices.Contains(open, id) && !slices.Contains(ids[next:], id) {
 			return id, true
 		}
 	}

@@ -200,18 +200,15 @@ func (s *Session) lateLook(ctx context.Context, tr *Trial, rows model.Snapshot, 
 // died with the process, and the check reads it so too.
 func (s *Session) delivered(ns model.Namespace, spec model.Sink, due dueEvents, got []model.Delivery) bool {
 	accepted := map[model.Action]int{}
-	last := map[string]int64{}
-	var taken []string
+	var mine []model.Delivery
 	for _, d := range got {
 		a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body)
 		if !ok {
 			continue
 		}
-		id, _ := model.Pointer(d.Body, spec.EventID)
-		last[id] = d.Time
+		mine = append(mine, d)
 		if d.Accepted {
 			accepted[a]++
-			taken = append(taken, id)
 		}
 	}
 	for a := range due.actions {
@@ -219,14 +216,5 @@ func (s *Session) delivered(ns model.Namespace, spec model.Sink, due dueEvents, 
 			return false
 		}
 	}
-	if spec.Mode() != model.AtLeastOnce {
-		return true
-	}
-	for id, t := range last {
-		stopped := slices.ContainsFunc(due.stops, func(at int64) bool { return at >= t })
-		if !slices.Contains(taken, id) && !stopped {
-			return false
-		}
-	}
-	return true
+	return len(model.OpenEvents(spec, mine, due.stops)) == 0
 }
