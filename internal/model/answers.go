@@ -110,15 +110,32 @@ func (c Contract) outcomes() []outcome {
 		{"server_error", c.serverErrorKind(), a.ServerError, ""},
 		{"taken", Taken, a.Taken, ""},
 	}
-	short := map[string][]int{"created": AnyStatus(2), "conflict": c.Statuses.Conflict, "in_flight": c.Statuses.InFlight, "invalid": c.Statuses.Invalid}
 	for i, o := range outs {
 		if len(o.matchers) > 0 {
 			outs[i].from = ""
-		} else if codes := short[o.name]; len(codes) > 0 {
+		} else if codes := c.short(o.name); len(codes) > 0 {
 			outs[i].matchers = []Matcher{{Status: codes}}
 		}
 	}
 	return outs
+}
+
+// anyOK is every 2xx status, created's shorthand; read only.
+var anyOK = AnyStatus(2)
+
+// short is the shorthand of Statuses for the outcome named name, if any.
+func (c Contract) short(name string) []int {
+	switch name {
+	case "created":
+		return anyOK
+	case "conflict":
+		return c.Statuses.Conflict
+	case "in_flight":
+		return c.Statuses.InFlight
+	case "invalid":
+		return c.Statuses.Invalid
+	}
+	return nil
 }
 
 // Read classifies an answer by the contract's matchers. An answer that

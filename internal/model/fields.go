@@ -97,8 +97,10 @@ func escapePointer(k string) string {
 func (c Contract) varied(fill filler, v int) any {
 	var target string
 	step := 0
-	if fields := c.variable(); v > 0 && len(fields) > 0 {
-		target, step = fields[(v-1)%len(fields)].ptr, (v-1)/len(fields)+1
+	if v > 0 {
+		if fields := c.variable(); len(fields) > 0 {
+			target, step = fields[(v-1)%len(fields)].ptr, (v-1)/len(fields)+1
+		}
 	}
 	// A broken call (Breaking) is the variant with one field broken.
 	brk, broken := c.breakingAt()

@@ -26,6 +26,9 @@ type filler struct {
 }
 
 func (f filler) replace(s string) string {
+	if !strings.Contains(s, "{{") {
+		return s // no placeholder: most strings of a payload, and no replacer built
+	}
 	s = strings.ReplaceAll(s, "{{tag}}", f.id.Tag)
 	if f.tagOnly {
 		return s

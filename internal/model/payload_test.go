@@ -371,3 +371,38 @@ func TestRenderKeepsIntegers(t *testing.T) {
 		t.Errorf("encoding 4 with loose numbers = %q, want %q", got, want)
 	}
 }
+
+// TestRenderQuotesStringsAsJSONMarshal pins the bytes of a payload's
+// strings: encoding 0 writes them as json.Marshal does (HTML characters,
+// control characters, U+2028 and bad UTF-8 escaped), and encoding 3
+// \u-escapes the first character and writes the rest the same way.
+func TestRenderQuotesStringsAsJSONMarshal(t *testing.T) {
+	str := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.RuneFrom([]rune("ab \"\\<>&/{}\x01\x1f\x7f\u2028é\U0001F600"))),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }))
+	esc3 := func(s string) string {
+		if s == "" {
+			return `""`
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		rest, _ := json.Marshal(s[n:])
+		if r >= 0x10000 {
+			whole, _ := json.Marshal(s)
+			return string(whole)
+		}
+		return fmt.Sprintf(`"\u%04x`, r) + string(rest[1:])
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		k, v := str.Draw(t, "key"), str.Draw(t, "value")
+		if strings.Contains(k+v, "{{") {
+			t.Skip("a placeholder is filled in, not quoted")
+		}
+		base := map[string]any{k: v}
+		want, _ := json.Marshal(base)
+		if got := model.RenderPayload(base, 0, 0); !bytes.Equal(got, want) {
+			t.Fatalf("encoding 0: %q, json.Marshal: %q", got, want)
+		}
+		if got, want := string(model.RenderPayload(base, 0, 3)), "{"+esc3(k)+":"+esc3(v)+"}"; got != want {
+			t.Fatalf("encoding 3: %q, want %q", got, want)
+		}
+	})
+}
