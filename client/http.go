@@ -157,10 +157,18 @@ func (h *HTTP) CloseIdleConnections() {
 // Spec is the template the target was made from, with defaults filled in.
 func (h *HTTP) Spec() HTTPSpec { return h.spec }
 
+// render fills the placeholders of a template with req's values, escaped;
+// an unknown name is filled with the escape of "". The text between them
+// stays as written.
 func render(tmpl string, req Request, escape func(string) string) string {
-	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+	if !strings.Contains(tmpl, "{{") {
+		return tmpl // most header values and URLs: no match to look for
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range placeholder.FindAllStringSubmatchIndex(tmpl, -1) {
 		var v string
-		switch placeholder.FindStringSubmatch(m)[1] {
+		switch tmpl[m[2]:m[3]] {
 		case "tenant":
 			v = req.Tenant
 		case "key":
@@ -168,9 +176,16 @@ func render(tmpl string, req Request, escape func(string) string) string {
 		case "tag":
 			v = req.Tag
 		}
-		return escape(v)
-	})
+		b.WriteString(tmpl[last:m[0]])
+		b.WriteString(escape(v))
+		last = m[1]
+	}
+	b.WriteString(tmpl[last:])
+	return b.String()
 }
+
+// asIs is render's escape for header values: none.
+func asIs(s string) string { return s }
 
 // renderURL fills a URL template: placeholders path-escaped in the path
 // and query-escaped in the query (a key with & or + in it stays one
@@ -314,7 +329,7 @@ func (h *HTTP) NewRequest(ctx context.Context, req Request) (*http.Request, erro
 		if req.NoKey && usesKey(v) {
 			continue
 		}
-		hr.Header.Set(name, render(v, req, func(s string) string { return s }))
+		hr.Header.Set(name, render(v, req, asIs))
 	}
 	for name, v := range req.Extra {
 		hr.Header.Set(name, v)
