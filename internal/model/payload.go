@@ -98,7 +98,7 @@ func (e encoder) encode(ptr string, v any) {
 			}
 			e.encode("", k)
 			b.WriteString(colon)
-			e.encode(ptr+"/"+escapePointer(k), x[k])
+			e.encode(e.child(ptr, escapePointer(k)), x[k])
 		}
 		b.WriteString(end)
 	case []any:
@@ -107,7 +107,7 @@ func (e encoder) encode(ptr string, v any) {
 			if i > 0 {
 				b.WriteString(strings.TrimRight(sep, "\n"))
 			}
-			e.encode(ptr+"/"+strconv.Itoa(i), el)
+			e.encode(e.child(ptr, strconv.Itoa(i)), el)
 		}
 		b.WriteString("]")
 	case string:
@@ -120,6 +120,13 @@ func (e encoder) encode(ptr string, v any) {
 			}
 		}
 		writeString(b, x, false)
+	case json.Number:
+		// Decoded, so valid: written as it is, as json.Marshal does.
+		raw := []byte(x)
+		if e.enc == 4 {
+			raw = otherNumber(raw, e.contract.LooseNumbers || e.contract.Fields[ptr].Number != nil)
+		}
+		b.Write(raw)
 	default:
 		raw, err := json.Marshal(x)
 		if err != nil {
@@ -131,6 +138,16 @@ func (e encoder) encode(ptr string, v any) {
 		}
 		b.Write(raw)
 	}
+}
+
+// child is the pointer of a member of the value at ptr, for the one
+// encoding that reads it (4, by a number's field rule); "" in the others,
+// which need no pointer built per member.
+func (e encoder) child(ptr, token string) string {
+	if e.enc != 4 {
+		return ""
+	}
+	return ptr + "/" + token
 }
 
 // writeString writes s as json.Marshal quotes it, without its opening
@@ -199,7 +216,9 @@ func canonical(doc []byte) ([]byte, error) {
 	if d.More() {
 		return nil, fmt.Errorf("payload has data after the JSON value")
 	}
-	return json.Marshal(canonicalNumbers(v))
+	var b bytes.Buffer
+	encoder{b: &b}.encode("", canonicalNumbers(v))
+	return b.Bytes(), nil
 }
 
 // canonicalNumbers writes every number by its exact value: an integer as
@@ -215,6 +234,9 @@ func canonicalNumbers(v any) any {
 			x[i] = canonicalNumbers(e)
 		}
 	case json.Number:
+		if plainInteger(string(x)) {
+			return x // the digits of its value already
+		}
 		r, ok := new(big.Rat).SetString(x.String())
 		if !ok {
 			return x
@@ -225,6 +247,19 @@ func canonicalNumbers(v any) any {
 		return json.Number(strings.TrimRight(r.FloatString(400), "0"))
 	}
 	return v
+}
+
+// plainInteger reports a number written as its integer value's digits:
+// 0, or an optional minus and digits that do not start with 0.
+func plainInteger(n string) bool {
+	digits := strings.TrimPrefix(n, "-")
+	if digits == "0" {
+		return n == "0"
+	}
+	if digits == "" || digits[0] == '0' {
+		return false
+	}
+	return strings.Trim(digits, "0123456789") == ""
 }
 
 // Equivalent reports whether two payloads count as the same under the

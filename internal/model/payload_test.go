@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -196,6 +197,7 @@ func TestCanonical(t *testing.T) {
 		{doc: `[0.50, 5e-1, -2.5E+1, 12345678901234567890123]`, want: `[0.5,0.5,-25,12345678901234567890123]`},
 		{doc: `"\u0041"`, want: `"A"`},
 		{doc: `{"n": 1e3}`, want: `{"n":1000}`},
+		{doc: `[-0, 0, -10, 10, -0.0, 100.00, "<&>"]`, want: `[0,0,-10,10,0,100,"\u003c\u0026\u003e"]`},
 		{doc: `{"a":`, err: "payload is not JSON"},
 		{doc: `{} {}`, err: "data after the JSON value"},
 		{doc: ``, err: "payload is not JSON"},
@@ -405,4 +407,48 @@ func TestRenderQuotesStringsAsJSONMarshal(t *testing.T) {
 			t.Fatalf("encoding 3: %q, want %q", got, want)
 		}
 	})
+}
+
+// TestCanonicalAsJSONMarshal pins Canonical's bytes to json.Marshal of
+// the decoded document with every number written by its exact value.
+func TestCanonicalAsJSONMarshal(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := jsonObject(2).Draw(t, "doc")
+		doc := model.RenderPayload(base, 0, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"))
+		var v any
+		d := json.NewDecoder(bytes.NewReader(doc))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		want, err := json.Marshal(exactNumbers(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mustCanonical(t, doc); !bytes.Equal(got, want) {
+			t.Fatalf("Canonical(%s) = %s, want %s", doc, got, want)
+		}
+	})
+}
+
+// exactNumbers writes every number of a decoded document by its exact
+// value, through math/big: the reference Canonical is held to.
+func exactNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = exactNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = exactNumbers(e)
+		}
+	case json.Number:
+		r, _ := new(big.Rat).SetString(string(x))
+		if r.IsInt() {
+			return json.Number(r.Num().String())
+		}
+		return json.Number(strings.TrimRight(r.FloatString(400), "0"))
+	}
+	return v
 }
