@@ -241,10 +241,13 @@ func Exercised(in Exercise) Coverage {
 			changed = changed || !same && earlier
 			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
 		}
-		for t, made := range map[Transition]bool{OtherTenantSameKey: leak, FoldedKey: fold, Burst: burst,
-			SequentialRetry: retry, ChangedPayload: changed, Reencoding: reencoded, RefusedThenFixed: fixed} {
-			if made {
-				cov[t]++
+		for _, t := range [...]struct {
+			t    Transition
+			made bool
+		}{{OtherTenantSameKey, leak}, {FoldedKey, fold}, {Burst, burst}, {SequentialRetry, retry},
+			{ChangedPayload, changed}, {Reencoding, reencoded}, {RefusedThenFixed, fixed}} {
+			if t.made {
+				cov[t.t]++
 			}
 		}
 	}
