@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			s.Close()
 		}
 	}()
-	digest := contractDigest(cfg)
+	digest := cfg.Digest()
 	prefix := fmt.Sprintf("rp%08x", randomUint32())
 	t0 := time.Now()
 	outs := make([]Outcome, len(cases))
