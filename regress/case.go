@@ -93,7 +93,7 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	if c, _ := checks.Lookup(v.Check); c.Name != "" {
 		name = c.Name
 	}
-	hunt := huntOf(cfg)
+	hunt := huntOf(cfg.Spec)
 	c := Case{
 		Version:        version,
 		Check:          CaseCheck{ID: v.Check, Name: name, Message: shown(v.Message), Expected: expected(v.Check), Action: v.Action},
