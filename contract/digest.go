@@ -40,8 +40,8 @@ func (s Spec) Digest() string {
 	if method == "" {
 		method = "POST"
 	}
-	// KeyRequired is key_required as the file says it: a key in the path
-	// (which draws no keyless call) leaves it as it was.
+	// KeyRequired is key_required as the file says it, not KeyRequired(),
+	// which a key in the path turns off: the bytes case files hold.
 	canonical := struct {
 		Method      string
 		Path        string
