@@ -226,6 +226,13 @@ func isHTTP(t client.Target) bool {
 	return ok
 }
 
+// KeyRequired reports whether a call without its key is one the service
+// must refuse, which a run sends to see it refused: key_required (the
+// default), unless the key travels in target.url's path, where a call
+// cannot leave it out (/tickets/ is another resource, and its 404 no bug
+// of the service's).
+func (s Spec) KeyRequired() bool { return !s.Contract.KeylessCreates && !s.HTTP.KeyInPath() }
+
 // CrashTable is the table a crash's call waits on when the replica is
 // killed: the last effect table the contract lists (the outbox after the
 // ticket), so that the kill lands between the action's writes.

@@ -5,14 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/stress"
@@ -96,13 +93,13 @@ func FromFailure(cfg stress.Config, seed uint64, f *stress.Failure) Case {
 	if c, _ := checks.Lookup(v.Check); c.Name != "" {
 		name = c.Name
 	}
-	hunt := huntOf(cfg)
+	hunt := huntOf(cfg.Spec)
 	c := Case{
 		Version:        version,
 		Check:          CaseCheck{ID: v.Check, Name: name, Message: shown(v.Message), Expected: expected(v.Check), Action: v.Action},
 		Plan:           f.Plan,
 		PlanText:       f.Plan.Compact(),
-		ContractDigest: contractDigest(cfg),
+		ContractDigest: cfg.Digest(),
 		Hunt:           &hunt,
 		NotMinimal:     f.NotMinimal,
 		LastSeen: Sighting{Seed: seed, Observed: shown(v.Detail), Violations: violations,
@@ -126,69 +123,6 @@ func planDigest(p model.Plan) string {
 	b, _ := json.Marshal(p) // a plan is plain data: it always encodes
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// contractDigest is "sha256:" and the hex SHA-256 of the canonical JSON of
-// what the contract promises and how it is checked: the contract with its
-// defaults (statuses, payload, payload rules, equivalence, key scope, key
-// comparison and length, server errors, recovery), key_required, the
-// request noise that may be added, the method, header templates and path
-// of target.url (not its scheme, host or port, which move between machines
-// and runs), the ID pointer, the effects, and the sinks' promises (where a
-// contract declares sinks). How a run hunts (database, process, replicas,
-// sync, db-stall, timeouts, a sink's address, faults and quiet) is left out: it
-// changes where and how hard, not what a case means.
-func contractDigest(cfg stress.Config) string {
-	world := cfg.World
-	if world.IsZero() {
-		world = gen.DefaultWorld()
-	}
-	noise := slices.Clone(world.Noise)
-	slices.Sort(noise)
-	path := cfg.HTTP.URL
-	if u, err := url.Parse(cfg.HTTP.URL); err == nil {
-		path = u.EscapedPath()
-		if u.RawQuery != "" {
-			path += "?" + u.RawQuery
-		}
-	}
-	method := strings.ToUpper(cfg.HTTP.Method)
-	if method == "" {
-		method = "POST"
-	}
-	canonical := struct {
-		Method      string
-		Path        string
-		Headers     map[string]string
-		ID          string
-		Contract    model.Contract
-		KeyRequired bool
-		Noise       []model.Noise
-		Effects     any
-		// Sinks are left out when there are none, so that the digest of
-		// a contract without sinks is what it was before they existed.
-		Sinks []model.Sink `json:",omitempty"`
-	}{method, path, cfg.HTTP.Headers, cfg.HTTP.ID, cfg.Contract.WithDefaults(), world.KeyRequired, noise, cfg.Effects, sinkPromises(cfg.Sinks)}
-	b, err := json.Marshal(canonical)
-	if err != nil {
-		// Only a payload that is not JSON could get here, and Load refuses it.
-		b = fmt.Appendf(nil, "%#v", canonical)
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// sinkPromises are the sinks as the digest sees them: what each promises
-// (attribution, per_action, fields, delivery, event_id, delivery_within
-// with its default), without its address, faults, slow answer and quiet.
-func sinkPromises(sinks []model.Sink) []model.Sink {
-	var out []model.Sink
-	for _, s := range sinks {
-		s.Addr, s.Faults, s.Slow, s.Quiet = "", nil, 0, 0
-		s.Delivery, s.DeliveryWithin, s.PerAction = s.Mode(), s.Within(), s.EventsPerAction()
-		out = append(out, s)
-	}
-	return out
 }
 
 // idemstressVersion is the version of idemstress in this binary: the main

@@ -25,7 +25,7 @@
 //     does not depend on the layout of the tables or on earlier runs.
 //   - plan_text: the same plan in idemstress's notation, for people.
 //   - contract_digest: "sha256:" and the hex SHA-256 of the canonical
-//     contract (see ContractDigest). Replaying under another contract is
+//     contract (contract.Spec.Digest). Replaying under another contract is
 //     allowed, with a warning: the case may no longer mean what it did.
 //   - hunt: how the run that found it hunted, settings the digest leaves
 //     out but a bug may need to show (see Hunt): replicas (of the service

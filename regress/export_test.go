@@ -16,6 +16,5 @@ func SetTimedBudget(t interface{ Cleanup(func()) }, d time.Duration) {
 	t.Cleanup(func() { timedBudget = old })
 }
 
-var ContractDigest = contractDigest
 var Decode = decode
 var Read = read

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/stress"
+	"github.com/idemstress/idemstress/contract"
 )
 
 // Hunt is how the run that found a case hunted: settings outside the
@@ -24,27 +24,28 @@ type Hunt struct {
 	DBStall string `json:"db_stall"`
 }
 
-// huntOf is how a run of cfg hunts.
-func huntOf(cfg stress.Config) Hunt {
-	h := Hunt{Sync: cfg.Sync, DBStall: cfg.DBStall}
+// huntOf is how a run of contract s hunts: with Hunt.apply, the one place
+// that knows which of the Spec's fields are the hunt's.
+func huntOf(s contract.Spec) Hunt {
+	h := Hunt{Sync: s.Sync, DBStall: s.DBStall}
 	if h.Sync == "" {
 		h.Sync = client.LastByte
 	}
-	if cfg.Process != nil {
-		h.Replicas = max(cfg.Process.Replicas, 1)
+	if s.Process != nil {
+		h.Replicas = max(s.Process.Replicas, 1)
 	}
 	return h
 }
 
-// apply sets h on cfg (its process section copied, not changed in place)
+// apply sets h on s (its process section copied, not changed in place)
 // and says what of h it could not apply.
-func (h Hunt) apply(cfg *stress.Config) (warning string) {
-	cfg.Sync, cfg.DBStall = h.Sync, h.DBStall
+func (h Hunt) apply(s *contract.Spec) (warning string) {
+	s.Sync, s.DBStall = h.Sync, h.DBStall
 	switch {
-	case h.Replicas > 0 && cfg.Process != nil:
-		p := *cfg.Process
+	case h.Replicas > 0 && s.Process != nil:
+		p := *s.Process
 		p.Replicas = h.Replicas
-		cfg.Process = &p
+		s.Process = &p
 	case h.Replicas > 1:
 		warning = fmt.Sprintf("the case was found on %d replicas that idemstress started; this contract has no process section, so it replays against the target as it runs", h.Replicas)
 	}

@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			s.Close()
 		}
 	}()
-	digest := contractDigest(cfg)
+	digest := cfg.Digest()
 	prefix := fmt.Sprintf("rp%08x", randomUint32())
 	t0 := time.Now()
 	outs := make([]Outcome, len(cases))
@@ -97,12 +97,12 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 		if c.ContractDigest != digest {
 			o.Warnings = append(o.Warnings, fmt.Sprintf("the contract's digest %s is not the case's %s: the case was found under another contract and may not mean what it did", digest, c.ContractDigest))
 		}
-		ccfg, hunt := cfg, huntOf(cfg)
+		ccfg, hunt := cfg, huntOf(cfg.Spec)
 		if c.Hunt != nil {
-			if w := c.Hunt.apply(&ccfg); w != "" {
+			if w := c.Hunt.apply(&ccfg.Spec); w != "" {
 				o.Warnings = append(o.Warnings, w)
 			}
-			hunt = huntOf(ccfg)
+			hunt = huntOf(ccfg.Spec)
 		}
 		session := sessions[hunt]
 		if session == nil {

@@ -37,8 +37,10 @@ type Config struct {
 	// not get there is inconclusive.
 	StallWait time.Duration
 
-	// World bounds what plans are drawn from (zero: gen.DefaultWorld). The
-	// contract's key_required (and a key in the URL's path) set World.KeyRequired.
+	// World bounds what plans are drawn from (zero: gen.DefaultWorld):
+	// how hard to look. A run narrows it by what the contract says
+	// (key_required and a key in the URL's path, identity_noise, the
+	// faults, the payload's variants).
 	World gen.World
 	// Plans is how many plans to try before calling it a pass (default 100).
 	Plans int
@@ -92,7 +94,7 @@ func (c *Config) defaults() error {
 	if err := c.validate(); err != nil {
 		return fmt.Errorf("%w: %w", contract.ErrContract, err)
 	}
-	c.World = c.world()
+	c.World = worldOf(c.Spec, c.World)
 	if c.Plans == 0 {
 		c.Plans = 100
 	}
@@ -106,31 +108,38 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// world is the generator's world the contract describes, the one place
-// its facts reach gen: the caller's bounds (World) with every planned
-// fault (Faults) drawable, a dependency's fault once for each dependency,
-// and only as many payload variants as the contract tells apart.
-func (c *Config) world() gen.World {
-	w := fileWorld(c.Spec, c.World)
-	if c.Contract.KeylessCreates {
-		// key_required: false: calls without the key are creates, not
-		// refusals to provoke.
-		w.Keyless = true
+// worldOf is the generator's world of a run of contract s, the one place
+// the contract's facts reach gen: the caller's bounds with what the file
+// says of the calls to draw (keys required or not, the request noise that
+// is part of an action's identity and never added, values another action
+// holds when the contract can tell their refusal), every planned fault
+// drawable (a dependency's fault once for each dependency), and only as
+// many payload variants as the contract tells apart.
+func worldOf(s contract.Spec, bounds gen.World) gen.World {
+	w := bounds
+	// key_required: false makes calls without the key creates, not
+	// refusals to provoke; a key in the URL's path has no keyless form at
+	// all: /tickets// is another resource, and its 404 is no bug of the
+	// service's.
+	w.KeyRequired = w.KeyRequired && s.KeyRequired()
+	w.Keyless = (w.Keyless || s.Contract.KeylessCreates) && !s.HTTP.KeyInPath()
+	if len(s.IdentityNoise) > 0 {
+		w.Noise = slices.DeleteFunc(slices.Clone(w.Noise), func(n model.Noise) bool { return slices.Contains(s.IdentityNoise, n) })
 	}
-	if c.HTTP.KeyInPath() {
-		// A key in the URL's path has no keyless form: /tickets// is
-		// another resource, and its 404 is no bug of the service's.
-		w.KeyRequired, w.Keyless = false, false
+	// Calls that send another action's unique values need the answer
+	// that refuses them.
+	if len(s.Contract.Unique) > 0 && len(s.Contract.Answers.Taken) > 0 {
+		w.Unique = true
 	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
-	for _, f := range c.Faults {
+	for _, f := range s.Faults {
 		k, _ := model.KindOf(f)
 		switch {
 		case f == model.FaultRestart:
 			w.Restart = true
 		case k.Needs == model.NeedsDependency && k.Scope == model.AsStep:
-			for _, d := range c.Process.Dependencies {
-				if !slices.ContainsFunc(w.StepFaults, func(s model.Step) bool { return s.Fault == f && s.Target == d.Name }) {
+			for _, d := range s.Process.Dependencies {
+				if !slices.ContainsFunc(w.StepFaults, func(st model.Step) bool { return st.Fault == f && st.Target == d.Name }) {
 					w.StepFaults = append(w.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
 				}
 			}
@@ -140,46 +149,27 @@ func (c *Config) world() gen.World {
 	}
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
-	w.MaxVariants = max(1, c.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	w.MaxVariants = max(1, s.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
 	// Only the key shapes the key's format admits are drawn; fixed
 	// tenants bound how many tenants a plan has.
 	if w.KeyShapes && w.Shapes == nil {
-		w.Shapes = append([]byte{}, c.Contract.KeyShapes()...) // (not nil: identifierNotes)
+		w.Shapes = append([]byte{}, s.Contract.KeyShapes()...) // (not nil: identifierNotes)
 		w.KeyShapes = len(w.Shapes) > 0
 	}
-	if n := len(c.Contract.Tenants); n > 0 {
+	if n := len(s.Contract.Tenants); n > 0 {
 		w.MaxTenants = min(w.MaxTenants, n)
 	}
 	// Every rule a call can break is a refused-then-fixed sequence to send.
-	w.Broken = len(c.Contract.WithDefaults().Breakages())
+	w.Broken = len(s.Contract.WithDefaults().Breakages())
 	// A crash, a transient error or a lost reply is mostly followed by its
 	// call's retry: what the service does then is what they test.
 	w.FollowUp = true
 	return w
 }
 
-// fileWorld is w narrowed by what the contract file says of the calls to
-// draw: keys required or not, the request noise that is part of an
-// action's identity (never added), and values another action holds when
-// the contract can tell their refusal.
-func fileWorld(s contract.Spec, w gen.World) gen.World {
-	if s.Contract.KeylessCreates {
-		w.KeyRequired = false
-	}
-	if len(s.IdentityNoise) > 0 {
-		w.Noise = slices.DeleteFunc(slices.Clone(w.Noise), func(n model.Noise) bool { return slices.Contains(s.IdentityNoise, n) })
-	}
-	// Calls that send another action's unique values need the answer
-	// that refuses them.
-	if len(s.Contract.Unique) > 0 && len(s.Contract.Answers.Taken) > 0 {
-		w.Unique = true
-	}
-	return w
-}
-
 // Load reads and checks a contract file (contract.Load) into a Config to
-// run, its World gen.DefaultWorld narrowed by what the file says and the
-// other knobs at their defaults.
+// run, its World gen.DefaultWorld (a run narrows it by what the file
+// says) and the other knobs at their defaults.
 func Load(path string) (Config, error) {
 	s, err := contract.Load(path)
 	if err != nil {
@@ -199,7 +189,7 @@ func Parse(name string, data []byte) (Config, error) {
 }
 
 func configOf(s contract.Spec) Config {
-	return Config{Spec: s, World: fileWorld(s, gen.DefaultWorld())}
+	return Config{Spec: s, World: gen.DefaultWorld()}
 }
 
 // plannedFaults is faults with those a Go caller put in the world added:

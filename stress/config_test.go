@@ -3,6 +3,7 @@ package stress
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -129,10 +130,12 @@ func TestWorkersUnderSharedFaults(t *testing.T) {
 	}
 }
 
-// What the contract file says of the calls to draw reaches the world,
-// whether the Config came from Parse or a Go caller left its World zero:
-// keys not required, request noise that is part of identity, values
-// another action holds (only with the answer that refuses them).
+// What the contract file says of the calls to draw reaches the run's
+// world (worldOf), whether the Config kept Parse's World or a Go caller
+// left it zero: keys not required, a key in the path (no keyless call),
+// request noise that is part of identity, values another action holds
+// (only with the answer that refuses them). Parse's World itself is the
+// caller's bounds: gen.DefaultWorld, narrowed by nothing.
 func TestFileWorld(t *testing.T) {
 	sample := string(ticketsvc.Contract)
 	taken := "answers:\n  taken:\n    - status: [403]\n      equals: {/error: name_taken}\n"
@@ -143,7 +146,8 @@ func TestFileWorld(t *testing.T) {
 		{"keys required by default", "", func(w gen.World) bool {
 			return w.KeyRequired && !w.Unique && slices.Contains(w.Noise, model.NoiseQuery)
 		}},
-		{"key_required: false", "key_required: true", func(w gen.World) bool { return !w.KeyRequired }},
+		{"key_required: false", "key_required: true", func(w gen.World) bool { return !w.KeyRequired && w.Keyless }},
+		{"key in the path", "8080/tickets", func(w gen.World) bool { return !w.KeyRequired && !w.Keyless }},
 		{"identity noise", "identity_noise: [query]\n", func(w gen.World) bool {
 			return !slices.Contains(w.Noise, model.NoiseQuery) && slices.Contains(w.Noise, model.NoiseTrace)
 		}},
@@ -152,22 +156,28 @@ func TestFileWorld(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := sample + "\n" + tc.add
-			if strings.HasPrefix(tc.add, "key_required") {
+			switch tc.add {
+			case "key_required: true":
 				doc = strings.Replace(sample, "key_required: true", "key_required: false", 1)
+			case "8080/tickets":
+				doc = strings.Replace(sample, "8080/tickets", "8080/tickets/{{key}}", 1)
 			}
 			cfg, err := Parse("c.yaml", []byte(doc))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !tc.check(cfg.World) {
-				t.Errorf("parsed world %+v", cfg.World)
+			if !reflect.DeepEqual(cfg.World, gen.DefaultWorld()) {
+				t.Errorf("parsed world %+v; want gen.DefaultWorld, the caller's bounds", cfg.World)
 			}
-			cfg.World = gen.World{}
-			if err := cfg.defaults(); err != nil {
-				t.Fatal(err)
-			}
-			if !tc.check(cfg.World) {
-				t.Errorf("world after defaults %+v", cfg.World)
+			for _, bounds := range []gen.World{cfg.World, {}} {
+				c := cfg
+				c.World = bounds
+				if err := c.defaults(); err != nil {
+					t.Fatal(err)
+				}
+				if !tc.check(c.World) {
+					t.Errorf("world after defaults %+v", c.World)
+				}
 			}
 		})
 	}

@@ -49,7 +49,7 @@ func TestKeyInPathMakesNoKeylessCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.World.KeyRequired {
+	if !cfg.KeyRequired() {
 		t.Fatal("the sample's contract must require the key, or this test shows nothing")
 	}
 	cfg.Target = nil // built from cfg.HTTP, changed here

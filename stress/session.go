@@ -105,7 +105,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 		return nil, err
 	}
 	s.nemesis = &fault.Faults{Service: fault.Processes(s.svc)}
-	s.exec = interp.Executor{Target: tgt, Contract: s.cfg.Contract, Nemesis: s.nemesis, Form: s.cfg.HTTP.Body == client.BodyForm, DB: s.db, Deps: s.deps}
+	s.exec = interp.Executor{Spec: s.cfg.Spec, Target: tgt, Nemesis: s.nemesis, DB: s.db, Deps: s.deps}
 	if err := s.faults(pool); err != nil {
 		return nil, err
 	}

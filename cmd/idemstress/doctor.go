@@ -129,8 +129,8 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 	if code == exitInconclusive || code == exitUsage {
 		return code
 	}
-	if !cfg.World.KeyRequired {
-		say("target", "no call without a key: the contract does not require keys")
+	if !cfg.KeyRequired() {
+		say("target", "no call without a key: the contract does not require keys, or they travel in target.url's path")
 		return code
 	}
 	tr, err := s.Try(ctx, model.Namespace(ns+"nokey-"), one(model.Call{Tenant: "A", NoKey: true}), time.Now())

@@ -61,6 +61,13 @@ func TestDoctor(t *testing.T) {
 		}
 		return path
 	}
+	// key_required: false: doctor sends no call without a key, and says why.
+	keyless := strings.Replace(string(yaml), "key_required: true", "key_required: false", 1)
+	code, stdout, stderr = invoke(t, "doctor", "--config", write("keyless.yaml", keyless), "--database-url", dbURL)
+	if code != exitPass || !strings.Contains(stdout, "target    no call without a key: the contract does not require keys") || strings.Contains(stdout, "a call without a key got") {
+		t.Errorf("keys not required: exit %d\n%s%s", code, stdout, stderr)
+	}
+
 	accepting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"ticket_id": 1}`))

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -22,17 +23,19 @@ import (
 // not there), as opposed to a violation found in the client.
 var ErrInfrastructure = fault.ErrInfrastructure
 
-// Executor runs plans against a client.
+// Executor runs plans against a client, under a contract.
 type Executor struct {
-	Target   client.Target
-	Contract model.Contract
+	// Spec is the contract the plans run under, as a run holds it (with
+	// its defaults): how a call is rendered and sent (Contract, HTTP's
+	// body encoding) is read from it, never copied out field by field.
+	contract.Spec
+	// Target is where the calls go.
+	Target client.Target
 	// Nemesis is the run's nemesis (package fault's Faults: the fault
 	// proxies, the service's replicas, the stalls): every planned fault
 	// and db-stall is done through it, and it keeps what they left
 	// behind. nil: the plan's calls and bursts go as they are.
 	Nemesis fault.Nemesis
-	// Form sends bodies form-encoded (target.body: form), not as JSON.
-	Form bool
 	// DB is the PostgreSQL proxy between the service and its database,
 	// when one stands there: every call is tied to it by its markers
 	// while it is sent, and a call fault reaches it (fault.CallEnv.DB).
@@ -197,7 +200,7 @@ func (x *execution) request(ns model.Namespace, call model.Call, replica int) (c
 		x.keyless++
 		id.Unique = c.KeylessUnique(tag, x.keyless)
 	}
-	if e.Form {
+	if e.HTTP.Body == client.BodyForm { // target.body: form
 		req.Body = c.SendForm(id, call.Variant, call.Encoding)
 		return req, model.Op{Call: call, Body: c.RenderFormAs(id, call.Variant, call.Encoding)}
 	}

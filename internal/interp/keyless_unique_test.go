@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/client"
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -42,7 +43,7 @@ func TestKeylessCreatesSendUniqueValuesOfTheirOwn(t *testing.T) {
 				{Kind: model.StepBurst, Calls: []model.Call{keyless, keyless}},
 			}}
 			ns := model.Namespace("i4kx9a1c-")
-			if _, err := (interp.Executor{Target: tgt, Contract: c}).Execute(t.Context(), ns, plan, time.Now()); err != nil {
+			if _, err := (interp.Executor{Target: tgt, Spec: contract.Spec{Contract: c}}).Execute(t.Context(), ns, plan, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			seen := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -30,7 +31,7 @@ func execute(t *testing.T, f *fakeNemesis, die bool, steps ...model.Step) (model
 	if die {
 		dies = f.die
 	}
-	x := Executor{Target: answering(dies), Contract: model.Contract{Payload: map[string]any{"n": 1}}.WithDefaults(), Nemesis: f}
+	x := Executor{Target: answering(dies), Spec: contract.Spec{Contract: model.Contract{Payload: map[string]any{"n": 1}}.WithDefaults()}, Nemesis: f}
 	return x.Execute(t.Context(), "fk-", model.Plan{Steps: steps}, time.Now())
 }
 
