@@ -1,27 +1,27 @@
 package pgproxy
 
 import (
-	"bytes"
-	"slices"
 	"sync"
+
+	"github.com/idemstress/idemstress/internal/wireproxy"
 )
 
 // Call is a live call of the registry: the marker byte strings that tie a
 // session to it (its idempotency key, tag, tenant as the service sends
-// them) and the trace of the points its sessions passed.
+// them) and the trace of the points its sessions passed. Its Name, SetAt
+// (a hook of its own, consulted at its points in place of Options.At),
+// Trace, Injected and Untie are wireproxy.Call's.
 type Call struct {
-	name    string
-	markers [][]byte
-	p       *Proxy
+	*record
 
 	mu         sync.Mutex
-	at         func(Point) Action // SetAt's hook; nil: Options.At
-	statements int                // statements seen, COMMIT included
-	txs        int                // transactions tied
-	ended      int                // tied transactions ended
-	trace      []Step
-	injected   []Injection
+	statements int // statements seen, COMMIT included
+	txs        int // transactions tied
+	ended      int // tied transactions ended
 }
+
+// record is what the proxies keep alike of a call.
+type record = wireproxy.Call[Point, Action, Step, Injection]
 
 // Injection is an error or a cut the proxy delivered to one of a call's
 // sessions at a point: the client read the server's ErrorResponse raised
@@ -35,92 +35,23 @@ type Injection struct {
 	Code string
 }
 
-// Injected lists the errors and cuts delivered to the call's sessions so
-// far, in order: a fault that answers a point with Error or Cut fired
-// when it is here.
-func (c *Call) Injected() []Injection {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.injected)
-}
-
-func (c *Call) inject(i Injection) {
-	c.mu.Lock()
-	c.injected = append(c.injected, i)
-	c.mu.Unlock()
-}
-
 // Tie registers a live call: from now on a session whose statement text or
 // bound parameters contain one of markers (empty ones are ignored) is tied
 // to it until its transaction ends, so the later statements of that
 // transaction belong to the call without carrying a marker. A statement
 // of the transaction before the first one with a marker is not the
-// call's: the proxy cannot know it yet. Untie the call when it is over.
+// call's: the proxy cannot know it yet. Untie the call when it is over; a
+// session tied to it stays tied until its transaction ends.
 func (p *Proxy) Tie(name string, markers ...[]byte) *Call {
-	c := &Call{name: name, p: p}
-	for _, m := range markers {
-		if len(m) > 0 {
-			c.markers = append(c.markers, bytes.Clone(m))
-		}
-	}
-	p.mu.Lock()
-	p.calls = append(p.calls, c)
-	p.mu.Unlock()
+	c := &Call{}
+	c.record = wireproxy.NewCall[Point, Action, Step, Injection](name, func() { p.calls.Remove(c) })
+	p.calls.Add(c, markers)
 	return c
-}
-
-// Untie removes the call from the registry; a session tied to it stays
-// tied until its transaction ends.
-func (c *Call) Untie() {
-	c.p.mu.Lock()
-	defer c.p.mu.Unlock()
-	c.p.calls = slices.DeleteFunc(c.p.calls, func(o *Call) bool { return o == c })
-}
-
-// SetAt gives the call a hook of its own, consulted at its points in
-// place of Options.At (nil: Options.At again): a fault answers Error or
-// Hold for its own call while another's answers otherwise. Set it before
-// the call is sent; it may be changed while the call runs.
-func (c *Call) SetAt(at func(Point) Action) {
-	c.mu.Lock()
-	c.at = at
-	c.mu.Unlock()
-}
-
-func (c *Call) hook() func(Point) Action {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.at
-}
-
-// Name is the name the call was tied under.
-func (c *Call) Name() string { return c.name }
-
-// Trace is the ordered list of points the call's sessions passed, whatever
-// the hook answered: from an unfaulted run, the crash points of the call.
-func (c *Call) Trace() []Step {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.trace)
 }
 
 // match is the first live call one of whose markers sql or params contain.
 func (p *Proxy) match(sql string, params [][]byte) *Call {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.calls {
-		for _, m := range c.markers {
-			if bytes.Contains([]byte(sql), m) {
-				return c
-			}
-			for _, v := range params {
-				if bytes.Contains(v, m) {
-					return c
-				}
-			}
-		}
-	}
-	return nil
+	return p.calls.Match(append([][]byte{[]byte(sql)}, params...)...)
 }
 
 // begin counts a statement of the call and says whether it opens a new
@@ -142,8 +73,12 @@ func (c *Call) endTx() {
 	c.mu.Unlock()
 }
 
-func (c *Call) record(pt Point) {
-	c.mu.Lock()
-	c.trace = append(c.trace, Step{Kind: pt.Kind, Index: pt.Index, Tx: pt.Tx, Fingerprint: Fingerprint(pt.SQL)})
-	c.mu.Unlock()
+func (c *Call) inject(i Injection) { wireproxy.Inject(c.record, i) }
+
+// consult records the point in the call's trace and asks the call's hook,
+// else Options.At.
+func (p *Proxy) consult(c *Call, pt Point) Action {
+	pt.Call = c.Name()
+	step := Step{Kind: pt.Kind, Index: pt.Index, Tx: pt.Tx, Fingerprint: Fingerprint(pt.SQL)}
+	return wireproxy.Consult(c.record, pt, step, p.opts.At)
 }

@@ -1,6 +1,10 @@
 package pgproxy
 
-import "github.com/jackc/pgx/v5/pgproto3"
+import (
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/idemstress/idemstress/internal/wireproxy"
+)
 
 // entry is a message of the client's the server has still to answer.
 type entry struct {
@@ -26,20 +30,8 @@ type statement struct {
 	raisedAt Kind
 }
 
-// forward handles the client's frames in order until the session ends.
-func (s *session) forward(frames <-chan frame) {
-	for {
-		select {
-		case f := <-frames:
-			if err := s.handle(f); err != nil {
-				return
-			}
-		case <-s.ctx.Done():
-			return
-		}
-	}
-}
-
+// handle decides and forwards one of the client's frames, or answers it
+// in its place.
 func (s *session) handle(f frame) error {
 	switch f.kind() {
 	case 'Q':
@@ -87,7 +79,7 @@ func (s *session) handle(f frame) error {
 	}
 	err := s.writeServer(f)
 	if f.kind() == 'X' {
-		return errEnded
+		return wireproxy.ErrEnded
 	}
 	return err
 }
@@ -130,7 +122,7 @@ func (s *session) statement(f frame, sql string, params [][]byte, simple bool) e
 			kinds = append([]Kind{BetweenTransactions}, kinds...)
 		}
 		for _, pt.Kind = range kinds {
-			if done, err := s.act(st, pt, simple, s.consult(st.call, pt)); done {
+			if done, err := s.act(st, pt, simple, s.p.consult(st.call, pt)); done {
 				return err
 			}
 		}
@@ -144,7 +136,7 @@ func (s *session) statement(f frame, sql string, params [][]byte, simple bool) e
 func (s *session) act(st *statement, pt Point, simple bool, a Action) (done bool, err error) {
 	switch a.kind {
 	case actHold:
-		if err := s.wait(a.release); err != nil {
+		if err := s.Hold(a.release); err != nil {
 			return true, err
 		}
 	case actCut:
@@ -195,5 +187,5 @@ func name(c *Call) string {
 	if c == nil {
 		return ""
 	}
-	return c.name
+	return c.Name()
 }

@@ -18,6 +18,9 @@
 // types, only what it follows: the client's Query, Parse, Bind, Execute,
 // Close and Sync, and the server's answers to them. The simple and the
 // extended protocol, pipelines (pgx batches) and COPY pass.
+// The listener, a session's goroutines, the call registry and a call's
+// hook, trace and injections are package wireproxy's, shared with the
+// RESP proxy; this package holds the protocol.
 //
 // # Sessions, events and ties
 //

@@ -9,7 +9,6 @@ import (
 // relay forwards the server's frames to the client, matching each answer
 // to the client message it answers, until the session ends.
 func (s *session) relay() {
-	defer s.end()
 	r := bufio.NewReader(s.server)
 	for {
 		f, err := readFrame(r)
@@ -21,7 +20,7 @@ func (s *session) relay() {
 			return
 		}
 		if keep {
-			if err := s.writeClient(f); err != nil {
+			if err := s.WriteClient(f); err != nil {
 				return
 			}
 		}
@@ -112,7 +111,7 @@ func (s *session) ready(f frame) error {
 	s.mu.Unlock()
 	if c != nil {
 		c.endTx()
-		s.emit(Event{Kind: TransactionEnds, Call: c.name, Status: m.TxStatus})
+		s.emit(Event{Kind: TransactionEnds, Call: c.Name(), Status: m.TxStatus})
 	}
 	return nil
 }
@@ -135,10 +134,10 @@ func (s *session) answer(st *statement, code string) error {
 	if st.raised != "" && code == st.raised {
 		st.call.inject(Injection{Kind: st.raisedAt, Index: st.index, Code: code})
 	}
-	act := s.consult(st.call, Point{Kind: kind, Index: st.index, Tx: st.tx, SQL: st.sql})
+	act := s.p.consult(st.call, Point{Kind: kind, Index: st.index, Tx: st.tx, SQL: st.sql})
 	switch act.kind {
 	case actHold:
-		return s.wait(act.release)
+		return s.Hold(act.release)
 	case actCut:
 		st.call.inject(Injection{Kind: kind, Index: st.index})
 		return s.die("")

@@ -23,7 +23,7 @@ var errCancelled = errors.New("pgproxy: cancel request passed on")
 // the server asks, so the pgproto3.Backend used here holds no bytes that
 // the relay would miss.
 func (s *session) startup() (server net.Conn, err error) {
-	be := pgproto3.NewBackend(s.client, s.client)
+	be := pgproto3.NewBackend(s.Client(), s.Client())
 	for {
 		msg, err := be.ReceiveStartupMessage()
 		if err != nil {
@@ -31,7 +31,7 @@ func (s *session) startup() (server net.Conn, err error) {
 		}
 		switch m := msg.(type) {
 		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
-			if _, err := s.client.Write([]byte{'N'}); err != nil {
+			if _, err := s.Client().Write([]byte{'N'}); err != nil {
 				return nil, err
 			}
 		case *pgproto3.CancelRequest:
@@ -59,7 +59,7 @@ func (s *session) startup() (server net.Conn, err error) {
 
 func (s *session) dial() (net.Conn, error) {
 	d := net.Dialer{Timeout: dialTimeout}
-	server, err := d.DialContext(s.ctx, "tcp", s.p.opts.Server)
+	server, err := d.DialContext(s.Context(), "tcp", s.p.opts.Server)
 	if err != nil {
 		return nil, fmt.Errorf("pgproxy: session %d: dial PostgreSQL at %s: %w", s.id, s.p.opts.Server, err)
 	}

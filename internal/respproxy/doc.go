@@ -16,6 +16,9 @@
 // Redis answers a connection's commands in order, pipelined or not. A
 // RESP3 push ('>') answers no command and passes on. It does not read
 // TLS.
+// The listener, a session's goroutines, the call registry and a call's
+// hook, trace and injections are package wireproxy's, shared with the
+// PostgreSQL proxy; this package holds the protocol.
 //
 // # Ties and points
 //

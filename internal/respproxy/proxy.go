@@ -1,13 +1,9 @@
 package respproxy
 
 import (
-	"cmp"
-	"context"
 	"errors"
-	"fmt"
-	"net"
-	"sync"
-	"sync/atomic"
+
+	"github.com/idemstress/idemstress/internal/wireproxy"
 )
 
 // Options configures Start.
@@ -26,15 +22,9 @@ type Options struct {
 
 // Proxy is a running RESP proxy on 127.0.0.1. Close it.
 type Proxy struct {
-	opts Options
-	ln   net.Listener
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
-	held atomic.Int64 // sessions waiting in a Hold
-
-	mu    sync.Mutex
-	calls []*Call
+	opts  Options
+	l     *wireproxy.Listener
+	calls wireproxy.Registry[*Call]
 }
 
 // Start listens on a free 127.0.0.1 port (or opts.Listen) and relays
@@ -45,74 +35,24 @@ func Start(opts Options) (*Proxy, error) {
 	if opts.Server == "" {
 		return nil, errors.New("respproxy: Options.Server is empty: give the host:port of the Redis server")
 	}
-	addr := cmp.Or(opts.Listen, "127.0.0.1:0")
-	if err := loopback(addr); err != nil {
+	p := &Proxy{opts: opts}
+	l, err := wireproxy.Listen("respproxy", opts.Listen, p.serve)
+	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("respproxy: listen on %s: %w (is the port taken?)", addr, err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	p := &Proxy{opts: opts, ln: ln, ctx: ctx, stop: stop}
-	p.wg.Go(p.accept)
+	p.l = l
 	return p, nil
 }
 
 // Addr is the proxy's host:port.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.l.Addr() }
 
 // Server is the host:port of the server the proxy relays to.
 func (p *Proxy) Server() string { return p.opts.Server }
 
 // Held is the number of sessions waiting in a Hold right now.
-func (p *Proxy) Held() int { return int(p.held.Load()) }
+func (p *Proxy) Held() int { return p.l.Held() }
 
 // Close stops accepting, ends every open session (closing both of its
 // connections) and returns once every goroutine of the proxy has ended.
-func (p *Proxy) Close() error {
-	p.stop()
-	err := p.ln.Close()
-	p.wg.Wait()
-	if errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
-	return err
-}
-
-func (p *Proxy) accept() {
-	for {
-		conn, err := p.ln.Accept()
-		if err != nil {
-			return // closed
-		}
-		s := newSession(p, conn)
-		p.wg.Go(s.run)
-	}
-}
-
-// at is the action at pt of call c: c's own hook when it has one, else
-// Options.At.
-func (p *Proxy) at(c *Call, pt Point) Action {
-	at := c.hook()
-	if at == nil {
-		at = p.opts.At
-	}
-	if at == nil {
-		return Continue
-	}
-	return at(pt)
-}
-
-// loopback refuses a listen address outside the loopback interface: the
-// proxy relays a key store's sessions, passwords included.
-func loopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("respproxy: listen address %q: %w (want 127.0.0.1:PORT)", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("respproxy: listen address %q is not a loopback address: want 127.0.0.1:PORT", addr)
-	}
-	return nil
-}
+func (p *Proxy) Close() error { return p.l.Close() }

@@ -2,33 +2,26 @@ package respproxy
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"net"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/wireproxy"
 )
 
 // dialTimeout bounds the dial of the server for a new client connection.
 const dialTimeout = 5 * time.Second
 
-// errEnded: the session was ended (cut, client gone, proxy closed) while a
-// goroutine of it waited.
-var errEnded = errors.New("respproxy: session ended")
-
 // session is one client connection and its server connection. Three
-// goroutines serve it: one reads the client's commands, one (run) decides
-// and forwards them, one relays the server's replies. Ending the
-// session's context closes both connections, which ends all three.
+// goroutines serve it (wireproxy.Serve): one reads the client's commands,
+// one decides and forwards them (command), one relays the server's
+// replies (relay). Ending the session closes both connections, which ends
+// all three.
 type session struct {
+	*wireproxy.Session
 	p      *Proxy
-	client net.Conn
-	server net.Conn
-	ctx    context.Context
-	end    context.CancelFunc
-
-	clientMu sync.Mutex // serialises writes to the client
+	server net.Conn // set once by dial, before the relay starts
 
 	mu      sync.Mutex
 	pending []entry // what the client awaits a reply to, in order
@@ -52,78 +45,21 @@ type entry struct {
 	canned []byte
 }
 
-func newSession(p *Proxy, client net.Conn) *session {
-	ctx, end := context.WithCancel(p.ctx)
-	return &session{p: p, client: client, ctx: ctx, end: end}
+// serve is the proxy's handler of a connection accepted.
+func (p *Proxy) serve(ws *wireproxy.Session) {
+	s := &session{Session: ws, p: p}
+	r := bufio.NewReaderSize(s.Client(), 64<<10)
+	read := func() (command, error) { return readCommand(r) }
+	wireproxy.Serve(s.Session, s.dial, read, s.command, s.relay)
 }
 
-func (s *session) run() {
-	defer s.end()
-	defer s.onEnd(func() { s.client.Close() })()
-	defer s.client.Close()
+// dial connects to the server; a client of a server that is down sees
+// its connection closed.
+func (s *session) dial() (net.Conn, error) {
 	d := net.Dialer{Timeout: dialTimeout}
-	server, err := d.DialContext(s.ctx, "tcp", s.p.opts.Server)
-	if err != nil {
-		return // the server is down: the client sees its connection closed
-	}
+	server, err := d.DialContext(s.Context(), "tcp", s.p.opts.Server)
 	s.server = server
-	defer s.onEnd(func() { server.Close() })()
-	defer server.Close()
-
-	cmds := make(chan command, 64)
-	var wg sync.WaitGroup
-	wg.Go(func() { s.readClient(cmds) })
-	wg.Go(s.relay)
-	s.forward(cmds)
-	s.end()
-	wg.Wait()
-}
-
-// onEnd runs f once the session ends (to unblock a read) and returns what
-// waits for it, so that no goroutine of the session's outlives run.
-func (s *session) onEnd(f func()) (wait func()) {
-	var done sync.WaitGroup
-	done.Add(1)
-	stop := context.AfterFunc(s.ctx, func() { defer done.Done(); f() })
-	return func() {
-		if stop() {
-			done.Done()
-		}
-		done.Wait()
-	}
-}
-
-// readClient reads the client's commands for forward, so that a client
-// that dies while its session is held is seen at once.
-func (s *session) readClient(cmds chan<- command) {
-	defer s.end()
-	r := bufio.NewReaderSize(s.client, 64<<10)
-	for {
-		c, err := readCommand(r)
-		if err != nil {
-			return
-		}
-		select {
-		case cmds <- c:
-		case <-s.ctx.Done():
-			return
-		}
-	}
-}
-
-// forward decides and sends each command of the client's, in order.
-func (s *session) forward(cmds <-chan command) {
-	for {
-		var cmd command
-		select {
-		case cmd = <-cmds:
-		case <-s.ctx.Done():
-			return
-		}
-		if err := s.command(cmd); err != nil {
-			return
-		}
-	}
+	return server, err
 }
 
 // command ties one command, consults the hook before it and sends it,
@@ -134,16 +70,16 @@ func (s *session) command(cmd command) error {
 	e := entry{call: c, name: name}
 	if c != nil {
 		e.n, e.idx = c.begin(name)
-		act := s.consult(c, Point{Kind: BeforeCommand, Command: name, N: e.n, Index: e.idx})
+		act := s.p.consult(c, Point{Kind: BeforeCommand, Command: name, N: e.n, Index: e.idx})
 		switch act.kind {
 		case actHold:
-			if err := s.wait(act.release); err != nil {
+			if err := s.Hold(act.release); err != nil {
 				return err
 			}
 		case actCut:
 			c.inject(Injection{Kind: BeforeCommand, Command: name, N: e.n})
-			s.end()
-			return errEnded
+			s.End()
+			return wireproxy.ErrEnded
 		case actError:
 			c.inject(Injection{Kind: BeforeCommand, Command: name, N: e.n, Line: act.line})
 			return s.canned([]byte("-" + act.line + "\r\n"))
@@ -211,13 +147,12 @@ func (s *session) canned(b []byte) error {
 		return nil
 	}
 	s.mu.Unlock()
-	return s.writeClient(b)
+	return s.WriteClient(b)
 }
 
 // relay forwards the server's replies to the client, each matched to the
 // command it answers, until the session ends.
 func (s *session) relay() {
-	defer s.end()
 	r := bufio.NewReaderSize(s.server, 64<<10)
 	for {
 		rep, err := readReply(r)
@@ -242,19 +177,19 @@ func (s *session) reply(rep reply) error {
 	}
 	s.mu.Unlock()
 	if ok && e.call != nil {
-		act := s.consult(e.call, Point{Kind: AfterCommand, Command: e.name, N: e.n, Index: e.idx, Error: rep.err})
+		act := s.p.consult(e.call, Point{Kind: AfterCommand, Command: e.name, N: e.n, Index: e.idx, Error: rep.err})
 		switch act.kind {
 		case actHold:
-			if err := s.wait(act.release); err != nil {
+			if err := s.Hold(act.release); err != nil {
 				return err
 			}
 		case actCut, actError:
 			e.call.inject(Injection{Kind: AfterCommand, Command: e.name, N: e.n})
-			s.end()
-			return errEnded
+			s.End()
+			return wireproxy.ErrEnded
 		}
 	}
-	if err := s.writeClient(rep.raw); err != nil {
+	if err := s.WriteClient(rep.raw); err != nil {
 		return err
 	}
 	if !ok {
@@ -264,36 +199,10 @@ func (s *session) reply(rep reply) error {
 	defer s.mu.Unlock()
 	s.pending = s.pending[1:]
 	for len(s.pending) > 0 && s.pending[0].canned != nil {
-		if err := s.writeClient(s.pending[0].canned); err != nil {
+		if err := s.WriteClient(s.pending[0].canned); err != nil {
 			return err
 		}
 		s.pending = s.pending[1:]
 	}
 	return nil
-}
-
-func (s *session) writeClient(b []byte) error {
-	s.clientMu.Lock()
-	defer s.clientMu.Unlock()
-	_, err := s.client.Write(b)
-	return err
-}
-
-func (s *session) wait(release <-chan struct{}) error {
-	s.p.held.Add(1)
-	defer s.p.held.Add(-1)
-	select {
-	case <-release:
-		return nil
-	case <-s.ctx.Done():
-		return errEnded
-	}
-}
-
-// consult asks the hook at a point of a tied command and records the
-// point in the call's trace.
-func (s *session) consult(c *Call, pt Point) Action {
-	pt.Call = c.name
-	c.record(pt)
-	return s.p.at(c, pt)
 }
