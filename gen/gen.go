@@ -175,82 +175,105 @@ func KeyName(i int) string { return fmt.Sprintf("k%d", i+1) }
 // sequence shrinks to an ordinary call.
 func Plan(w World) *rapid.Generator[model.Plan] {
 	return rapid.Custom(func(t *rapid.T) model.Plan {
-		d := dims{
-			tenants:  rapid.IntRange(1, w.MaxTenants).Draw(t, "tenants"),
-			keys:     rapid.IntRange(1, w.MaxKeys).Draw(t, "keys"),
-			variants: rapid.IntRange(1, w.MaxVariants).Draw(t, "variants"),
-			w:        w,
-		}
-		// A key's shape is drawn once a plan, so that every call of the
-		// key has it and shrinking makes them all plain at once.
-		for range d.keys {
-			var shape byte
-			if w.KeyShapes && rapid.IntRange(0, 4).Draw(t, "key shape") == 4 {
-				shape = rapid.SampledFrom(w.shapes()).Draw(t, "shape")
-			}
-			d.shapes = append(d.shapes, shape)
-		}
-		step := rapid.Custom(func(t *rapid.T) group {
-			// One step in eight is a restart when the world has them; the
-			// draw shrinks to 0, a call.
-			if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
-				return group{steps: []model.Step{{Kind: model.StepRestart}}}
-			}
-			// As often, a fault step of its own; it shrinks to a call.
-			if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
-				return group{steps: []model.Step{rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")}}
-			}
-			// As often, a call that breaks a payload rule, then the same
-			// call fixed; it shrinks to an ordinary call.
-			if w.Broken > 0 && rapid.IntRange(0, 7).Draw(t, "refused then fixed") == 7 {
-				return group{steps: d.refusedThenFixed(t)}
-			}
-			base := d.call(t, w.KeyRequired || w.Keyless)
-			// One step in four is a burst; the draw shrinks to 0, a single call.
-			if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
-				// One single call in three carries a fault; it shrinks to none.
-				retry := false
-				if fs := w.callFaults(); len(fs) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
-					base.Fault = rapid.SampledFrom(fs).Draw(t, "fault")
-					base.Point, retry = w.point(t, base.Fault)
-				}
-				if base.NoKey && w.Keyless {
-					base.Fault, base.Point = model.FaultNone, ""
-				}
-				c := d.takeValue(t, base)
-				steps := []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}
-				if retry {
-					// A retry's point: the call first, unfaulted, then
-					// the same call with the fault (crashes keeps it on
-					// such a retry only).
-					first := c
-					first.Fault, first.Point = model.FaultNone, ""
-					steps = append([]model.Step{{Kind: model.StepCall, Calls: []model.Call{first}}}, steps...)
-				}
-				return group{steps: steps, retry: followUp(t, w, c)}
-			}
-			n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
-			calls := []model.Call{base}
-			for len(calls) < n {
-				calls = append(calls, d.raceValue(t, base, d.vary(t, base)))
-			}
-			return group{steps: []model.Step{{Kind: model.StepBurst, Calls: calls}}}
-		})
-		var steps []model.Step
-		retries := 0
-		for _, g := range rapid.SliceOfN(step, 1, w.MaxSteps).Draw(t, "steps") {
-			// A refused-then-fixed sequence is up to three steps: the plan
-			// stays within MaxSteps (its last broken call maybe unfixed).
-			// A faulted call's retry is its transition's end, kept past
-			// MaxSteps as the restart after a crash is.
-			kept := min(len(g.steps), w.MaxSteps-(len(steps)-retries))
-			steps = append(steps, g.steps[:max(kept, 0)]...)
-			if g.retry != nil && kept == len(g.steps) {
-				steps, retries = append(steps, *g.retry), retries+1
-			}
-		}
-		return crashes(model.Plan{Steps: steps})
+		d := drawDims(t, w)
+		groups := rapid.SliceOfN(rapid.Custom(d.step), 1, w.MaxSteps).Draw(t, "steps")
+		return crashes(model.Plan{Steps: within(groups, w.MaxSteps)})
 	})
+}
+
+// drawDims draws how many tenants, keys and payload variants a plan uses,
+// and each key's shape. A key's shape is drawn once a plan, so that every
+// call of the key has it and shrinking makes them all plain at once.
+func drawDims(t *rapid.T, w World) dims {
+	d := dims{
+		tenants:  rapid.IntRange(1, w.MaxTenants).Draw(t, "tenants"),
+		keys:     rapid.IntRange(1, w.MaxKeys).Draw(t, "keys"),
+		variants: rapid.IntRange(1, w.MaxVariants).Draw(t, "variants"),
+		w:        w,
+	}
+	for range d.keys {
+		var shape byte
+		if w.KeyShapes && rapid.IntRange(0, 4).Draw(t, "key shape") == 4 {
+			shape = rapid.SampledFrom(w.shapes()).Draw(t, "shape")
+		}
+		d.shapes = append(d.shapes, shape)
+	}
+	return d
+}
+
+// step draws one step of a plan: a restart, a fault step, a
+// refused-then-fixed sequence, a single call or a burst. Every choice but
+// the call shrinks to a single call.
+func (d dims) step(t *rapid.T) group {
+	w := d.w
+	// One step in eight is a restart when the world has them; the draw
+	// shrinks to 0, a call.
+	if w.Restart && rapid.IntRange(0, 7).Draw(t, "restart") == 7 {
+		return group{steps: []model.Step{{Kind: model.StepRestart}}}
+	}
+	// As often, a fault step of its own; it shrinks to a call.
+	if len(w.StepFaults) > 0 && rapid.IntRange(0, 7).Draw(t, "fault step") == 7 {
+		return group{steps: []model.Step{rapid.SampledFrom(w.StepFaults).Draw(t, "fault step kind")}}
+	}
+	// As often, a call that breaks a payload rule, then the same call
+	// fixed; it shrinks to an ordinary call.
+	if w.Broken > 0 && rapid.IntRange(0, 7).Draw(t, "refused then fixed") == 7 {
+		return group{steps: d.refusedThenFixed(t)}
+	}
+	base := d.call(t, w.KeyRequired || w.Keyless)
+	// One step in four is a burst; the draw shrinks to 0, a single call.
+	if w.MaxBurst == 0 || rapid.IntRange(0, 3).Draw(t, "burst") != 3 {
+		return d.single(t, base)
+	}
+	n := rapid.IntRange(2, w.MaxBurst).Draw(t, "burst size")
+	calls := []model.Call{base}
+	for len(calls) < n {
+		calls = append(calls, d.raceValue(t, base, d.vary(t, base)))
+	}
+	return group{steps: []model.Step{{Kind: model.StepBurst, Calls: calls}}}
+}
+
+// single makes base a step of its own: one single call in three carries
+// a fault (the draw shrinks to none), and a fault at a retry's point puts
+// the same call, unfaulted, before it.
+func (d dims) single(t *rapid.T, base model.Call) group {
+	w := d.w
+	retry := false
+	if fs := w.callFaults(); len(fs) > 0 && rapid.IntRange(0, 2).Draw(t, "faulty") == 2 {
+		base.Fault = rapid.SampledFrom(fs).Draw(t, "fault")
+		base.Point, retry = w.point(t, base.Fault)
+	}
+	if base.NoKey && w.Keyless {
+		base.Fault, base.Point = model.FaultNone, ""
+	}
+	c := d.takeValue(t, base)
+	steps := []model.Step{{Kind: model.StepCall, Calls: []model.Call{c}}}
+	if retry {
+		// A retry's point: the call first, unfaulted, then the same call
+		// with the fault (crashes keeps it on such a retry only).
+		first := c
+		first.Fault, first.Point = model.FaultNone, ""
+		steps = append([]model.Step{{Kind: model.StepCall, Calls: []model.Call{first}}}, steps...)
+	}
+	return group{steps: steps, retry: followUp(t, w, c)}
+}
+
+// within joins the drawn groups into a plan's steps of at most maxSteps.
+// A refused-then-fixed sequence is up to three steps: the plan stays
+// within maxSteps (its last broken call maybe unfixed). A faulted call's
+// retry is its transition's end, kept past maxSteps as the restart after
+// a crash is.
+func within(groups []group, maxSteps int) []model.Step {
+	var steps []model.Step
+	retries := 0
+	for _, g := range groups {
+		kept := min(len(g.steps), maxSteps-(len(steps)-retries))
+		steps = append(steps, g.steps[:max(kept, 0)]...)
+		if g.retry != nil && kept == len(g.steps) {
+			steps, retries = append(steps, *g.retry), retries+1
+		}
+	}
+	return steps
 }
 
 // group is what one draw of a step gives: the steps, and the retry that

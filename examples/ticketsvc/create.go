@@ -23,45 +23,59 @@ var (
 		msg: "this Idempotency-Key was already used with a different payload"}
 )
 
-// create runs a create call in one transaction: lock the action, look up its
-// key, then either answer from the stored key or write ticket, outbox and key
-// together. Any error rolls everything back. The first call also checks the
-// database's schema.
+// create answers a create call: it checks the database's schema on the
+// first call, holds the process-side guards some modes add, and hands the
+// call to the design the mode selects; by default createOneTx.
 func (s *Service) create(ctx context.Context, req createRequest) (outcome, error) {
 	if err := s.checkSchema(ctx); err != nil {
 		return outcome{}, err
 	}
-	if s.mutex != nil {
-		// Held until the transaction has ended, so that the next call of
-		// the action sees its writes.
-		unlock, err := s.mutex.lock(ctx, action{req.tenant, req.lookup})
-		if err != nil {
-			return outcome{}, err
-		}
-		defer unlock()
+	release, err := s.guard(ctx, req)
+	if err != nil {
+		return outcome{}, err
 	}
-	if s.identical != nil {
-		leave, err := s.identical.join(ctx, req)
-		if err != nil {
-			return outcome{}, err
-		}
-		defer leave()
-	}
-	if s.b.redisReserved {
+	defer release()
+	switch {
+	case s.b.redisReserved:
 		return s.createReserved(ctx, req)
-	}
-	if s.b.stuckInFlight {
+	case s.b.stuckInFlight:
 		return s.createMarked(ctx, req)
-	}
-	if s.b.keyTxFirst {
+	case s.b.keyTxFirst:
 		return s.createKeyTxFirst(ctx, req)
-	}
-	if s.b.effectsTxFirst {
+	case s.b.effectsTxFirst:
 		return s.createEffectsTxFirst(ctx, req)
-	}
-	if s.b.shortLease {
+	case s.b.shortLease:
 		return s.createLeased(ctx, req)
 	}
+	return s.createOneTx(ctx, req)
+}
+
+// guard takes what the process-mutex and hang-on-burst modes hold around
+// a call in this process, the action's mutex and then the request's
+// place among identical ones in flight; release lets go of them in the
+// opposite order. The mutex is held until the transaction has ended, so
+// that the next call of the action sees its writes.
+func (s *Service) guard(ctx context.Context, req createRequest) (release func(), err error) {
+	unlock, leave := func() {}, func() {}
+	if s.mutex != nil {
+		if unlock, err = s.mutex.lock(ctx, action{req.tenant, req.lookup}); err != nil {
+			return nil, err
+		}
+	}
+	if s.identical != nil {
+		if leave, err = s.identical.join(ctx, req); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
+	return func() { leave(); unlock() }, nil
+}
+
+// createOneTx runs a create call in one transaction: lock the action, look
+// up its key, then either answer from the stored key or write ticket,
+// outbox and key together (createTx). Any error rolls everything back;
+// the modes whose mistake comes after the commit make it in afterCommit.
+func (s *Service) createOneTx(ctx context.Context, req createRequest) (outcome, error) {
 	var out outcome
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
@@ -79,31 +93,42 @@ func (s *Service) create(ctx context.Context, req createRequest) (outcome, error
 		return outcome{}, err
 	}
 	if out.status == http.StatusCreated {
-		if s.b.completeAfterCommit {
-			// The mistake: the key record is completed only after the
-			// effects have committed, in a transaction of its own.
-			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return setKeyTicket(ctx, tx, req, out.ticketID) })
-			if err != nil {
-				return outcome{}, err
-			}
-		}
-		if s.memory != nil {
-			s.memory.store(action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: out.ticketID})
-		}
-		if s.b.nonAtomic {
-			// The mistake: the notification in a transaction of its own,
-			// after the ticket and its key have committed.
-			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-				return insertOutbox(ctx, tx, s.schema.spec, req, out.ticketID)
-			})
-			if err != nil {
-				return outcome{}, err
-			}
+		if err := s.afterCommit(ctx, req, out.ticketID); err != nil {
+			return outcome{}, err
 		}
 	}
 	return out, nil
 }
 
+// afterCommit does what some modes do once a new ticket has committed:
+// complete the key record (complete-after-commit) or write the
+// notification (non-atomic) in a transaction of its own, which is their
+// mistake, and remember the key in process memory.
+func (s *Service) afterCommit(ctx context.Context, req createRequest, id int64) error {
+	if s.b.completeAfterCommit {
+		// The mistake: the key record is completed only after the
+		// effects have committed, in a transaction of its own.
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return setKeyTicket(ctx, tx, req, id) })
+		if err != nil {
+			return err
+		}
+	}
+	if s.memory != nil {
+		s.memory.store(action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id})
+	}
+	if s.b.nonAtomic {
+		// The mistake: the notification in a transaction of its own,
+		// after the ticket and its key have committed.
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			return insertOutbox(ctx, tx, s.schema.spec, req, id)
+		})
+	}
+	return nil
+}
+
+// createTx is createOneTx's transaction: it locks the action (or, in
+// key-first mode, claims the key), looks the key up and replays a stored
+// one; a new key's writes are writeNew's.
 func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
 	if s.b.keyFirst {
 		return s.createKeyFirst(ctx, tx, req)
@@ -130,6 +155,14 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if found {
 		return s.replay(ctx, tx, req, prior)
 	}
+	return s.writeNew(ctx, tx, req)
+}
+
+// writeNew writes a new key's ticket, notification and key record in tx.
+// The modes that get this wrong do so here: a key claimed empty and
+// completed after the commit, a notification left out of tx, a webhook
+// sent before the COMMIT, a redis record that may be skipped.
+func (s *Service) writeNew(ctx context.Context, tx pgx.Tx, req createRequest) (outcome, error) {
 	if s.b.completeAfterCommit {
 		if _, err := claimKey(ctx, tx, req); err != nil {
 			return outcome{}, err
@@ -156,23 +189,30 @@ func (s *Service) createTx(ctx context.Context, tx pgx.Tx, req createRequest) (o
 	if err := insertKey(ctx, tx, req, id); err != nil {
 		return outcome{}, err
 	}
-	if s.redis != nil {
-		// Before the commit: see keyRedis.
-		err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id})
-		switch {
-		case err != nil && s.b.redisFailOpen:
-			// keys-in-redis-fail-open: "Redis is only a cache", and the
-			// ticket commits without the record that guards it.
-			s.log.WarnContext(ctx, "redis: storing a key's record failed; skipped", "err", err)
-		case err != nil:
-			return outcome{}, err
-		}
+	if err := s.storeRedis(ctx, req, id); err != nil {
+		return outcome{}, err
 	}
 	if s.hooks != nil && s.b.webhookAtCommit {
 		// After the last write, before the COMMIT that pgx.BeginFunc sends.
 		s.beforeCommit(ctx, req, id)
 	}
 	return outcome{status: http.StatusCreated, ticketID: id}, nil
+}
+
+// storeRedis stores a new key's record in redis, where the service keeps
+// its keys there, before the commit (see keyRedis).
+// keys-in-redis-fail-open's mistake: "Redis is only a cache", so a failed
+// store is skipped and the ticket commits without the record that guards it.
+func (s *Service) storeRedis(ctx context.Context, req createRequest, id int64) error {
+	if s.redis == nil {
+		return nil
+	}
+	err := s.redis.store(ctx, action{req.tenant, req.lookup}, storedKey{fingerprint: req.fingerprint, ticketID: id})
+	if err != nil && s.b.redisFailOpen {
+		s.log.WarnContext(ctx, "redis: storing a key's record failed; skipped", "err", err)
+		return nil
+	}
+	return err
 }
 
 // createKeyFirst claims the key before anything else: the INSERT of the

@@ -79,6 +79,17 @@ type presentTable struct {
 // are none yet. Several schemas match when only tables they share are
 // present. Tables that match no schema are an error saying how they differ.
 func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
+	present, err := readPresentTables(ctx, q)
+	if err != nil || len(present) == 0 {
+		return nil, err
+	}
+	return matchSchemas(present)
+}
+
+// readPresentTables reads, for each table name any layout uses, the
+// columns, unique indexes and nullable columns of the table by that name,
+// in one query; names with no table are absent from the map.
+func readPresentTables(ctx context.Context, q querier) (map[string]presentTable, error) {
 	var names []string
 	for _, s := range layoutSpecs {
 		for _, t := range s.tables {
@@ -112,9 +123,13 @@ func presentSchemas(ctx context.Context, q querier) ([]schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the tables %s: %w", strings.Join(names, ", "), err)
 	}
-	if len(present) == 0 {
-		return nil, nil
-	}
+	return present, nil
+}
+
+// matchSchemas returns the schemas whose tables the present ones are, or
+// an error saying for each layout how they differ: other columns, or
+// unique constraints on an action in some tables and not in others.
+func matchSchemas(present map[string]presentTable) ([]schema, error) {
 	var (
 		found []schema
 		why   []string

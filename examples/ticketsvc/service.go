@@ -208,13 +208,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.onArrival != nil {
 		s.onArrival(time.Now())
 	}
-	if r.URL.Path != "/tickets" {
-		writeJSON(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (try POST /tickets)"})
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed on /tickets; use POST"})
+	if !routed(w, r) {
 		return
 	}
 	req, herr := parseCreate(w, r, s.b)
@@ -227,17 +221,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, herr.status, errorBody{Error: herr.msg})
 		return
 	}
-	if s.errs != nil {
-		if fp, failed := s.errs.find(action{req.tenant, req.lookup}); failed {
-			// The mistake: the stored failure is replayed, the work never
-			// retried; a changed payload is refused, as for a stored ticket.
-			if fp != req.fingerprint {
-				writeJSON(w, payloadMismatch.status, errorBody{Error: payloadMismatch.msg})
-				return
-			}
-			writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
-			return
-		}
+	if s.errs != nil && s.replayFailure(w, req) {
+		return
 	}
 	out, err := s.create(r.Context(), req)
 	if err != nil {
@@ -264,6 +249,39 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.hooks != nil && out.status == http.StatusCreated && s.b.webhookAfterAnswer {
 		s.afterAnswer(req, out.ticketID)
 	}
+}
+
+// routed answers a request for anything but POST /tickets, the one
+// endpoint, with a message that names it, and reports whether the request
+// is for it.
+func routed(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Path != "/tickets" {
+		writeJSON(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (try POST /tickets)"})
+		return false
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method " + r.Method + " not allowed on /tickets; use POST"})
+		return false
+	}
+	return true
+}
+
+// replayFailure is the stores-errors mode's mistake: a call of an action
+// whose work failed gets the stored failure again, the work never
+// retried; a changed payload is refused, as for a stored ticket. It
+// reports whether it answered.
+func (s *Service) replayFailure(w http.ResponseWriter, req createRequest) bool {
+	fp, failed := s.errs.find(action{req.tenant, req.lookup})
+	if !failed {
+		return false
+	}
+	if fp != req.fingerprint {
+		writeJSON(w, payloadMismatch.status, errorBody{Error: payloadMismatch.msg})
+		return true
+	}
+	writeJSON(w, http.StatusInternalServerError, errorBody{Error: internalError})
+	return true
 }
 
 // replayRefusal is the stores-refusals mode's mistake: a call whose key

@@ -123,48 +123,7 @@ func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	out := childOut{}
-	err := func() error {
-		cfg, err := sample.Contract(ticketsvc.LayoutKeys)
-		if err != nil {
-			return err
-		}
-		cfg.Plans, cfg.Seed, cfg.DatabaseURL = *plans, 6, *db
-		var mem *memTarget
-		switch *shape {
-		case shapeHTTP:
-			cfg.HTTP.URL = *url
-		case shapeInProc:
-			pool, err := stress.Connect(ctx, *db)
-			if err != nil {
-				return err
-			}
-			defer pool.Close()
-			if _, err := pool.Exec(ctx, memTargetSchema); err != nil {
-				return err
-			}
-			mem = &memTarget{pool: pool}
-			cfg.Target, cfg.Effects, cfg.DB = mem, memTargetEffects, pool
-		default:
-			return fmt.Errorf("-shape %q: want http or inproc", *shape)
-		}
-		start := time.Now()
-		res, err := stress.Run(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		out.Seconds = time.Since(start).Seconds()
-		out.Verdict, out.Plans = res.Verdict, res.Plans
-		if len(res.Failures) > 0 {
-			out.Err = fmt.Sprintf("%s: %s", res.Failures[0].Check, res.Failures[0].Plan.Compact())
-		} else if res.Err != nil {
-			out.Err = res.Err.Error()
-		}
-		if mem != nil {
-			out.Calls = mem.calls.Load()
-		}
-		return nil
-	}()
+	out, err := runChild(ctx, *shape, *plans, *db, *url)
 	if err != nil {
 		out.Err = err.Error()
 	}
@@ -174,4 +133,49 @@ func RunChild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	return 0
+}
+
+// runChild is the child's run: plans plans of the fixed seed against the
+// sample service at url (shape http) or the in-process target over db
+// (inproc). A run that finds a failure is no error: out.Err says what
+// failed, and RunChild's exit code follows.
+func runChild(ctx context.Context, shape string, plans int, db, url string) (childOut, error) {
+	cfg, err := sample.Contract(ticketsvc.LayoutKeys)
+	if err != nil {
+		return childOut{}, err
+	}
+	cfg.Plans, cfg.Seed, cfg.DatabaseURL = plans, 6, db
+	var mem *memTarget
+	switch shape {
+	case shapeHTTP:
+		cfg.HTTP.URL = url
+	case shapeInProc:
+		pool, err := stress.Connect(ctx, db)
+		if err != nil {
+			return childOut{}, err
+		}
+		defer pool.Close()
+		if _, err := pool.Exec(ctx, memTargetSchema); err != nil {
+			return childOut{}, err
+		}
+		mem = &memTarget{pool: pool}
+		cfg.Target, cfg.Effects, cfg.DB = mem, memTargetEffects, pool
+	default:
+		return childOut{}, fmt.Errorf("-shape %q: want http or inproc", shape)
+	}
+	start := time.Now()
+	res, err := stress.Run(ctx, cfg)
+	if err != nil {
+		return childOut{}, err
+	}
+	out := childOut{Seconds: time.Since(start).Seconds(), Verdict: res.Verdict, Plans: res.Plans}
+	if len(res.Failures) > 0 {
+		out.Err = fmt.Sprintf("%s: %s", res.Failures[0].Check, res.Failures[0].Plan.Compact())
+	} else if res.Err != nil {
+		out.Err = res.Err.Error()
+	}
+	if mem != nil {
+		out.Calls = mem.calls.Load()
+	}
+	return out, nil
 }

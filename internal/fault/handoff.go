@@ -52,20 +52,14 @@ func (s Stall) HoldAfter(ctx context.Context, next Stall, call func(ctx context.
 		}
 		a.conn.Release()
 	}()
-	b, err := next.Pool.Acquire(ctx)
+	b, pid, err := next.standby(ctx)
 	if err != nil {
-		return StallReport{}, fmt.Errorf("fault: stall on table %s: connect: %w", next.Table, err)
+		return StallReport{}, err
 	}
-	defer b.Release()
-	btx, err := b.Begin(ctx)
-	if err != nil {
-		return StallReport{}, fmt.Errorf("fault: stall on table %s: begin: %w", next.Table, err)
-	}
-	defer func() { _ = next.release(ctx, b, btx) }()
-	var pid int
-	if err := btx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		return StallReport{}, fmt.Errorf("fault: stall on table %s: %w", next.Table, err)
-	}
+	defer func() {
+		_ = next.release(ctx, b.conn, b.tx)
+		b.conn.Release()
+	}()
 
 	var answered atomic.Int64
 	done = make(chan struct{})
@@ -78,28 +72,57 @@ func (s Stall) HoldAfter(ctx context.Context, next Stall, call func(ctx context.
 	if err != nil || !first.Fired || first.Blocked < 1 {
 		return StallReport{}, err
 	}
-	// next's lock is asked for while s's is held, then s's released; the
-	// LOCK statement returns once the request's transaction lets it.
-	locked := make(chan error, 1)
-	go func() {
-		_, err := next.lock(ctx, btx, fmt.Sprintf("SET LOCAL lock_timeout = %d;", max(2*wait.Milliseconds(), 1)))
-		locked <- err
-	}()
-	askErr := waitAsked(ctx, a.tx, pid, wait)
 	aHeld = false
-	relErr := s.release(ctx, a.conn, a.tx)
-	if err := errors.Join(<-locked, askErr, relErr); err != nil {
+	if err := s.handOff(ctx, a, next, b.tx, pid, wait); err != nil {
 		return StallReport{}, err
 	}
 	// s's lock is gone and next's held: the request goes on to its next
 	// write to next's table, or is answered without one.
-	rep, _, err := next.poll(ctx, btx, 1, wait, &answered, nil)
+	rep, _, err := next.poll(ctx, b.tx, 1, wait, &answered, nil)
 	if err == nil && rep.Fired && rep.Blocked >= 1 {
 		whileHeld()
 	} else {
 		rep.Fired = false
 	}
 	return rep, err
+}
+
+// standby opens the transaction that takes s's lock later, in a
+// hand-off, and returns it with its backend's pid, by which the hand-off
+// sees when the lock has been asked for.
+func (s Stall) standby(ctx context.Context) (held, int, error) {
+	conn, err := s.Pool.Acquire(ctx)
+	if err != nil {
+		return held{}, 0, fmt.Errorf("fault: stall on table %s: connect: %w", s.Table, err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		conn.Release()
+		return held{}, 0, fmt.Errorf("fault: stall on table %s: begin: %w", s.Table, err)
+	}
+	var pid int
+	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		_ = s.release(ctx, conn, tx)
+		conn.Release()
+		return held{}, 0, fmt.Errorf("fault: stall on table %s: %w", s.Table, err)
+	}
+	return held{conn: conn, tx: tx}, pid, nil
+}
+
+// handOff passes the request from s's lock, held in a, to next's, taken
+// in btx (backend pid): next's lock is asked for while s's is held, then
+// s's released, so the request is never free between the two. The LOCK
+// statement returns once the request's transaction lets it. a is released
+// whatever happens.
+func (s Stall) handOff(ctx context.Context, a held, next Stall, btx pgx.Tx, pid int, wait time.Duration) error {
+	locked := make(chan error, 1)
+	go func() {
+		_, err := next.lock(ctx, btx, fmt.Sprintf("SET LOCAL lock_timeout = %d;", max(2*wait.Milliseconds(), 1)))
+		locked <- err
+	}()
+	askErr := waitAsked(ctx, a.tx, pid, wait)
+	relErr := s.release(ctx, a.conn, a.tx)
+	return errors.Join(<-locked, askErr, relErr)
 }
 
 // held is a stall's lock taken: its connection and transaction.

@@ -183,72 +183,15 @@ type Exercise struct {
 // nobody heard back from can be judged by no rule of the model. Faults
 // count when they fired.
 func Exercised(in Exercise) Coverage {
-	c := in.Contract
 	cov := Coverage{}
-	// Each call's action and canonical body, computed once: the pairs
-	// below are many.
-	actions := make([]Action, len(in.History.Ops))
-	canon := make([][]byte, len(in.History.Ops))
-	for i, op := range in.History.Ops {
-		actions[i] = c.ActionOf(op.Call)
-		if b, err := canonical(op.Body); err == nil {
-			canon[i] = b
-		} else {
-			canon[i] = op.Body
-		}
-	}
-	// equivalent is Contract.Equivalent over the bodies computed above.
-	equivalent := func(i, j int) bool {
-		if c.Equivalence == EquivalenceBytes {
-			return bytes.Equal(in.History.Ops[i].Body, in.History.Ops[j].Body)
-		}
-		return bytes.Equal(canon[i], canon[j])
-	}
+	calls := indexCalls(in.Contract, in.History.Ops)
 	for i, op := range in.History.Ops {
 		cov[Called]++
 		if !answered(op) {
 			continue
 		}
-		if op.Call.NoKey {
-			cov[Keyless]++
-			if c.KeylessCreates {
-				cov[KeylessCreate]++
-			}
-			continue
-		}
-		if op.Call.UniqueOf != "" {
-			cov[TakenValue]++
-		}
-		var leak, fold, burst, retry, changed, reencoded, fixed bool
-		for j, other := range in.History.Ops {
-			earlier := before(other, j, op, i)
-			if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
-				continue
-			}
-			if actions[i] != actions[j] {
-				leak = leak || otherTenant(in, op.Call, other.Call)
-				fold = fold || folded(in, op.Call, other.Call)
-				continue
-			}
-			if op.Call.Broken > 0 || other.Call.Broken > 0 {
-				// A broken payload is no retry or change of a valid one.
-				fixed = fixed || op.Call.Broken == 0 && Refused(other.Out) && other.End < op.Start
-				continue
-			}
-			same := equivalent(i, j)
-			burst = burst || Overlap(op, other)
-			retry = retry || same && other.End < op.Start
-			changed = changed || !same && earlier
-			reencoded = reencoded || bytes.Equal(canon[i], canon[j]) && !bytes.Equal(other.Body, op.Body)
-		}
-		for _, t := range [...]struct {
-			t    Transition
-			made bool
-		}{{OtherTenantSameKey, leak}, {FoldedKey, fold}, {Burst, burst}, {SequentialRetry, retry},
-			{ChangedPayload, changed}, {Reencoding, reencoded}, {RefusedThenFixed, fixed}} {
-			if t.made {
-				cov[t.t]++
-			}
+		for _, t := range calls.transitions(in, i) {
+			cov[t]++
 		}
 	}
 	for _, ev := range in.History.Faults {
@@ -259,11 +202,106 @@ func Exercised(in Exercise) Coverage {
 			}
 		}
 	}
-	if n := recoveredRetries(c, in.History, actions); n > 0 {
+	if n := recoveredRetries(in.Contract, in.History, calls.actions); n > 0 {
 		cov[RecoveredRetry] += n
 	}
-	sinkExercised(in, actions, cov)
+	sinkExercised(in, calls.actions, cov)
 	return cov
+}
+
+// callIndex holds each call's action and canonical body, computed once:
+// Exercised compares every call with every other, and the pairs are many.
+type callIndex struct {
+	ops     []Op
+	actions []Action
+	canon   [][]byte
+	// bytewise says the contract compares payloads byte for byte
+	// (EquivalenceBytes), not in canonical form.
+	bytewise bool
+}
+
+func indexCalls(c Contract, ops []Op) callIndex {
+	x := callIndex{
+		ops:      ops,
+		actions:  make([]Action, len(ops)),
+		canon:    make([][]byte, len(ops)),
+		bytewise: c.Equivalence == EquivalenceBytes,
+	}
+	for i, op := range ops {
+		x.actions[i] = c.ActionOf(op.Call)
+		if b, err := canonical(op.Body); err == nil {
+			x.canon[i] = b
+		} else {
+			x.canon[i] = op.Body
+		}
+	}
+	return x
+}
+
+// equivalent is Contract.Equivalent over the bodies of calls i and j.
+func (x callIndex) equivalent(i, j int) bool {
+	if x.bytewise {
+		return bytes.Equal(x.ops[i].Body, x.ops[j].Body)
+	}
+	return bytes.Equal(x.canon[i], x.canon[j])
+}
+
+// transitions are the transitions answered call i made: what it was by
+// itself (keyless, a taken value), then what it was beside the calls
+// before or alongside it (pairTransitions).
+func (x callIndex) transitions(in Exercise, i int) []Transition {
+	call := x.ops[i].Call
+	if call.NoKey {
+		if in.Contract.KeylessCreates {
+			return []Transition{Keyless, KeylessCreate}
+		}
+		return []Transition{Keyless}
+	}
+	var out []Transition
+	if call.UniqueOf != "" {
+		out = append(out, TakenValue)
+	}
+	return append(out, x.pairTransitions(in, i)...)
+}
+
+// pairTransitions are the transitions call i made by being sent beside
+// another keyed call that started before it or overlapped it: each counts
+// once however many such calls there were.
+func (x callIndex) pairTransitions(in Exercise, i int) []Transition {
+	op := x.ops[i]
+	var leak, fold, burst, retry, changed, reencoded, fixed bool
+	for j, other := range x.ops {
+		earlier := before(other, j, op, i)
+		if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
+			continue
+		}
+		if x.actions[i] != x.actions[j] {
+			leak = leak || otherTenant(in, op.Call, other.Call)
+			fold = fold || folded(in, op.Call, other.Call)
+			continue
+		}
+		if op.Call.Broken > 0 || other.Call.Broken > 0 {
+			// A broken payload is no retry or change of a valid one.
+			fixed = fixed || op.Call.Broken == 0 && Refused(other.Out) && other.End < op.Start
+			continue
+		}
+		same := x.equivalent(i, j)
+		burst = burst || Overlap(op, other)
+		retry = retry || same && other.End < op.Start
+		changed = changed || !same && earlier
+		reencoded = reencoded || bytes.Equal(x.canon[i], x.canon[j]) && !bytes.Equal(other.Body, op.Body)
+	}
+	var out []Transition
+	for _, m := range []struct {
+		t    Transition
+		made bool
+	}{{OtherTenantSameKey, leak}, {FoldedKey, fold}, {Burst, burst}, {SequentialRetry, retry},
+		{ChangedPayload, changed}, {Reencoding, reencoded}, {RefusedThenFixed, fixed}} {
+		if m.made {
+			out = append(out, m.t)
+		}
+	}
+	return out
 }
 
 // recoveredRetries counts the calls that retried an action a crash cut

@@ -76,58 +76,80 @@ func ValidateEffects(effects []Effect) error {
 		if _, dup := byTable[e.Table]; dup {
 			return fmt.Errorf("%s.table: %q declared twice", at, e.Table)
 		}
-		modes := 0
-		if e.Key != "" {
-			modes++
-		}
-		if e.Tag != "" {
-			modes++
-		}
-		if e.Join != nil {
-			modes++
-		}
-		switch {
-		case modes != 1:
-			return fmt.Errorf("%s (%s): give exactly one of key (with tenant), tag, or join to attribute rows to actions", at, e.Table)
-		case e.Key != "" && e.Tenant == "":
-			return fmt.Errorf("%s.tenant (%s): missing; a key column needs its tenant column", at, e.Table)
-		case e.Join != nil && e.Tenant != "":
-			return fmt.Errorf("%s.tenant (%s): a joined table takes its tenant from the row it points at; remove tenant", at, e.Table)
-		case e.Query != "" && e.Join != nil:
-			return fmt.Errorf("%s (%s): a query cannot be joined; select the tenant and key or tag in the query", at, e.Table)
-		case e.Query != "" && !strings.Contains(e.Query, "$1"):
-			return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
-		case e.Query != "" && AdminCall(e.Query) != "":
-			return fmt.Errorf("%s.query (%s): calls %s, which acts outside the read: a query only selects the rows of a namespace", at, e.Table, AdminCall(e.Query))
-		}
-		if e.PerAction < 0 || e.PerAction > maxPerAction {
-			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, maxPerAction, e.Table)
-		}
-		for col, ptr := range e.Fields {
-			if ptr != "" && !strings.HasPrefix(ptr, "/") {
-				return fmt.Errorf("%s.fields.%s: %q is not a JSON pointer (want e.g. /subject)", at, col, ptr)
-			}
+		if err := e.validate(at); err != nil {
+			return err
 		}
 		byTable[e.Table] = e
 	}
 	for i, e := range effects {
-		for field, ref := range map[string]*Reference{"references": e.References, "join": e.Join} {
-			if ref == nil {
-				continue
-			}
-			target, ok := byTable[ref.Table]
-			switch {
-			case !ok:
-				return fmt.Errorf("effects[%d].%s.table: %q is not a declared effect table (declared: %s)", i, field, ref.Table, tableNames(effects))
-			case target.ID == "":
-				return fmt.Errorf("effects[%d].%s.table: %q declares no id column to point at", i, field, ref.Table)
-			case ref.Column == "":
-				return fmt.Errorf("effects[%d].%s.column: missing", i, field)
-			case field == "join" && target.Join != nil:
-				return fmt.Errorf("effects[%d].join.table: %q is joined itself; join to a table attributed by key or tag", i, ref.Table)
-			case field == "join" && target.Query != "":
-				return fmt.Errorf("effects[%d].join.table: %q is a query; join to a table", i, ref.Table)
-			}
+		if err := e.validateReferences(i, byTable, effects); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks one declaration by itself (at is where it sits, as
+// "effects[2]"): one way to attribute its rows to actions, a query that
+// only reads one namespace, a row count in range, fields named by JSON
+// pointers. Table names and references are ValidateEffects's.
+func (e Effect) validate(at string) error {
+	modes := 0
+	if e.Key != "" {
+		modes++
+	}
+	if e.Tag != "" {
+		modes++
+	}
+	if e.Join != nil {
+		modes++
+	}
+	switch {
+	case modes != 1:
+		return fmt.Errorf("%s (%s): give exactly one of key (with tenant), tag, or join to attribute rows to actions", at, e.Table)
+	case e.Key != "" && e.Tenant == "":
+		return fmt.Errorf("%s.tenant (%s): missing; a key column needs its tenant column", at, e.Table)
+	case e.Join != nil && e.Tenant != "":
+		return fmt.Errorf("%s.tenant (%s): a joined table takes its tenant from the row it points at; remove tenant", at, e.Table)
+	case e.Query != "" && e.Join != nil:
+		return fmt.Errorf("%s (%s): a query cannot be joined; select the tenant and key or tag in the query", at, e.Table)
+	case e.Query != "" && !strings.Contains(e.Query, "$1"):
+		return fmt.Errorf("%s.query (%s): must filter on the namespace prefix $1", at, e.Table)
+	case e.Query != "" && AdminCall(e.Query) != "":
+		return fmt.Errorf("%s.query (%s): calls %s, which acts outside the read: a query only selects the rows of a namespace", at, e.Table, AdminCall(e.Query))
+	}
+	if e.PerAction < 0 || e.PerAction > maxPerAction {
+		return fmt.Errorf("%s.per_action: %d; want 1 to %d (the rows one action writes in %s)", at, e.PerAction, maxPerAction, e.Table)
+	}
+	for col, ptr := range e.Fields {
+		if ptr != "" && !strings.HasPrefix(ptr, "/") {
+			return fmt.Errorf("%s.fields.%s: %q is not a JSON pointer (want e.g. /subject)", at, col, ptr)
+		}
+	}
+	return nil
+}
+
+// validateReferences checks that what declaration i points at (its
+// references and its join) is another declared table with an id column,
+// and that a join ends at a table attributed by key or tag: rows are
+// attributed through one join at most.
+func (e Effect) validateReferences(i int, byTable map[string]Effect, effects []Effect) error {
+	for field, ref := range map[string]*Reference{"references": e.References, "join": e.Join} {
+		if ref == nil {
+			continue
+		}
+		target, ok := byTable[ref.Table]
+		switch {
+		case !ok:
+			return fmt.Errorf("effects[%d].%s.table: %q is not a declared effect table (declared: %s)", i, field, ref.Table, tableNames(effects))
+		case target.ID == "":
+			return fmt.Errorf("effects[%d].%s.table: %q declares no id column to point at", i, field, ref.Table)
+		case ref.Column == "":
+			return fmt.Errorf("effects[%d].%s.column: missing", i, field)
+		case field == "join" && target.Join != nil:
+			return fmt.Errorf("effects[%d].join.table: %q is joined itself; join to a table attributed by key or tag", i, ref.Table)
+		case field == "join" && target.Query != "":
+			return fmt.Errorf("effects[%d].join.table: %q is a query; join to a table", i, ref.Table)
 		}
 	}
 	return nil

@@ -72,71 +72,25 @@ type encoder struct {
 	contract Contract
 }
 
+// encode writes v, found at JSON pointer ptr in the payload, in e's
+// encoding (see Render for what each does).
 func (e encoder) encode(ptr string, v any) {
-	b := e.b
-	open, sep, colon, end := "{", ",", ":", "}"
-	switch e.enc {
-	case 1, 2:
-		open, sep, colon, end = "{ ", ", ", " : ", " }"
-	case 4:
-		open, sep, end = "{\n", ",\n", "\n}"
-	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		if e.enc == 2 {
-			sort.Sort(sort.Reverse(sort.StringSlice(keys)))
-		}
-		b.WriteString(open)
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			e.encode("", k)
-			b.WriteString(colon)
-			e.encode(e.child(ptr, escapePointer(k)), x[k])
-		}
-		b.WriteString(end)
+		e.object(ptr, x)
 	case []any:
-		b.WriteString("[")
-		for i, el := range x {
-			if i > 0 {
-				b.WriteString(strings.TrimRight(sep, "\n"))
-			}
-			e.encode(e.child(ptr, strconv.Itoa(i)), el)
-		}
-		b.WriteString("]")
+		e.array(ptr, x)
 	case string:
-		if e.enc == 3 && x != "" {
-			r, n := utf8.DecodeRuneInString(x)
-			if r < 0x10000 {
-				fmt.Fprintf(b, `"\u%04x`, r)
-				writeString(b, x[n:], true)
-				return
-			}
-		}
-		writeString(b, x, false)
+		e.text(x)
 	case json.Number:
 		// Decoded, so valid: written as it is, as json.Marshal does.
 		raw := []byte(x)
 		if e.enc == 4 {
 			raw = otherNumber(raw, e.contract.LooseNumbers || e.contract.Fields[ptr].Number != nil)
 		}
-		b.Write(raw)
+		e.b.Write(raw)
 	default:
-		raw, err := json.Marshal(x)
-		if err != nil {
-			// Payloads come from decoded JSON, so every value re-encodes.
-			panic(fmt.Sprintf("model: payload value %v cannot be encoded: %v", x, err))
-		}
-		if e.enc == 4 {
-			raw = otherNumber(raw, e.contract.LooseNumbers || e.contract.Fields[ptr].Number != nil)
-		}
-		b.Write(raw)
+		e.scalar(ptr, x)
 	}
 }
 
@@ -173,6 +127,83 @@ func writeString(b *bytes.Buffer, s string, open bool) {
 	}
 	b.WriteString(s)
 	b.WriteByte('"')
+}
+
+// punctuation is how e's encoding lays out an object: compact, spaced
+// (encodings 1 and 2), or a line per member (4).
+func (e encoder) punctuation() (open, sep, colon, end string) {
+	switch e.enc {
+	case 1, 2:
+		return "{ ", ", ", " : ", " }"
+	case 4:
+		return "{\n", ",\n", ":", "\n}"
+	}
+	return "{", ",", ":", "}"
+}
+
+// object writes x's members with sorted keys, or reversed in encoding 2.
+func (e encoder) object(ptr string, x map[string]any) {
+	open, sep, colon, end := e.punctuation()
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if e.enc == 2 {
+		sort.Sort(sort.Reverse(sort.StringSlice(keys)))
+	}
+	e.b.WriteString(open)
+	for i, k := range keys {
+		if i > 0 {
+			e.b.WriteString(sep)
+		}
+		e.encode("", k)
+		e.b.WriteString(colon)
+		e.encode(e.child(ptr, escapePointer(k)), x[k])
+	}
+	e.b.WriteString(end)
+}
+
+// array writes x's elements, separated as an object's members are but on
+// one line.
+func (e encoder) array(ptr string, x []any) {
+	_, sep, _, _ := e.punctuation()
+	e.b.WriteString("[")
+	for i, el := range x {
+		if i > 0 {
+			e.b.WriteString(strings.TrimRight(sep, "\n"))
+		}
+		e.encode(e.child(ptr, strconv.Itoa(i)), el)
+	}
+	e.b.WriteString("]")
+}
+
+// text writes x quoted; encoding 3 \u-escapes its first character where
+// it fits one escape (below U+10000).
+func (e encoder) text(x string) {
+	if e.enc == 3 && x != "" {
+		r, n := utf8.DecodeRuneInString(x)
+		if r < 0x10000 {
+			fmt.Fprintf(e.b, `"\u%04x`, r)
+			writeString(e.b, x[n:], true)
+			return
+		}
+	}
+	writeString(e.b, x, false)
+}
+
+// scalar writes a number, bool or null; encoding 4 writes a number
+// otherwise, as a fraction only where the contract allows one at ptr.
+func (e encoder) scalar(ptr string, x any) {
+	raw, err := json.Marshal(x)
+	if err != nil {
+		// Payloads come from decoded JSON, so every value re-encodes.
+		panic(fmt.Sprintf("model: payload value %v cannot be encoded: %v", x, err))
+	}
+	if e.enc == 4 {
+		raw = otherNumber(raw, e.contract.LooseNumbers || e.contract.Fields[ptr].Number != nil)
+	}
+	e.b.Write(raw)
 }
 
 // otherNumber writes a JSON number another way with the same value: an

@@ -73,17 +73,7 @@ const (
 // with its ID, and the state, the winning payload with it, stays the first.
 func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 	if in.NoKey {
-		// A keyless call is judged alone: refused where the key is
-		// required, an ordinary create where it is not (its rows and
-		// its ID are the checks' to count, by tenant).
-		want := Invalid
-		if c.KeylessCreates {
-			want = OK
-		}
-		if out.Kind == want || out.Kind == Unknown || out.Kind == Failed {
-			return RuleHolds, []State{s}
-		}
-		return RuleWrongStatus, []State{s}
+		return c.judgeKeyless(s, out)
 	}
 	if s.Refused != 0 && !s.Present && c.Refusals == RefusalsStored {
 		return c.judgeSaved(s, in, out)
@@ -119,31 +109,61 @@ func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
 		}
 		return RuleWrongStatus, []State{s}
 	case Conflict:
-		switch {
-		case !s.Present && in.HeldOtherwise:
-			return RuleHolds, []State{s}
-		case !s.Present:
-			return RuleWrongStatus, []State{s}
-		case c.Equivalent(s.Body, in.Body):
-			return RuleEquivalentRejected, []State{s}
-		case c.ChangedReplayed:
-			return RuleChangedPayloadRefused, []State{s}
-		default:
-			return RuleHolds, []State{s}
-		}
+		return c.judgeConflict(s, in), []State{s}
 	default: // OK
-		switch {
-		case !s.Present:
-			return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
-		case !c.ChangedReplayed && !c.Equivalent(s.Body, in.Body):
-			return RuleChangedPayloadAccepted, []State{s}
-		case s.ID == "":
-			return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}
-		case s.ID != out.ID:
-			return RuleUnstableID, []State{s}
-		default:
-			return RuleHolds, []State{s}
-		}
+		return c.judgeOK(s, in, out)
+	}
+}
+
+// judgeKeyless judges a keyless call, alone: it is refused where the key
+// is required and an ordinary create where it is not (its rows and its ID
+// are the checks' to count, by tenant), so it leaves the state as it was.
+func (c Contract) judgeKeyless(s State, out Outcome) (Rule, []State) {
+	want := Invalid
+	if c.KeylessCreates {
+		want = OK
+	}
+	if out.Kind == want || out.Kind == Unknown || out.Kind == Failed {
+		return RuleHolds, []State{s}
+	}
+	return RuleWrongStatus, []State{s}
+}
+
+// judgeConflict is the rule a conflict answer breaks: it is right for a
+// payload not equivalent to the stored one, unless the contract replays
+// changed payloads, and for an action not created only while another
+// call holds it. A conflict never changes the state.
+func (c Contract) judgeConflict(s State, in Input) Rule {
+	switch {
+	case !s.Present && in.HeldOtherwise:
+		return RuleHolds
+	case !s.Present:
+		return RuleWrongStatus
+	case c.Equivalent(s.Body, in.Body):
+		return RuleEquivalentRejected
+	case c.ChangedReplayed:
+		return RuleChangedPayloadRefused
+	default:
+		return RuleHolds
+	}
+}
+
+// judgeOK judges an ok answer: it creates the action, or replays it with
+// the ID it was first answered with (learning that ID if the creating
+// call's answer was lost), and must not accept a changed payload unless
+// the contract replays those.
+func (c Contract) judgeOK(s State, in Input, out Outcome) (Rule, []State) {
+	switch {
+	case !s.Present:
+		return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
+	case !c.ChangedReplayed && !c.Equivalent(s.Body, in.Body):
+		return RuleChangedPayloadAccepted, []State{s}
+	case s.ID == "":
+		return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}
+	case s.ID != out.ID:
+		return RuleUnstableID, []State{s}
+	default:
+		return RuleHolds, []State{s}
 	}
 }
 

@@ -221,56 +221,78 @@ func ValidateSinks(sinks []Sink) error {
 			return fmt.Errorf("%s.name: %q; want a word such as webhooks (the service is handed {sink.NAME.url})", at, s.Name)
 		case seen[s.Name]:
 			return fmt.Errorf("%s.name: %q declared twice", at, s.Name)
-		case (s.Tag == "") == (s.Key == ""):
-			return fmt.Errorf("%s (%s): give exactly one of tag or key (with tenant), JSON pointers into a delivery's body that name its action", at, s.Name)
-		case s.PerAction < 0 || s.PerAction > maxPerAction:
-			return fmt.Errorf("%s.per_action: %d; want 1 to %d (the events one action sends to %s)", at, s.PerAction, maxPerAction, s.Name)
-		case s.DeliveryWithin < 0 || s.DeliveryWithin > maxDeliveryWithin:
-			return fmt.Errorf("%s.delivery_within: %s; want a positive duration up to %s, such as 5s", at, s.DeliveryWithin, maxDeliveryWithin)
-		case s.Slow < 0 || s.Slow > maxDeliveryWithin:
-			return fmt.Errorf("%s.slow: %s; want a positive duration up to %s, such as 3s", at, s.Slow, maxDeliveryWithin)
-		case s.Quiet < 0 || s.Quiet > s.Within():
-			return fmt.Errorf("%s.quiet: %s; want a positive duration up to delivery_within (%s), such as 200ms", at, s.Quiet, s.Within())
 		}
-		switch s.Mode() {
-		case ExactlyOnce:
-			if s.EventID != "" {
-				return fmt.Errorf("%s.event_id (%s): only at-least-once deliveries are told apart by an event ID; set delivery: at-least-once or remove event_id", at, s.Name)
-			}
-		case AtLeastOnce:
-			if s.EventID == "" {
-				return fmt.Errorf("%s.event_id (%s): missing; at-least-once needs a JSON pointer to the event's ID in a delivery's body (e.g. /id), by which duplicates are told from new events", at, s.Name)
-			}
-		default:
-			return fmt.Errorf("%s.delivery: %q; want %q or %q", at, s.Delivery, ExactlyOnce, AtLeastOnce)
-		}
-		for field, ptr := range map[string]string{"tag": s.Tag, "key": s.Key, "tenant": s.Tenant, "id": s.ID, "event_id": s.EventID} {
-			if ptr != "" && !strings.HasPrefix(ptr, "/") {
-				return fmt.Errorf("%s.%s: %q is not a JSON pointer (want e.g. /data/key)", at, field, ptr)
-			}
-		}
-		for body, ptr := range s.Fields {
-			if !strings.HasPrefix(body, "/") || !strings.HasPrefix(ptr, "/") {
-				return fmt.Errorf("%s.fields: %q: %q; both sides are JSON pointers (the delivery's field: the payload's, e.g. /subject: /subject)", at, body, ptr)
-			}
-		}
-		for _, f := range s.Faults {
-			if f != Sink500 && f != SinkSlow && f != SinkDrop {
-				return fmt.Errorf("%s.faults: %q; want 500, slow or drop", at, f)
-			}
-		}
-		if s.Redis != nil {
-			if err := s.validateRedis(at); err != nil {
-				return err
-			}
-		}
-		if s.Addr != "" {
-			host, _, err := net.SplitHostPort(s.Addr)
-			if err != nil || !net.ParseIP(host).IsLoopback() {
-				return fmt.Errorf("%s.addr: %q; want a loopback address such as 127.0.0.1:9090 (or none, for a free port)", at, s.Addr)
-			}
+		if err := s.validate(at); err != nil {
+			return err
 		}
 		seen[s.Name] = true
+	}
+	return nil
+}
+
+// validate checks one sink's declaration by itself (at is where it sits,
+// as "sinks[1]"): how a delivery names its action, the bounds on counts
+// and durations, the delivery mode, the faults, and where it listens.
+func (s Sink) validate(at string) error {
+	switch {
+	case (s.Tag == "") == (s.Key == ""):
+		return fmt.Errorf("%s (%s): give exactly one of tag or key (with tenant), JSON pointers into a delivery's body that name its action", at, s.Name)
+	case s.PerAction < 0 || s.PerAction > maxPerAction:
+		return fmt.Errorf("%s.per_action: %d; want 1 to %d (the events one action sends to %s)", at, s.PerAction, maxPerAction, s.Name)
+	case s.DeliveryWithin < 0 || s.DeliveryWithin > maxDeliveryWithin:
+		return fmt.Errorf("%s.delivery_within: %s; want a positive duration up to %s, such as 5s", at, s.DeliveryWithin, maxDeliveryWithin)
+	case s.Slow < 0 || s.Slow > maxDeliveryWithin:
+		return fmt.Errorf("%s.slow: %s; want a positive duration up to %s, such as 3s", at, s.Slow, maxDeliveryWithin)
+	case s.Quiet < 0 || s.Quiet > s.Within():
+		return fmt.Errorf("%s.quiet: %s; want a positive duration up to delivery_within (%s), such as 200ms", at, s.Quiet, s.Within())
+	}
+	switch s.Mode() {
+	case ExactlyOnce:
+		if s.EventID != "" {
+			return fmt.Errorf("%s.event_id (%s): only at-least-once deliveries are told apart by an event ID; set delivery: at-least-once or remove event_id", at, s.Name)
+		}
+	case AtLeastOnce:
+		if s.EventID == "" {
+			return fmt.Errorf("%s.event_id (%s): missing; at-least-once needs a JSON pointer to the event's ID in a delivery's body (e.g. /id), by which duplicates are told from new events", at, s.Name)
+		}
+	default:
+		return fmt.Errorf("%s.delivery: %q; want %q or %q", at, s.Delivery, ExactlyOnce, AtLeastOnce)
+	}
+	if err := s.validatePointers(at); err != nil {
+		return err
+	}
+	for _, f := range s.Faults {
+		if f != Sink500 && f != SinkSlow && f != SinkDrop {
+			return fmt.Errorf("%s.faults: %q; want 500, slow or drop", at, f)
+		}
+	}
+	if s.Redis != nil {
+		if err := s.validateRedis(at); err != nil {
+			return err
+		}
+	}
+	if s.Addr != "" {
+		host, _, err := net.SplitHostPort(s.Addr)
+		if err != nil || !net.ParseIP(host).IsLoopback() {
+			return fmt.Errorf("%s.addr: %q; want a loopback address such as 127.0.0.1:9090 (or none, for a free port)", at, s.Addr)
+		}
+	}
+	return nil
+}
+
+// validatePointers checks that every place in a delivery's body the sink
+// names, and each side of its fields, is a JSON pointer: a bare name
+// would silently match nothing.
+func (s Sink) validatePointers(at string) error {
+	for field, ptr := range map[string]string{"tag": s.Tag, "key": s.Key, "tenant": s.Tenant, "id": s.ID, "event_id": s.EventID} {
+		if ptr != "" && !strings.HasPrefix(ptr, "/") {
+			return fmt.Errorf("%s.%s: %q is not a JSON pointer (want e.g. /data/key)", at, field, ptr)
+		}
+	}
+	for body, ptr := range s.Fields {
+		if !strings.HasPrefix(body, "/") || !strings.HasPrefix(ptr, "/") {
+			return fmt.Errorf("%s.fields: %q: %q; both sides are JSON pointers (the delivery's field: the payload's, e.g. /subject: /subject)", at, body, ptr)
+		}
 	}
 	return nil
 }

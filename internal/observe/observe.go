@@ -164,17 +164,37 @@ func (o *Observer) tables(ctx context.Context, schema *string) string {
 // the plan's first call (see access.go).
 func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snapshot, error) {
 	info := o.prepare(ctx)
-	m := o.marksFor(ns)
-	snap := model.Snapshot{}
+	batch, setup, next := o.readBatch(info, o.marksFor(ns), ns)
+	br := o.pool.SendBatch(ctx, batch)
+	defer br.Close()
+	snap, err := o.readSnapshot(br, setup, next)
+	if err != nil {
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	if next != nil {
+		o.mu.Lock()
+		o.latest = next.marks()
+		o.mu.Unlock()
+	}
+	return snap, nil
+}
+
+// readBatch is Observe's whole read-only transaction as one batch, BEGIN
+// to COMMIT pipelined: per plan, round trips to the database were the
+// tester's largest cost of its own. A connection an error leaves inside
+// the transaction is closed by the pool, not reused. It returns how many
+// setup statements come before the effects' queries, and the query for
+// the marks of the plans that begin after this read (Begin), if one is
+// needed, queued after them.
+func (o *Observer) readBatch(info map[string]*tableInfo, m marks, ns model.Namespace) (*pgx.Batch, int, *marksQuery) {
 	// The statements are the same for every plan, and what they read is a
 	// plan's worth of rows: plan them once. A custom plan (what PostgreSQL
 	// otherwise picks, its estimates for the namespace being far lower than
 	// for any) costs more to make than to run.
 	const generic = "SET LOCAL plan_cache_mode = force_generic_plan"
-	// The whole read-only transaction in one round trip, BEGIN to COMMIT
-	// pipelined: per plan, round trips to the database were the tester's
-	// largest cost of its own. A connection an error leaves inside the
-	// transaction is closed by the pool, not reused.
 	batch := &pgx.Batch{}
 	setup := append([]string{beginReadOnly}, o.setLocals()...)
 	for _, stmt := range append(setup, generic) {
@@ -186,20 +206,24 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 		cols, _ := rowCols(e)
 		batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
 	}
-	// The marks for the plans that begin after this read, in the same
-	// round trip (Begin).
 	next := o.marksRead(info, true)
 	if next != nil {
 		batch.Queue(next.sql)
 	}
 	batch.Queue("COMMIT")
-	br := o.pool.SendBatch(ctx, batch)
-	defer br.Close()
-	for range len(setup) + 1 {
+	return batch, len(setup) + 1, next
+}
+
+// readSnapshot reads readBatch's results in the order they were queued:
+// the setup statements, each effect table's rows, the marks into next,
+// and the COMMIT.
+func (o *Observer) readSnapshot(br pgx.BatchResults, setup int, next *marksQuery) (model.Snapshot, error) {
+	for range setup {
 		if _, err := br.Exec(); err != nil {
 			return nil, fmt.Errorf("observer: starting a read-only transaction: %w", err)
 		}
 	}
+	snap := model.Snapshot{}
 	for _, e := range o.effects {
 		rows, err := readRows(br, e)
 		if err != nil {
@@ -214,14 +238,6 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 	}
 	if _, err := br.Exec(); err != nil {
 		return nil, fmt.Errorf("observer: ending the read: %w", err)
-	}
-	if err := br.Close(); err != nil {
-		return nil, err
-	}
-	if next != nil {
-		o.mu.Lock()
-		o.latest = next.marks()
-		o.mu.Unlock()
 	}
 	return snap, nil
 }

@@ -71,6 +71,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return start(ctx, opts, freePort)
 }
 
+// start is Start with the port picker as a seam, so tests can hand out a
+// port that is already taken.
 func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *Cluster, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("pgtemp: start: %w", err)
@@ -78,28 +80,18 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	if err := checkOS(); err != nil {
 		return nil, err
 	}
-	binDir := opts.BinDir
-	if binDir == "" {
-		if binDir, err = FindBinDir(); err != nil {
-			return nil, err
-		}
-	} else if missing := missingBinaries(binDir); missing != "" {
-		return nil, fmt.Errorf("%w (looked in Options.BinDir=%s: %s)", ErrNoBinaries, binDir, missing)
+	binDir, err := resolveBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
 	}
 	cred, err := serverUser()
 	if err != nil {
 		return nil, err
 	}
 
-	// A SIGKILLed idemstress cannot remove its cluster: the next one does.
-	removeStale("")
-	dir, err := os.MkdirTemp("", "idemstress-pg-*")
+	dir, err := newClusterDir()
 	if err != nil {
-		return nil, fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)
-	}
-	if err := markOwner(dir); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("pgtemp: create temp dir: %w", err)
+		return nil, err
 	}
 	c := &Cluster{dir: dir, log: process.NewTail(tailLines, opts.Log)}
 	defer func() {
@@ -111,28 +103,74 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	}()
 
 	dataDir := filepath.Join(dir, "data")
-	sockDir := filepath.Join(dir, "s")
-	if n := len(sockDir) + len("/.s.PGSQL.65535"); n > maxSocketPath {
-		return nil, fmt.Errorf("pgtemp: unix socket path under %s would be %d bytes, over the limit of %d: set TMPDIR to a shorter directory such as /tmp", dir, n, maxSocketPath)
+	sockDir, err := makeSocketDir(dir, cred)
+	if err != nil {
+		return nil, err
 	}
-	if err := os.Mkdir(sockDir, 0o700); err != nil {
-		return nil, fmt.Errorf("pgtemp: create socket dir: %w", err)
-	}
-	for _, p := range []string{dir, sockDir} {
-		if err := chownTo(p, cred); err != nil {
-			return nil, err
-		}
-	}
-
 	if err := initdb(ctx, binDir, dataDir, cred, c.log); err != nil {
 		return nil, err
 	}
+	if err := c.boot(ctx, filepath.Join(binDir, "postgres"), dataDir, sockDir, cred, pickPort); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
-	postgres := filepath.Join(binDir, "postgres")
+// resolveBinDir checks an explicit Options.BinDir before any directory is
+// made, so a wrong path fails with what is missing instead of inside initdb.
+func resolveBinDir(binDir string) (string, error) {
+	if binDir == "" {
+		return FindBinDir()
+	}
+	if missing := missingBinaries(binDir); missing != "" {
+		return "", fmt.Errorf("%w (looked in Options.BinDir=%s: %s)", ErrNoBinaries, binDir, missing)
+	}
+	return binDir, nil
+}
+
+// newClusterDir makes the cluster's temp dir and marks it as ours, first
+// removing what a SIGKILLed idemstress left behind: it cannot remove its own
+// cluster, so the next one does.
+func newClusterDir() (string, error) {
+	removeStale("")
+	dir, err := os.MkdirTemp("", "idemstress-pg-*")
+	if err != nil {
+		return "", fmt.Errorf("pgtemp: create temp dir: %w (set TMPDIR to a writable directory)", err)
+	}
+	if err := markOwner(dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("pgtemp: create temp dir: %w", err)
+	}
+	return dir, nil
+}
+
+// makeSocketDir makes the unix socket dir under dir and hands both to the
+// server's OS user. It refuses a dir whose socket path would not fit
+// sockaddr_un, which postgres would report only as a failed start.
+func makeSocketDir(dir string, cred *osUser) (string, error) {
+	sockDir := filepath.Join(dir, "s")
+	if n := len(sockDir) + len("/.s.PGSQL.65535"); n > maxSocketPath {
+		return "", fmt.Errorf("pgtemp: unix socket path under %s would be %d bytes, over the limit of %d: set TMPDIR to a shorter directory such as /tmp", dir, n, maxSocketPath)
+	}
+	if err := os.Mkdir(sockDir, 0o700); err != nil {
+		return "", fmt.Errorf("pgtemp: create socket dir: %w", err)
+	}
+	for _, p := range []string{dir, sockDir} {
+		if err := chownTo(p, cred); err != nil {
+			return "", err
+		}
+	}
+	return sockDir, nil
+}
+
+// boot starts the postmaster on a port from pickPort and waits until it
+// accepts connections. A free port may be taken before postgres binds it,
+// so boot tries a new port up to portRetries more times.
+func (c *Cluster) boot(ctx context.Context, postgres, dataDir, sockDir string, cred *osUser, pickPort func() (int, error)) error {
 	for attempt := 0; ; attempt++ {
 		port, err := pickPort()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		args := []string{
 			"-D", dataDir,
@@ -143,20 +181,20 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
 		}
-		srv, err := startServer(postgres, args, cred, dir, c.log)
+		srv, err := startServer(postgres, args, cred, c.dir, c.log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.srv, c.port = srv, port
 		err = c.waitReady(ctx)
 		if err == nil {
-			return c, nil
+			return nil
 		}
 		if !errors.Is(err, errPortTaken) {
-			return nil, err
+			return err
 		}
 		if attempt == portRetries {
-			return nil, fmt.Errorf("pgtemp: gave up after %d tries (free ports keep being taken before postgres binds them; is something grabbing ports?): %w", attempt+1, err)
+			return fmt.Errorf("pgtemp: gave up after %d tries (free ports keep being taken before postgres binds them; is something grabbing ports?): %w", attempt+1, err)
 		}
 		// The failed postmaster has exited and removed its lock files, so
 		// the data dir is ready for another try.

@@ -208,6 +208,9 @@ func StartDBProxied(ctx context.Context, dbURL, mode string, layout ticketsvc.La
 	return start(ctx, dbURL, mode, layout, nil, true)
 }
 
+// start is Start, StartWrapped and StartDBProxied: it migrates the
+// database for the mode, opens the replicas' pool and serves every replica
+// on a loopback port of its own.
 func start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wrap func(http.Handler) http.Handler, proxied bool) (_ *Service, err error) {
 	bug := mode
 	if mode == Correct {
@@ -223,23 +226,9 @@ func start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wra
 	if err := migrate(ctx, dbURL, layout, bug); err != nil {
 		return nil, err
 	}
-	serveURL, proxyAddr := dbURL, ""
-	if proxied {
-		if serveURL, proxyAddr, err = throughProxy(dbURL); err != nil {
-			return nil, err
-		}
-	}
-	poolCfg, err := pgxpool.ParseConfig(serveURL)
+	pool, proxyAddr, err := replicaPool(ctx, dbURL, proxied)
 	if err != nil {
-		return nil, fmt.Errorf("sample: database URL: %w", err)
-	}
-	// Room for every call of the largest burst at once: a call waiting for
-	// a pool connection is invisible to the db-stall nemesis, which then
-	// cannot tell it from one that is lost.
-	poolCfg.MaxConns = 40
-	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
-	if err != nil {
-		return nil, fmt.Errorf("sample: database: %w", err)
+		return nil, err
 	}
 	s := &Service{Mode: mode, Layout: layout, Pool: pool, Contract: contract, dbURL: dbURL, served: make(chan error, Replicas(mode))}
 	defer func() {
@@ -248,22 +237,9 @@ func start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wra
 		}
 	}()
 	for range Replicas(mode) {
-		svc, err := ticketsvc.New(pool, ticketsvc.Options{Bug: bug, Layout: layout})
-		if err != nil {
+		if err := s.serveReplica(bug, wrap); err != nil {
 			return nil, err
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("sample: listening on loopback: %w", err)
-		}
-		var h http.Handler = svc
-		if wrap != nil {
-			h = wrap(h)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-		s.servers = append(s.servers, srv)
-		s.Addrs = append(s.Addrs, ln.Addr().String())
-		go func() { s.served <- srv.Serve(ln) }()
 	}
 	s.URL = "http://" + s.Addrs[0] + "/tickets"
 	s.Contract.HTTP.URL = s.URL
@@ -271,6 +247,53 @@ func start(ctx context.Context, dbURL, mode string, layout ticketsvc.Layout, wra
 	s.Contract.DatabaseURL = dbURL
 	s.Contract.DBProxy = proxyAddr
 	return s, nil
+}
+
+// replicaPool opens the pool the replicas share, through the run's
+// database proxy when proxied (then proxyAddr is the address reserved for
+// it). The pool has room for every call of the largest burst at once: a
+// call waiting for a pool connection is invisible to the db-stall
+// nemesis, which then cannot tell it from one that is lost.
+func replicaPool(ctx context.Context, dbURL string, proxied bool) (_ *pgxpool.Pool, proxyAddr string, err error) {
+	serveURL := dbURL
+	if proxied {
+		if serveURL, proxyAddr, err = throughProxy(dbURL); err != nil {
+			return nil, "", err
+		}
+	}
+	poolCfg, err := pgxpool.ParseConfig(serveURL)
+	if err != nil {
+		return nil, "", fmt.Errorf("sample: database URL: %w", err)
+	}
+	poolCfg.MaxConns = 40
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("sample: database: %w", err)
+	}
+	return pool, proxyAddr, nil
+}
+
+// serveReplica starts one replica of the service in mode bug on s's pool,
+// its handler passed through wrap (nil: none), serving on a free loopback
+// port until s is closed.
+func (s *Service) serveReplica(bug string, wrap func(http.Handler) http.Handler) error {
+	svc, err := ticketsvc.New(s.Pool, ticketsvc.Options{Bug: bug, Layout: s.Layout})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("sample: listening on loopback: %w", err)
+	}
+	var h http.Handler = svc
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.servers = append(s.servers, srv)
+	s.Addrs = append(s.Addrs, ln.Addr().String())
+	go func() { s.served <- srv.Serve(ln) }()
+	return nil
 }
 
 // migrate brings the database at dbURL to the layout and the mode's

@@ -124,7 +124,8 @@ func poolConfig(url string) (*pgxpool.Config, error) {
 	return cfg, nil
 }
 
-// run serves until ctx is cancelled, then shuts down within shutdownTimeout.
+// run opens the database, builds the service in the mode the flags
+// select and migrates its schema, then serves until ctx is cancelled.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	c, err := parseFlags(args, getenv, stderr)
 	if err != nil {
@@ -153,10 +154,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	return serve(ctx, c.listen, svc, logger, stderr)
+}
 
-	ln, err := net.Listen("tcp", c.listen)
+// serve serves svc on addr until ctx is done, with the outbox relay
+// beside it, then shuts down within shutdownTimeout. It says "listening
+// on" once the socket accepts connections: tests and scripts wait for
+// that line.
+func serve(ctx context.Context, addr string, svc *ticketsvc.Service, logger *slog.Logger, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", c.listen, err)
+		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
 		Handler:           svc,
