@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"strings"
 	"time"
@@ -218,7 +219,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	// leaves this pass, which goes straight for the likely cuts, too
 	// little to end minimal. This pass alone ends where rapid would have
 	// led it: it also drops a call's fault.
-	if budget > r.cfg.ShrinkTime || restarts(a.plan) {
+	if budget > r.cfg.ShrinkTime || shrink.Restarts(a.plan) {
 		h.rapidBy = now
 	} else {
 		r.shrinkRapid(ctx, h, a.seed)
@@ -293,7 +294,7 @@ func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bo
 // explainedInSequence reports whether f's plan, its bursts sent one call
 // after another, explains f's bug, own (explainsRace).
 func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugID) bool {
-	seq := inSequence(f.Plan)
+	seq := shrink.InSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
 	}
@@ -315,21 +316,6 @@ func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failu
 		}
 	}
 	return false
-}
-
-// inSequence is plan with every burst's calls sent one after another;
-// steps without calls (a restart) stay as they are.
-func inSequence(plan model.Plan) model.Plan {
-	var q model.Plan
-	for _, s := range plan.Steps {
-		if len(s.Calls) == 0 {
-			q.Steps = append(q.Steps, s)
-		}
-		for _, c := range s.Calls {
-			q.Steps = append(q.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
-		}
-	}
-	return q
 }
 
 // shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a

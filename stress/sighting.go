@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"strings"
 
@@ -84,90 +85,6 @@ func ownFirst(own checks.ID, vs []checks.Violation) []checks.ID {
 	return append([]checks.ID{own}, slices.DeleteFunc(checks.IDsOf(vs), func(id checks.ID) bool { return id == own })...)
 }
 
-// ingredient is something a plan may do beyond plain calls of one
-// tenant's actions with the base payload, one after another, and how to
-// take it out; input says it is something the calls send, not how they
-// are scheduled or faulted.
-type ingredient struct {
-	name  string
-	input bool
-	strip func(model.Plan) model.Plan
-}
-
-var ingredients = []ingredient{
-	{"changed payload", true, eachCall(func(c *model.Call) { c.Variant = 0 })},
-	{"re-encoding", true, eachCall(func(c *model.Call) { c.Encoding = 0 })},
-	{"request noise", true, eachCall(func(c *model.Call) { c.Noise = model.NoiseNone })},
-	{"key shape", true, eachCall(func(c *model.Call) { c.Key = model.PlainKey(c.Key) })},
-	{"other tenant", true, oneTenant},
-	{"fault", false, eachCall(func(c *model.Call) { c.Fault = model.FaultNone })},
-	{"burst", false, inSequence},
-	{"restart", false, withoutRestarts},
-}
-
-// eachCall is a strip that changes every call of a plan with f.
-func eachCall(f func(*model.Call)) func(model.Plan) model.Plan {
-	return func(p model.Plan) model.Plan {
-		var q model.Plan
-		for _, s := range p.Steps {
-			s.Calls = slices.Clone(s.Calls)
-			for i := range s.Calls {
-				f(&s.Calls[i])
-			}
-			q.Steps = append(q.Steps, s)
-		}
-		return q
-	}
-}
-
-// oneTenant sends every call of a plan as its first call's tenant.
-func oneTenant(p model.Plan) model.Plan {
-	first := ""
-	for _, s := range p.Steps {
-		for _, c := range s.Calls {
-			first = cmp.Or(first, c.Tenant)
-		}
-	}
-	return eachCall(func(c *model.Call) { c.Tenant = first })(p)
-}
-
-// withoutRestarts is a plan without its restarts and its dependencies'
-// faults.
-func withoutRestarts(p model.Plan) model.Plan {
-	var q model.Plan
-	for _, s := range p.Steps {
-		if s.Kind != model.StepRestart && s.Kind != model.StepFault {
-			q.Steps = append(q.Steps, s)
-		}
-	}
-	return q
-}
-
-// has reports whether a plan has an ingredient: its strip changes it.
-func (in ingredient) has(p model.Plan) bool { return in.strip(p).String() != p.String() }
-
-// sharedIngredients are the input ingredients both plans have, and extra
-// the ingredients f has and r lacks.
-func sharedIngredients(r, f model.Plan) (shared, extra []ingredient) {
-	for _, in := range ingredients {
-		switch {
-		case in.input && in.has(r) && in.has(f):
-			shared = append(shared, in)
-		case in.has(f) && !in.has(r):
-			extra = append(extra, in)
-		}
-	}
-	return shared, extra
-}
-
-// stripAll is plan with every ingredient of ins taken out.
-func stripAll(plan model.Plan, ins []ingredient) model.Plan {
-	for _, in := range ins {
-		plan = in.strip(plan)
-	}
-	return plan
-}
-
 // overlaps reports whether some identity of fired is the same kind of
 // mistake as one of group's.
 func overlaps(fired, group []bugID) bool {
@@ -196,18 +113,18 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 		}
 	}
 	for _, b := range r.bugs {
-		common, extra := sharedIngredients(b.Plan, f.Plan)
+		common, extra := shrink.SharedIngredients(b.Plan, f.Plan)
 		if len(common) == 0 {
 			continue
 		}
 		group := r.groupIDs(b)
 		at := overlaps(fired, group)
 		if !at && len(extra) > 0 {
-			at = r.showsIn(ctx, h, stripAll(f.Plan, extra), func(id bugID) bool {
+			at = r.showsIn(ctx, h, shrink.StripAll(f.Plan, extra), func(id bugID) bool {
 				return slices.ContainsFunc(group, func(g bugID) bool { return sameKind(g, id) })
 			}) == shown
 		}
-		if at && r.showsIn(ctx, h, stripAll(f.Plan, common), func(id bugID) bool { return sameKind(id, own) }) == notShown {
+		if at && r.showsIn(ctx, h, shrink.StripAll(f.Plan, common), func(id bugID) bool { return sameKind(id, own) }) == notShown {
 			return b, sightingWhy{shared: common}
 		}
 	}
@@ -237,10 +154,10 @@ func holds(b, f *Failure, own bugID, fired []bugID) bool {
 	for _, s := range b.Sightings {
 		ids = append(ids, s.id)
 	}
-	if overlaps(fired, ids) && within(f.Plan, b.Plan) {
+	if overlaps(fired, ids) && shrink.Within(f.Plan, b.Plan) {
 		return true
 	}
-	if b.NotMinimal || !within(b.Plan, f.Plan) {
+	if b.NotMinimal || !shrink.Within(b.Plan, f.Plan) {
 		return false
 	}
 	if f.NotMinimal {
@@ -255,28 +172,6 @@ func holds(b, f *Failure, own bugID, fired []bugID) bool {
 func table(message string) string {
 	_, t, _ := strings.Cut(message[strings.LastIndex(message, " in ")+1:], "in ")
 	return t
-}
-
-// within reports whether small's calls, bursts and restarts are among
-// big's, in order, under one renaming of tenants and keys, request noise
-// and re-encodings aside.
-func within(small, big model.Plan) bool {
-	s, b := plainEvents(small), plainEvents(big)
-	return len(s) <= len(b) && embeds(s, b, map[string]string{}, map[string]string{})
-}
-
-// plainEvents are a plan's events without request noise and
-// re-encodings, each burst opened by an event of its own: calls in a
-// burst are not the same as calls in sequence.
-func plainEvents(p model.Plan) []event {
-	var out []event
-	for _, s := range eachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p).Steps {
-		if s.Kind == model.StepBurst {
-			out = append(out, event{step: "burst"})
-		}
-		out = append(out, events(model.Plan{Steps: []model.Step{s}})...)
-	}
-	return out
 }
 
 // An experiment's outcome: the plan showed what was looked for, never
@@ -315,7 +210,7 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 // under it.
 func (b *Failure) see(f *Failure, why sightingWhy) {
 	s := Sighting{Check: f.Check, Bug: f.Bug, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal,
-		Shared: names(why.shared), Why: why.String(), id: f.id}
+		Shared: shrink.Names(why.shared), Why: why.String(), id: f.id}
 	if headFirst(f, b) < 0 {
 		// The row takes f's check and plan, and b's are listed under it;
 		// the row keeps its place and when the bug was first seen
@@ -343,29 +238,9 @@ func headFirst(f, g *Failure) int {
 		}
 		return 0
 	}
-	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)),
-		cmp.Compare(retries(f.Plan), retries(g.Plan)),
+	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(shrink.NumIngredients(f.Plan), shrink.NumIngredients(g.Plan)),
+		cmp.Compare(shrink.Retries(f.Plan), shrink.Retries(g.Plan)),
 		cmp.Compare(rank(f.Check), rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
-}
-
-// numIngredients counts the ingredients a plan has.
-func numIngredients(p model.Plan) int {
-	n := 0
-	for _, in := range ingredients {
-		if in.has(p) {
-			n++
-		}
-	}
-	return n
-}
-
-// names are the ingredients' names.
-func names(ins []ingredient) []string {
-	var out []string
-	for _, in := range ins {
-		out = append(out, in.name)
-	}
-	return out
 }
 
 // sightingWhy is why a failure is a reported bug seen again: the inputs
@@ -373,7 +248,7 @@ func names(ins []ingredient) []string {
 // or holds it; over, the restarts, faults or bursts both plans need
 // (sightingOver).
 type sightingWhy struct {
-	shared []ingredient
+	shared []shrink.Ingredient
 	over   bool
 	// after: its plan is the bug's with the retry of a faulted call
 	// (sightingAfter).
@@ -389,9 +264,9 @@ func (w sightingWhy) String() string {
 	}
 	if w.over {
 		return "its plan is the bug's with an input of its own, leaves the bug's wrong rows beside its own check, and like the bug's needs the " +
-			strings.Join(names(w.shared), " and ")
+			strings.Join(shrink.Names(w.shared), " and ")
 	}
-	return "without the " + strings.Join(names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
+	return "without the " + strings.Join(shrink.Names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
 }
 
 // sightingNote says in a run's notes that a failure was filed under a

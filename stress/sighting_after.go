@@ -2,6 +2,7 @@ package stress
 
 import (
 	"context"
+	"github.com/idemstress/idemstress/internal/shrink"
 
 	"github.com/idemstress/idemstress/internal/model"
 )
@@ -39,7 +40,7 @@ func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, ow
 		if rich == b {
 			richOwn = b.id
 		}
-		bare := eachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
+		bare := shrink.EachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
 		if r.showsIn(ctx, h, bare, func(id bugID) bool { return sameKind(id, richOwn) }) == notShown {
 			return b, sightingWhy{after: true}
 		}
@@ -52,50 +53,13 @@ func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, ow
 func afterOneFault(b, f *Failure) (rich *Failure, ok bool) {
 	for _, pair := range [][2]*Failure{{f, b}, {b, f}} {
 		rich, plain := pair[0], pair[1]
-		bare := withoutRetries(rich.Plan)
-		if len(bare.Steps) == len(rich.Plan.Steps) || !faulted(plain.Plan) {
+		bare := shrink.WithoutRetries(rich.Plan)
+		if len(bare.Steps) == len(rich.Plan.Steps) || !shrink.Faulted(plain.Plan) {
 			continue
 		}
-		if within(bare, plain.Plan) && within(plain.Plan, bare) {
+		if shrink.Within(bare, plain.Plan) && shrink.Within(plain.Plan, bare) {
 			return rich, true
 		}
 	}
 	return nil, false
 }
-
-// withoutRetries is plan p without the single calls that retry, with no
-// fault and the same payload, an earlier call that carried a fault that
-// leaves its fate open (model.FaultKind.Retried).
-func withoutRetries(p model.Plan) model.Plan {
-	faultedActions := map[model.Action]int{} // the faulted call's variant, plus one
-	var q model.Plan
-	for _, s := range p.Steps {
-		if s.Kind == model.StepCall && len(s.Calls) == 1 {
-			c := s.Calls[0]
-			if c.Fault == model.FaultNone && !c.NoKey && faultedActions[c.Action()] == c.Variant+1 {
-				continue
-			}
-			if k, _ := model.KindOf(c.Fault); k.Retried && !c.NoKey {
-				faultedActions[c.Action()] = c.Variant + 1
-			}
-		}
-		q.Steps = append(q.Steps, s)
-	}
-	return q
-}
-
-// faulted reports whether a call of plan p carries a fault.
-func faulted(p model.Plan) bool {
-	for _, s := range p.Steps {
-		for _, c := range s.Calls {
-			if c.Fault != model.FaultNone {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// retries counts the calls of plan p that retry a faulted call
-// (withoutRetries).
-func retries(p model.Plan) int { return len(p.Steps) - len(withoutRetries(p).Steps) }

@@ -2,6 +2,7 @@ package stress
 
 import (
 	"context"
+	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 )
 
@@ -54,8 +55,8 @@ func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own
 			continue
 		}
 		// Both need what they share: the cheaper experiments come first.
-		if r.showsIn(ctx, h, stripAll(f.Plan, over), func(id bugID) bool { return sameKind(id, own) }) == notShown &&
-			r.showsIn(ctx, h, stripAll(b.Plan, over), func(id bugID) bool { return sameKind(id, b.id) }) == notShown {
+		if r.showsIn(ctx, h, shrink.StripAll(f.Plan, over), func(id bugID) bool { return sameKind(id, own) }) == notShown &&
+			r.showsIn(ctx, h, shrink.StripAll(b.Plan, over), func(id bugID) bool { return sameKind(id, b.id) }) == notShown {
 			return b, sightingWhy{shared: over, over: true}
 		}
 	}
@@ -67,7 +68,7 @@ func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own
 // burst, by their plans alone: one is the other's with inputs of its own
 // added, it left every wrong row the other's left, and over are
 // the restarts, faults and bursts both have (see above).
-func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []ingredient, ok bool) {
+func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []shrink.Ingredient, ok bool) {
 	rich, plain, richFired, plainFired := f, b, fFired, bFired
 	if len(ownInputs(f, b)) == 0 {
 		rich, plain, richFired, plainFired = b, f, bFired, fFired
@@ -76,15 +77,15 @@ func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []ingredient, o
 	if len(added) == 0 || len(ownInputs(plain, rich)) > 0 {
 		return nil, false
 	}
-	bare := stripAll(rich.Plan, added)
-	if !within(bare, plain.Plan) || !within(plain.Plan, bare) {
+	bare := shrink.StripAll(rich.Plan, added)
+	if !shrink.Within(bare, plain.Plan) || !shrink.Within(plain.Plan, bare) {
 		return nil, false
 	}
 	if !leavesRowsOf(richFired, plainFired) {
 		return nil, false
 	}
-	for _, in := range ingredients {
-		if !in.input && in.has(b.Plan) && in.has(f.Plan) {
+	for _, in := range shrink.Ingredients {
+		if !in.Input && in.Has(b.Plan) && in.Has(f.Plan) {
 			over = append(over, in)
 		}
 	}
@@ -104,10 +105,10 @@ func leavesRowsOf(rich, plain []bugID) bool {
 }
 
 // ownInputs are the input ingredients x's plan has and y's lacks.
-func ownInputs(x, y *Failure) []ingredient {
-	var out []ingredient
-	for _, in := range ingredients {
-		if in.input && in.has(x.Plan) && !in.has(y.Plan) {
+func ownInputs(x, y *Failure) []shrink.Ingredient {
+	var out []shrink.Ingredient
+	for _, in := range shrink.Ingredients {
+		if in.Input && in.Has(x.Plan) && !in.Has(y.Plan) {
 			out = append(out, in)
 		}
 	}

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"testing"
 
@@ -159,7 +160,7 @@ func TestOverOneMistake(t *testing.T) {
 		{"no input of either's own", restarted, restarted, []bugID{dupTickets}, []bugID{dupTickets}, nil},
 	} {
 		over, ok := overOneMistake(tc.b, tc.f, tc.bFired, tc.fFired)
-		if got := names(over); ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+		if got := shrink.Names(over); ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: over %q (%v), want %q", tc.name, got, ok, tc.want)
 		}
 	}

@@ -1,6 +1,7 @@
 package stress
 
 import (
+	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"testing"
 
@@ -162,7 +163,7 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	dup.Variant = 0
 	f := &Failure{Check: checks.DuplicateEffect, Plan: plan(callOf(a1), callOf(dup))}
 	f.Bug = "IDEM-001 in sequence"
-	b.see(f, sightingWhy{shared: []ingredient{ingredients[2]}})
+	b.see(f, sightingWhy{shared: []shrink.Ingredient{shrink.Ingredients[2]}})
 	if b.Check != checks.DuplicateEffect || b.Bug != "IDEM-001 in sequence" || b.Plan.String() != f.Plan.String() {
 		t.Errorf("the row is %s with %s, want the duplicate", b.Bug, b.Plan.Compact())
 	}
@@ -175,30 +176,9 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 	lost.Fault = model.FaultLoseReply
 	g := &Failure{Check: checks.TenantLeak, Plan: plan(callOf(lost), callOf(dup))}
 	g.Bug = "IDEM-007 in sequence"
-	b.see(g, sightingWhy{shared: []ingredient{ingredients[2]}})
+	b.see(g, sightingWhy{shared: []shrink.Ingredient{shrink.Ingredients[2]}})
 	if b.Check != checks.DuplicateEffect || len(b.Sightings) != 2 || b.Sightings[0].Check != checks.TenantLeak {
 		t.Errorf("row %s with sightings %+v", b.Bug, b.Sightings)
-	}
-}
-
-// Faults, bursts and restarts are never shared: two races stay two bugs.
-func TestSharedIngredientsAreInputs(t *testing.T) {
-	race := model.Plan{Steps: []model.Step{burstOf(a1, a1)}}
-	if common, _ := sharedIngredients(race, race); len(common) != 0 {
-		t.Errorf("two races share %v", common)
-	}
-	b := model.Call{Tenant: "B", Key: "k1"}
-	leak := model.Plan{Steps: []model.Step{callOf(a1), callOf(b)}}
-	lost := a1
-	lost.Fault = model.FaultLoseReply
-	leakInBurst := model.Plan{Steps: []model.Step{callOf(lost), burstOf(b, a1)}}
-	common, extra := sharedIngredients(leak, leakInBurst)
-	var names []string
-	for _, in := range slices.Concat(common, extra) {
-		names = append(names, in.name)
-	}
-	if !slices.Equal(names, []string{"other tenant", "fault", "burst"}) {
-		t.Errorf("shared and extra %q, want other tenant shared, fault and burst extra", names)
 	}
 }
 
