@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/internal/report"
@@ -32,7 +33,7 @@ func Check(t *testing.T, cfg Config) *Result {
 	switch res.Verdict {
 	case checks.Fail:
 		for _, f := range res.Failures {
-			v, _ := violationOf(f.Violations, f.Check)
+			v, _ := bugid.ViolationOf(f.Violations, f.Check)
 			also := ""
 			for _, s := range f.Sightings {
 				also += fmt.Sprintf("also seen as %s: %s (%s)\n", s.Bug, s.Plan.Compact(), s.Why)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -14,7 +15,7 @@ type Failure struct {
 	// bug reported before it had fired. Violations[0] may be another,
 	// more severe one that an earlier bug already stands for.
 	Check checks.ID `json:"check"`
-	// Bug names what went wrong (bugID: the check and the transition that
+	// Bug names what went wrong (bugid.ID: the check and the transition that
 	// broke), which tells two bugs of one check apart.
 	Bug        string             `json:"bug,omitempty"`
 	Plan       model.Plan         `json:"plan"`
@@ -48,7 +49,7 @@ type Failure struct {
 	// reported as bugs of their own; most severe first.
 	Sightings []Sighting `json:"sightings,omitempty"`
 	// id is the identity Bug names, kept for telling its sightings.
-	id bugID
+	id bugid.ID
 }
 
 // Checks lists the checks the failure fired, primary first.

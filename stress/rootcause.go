@@ -2,8 +2,10 @@ package stress
 
 import (
 	"cmp"
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
+
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // A run reports its root causes first. Bug B is derived from bug A when
@@ -29,6 +31,6 @@ func orderBugs(bugs []*Failure) {
 		}
 	}
 	slices.SortStableFunc(bugs, func(a, b *Failure) int {
-		return cmp.Or(cmp.Compare(depth[a], depth[b]), cmp.Compare(rank(a.Check), rank(b.Check)))
+		return cmp.Or(cmp.Compare(depth[a], depth[b]), cmp.Compare(bugid.Rank(a.Check), bugid.Rank(b.Check)))
 	})
 }

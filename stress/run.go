@@ -18,6 +18,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -63,7 +64,7 @@ type runner struct {
 	// fired; explained those of failures found to be a reported bug seen
 	// another way (fateOf), and attributed counts the failing plans of the
 	// search that showed only such bugs.
-	reported, explained []bugID
+	reported, explained []bugid.ID
 	attributed          int
 	notes               []string
 	stop                error // sticky: infrastructure failure or interruption
@@ -340,7 +341,7 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 	if len(a.trial.Violations) == 0 {
 		return
 	}
-	if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
+	if bug, ok := bugid.NewBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 		q.quiet()
 		r.shrinkBug(ctx, a, bug)
 	} else {
@@ -379,7 +380,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 		// rapid's shrinking ends at once.
 		t.Fatalf("run stopped")
 	}
-	v, ok := violationOf(vs, h.best.Check)
+	v, ok := bugid.ViolationOf(vs, h.best.Check)
 	if !ok {
 		return
 	}

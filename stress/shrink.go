@@ -3,12 +3,13 @@ package stress
 import (
 	"cmp"
 	"context"
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // shrinkTries is how often a smaller candidate is run before it is given up:
@@ -40,7 +41,7 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 			// rapid shrank no fault of a plan that restarts (bugs.go).
 			cands = append(cands, shrink.EarlierFaults(f.Plan, r.cfg.Faults)...)
 		}
-		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
+		if v, ok := bugid.ViolationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
 			// First the plan cut at once to the calls of the action being shrunk: a
 			// call of another action that hangs (or crashes the target)
 			// makes every candidate that keeps it cost a call timeout,
@@ -78,7 +79,7 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 // later one: its candidates are cheap, and the path its shrink takes (the
 // zoo's minimal plans, the cut shrinks that keep two bugs apart) stays
 // the one pinned by the in-process tests.
-func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugID) {
+func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugid.ID) {
 	passes := []int{shrinkTries}
 	if restarting {
 		passes = []int{1, shrinkTries - 1}
@@ -90,7 +91,7 @@ func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.P
 				continue
 			}
 			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
-				return nil, bugID{}
+				return nil, bugid.ID{}
 			}
 			g, kind, again := r.failsAgain(ctx, h, cand, h.kind, tries)
 			if g != nil {
@@ -99,26 +100,26 @@ func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.P
 			retry[i] = again && (shrink.Racy(cand) || !shrink.Restarts(cand))
 		}
 	}
-	return nil, bugID{}
+	return nil, bugid.ID{}
 }
 
 // failsAgain runs a plan up to tries times and returns its failure when it
 // shows bug again (showsAgain), with the bug as it shows now; again says
 // whether trying it more might (not after a hang).
-func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugID, tries int) (_ *Failure, _ bugID, again bool) {
+func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugid.ID, tries int) (_ *Failure, _ bugid.ID, again bool) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range tries {
 		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
-		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
+		if got, ok := bugid.ShowsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got, false
 		}
 		// A candidate that hung instead (another bug: identical calls
@@ -126,38 +127,8 @@ func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, 
 		// costs a call timeout each time, and a hang is no race that
 		// goes the other way next time.
 		if bug.Check != checks.NoAnswer && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer }) {
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
 	}
-	return nil, bugID{}, true
-}
-
-// showsAgain says whether a candidate whose violations have identities ids
-// shows the bug being shrunk again, and as what. Unlike rapid, this pass takes
-// a smaller plan whose message differs (the same tenant leak seen through
-// a conflict, then through a replayed ID): the kind of bug (sameKind) is
-// what names it, whatever transition shows it now (a duplicate first seen
-// in a burst that shows in sequence too), but a duplicate in another table
-// or a wrong status of another class is another bug. It also takes one
-// that counts for a more severe new bug: the same mistake seen closer, as
-// when a changed payload refused as equivalent (005) turns out, with one
-// call fewer, to be another tenant's action (007). A candidate that shows
-// only other bugs already reported is no use here.
-func showsAgain(ids []bugID, bug bugID, known func(bugID) bool) (bugID, bool) {
-	if i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
-		return ids[i], true
-	}
-	if i := slices.IndexFunc(ids, func(id bugID) bool { return sameKind(id, bug) }); i >= 0 {
-		return ids[i], true
-	}
-	return bugID{}, false
-}
-
-// sameBug reports whether two primary checks name one bug for shrinking:
-// the same check, or two ways the target took a call for another action
-// (another tenant's, or a folded key's). A plan with three calls can be
-// read either way, and only its minimal plan, with two, says which.
-func sameBug(a, b checks.ID) bool {
-	confusion := func(id checks.ID) bool { return id == checks.TenantLeak || id == checks.KeysFolded }
-	return a == b || confusion(a) && confusion(b)
+	return nil, bugid.ID{}, true
 }

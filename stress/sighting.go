@@ -4,19 +4,20 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One root cause is one row. A service that builds its cache key from the
 // query string shows it as a duplicate (A/k1 v0; A/k1 v0 +query, IDEM-001),
 // again as a changed payload accepted (A/k1 v0; A/k1 v1 +query, IDEM-004)
 // and as an equivalent payload rejected: three checks, three identities
-// (bugID), one mistake. A root cause is a misreading of something the
+// (bugid.ID), one mistake. A root cause is a misreading of something the
 // calls send (an input ingredient: a changed payload, a re-encoding,
 // request noise, another tenant, a key's shape), seen through whatever
 // check, fault or interleaving. A shrunk failure F that would be reported
@@ -74,7 +75,7 @@ type Sighting struct {
 	Shared []string `json:"shared"`
 	// Why says in a sentence why it is the bug seen again.
 	Why string `json:"why"`
-	id  bugID
+	id  bugid.ID
 }
 
 // Checks lists the checks the sighting fired, its own first.
@@ -87,15 +88,15 @@ func ownFirst(own checks.ID, vs []checks.Violation) []checks.ID {
 
 // overlaps reports whether some identity of fired is the same kind of
 // mistake as one of group's.
-func overlaps(fired, group []bugID) bool {
-	return slices.ContainsFunc(fired, func(id bugID) bool {
-		return slices.ContainsFunc(group, func(g bugID) bool { return sameKind(g, id) })
+func overlaps(fired, group []bugid.ID) bool {
+	return slices.ContainsFunc(fired, func(id bugid.ID) bool {
+		return slices.ContainsFunc(group, func(g bugid.ID) bool { return bugid.SameKind(g, id) })
 	})
 }
 
 // groupIDs are the identities a reported bug's minimal plan and its
 // sightings' plans fired.
-func (r *runner) groupIDs(b *Failure) []bugID {
+func (r *runner) groupIDs(b *Failure) []bugid.ID {
 	ids := r.idsOf(b.Plan, b.History, b.Violations)
 	for _, s := range b.Sightings {
 		ids = append(ids, r.idsOf(s.Plan, s.History, s.Violations)...)
@@ -106,7 +107,7 @@ func (r *runner) groupIDs(b *Failure) []bugID {
 // sightingOf is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of, and why; nil when f is a bug of its
 // own (see above).
-func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, sightingWhy) {
 	for _, b := range r.bugs {
 		if holds(b, f, own, fired) {
 			return b, sightingWhy{}
@@ -120,11 +121,11 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 		group := r.groupIDs(b)
 		at := overlaps(fired, group)
 		if !at && len(extra) > 0 {
-			at = r.showsIn(ctx, h, shrink.StripAll(f.Plan, extra), func(id bugID) bool {
-				return slices.ContainsFunc(group, func(g bugID) bool { return sameKind(g, id) })
+			at = r.showsIn(ctx, h, shrink.StripAll(f.Plan, extra), func(id bugid.ID) bool {
+				return slices.ContainsFunc(group, func(g bugid.ID) bool { return bugid.SameKind(g, id) })
 			}) == shown
 		}
-		if at && r.showsIn(ctx, h, shrink.StripAll(f.Plan, common), func(id bugID) bool { return sameKind(id, own) }) == notShown {
+		if at && r.showsIn(ctx, h, shrink.StripAll(f.Plan, common), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == notShown {
 			return b, sightingWhy{shared: common}
 		}
 	}
@@ -149,8 +150,8 @@ func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own b
 // effect) is a bug of its own: the more it does may be its own mistake;
 // and two cut plans (a 500 and a hang in one big burst) say too little to
 // be one bug.
-func holds(b, f *Failure, own bugID, fired []bugID) bool {
-	ids := []bugID{b.id}
+func holds(b, f *Failure, own bugid.ID, fired []bugid.ID) bool {
+	ids := []bugid.ID{b.id}
 	for _, s := range b.Sightings {
 		ids = append(ids, s.id)
 	}
@@ -161,7 +162,7 @@ func holds(b, f *Failure, own bugID, fired []bugID) bool {
 		return false
 	}
 	if f.NotMinimal {
-		return slices.ContainsFunc(fired, func(id bugID) bool { return id.Check == b.Check })
+		return slices.ContainsFunc(fired, func(id bugid.ID) bool { return id.Check == b.Check })
 	}
 	return own.Check == b.id.Check && own.Status == b.id.Status && table(own.Rows) == table(b.id.Rows)
 }
@@ -185,7 +186,7 @@ const (
 
 // showsIn executes plan up to shrinkTries times and says whether a
 // violation whose identity wanted accepts showed.
-func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wanted func(bugID) bool) int {
+func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wanted func(bugid.ID) bool) int {
 	// A little time past the shrink budget: the answer decides which row
 	// a bug is reported in.
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(h.budget/10))
@@ -222,7 +223,7 @@ func (b *Failure) see(f *Failure, why sightingWhy) {
 		s = old
 	}
 	b.Sightings = append(b.Sightings, s)
-	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(rank(x.Check), rank(y.Check)) })
+	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(bugid.Rank(x.Check), bugid.Rank(y.Check)) })
 }
 
 // headFirst orders the failures of one group for the head of its row: a
@@ -240,7 +241,7 @@ func headFirst(f, g *Failure) int {
 	}
 	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(shrink.NumIngredients(f.Plan), shrink.NumIngredients(g.Plan)),
 		cmp.Compare(shrink.Retries(f.Plan), shrink.Retries(g.Plan)),
-		cmp.Compare(rank(f.Check), rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
+		cmp.Compare(bugid.Rank(f.Check), bugid.Rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
 }
 
 // sightingWhy is why a failure is a reported bug seen again: the inputs

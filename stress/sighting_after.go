@@ -2,9 +2,10 @@ package stress
 
 import (
 	"context"
-	"github.com/idemstress/idemstress/internal/shrink"
 
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One mistake about a fault seen through the retry that follows it. A
@@ -27,7 +28,7 @@ import (
 
 // sightingAfter is the reported bug that shrunk failure f, of identity
 // own, is a sighting of by the rule above; nil when there is none.
-func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) (*Failure, sightingWhy) {
 	for _, b := range r.bugs {
 		if b.NotMinimal {
 			continue
@@ -41,7 +42,7 @@ func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, ow
 			richOwn = b.id
 		}
 		bare := shrink.EachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
-		if r.showsIn(ctx, h, bare, func(id bugID) bool { return sameKind(id, richOwn) }) == notShown {
+		if r.showsIn(ctx, h, bare, func(id bugid.ID) bool { return bugid.SameKind(id, richOwn) }) == notShown {
 			return b, sightingWhy{after: true}
 		}
 	}

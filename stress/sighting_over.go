@@ -2,8 +2,10 @@ package stress
 
 import (
 	"context"
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
+
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One mistake about a restart (or a fault, or a race) seen through an
@@ -42,7 +44,7 @@ import (
 // sightingOver is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of by the experiment above, and why;
 // nil when there is none.
-func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, sightingWhy) {
 	for _, b := range r.bugs {
 		// The bug's plan must be minimal: it heads the row. f's may be
 		// cut (on a loaded machine A/k1 v0; restart; A/k1 v1e4 +trace):
@@ -55,8 +57,8 @@ func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own
 			continue
 		}
 		// Both need what they share: the cheaper experiments come first.
-		if r.showsIn(ctx, h, shrink.StripAll(f.Plan, over), func(id bugID) bool { return sameKind(id, own) }) == notShown &&
-			r.showsIn(ctx, h, shrink.StripAll(b.Plan, over), func(id bugID) bool { return sameKind(id, b.id) }) == notShown {
+		if r.showsIn(ctx, h, shrink.StripAll(f.Plan, over), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == notShown &&
+			r.showsIn(ctx, h, shrink.StripAll(b.Plan, over), func(id bugid.ID) bool { return bugid.SameKind(id, b.id) }) == notShown {
 			return b, sightingWhy{shared: over, over: true}
 		}
 	}
@@ -68,7 +70,7 @@ func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own
 // burst, by their plans alone: one is the other's with inputs of its own
 // added, it left every wrong row the other's left, and over are
 // the restarts, faults and bursts both have (see above).
-func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []shrink.Ingredient, ok bool) {
+func overOneMistake(b, f *Failure, bFired, fFired []bugid.ID) (over []shrink.Ingredient, ok bool) {
 	rich, plain, richFired, plainFired := f, b, fFired, bFired
 	if len(ownInputs(f, b)) == 0 {
 		rich, plain, richFired, plainFired = b, f, bFired, fFired
@@ -97,10 +99,10 @@ func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []shrink.Ingred
 // writes is the same whatever the calls send, where the answers a check
 // expects change with the input (a second ID for the same payload is
 // IDEM-003, for a changed one IDEM-004's).
-func leavesRowsOf(rich, plain []bugID) bool {
-	rows := slices.DeleteFunc(slices.Clone(plain), func(p bugID) bool { return p.Rows == "" })
-	return len(rows) > 0 && !slices.ContainsFunc(rows, func(p bugID) bool {
-		return !slices.ContainsFunc(rich, func(q bugID) bool { return sameKind(p, q) })
+func leavesRowsOf(rich, plain []bugid.ID) bool {
+	rows := slices.DeleteFunc(slices.Clone(plain), func(p bugid.ID) bool { return p.Rows == "" })
+	return len(rows) > 0 && !slices.ContainsFunc(rows, func(p bugid.ID) bool {
+		return !slices.ContainsFunc(rich, func(q bugid.ID) bool { return bugid.SameKind(p, q) })
 	})
 }
 

@@ -1,12 +1,13 @@
 package stress
 
 import (
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // memoryKeys: the keys live in process memory, so a restart forgets them.
@@ -127,37 +128,37 @@ func TestEngineSightingOverARestart(t *testing.T) {
 // Which pairs of plans may be one mistake over a restart, fault or burst,
 // whichever of the two was reported first.
 func TestOverOneMistake(t *testing.T) {
-	dupTickets := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: ticketDup}
-	dupOutbox := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: outboxDup}
-	changedID := bugID{Check: checks.ChangedAccepted, Transition: afterRestart}
-	unstable := bugID{Check: checks.UnstableResponse, Transition: afterRestart}
+	dupTickets := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: ticketDup}
+	dupOutbox := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: outboxDup}
+	changedID := bugid.ID{Check: checks.ChangedAccepted, Transition: bugid.AfterRestart}
+	unstable := bugid.ID{Check: checks.UnstableResponse, Transition: bugid.AfterRestart}
 	fail := func(p model.Plan) *Failure { return &Failure{Plan: p} }
 	restarted := fail(planOf(seqOf(a1), one(restartStep), seqOf(a1)))
 	changedAfter := fail(planOf(seqOf(a1), one(restartStep), seqOf(a1b)))
 	for _, tc := range []struct {
 		name   string
 		b, f   *Failure
-		bFired []bugID
-		fFired []bugID
+		bFired []bugid.ID
+		fFired []bugid.ID
 		want   []string
 	}{
 		{"the changed payload after the duplicate", restarted, changedAfter,
-			[]bugID{dupOutbox, dupTickets, unstable}, []bugID{dupOutbox, dupTickets, changedID}, []string{"restart"}},
+			[]bugid.ID{dupOutbox, dupTickets, unstable}, []bugid.ID{dupOutbox, dupTickets, changedID}, []string{"restart"}},
 		{"the duplicate after the changed payload", changedAfter, restarted,
-			[]bugID{dupOutbox, dupTickets, changedID}, []bugID{dupOutbox, dupTickets, unstable}, []string{"restart"}},
+			[]bugid.ID{dupOutbox, dupTickets, changedID}, []bugid.ID{dupOutbox, dupTickets, unstable}, []string{"restart"}},
 		{"a wrong row the changed payload does not leave", restarted, changedAfter,
-			[]bugID{dupOutbox, dupTickets, unstable}, []bugID{dupTickets, changedID}, nil},
-		{"answers only", restarted, changedAfter, []bugID{unstable}, []bugID{unstable, changedID}, nil},
+			[]bugid.ID{dupOutbox, dupTickets, unstable}, []bugid.ID{dupTickets, changedID}, nil},
+		{"answers only", restarted, changedAfter, []bugid.ID{unstable}, []bugid.ID{unstable, changedID}, nil},
 		{"the changed payload does not show the duplicate's outbox row", restarted, changedAfter,
-			[]bugID{dupOutbox}, []bugID{changedID}, nil},
+			[]bugid.ID{dupOutbox}, []bugid.ID{changedID}, nil},
 		{"nothing over a restart: outbox-on-retry and no-payload-check", fail(planOf(seqOf(a1, a1))), fail(planOf(seqOf(a1, a1b))),
-			[]bugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: outboxDup}},
-			[]bugID{{Check: checks.DuplicateEffect, Transition: InSequence, Rows: outboxDup}, {Check: checks.ChangedAccepted, Transition: InSequence}}, nil},
+			[]bugid.ID{{Check: checks.DuplicateEffect, Transition: bugid.InSequence, Rows: outboxDup}},
+			[]bugid.ID{{Check: checks.DuplicateEffect, Transition: bugid.InSequence, Rows: outboxDup}, {Check: checks.ChangedAccepted, Transition: bugid.InSequence}}, nil},
 		{"a hang of a burst and a 500 to its loser", fail(planOf(one(burstOf(a1, a1)))), fail(planOf(one(burstOf(a1, a1b)))),
-			[]bugID{{Check: checks.NoAnswer, Transition: inBurst}}, []bugID{{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}}, nil},
+			[]bugid.ID{{Check: checks.NoAnswer, Transition: bugid.InBurst}}, []bugid.ID{{Check: checks.WrongStatus, Transition: bugid.InBurst, Status: "5xx"}}, nil},
 		{"other calls over the restart", restarted, fail(planOf(seqOf(a1), one(restartStep), seqOf(a1b, a1b))),
-			[]bugID{dupTickets}, []bugID{dupTickets, changedID}, nil},
-		{"no input of either's own", restarted, restarted, []bugID{dupTickets}, []bugID{dupTickets}, nil},
+			[]bugid.ID{dupTickets}, []bugid.ID{dupTickets, changedID}, nil},
+		{"no input of either's own", restarted, restarted, []bugid.ID{dupTickets}, []bugid.ID{dupTickets}, nil},
 	} {
 		over, ok := overOneMistake(tc.b, tc.f, tc.bFired, tc.fFired)
 		if got := shrink.Names(over); ok != (tc.want != nil) || !slices.Equal(got, tc.want) {

@@ -1,12 +1,13 @@
 package stress
 
 import (
-	"github.com/idemstress/idemstress/internal/shrink"
 	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // queryInKey: a service whose cache key holds the query string. An action
@@ -188,55 +189,55 @@ func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
 func TestHolds(t *testing.T) {
 	restart := model.Step{Kind: model.StepRestart}
 	k4, k4q := model.Call{Tenant: "A", Key: "k4"}, model.Call{Tenant: "A", Key: "k4", Noise: model.NoiseQuery}
-	outbox := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: outboxDup}
-	tickets := bugID{Check: checks.DuplicateEffect, Transition: afterRestart, Rows: ticketDup}
+	outbox := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: outboxDup}
+	tickets := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: ticketDup}
 	cut := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(k4), restart, callOf(k4q)}}, NotMinimal: true, id: outbox}
 	again := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), restart, callOf(a1)}}, id: tickets}
-	if !holds(cut, again, tickets, []bugID{tickets, outbox}) {
+	if !holds(cut, again, tickets, []bugid.ID{tickets, outbox}) {
 		t.Errorf("the duplicate ticket after a restart is not the cut outbox duplicate's plan seen again")
 	}
-	if holds(cut, again, tickets, []bugID{tickets}) {
+	if holds(cut, again, tickets, []bugid.ID{tickets}) {
 		t.Errorf("a failure that does not fire the bug's own check was taken for it")
 	}
 	crashed := a1
 	crashed.Fault = model.FaultCrash
-	partial := bugID{Check: checks.MissingEffect, Transition: InSequence, Rows: "IDEM-002 partial"}
-	stuck := bugID{Check: checks.StuckAction, Transition: afterRestart}
+	partial := bugid.ID{Check: checks.MissingEffect, Transition: bugid.InSequence, Rows: "IDEM-002 partial"}
+	stuck := bugid.ID{Check: checks.StuckAction, Transition: bugid.AfterRestart}
 	b := &Failure{Check: checks.MissingEffect, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart}}, id: partial}
 	f := &Failure{Check: checks.StuckAction, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart, callOf(a1)}}, id: stuck}
-	if holds(b, f, stuck, []bugID{stuck, partial}) {
+	if holds(b, f, stuck, []bugid.ID{stuck, partial}) {
 		t.Errorf("a stuck key whose minimal plan holds the partial effect's and does more was taken for it")
 	}
 	f.NotMinimal = true
-	if !holds(b, f, stuck, []bugID{stuck, partial}) {
+	if !holds(b, f, stuck, []bugid.ID{stuck, partial}) {
 		t.Errorf("a cut plan that holds the partial effect's and fires it is not that bug seen again")
 	}
 	// non-atomic: the retry answered ok words the missing outbox row
 	// otherwise; a cut plan holding the partial effect's is still it.
 	b.id.Rows = "IDEM-002 missing effect: a partial effect: an action has rows in tickets but fewer than 1 row(s) in notification_outbox"
-	answered := bugID{Check: checks.MissingEffect, Transition: afterRestart, Rows: "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in notification_outbox"}
+	answered := bugid.ID{Check: checks.MissingEffect, Transition: bugid.AfterRestart, Rows: "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in notification_outbox"}
 	f.Check, f.id = checks.MissingEffect, answered
-	if !holds(b, f, answered, []bugID{answered}) {
+	if !holds(b, f, answered, []bugid.ID{answered}) {
 		t.Errorf("a cut plan holding the partial effect's plan and firing IDEM-002 is not that bug")
 	}
 	f.NotMinimal = false
-	if !holds(b, f, answered, []bugID{answered}) {
+	if !holds(b, f, answered, []bugid.ID{answered}) {
 		t.Errorf("the missing outbox row after an answered retry is not the partial effect's")
 	}
 	other := answered
 	other.Rows = "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in tickets"
-	if holds(b, f, other, []bugID{other}) {
+	if holds(b, f, other, []bugid.ID{other}) {
 		t.Errorf("a missing ticket was taken for a missing outbox row")
 	}
 	// Two cut plans say too little to be one bug.
 	f.NotMinimal, b.NotMinimal = true, true
-	if holds(b, f, answered, []bugID{answered}) {
+	if holds(b, f, answered, []bugid.ID{answered}) {
 		t.Errorf("a cut plan was taken for another cut plan's bug")
 	}
 	// A duplicate in a burst is not the duplicate of a retry in sequence.
 	retry := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), callOf(a1)}}, id: outbox}
 	race := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{burstOf(a1, a1)}}}
-	if holds(retry, race, tickets, []bugID{tickets, outbox}) {
+	if holds(retry, race, tickets, []bugid.ID{tickets, outbox}) {
 		t.Errorf("a burst's duplicate was taken for a retry's in sequence")
 	}
 }
