@@ -15,11 +15,10 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/usable"
 )
 
 // runner is the state of one Run. The search's workers only execute
@@ -45,8 +44,8 @@ type runner struct {
 	// lock: a nemesis that never held one back tested nothing.
 	held int
 	// clues are what the answers say about whether the request is
-	// usable at all (clues.go).
-	clues clues
+	// usable at all (usable.Clues).
+	clues usable.Clues
 	t0    time.Time
 	run   string
 	// executions counts every plan executed, shrinking included
@@ -210,19 +209,19 @@ func (r *runner) finish(res *Result) {
 // show, if any: no ID where the contract says, no usable answer, or a
 // generated input refused although the base payload was taken.
 func (r *runner) contractError(ctx context.Context) error {
-	p, note := r.clues.problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	p, note := r.clues.Problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	probe := usable.Probe{Contract: r.cfg.Contract, HTTP: r.cfg.HTTP, Clues: r.clues, Run: r.run, Bugs: len(r.bugs),
+		Try: func(ctx context.Context, plan model.Plan) (model.History, error) {
+			tr, err := r.try(ctx, plan)
+			return tr.History, err
+		}}
+	if r.session != nil {
+		probe.TryWith = r.session.tryWith
+	}
 	if note {
-		r.note(r.unusableNote())
+		r.note(probe.UnusableNote())
 	}
-	switch p {
-	case idNowhere:
-		return r.idNowhere()
-	case noUsableAnswer:
-		return r.noUsableAnswer(ctx)
-	case inputRefused:
-		return r.refusal(ctx)
-	}
-	return nil
+	return probe.Error(ctx, p)
 }
 
 // A trier executes and judges one plan in a namespace of its own: the
@@ -327,13 +326,13 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 		r.plans++
 	}
 	r.account(a.trial)
-	if r.clues.refusedUnanswered() {
+	if r.clues.RefusedUnanswered() {
 		// Refused before any ok answer: a failure may be the request's,
 		// not the service's. Nothing is shrunk, and a run whose first
 		// plans were all refused ends in a contract error. (A run whose
 		// calls only went unanswered, or 5xx, is shrunk as ever: a bug
 		// found is never dropped.)
-		if r.searched >= min(unusableAfter, r.cfg.Plans) {
+		if r.searched >= min(usable.UnusableAfter, r.cfg.Plans) {
 			q.close()
 		}
 		return
@@ -424,25 +423,13 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
-	r.noteBrokenAccepted(tr.History)
+	for _, n := range usable.BrokenAccepted(r.cfg.Contract, tr.History) {
+		r.note(n)
+	}
 	for _, n := range tr.Notes {
 		r.note(n)
 	}
-	r.clues = r.clues.add(r.cfg.Contract, tr.NS, tr.History)
-}
-
-// idNowhere is the contract error of a run in which no 2xx answer had an ID
-// where the contract says the ID is.
-func (r *runner) idNowhere() error {
-	op := r.clues.noID
-	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
-	if r.cfg.HTTP.ID == client.IDFromLocation {
-		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
-	}
-	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
-		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
-	}
-	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", contract.ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
+	r.clues = r.clues.Add(r.cfg.Contract, tr.NS, tr.History)
 }
 
 func randomSeed() uint64 {
