@@ -13,6 +13,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/shrink"
 )
@@ -186,7 +187,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
 	var under *Failure
-	var seen sightingWhy
+	var seen findings.Why
 	if why == "" && r.stop == nil && ctx.Err() == nil {
 		under, seen = r.sightingOf(ctx, h, best, own, fired)
 	}
@@ -202,7 +203,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 // into a more severe new bug (a hang in a burst whose two calls alone
 // answer 500) shows the first one no more, and the search must stay free
 // to find it.
-func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, minimal bool, why string, under *Failure, seen sightingWhy) {
+func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, minimal bool, why string, under *Failure, seen findings.Why) {
 	found := []bugid.ID{own}
 	if bugid.SameKind(bug, own) {
 		found = append(found, bug)
@@ -213,10 +214,10 @@ func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, mini
 		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 		return
 	}
-	best.Bug, best.id = own.String(), own
+	findings.SetID(best, own)
 	if under != nil {
-		r.note(sightingNote(best, under, seen))
-		under.see(best, seen)
+		r.note(findings.Note(best, under, seen))
+		findings.See(under, best, seen)
 	} else {
 		r.bugs = append(r.bugs, best)
 	}

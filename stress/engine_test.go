@@ -12,6 +12,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -152,7 +153,7 @@ func runEngine(t *testing.T, cfg Config, s *scripted, seed uint64) *runner {
 	defer rapidMu.Unlock()
 	r := newRunner(cfg, seed, time.Now(), s)
 	r.search(t.Context())
-	orderBugs(r.bugs)
+	findings.Order(r.bugs)
 	if r.stop != nil {
 		t.Fatalf("the run stopped: %v", r.stop)
 	}

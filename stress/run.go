@@ -17,6 +17,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/usable"
 )
@@ -108,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.dealCodes()
 	r.search(ctx)
 	r.pointsTried()
-	orderBugs(r.bugs)
+	findings.Order(r.bugs)
 
 	cerr := r.contractError(ctx)
 	if cerr != nil && len(r.bugs) == 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -32,7 +33,7 @@ func TestSettleCountsTheFirstIdentityOnlyWhenShrinkingKeptItsKind(t *testing.T) 
 		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugid.ID{dupBurst, dupSeq}},
 	} {
 		r := &runner{}
-		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugid.ID{tc.own}, true, tc.why, nil, sightingWhy{})
+		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugid.ID{tc.own}, true, tc.why, nil, findings.Why{})
 		for _, id := range tc.known {
 			if !r.known(id) {
 				t.Errorf("%s: %s not known after settling", tc.name, id)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/shrink"
 )
@@ -28,39 +29,23 @@ import (
 
 // sightingAfter is the reported bug that shrunk failure f, of identity
 // own, is a sighting of by the rule above; nil when there is none.
-func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) (*Failure, sightingWhy) {
+func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) (*Failure, findings.Why) {
 	for _, b := range r.bugs {
 		if b.NotMinimal {
 			continue
 		}
-		rich, ok := afterOneFault(b, f)
+		rich, ok := findings.AfterOneFault(b, f)
 		if !ok {
 			continue
 		}
 		richOwn := own
 		if rich == b {
-			richOwn = b.id
+			richOwn = findings.IDOf(b)
 		}
 		bare := shrink.EachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
 		if r.showsIn(ctx, h, bare, func(id bugid.ID) bool { return bugid.SameKind(id, richOwn) }) == notShown {
-			return b, sightingWhy{after: true}
+			return b, findings.Why{After: true}
 		}
 	}
-	return nil, sightingWhy{}
-}
-
-// afterOneFault reports whether one of b's and f's plans (rich) is the
-// other's with retries of its faulted calls added, by the plans alone.
-func afterOneFault(b, f *Failure) (rich *Failure, ok bool) {
-	for _, pair := range [][2]*Failure{{f, b}, {b, f}} {
-		rich, plain := pair[0], pair[1]
-		bare := shrink.WithoutRetries(rich.Plan)
-		if len(bare.Steps) == len(rich.Plan.Steps) || !shrink.Faulted(plain.Plan) {
-			continue
-		}
-		if shrink.Within(bare, plain.Plan) && shrink.Within(plain.Plan, bare) {
-			return rich, true
-		}
-	}
-	return nil, false
+	return nil, findings.Why{}
 }

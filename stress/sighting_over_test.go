@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // memoryKeys: the keys live in process memory, so a restart forgets them.
@@ -123,46 +121,4 @@ func TestEngineSightingOverARestart(t *testing.T) {
 			t.Fatalf("rows %q (notes %q), want the outbox's IDEM-001 and the IDEM-004, each its own", got, r.notes)
 		}
 	})
-}
-
-// Which pairs of plans may be one mistake over a restart, fault or burst,
-// whichever of the two was reported first.
-func TestOverOneMistake(t *testing.T) {
-	dupTickets := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: ticketDup}
-	dupOutbox := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: outboxDup}
-	changedID := bugid.ID{Check: checks.ChangedAccepted, Transition: bugid.AfterRestart}
-	unstable := bugid.ID{Check: checks.UnstableResponse, Transition: bugid.AfterRestart}
-	fail := func(p model.Plan) *Failure { return &Failure{Plan: p} }
-	restarted := fail(planOf(seqOf(a1), one(restartStep), seqOf(a1)))
-	changedAfter := fail(planOf(seqOf(a1), one(restartStep), seqOf(a1b)))
-	for _, tc := range []struct {
-		name   string
-		b, f   *Failure
-		bFired []bugid.ID
-		fFired []bugid.ID
-		want   []string
-	}{
-		{"the changed payload after the duplicate", restarted, changedAfter,
-			[]bugid.ID{dupOutbox, dupTickets, unstable}, []bugid.ID{dupOutbox, dupTickets, changedID}, []string{"restart"}},
-		{"the duplicate after the changed payload", changedAfter, restarted,
-			[]bugid.ID{dupOutbox, dupTickets, changedID}, []bugid.ID{dupOutbox, dupTickets, unstable}, []string{"restart"}},
-		{"a wrong row the changed payload does not leave", restarted, changedAfter,
-			[]bugid.ID{dupOutbox, dupTickets, unstable}, []bugid.ID{dupTickets, changedID}, nil},
-		{"answers only", restarted, changedAfter, []bugid.ID{unstable}, []bugid.ID{unstable, changedID}, nil},
-		{"the changed payload does not show the duplicate's outbox row", restarted, changedAfter,
-			[]bugid.ID{dupOutbox}, []bugid.ID{changedID}, nil},
-		{"nothing over a restart: outbox-on-retry and no-payload-check", fail(planOf(seqOf(a1, a1))), fail(planOf(seqOf(a1, a1b))),
-			[]bugid.ID{{Check: checks.DuplicateEffect, Transition: bugid.InSequence, Rows: outboxDup}},
-			[]bugid.ID{{Check: checks.DuplicateEffect, Transition: bugid.InSequence, Rows: outboxDup}, {Check: checks.ChangedAccepted, Transition: bugid.InSequence}}, nil},
-		{"a hang of a burst and a 500 to its loser", fail(planOf(one(burstOf(a1, a1)))), fail(planOf(one(burstOf(a1, a1b)))),
-			[]bugid.ID{{Check: checks.NoAnswer, Transition: bugid.InBurst}}, []bugid.ID{{Check: checks.WrongStatus, Transition: bugid.InBurst, Status: "5xx"}}, nil},
-		{"other calls over the restart", restarted, fail(planOf(seqOf(a1), one(restartStep), seqOf(a1b, a1b))),
-			[]bugid.ID{dupTickets}, []bugid.ID{dupTickets, changedID}, nil},
-		{"no input of either's own", restarted, restarted, []bugid.ID{dupTickets}, []bugid.ID{dupTickets}, nil},
-	} {
-		over, ok := overOneMistake(tc.b, tc.f, tc.bFired, tc.fFired)
-		if got := shrink.Names(over); ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: over %q (%v), want %q", tc.name, got, ok, tc.want)
-		}
-	}
 }

@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // queryInKey: a service whose cache key holds the query string. An action
@@ -152,92 +150,4 @@ func bugNames(bugs []*Failure) []string {
 		out = append(out, b.Bug+": "+b.Plan.Compact())
 	}
 	return out
-}
-
-// The group's row is its plainest plan, whichever was seen first.
-func TestSeeKeepsTheMostSevereAsTheRow(t *testing.T) {
-	plan := func(steps ...model.Step) model.Plan { return model.Plan{Steps: steps} }
-	queried := a1b
-	queried.Noise = model.NoiseQuery
-	b := &Failure{Check: checks.ChangedAccepted, Bug: "IDEM-004 in sequence", Plan: plan(callOf(a1), callOf(queried))}
-	dup := queried
-	dup.Variant = 0
-	f := &Failure{Check: checks.DuplicateEffect, Plan: plan(callOf(a1), callOf(dup))}
-	f.Bug = "IDEM-001 in sequence"
-	b.see(f, sightingWhy{shared: []shrink.Ingredient{shrink.Ingredients[2]}})
-	if b.Check != checks.DuplicateEffect || b.Bug != "IDEM-001 in sequence" || b.Plan.String() != f.Plan.String() {
-		t.Errorf("the row is %s with %s, want the duplicate", b.Bug, b.Plan.Compact())
-	}
-	if len(b.Sightings) != 1 || b.Sightings[0].Check != checks.ChangedAccepted {
-		t.Errorf("sightings %+v, want the IDEM-004 listed under the row", b.Sightings)
-	}
-	// A plan with more ingredients is listed under the row as it is,
-	// though its check is more severe.
-	lost := dup
-	lost.Fault = model.FaultLoseReply
-	g := &Failure{Check: checks.TenantLeak, Plan: plan(callOf(lost), callOf(dup))}
-	g.Bug = "IDEM-007 in sequence"
-	b.see(g, sightingWhy{shared: []shrink.Ingredient{shrink.Ingredients[2]}})
-	if b.Check != checks.DuplicateEffect || len(b.Sightings) != 2 || b.Sightings[0].Check != checks.TenantLeak {
-		t.Errorf("row %s with sightings %+v", b.Bug, b.Sightings)
-	}
-}
-
-// A failure whose plan is a reported bug's, and fires that bug's own
-// check, is that bug; one whose minimal plan does more is its own, though
-// it fires the reported one's check too.
-func TestHolds(t *testing.T) {
-	restart := model.Step{Kind: model.StepRestart}
-	k4, k4q := model.Call{Tenant: "A", Key: "k4"}, model.Call{Tenant: "A", Key: "k4", Noise: model.NoiseQuery}
-	outbox := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: outboxDup}
-	tickets := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.AfterRestart, Rows: ticketDup}
-	cut := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(k4), restart, callOf(k4q)}}, NotMinimal: true, id: outbox}
-	again := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), restart, callOf(a1)}}, id: tickets}
-	if !holds(cut, again, tickets, []bugid.ID{tickets, outbox}) {
-		t.Errorf("the duplicate ticket after a restart is not the cut outbox duplicate's plan seen again")
-	}
-	if holds(cut, again, tickets, []bugid.ID{tickets}) {
-		t.Errorf("a failure that does not fire the bug's own check was taken for it")
-	}
-	crashed := a1
-	crashed.Fault = model.FaultCrash
-	partial := bugid.ID{Check: checks.MissingEffect, Transition: bugid.InSequence, Rows: "IDEM-002 partial"}
-	stuck := bugid.ID{Check: checks.StuckAction, Transition: bugid.AfterRestart}
-	b := &Failure{Check: checks.MissingEffect, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart}}, id: partial}
-	f := &Failure{Check: checks.StuckAction, Plan: model.Plan{Steps: []model.Step{callOf(crashed), restart, callOf(a1)}}, id: stuck}
-	if holds(b, f, stuck, []bugid.ID{stuck, partial}) {
-		t.Errorf("a stuck key whose minimal plan holds the partial effect's and does more was taken for it")
-	}
-	f.NotMinimal = true
-	if !holds(b, f, stuck, []bugid.ID{stuck, partial}) {
-		t.Errorf("a cut plan that holds the partial effect's and fires it is not that bug seen again")
-	}
-	// non-atomic: the retry answered ok words the missing outbox row
-	// otherwise; a cut plan holding the partial effect's is still it.
-	b.id.Rows = "IDEM-002 missing effect: a partial effect: an action has rows in tickets but fewer than 1 row(s) in notification_outbox"
-	answered := bugid.ID{Check: checks.MissingEffect, Transition: bugid.AfterRestart, Rows: "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in notification_outbox"}
-	f.Check, f.id = checks.MissingEffect, answered
-	if !holds(b, f, answered, []bugid.ID{answered}) {
-		t.Errorf("a cut plan holding the partial effect's plan and firing IDEM-002 is not that bug")
-	}
-	f.NotMinimal = false
-	if !holds(b, f, answered, []bugid.ID{answered}) {
-		t.Errorf("the missing outbox row after an answered retry is not the partial effect's")
-	}
-	other := answered
-	other.Rows = "IDEM-002 missing effect: an action answered ok has fewer than 1 row(s) in tickets"
-	if holds(b, f, other, []bugid.ID{other}) {
-		t.Errorf("a missing ticket was taken for a missing outbox row")
-	}
-	// Two cut plans say too little to be one bug.
-	f.NotMinimal, b.NotMinimal = true, true
-	if holds(b, f, answered, []bugid.ID{answered}) {
-		t.Errorf("a cut plan was taken for another cut plan's bug")
-	}
-	// A duplicate in a burst is not the duplicate of a retry in sequence.
-	retry := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{callOf(a1), callOf(a1)}}, id: outbox}
-	race := &Failure{Check: checks.DuplicateEffect, Plan: model.Plan{Steps: []model.Step{burstOf(a1, a1)}}}
-	if holds(retry, race, tickets, []bugid.ID{tickets, outbox}) {
-		t.Errorf("a burst's duplicate was taken for a retry's in sequence")
-	}
 }

@@ -1,4 +1,4 @@
-package stress
+package findings
 
 import (
 	"cmp"
@@ -19,9 +19,9 @@ import (
 // reported bugs they are derived from (roots first), then by the
 // catalogue's severity.
 
-// orderBugs sorts bugs root causes first, then by severity; the order is
+// Order sorts bugs root causes first, then by severity; the order is
 // stable for bugs equal in both.
-func orderBugs(bugs []*Failure) {
+func Order(bugs []*Failure) {
 	depth := make(map[*Failure]int, len(bugs))
 	for _, b := range bugs {
 		for _, a := range bugs {
