@@ -12,12 +12,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // A run reports every distinct bug it finds, like Hypothesis's multiple-bug
 // reporting: after a failure is shrunk, the search goes on, and a plan
-// counts as a new bug when it fires a violation whose identity (bugID: the
+// counts as a new bug when it fires a violation whose identity (bugid.ID: the
 // check and the transition that broke) no reported bug's minimal plan
 // fired. Such a violation names the bug, and the failure is shrunk on its
 // own, keeping its check. The violations a minimal plan fires beside its
@@ -45,82 +48,20 @@ import (
 // fires beside its own check, marked not minimal: a found bug is never
 // dropped for what a half-shrunk plan also shows.
 
-// rank is a check's place in the catalogue: lower is more severe.
-func rank(id checks.ID) int {
-	_, r := checks.Lookup(id)
-	return r
-}
-
-// sameID reports whether two identities name one bug: the same kind, in
-// the same transition.
-func sameID(a, b bugID) bool { return sameKind(a, b) && a.Transition == b.Transition }
-
-// sameKind reports whether two identities are one kind of mistake,
-// whatever transition showed it: sameBug checks, the same status class
-// and the same rows.
-func sameKind(a, b bugID) bool {
-	return sameBug(a.Check, b.Check) && a.Status == b.Status && a.Rows == b.Rows
-}
-
 // idsOf are the identities of a trial's violations, most severe first.
-func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []bugID {
-	ids := make([]bugID, len(vs))
+func (r *runner) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []bugid.ID {
+	ids := make([]bugid.ID, len(vs))
 	for i, v := range vs {
-		ids[i] = bugIDOf(r.cfg.Contract, plan, hist, v)
+		ids[i] = bugid.Of(r.cfg.Contract, plan, hist, v)
 	}
 	return ids
 }
 
 // known reports whether an identity is already a reported bug's, one of
 // its symptoms, or explained as one.
-func (r *runner) known(id bugID) bool {
-	return slices.ContainsFunc(r.explained, func(e bugID) bool { return sameID(e, id) }) ||
-		slices.ContainsFunc(r.reported, func(e bugID) bool { return sameID(e, id) })
-}
-
-// newBug is the identity a failing plan counts for: the most severe one
-// among ids no reported bug stands for; false when there is none.
-func newBug(ids []bugID, known func(bugID) bool) (bugID, bool) {
-	i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) })
-	if i < 0 {
-		return bugID{}, false
-	}
-	return ids[i], true
-}
-
-// violationOf is the most severe of vs that names bug, if any.
-func violationOf(vs []checks.Violation, bug checks.ID) (checks.Violation, bool) {
-	i := slices.IndexFunc(vs, func(v checks.Violation) bool { return sameBug(v.Check, bug) })
-	if i < 0 {
-		return checks.Violation{}, false
-	}
-	return vs[i], true
-}
-
-// fateOf says which reported bug a shrunk failure is, seen another way,
-// or "" when it is a bug of its own: own is its identity, fired those of
-// every violation of its minimal plan. A failure whose shrinking was cut
-// (not minimal) is only ever the same bug seen again.
-func fateOf(own bugID, fired []bugID, known func(bugID) bool, minimal bool) string {
-	if known(own) {
-		return "the same as a reported bug (" + own.String() + ")"
-	}
-	if !minimal || own.Transition != inBurst {
-		return ""
-	}
-	if i := slices.IndexFunc(fired, func(id bugID) bool { return rank(id.Check) < rank(own.Check) && known(id) }); i >= 0 {
-		return "a symptom of the reported " + fired[i].String() + " under the same race"
-	}
-	return ""
-}
-
-// explainsRace reports whether seq, the identities a racy failure's plan
-// showed with its bursts sent one call after another, explains the race's
-// own identity: every one reported, one of them the same kind of bug or a
-// more severe check.
-func explainsRace(own bugID, seq []bugID, known func(bugID) bool) bool {
-	return len(seq) > 0 && !slices.ContainsFunc(seq, func(id bugID) bool { return !known(id) }) &&
-		slices.ContainsFunc(seq, func(id bugID) bool { return sameKind(id, own) || rank(id.Check) < rank(own.Check) })
+func (r *runner) known(id bugid.ID) bool {
+	return slices.ContainsFunc(r.explained, func(e bugid.ID) bool { return bugid.SameID(e, id) }) ||
+		slices.ContainsFunc(r.reported, func(e bugid.ID) bool { return bugid.SameID(e, id) })
 }
 
 // shrinking is one bug's shrink under way: its smallest failing plan so
@@ -132,7 +73,7 @@ type shrinking struct {
 	// plan was drawn in, so that its first case is that plan.
 	world gen.World
 	// kind is the bug as the smallest plan so far shows it.
-	kind              bugID
+	kind              bugid.ID
 	shrinkBy, rapidBy time.Time
 	budget            time.Duration
 	// cut says the budget cut an execution short; logs are what rapid
@@ -176,7 +117,7 @@ func (r *runner) rapidOnce(ctx context.Context, h *shrinking, plan model.Plan) (
 	if err != nil {
 		return vs, hist, err
 	}
-	if _, ok := violationOf(vs, h.best.Check); !ok {
+	if _, ok := bugid.ViolationOf(vs, h.best.Check); !ok {
 		h.passed[key] = true
 	} else if f := h.failed[key]; f != nil {
 		f.runs, f.vs, f.hist = f.runs+1, vs, hist
@@ -203,7 +144,7 @@ func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
 
 // shrinkBug shrinks the failing plan a found, which counts for bug, and adds
 // it to the run's bugs unless it turns out to be one of them (fateOf).
-func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
+func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 	now := time.Now()
 	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
@@ -218,7 +159,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	// leaves this pass, which goes straight for the likely cuts, too
 	// little to end minimal. This pass alone ends where rapid would have
 	// led it: it also drops a call's fault.
-	if budget > r.cfg.ShrinkTime || restarts(a.plan) {
+	if budget > r.cfg.ShrinkTime || shrink.Restarts(a.plan) {
 		h.rapidBy = now
 	} else {
 		r.shrinkRapid(ctx, h, a.seed)
@@ -238,15 +179,15 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 	best.Flaky = !h.cut && slices.ContainsFunc(h.logs, func(l string) bool { return strings.Contains(l, "[rapid] flaky test") })
 	fired := r.idsOf(best.Plan, best.History, best.Violations)
 	own := h.kind
-	if i := slices.IndexFunc(fired, func(id bugID) bool { return sameKind(id, h.kind) }); i >= 0 {
+	if i := slices.IndexFunc(fired, func(id bugid.ID) bool { return bugid.SameKind(id, h.kind) }); i >= 0 {
 		own = fired[i]
 	}
-	why := fateOf(own, fired, r.known, minimal)
+	why := bugid.FateOf(own, fired, r.known, minimal)
 	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best, own) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
 	var under *Failure
-	var seen sightingWhy
+	var seen findings.Why
 	if why == "" && r.stop == nil && ctx.Err() == nil {
 		under, seen = r.sightingOf(ctx, h, best, own, fired)
 	}
@@ -262,9 +203,9 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugID) {
 // into a more severe new bug (a hang in a burst whose two calls alone
 // answer 500) shows the first one no more, and the search must stay free
 // to find it.
-func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bool, why string, under *Failure, seen sightingWhy) {
-	found := []bugID{own}
-	if sameKind(bug, own) {
+func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, minimal bool, why string, under *Failure, seen findings.Why) {
+	found := []bugid.ID{own}
+	if bugid.SameKind(bug, own) {
 		found = append(found, bug)
 	}
 	if why != "" {
@@ -273,10 +214,10 @@ func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bo
 		r.note(fmt.Sprintf("a failure first seen as %s shrank to %s and was attributed to a reported bug: it is %s", bug, best.Plan.Compact(), why))
 		return
 	}
-	best.Bug, best.id = own.String(), own
+	findings.SetID(best, own)
 	if under != nil {
-		r.note(sightingNote(best, under, seen))
-		under.see(best, seen)
+		r.note(findings.Note(best, under, seen))
+		findings.See(under, best, seen)
 	} else {
 		r.bugs = append(r.bugs, best)
 	}
@@ -292,8 +233,8 @@ func (r *runner) settle(best *Failure, bug, own bugID, fired []bugID, minimal bo
 
 // explainedInSequence reports whether f's plan, its bursts sent one call
 // after another, explains f's bug, own (explainsRace).
-func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugID) bool {
-	seq := inSequence(f.Plan)
+func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) bool {
+	seq := shrink.InSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
 	}
@@ -311,25 +252,10 @@ func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failu
 			return false
 		}
 		if len(vs) > 0 {
-			return explainsRace(own, r.idsOf(seq, hist, vs), r.known)
+			return bugid.ExplainsRace(own, r.idsOf(seq, hist, vs), r.known)
 		}
 	}
 	return false
-}
-
-// inSequence is plan with every burst's calls sent one after another;
-// steps without calls (a restart) stay as they are.
-func inSequence(plan model.Plan) model.Plan {
-	var q model.Plan
-	for _, s := range plan.Steps {
-		if len(s.Calls) == 0 {
-			q.Steps = append(q.Steps, s)
-		}
-		for _, c := range s.Calls {
-			q.Steps = append(q.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
-		}
-	}
-	return q
 }
 
 // shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
@@ -349,7 +275,7 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 // rapid's last failing run of the property is the minimal plan it shrank
 // to, and it keeps a smaller plan only when it fails with the same message.
 func (h *shrinking) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
-	if old, _ := violationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
+	if old, _ := bugid.ViolationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
 		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
 	}
 }

@@ -3,7 +3,6 @@ package stress
 import (
 	"slices"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -34,18 +33,4 @@ func keyInTag(cfg Config) bool {
 	c := cfg.Contract
 	return cfg.HTTP.Sends("tag") || c.CarriesAlone("tag") ||
 		c.Carries("tag") && !cfg.HTTP.Sends("key") && !c.Carries("key")
-}
-
-// Statuses says of every check whether the run failed it, passed it, or
-// never exercised it (none of the transitions it needs happened), or
-// proved nothing of it (an inconclusive run).
-func (res *Result) Statuses() map[checks.ID]checks.Status {
-	var vs []checks.Violation
-	for _, f := range res.Failures {
-		vs = append(vs, f.Violations...)
-	}
-	vs = append(vs, res.Outside...)
-	// A check a failure attributed to a reported bug fired failed too: it
-	// is never "passed".
-	return checks.Statuses(res.Coverage, append(checks.IDsOf(vs), res.AttributedChecks...), res.Verdict == checks.Inconclusive)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -151,7 +153,7 @@ func runEngine(t *testing.T, cfg Config, s *scripted, seed uint64) *runner {
 	defer rapidMu.Unlock()
 	r := newRunner(cfg, seed, time.Now(), s)
 	r.search(t.Context())
-	orderBugs(r.bugs)
+	findings.Order(r.bugs)
 	if r.stop != nil {
 		t.Fatalf("the run stopped: %v", r.stop)
 	}
@@ -248,7 +250,7 @@ func TestEngineBugsAndMinimalPlans(t *testing.T) {
 				}
 			}
 			symptom := slices.ContainsFunc(r.notes, func(n string) bool { return strings.Contains(n, "a symptom of the reported") })
-			explained := slices.ContainsFunc(r.explained, func(id bugID) bool { return id.Check == tt.symptom })
+			explained := slices.ContainsFunc(r.explained, func(id bugid.ID) bool { return id.Check == tt.symptom })
 			if tt.symptom != "" && (!symptom || !explained) {
 				t.Errorf("no failure of %s attributed as a symptom (explained %v, notes %q)", tt.symptom, r.explained, r.notes)
 			}

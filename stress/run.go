@@ -15,10 +15,11 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/usable"
 )
 
 // runner is the state of one Run. The search's workers only execute
@@ -44,8 +45,8 @@ type runner struct {
 	// lock: a nemesis that never held one back tested nothing.
 	held int
 	// clues are what the answers say about whether the request is
-	// usable at all (clues.go).
-	clues clues
+	// usable at all (usable.Clues).
+	clues usable.Clues
 	t0    time.Time
 	run   string
 	// executions counts every plan executed, shrinking included
@@ -63,7 +64,7 @@ type runner struct {
 	// fired; explained those of failures found to be a reported bug seen
 	// another way (fateOf), and attributed counts the failing plans of the
 	// search that showed only such bugs.
-	reported, explained []bugID
+	reported, explained []bugid.ID
 	attributed          int
 	notes               []string
 	stop                error // sticky: infrastructure failure or interruption
@@ -108,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.dealCodes()
 	r.search(ctx)
 	r.pointsTried()
-	orderBugs(r.bugs)
+	findings.Order(r.bugs)
 
 	cerr := r.contractError(ctx)
 	if cerr != nil && len(r.bugs) == 0 {
@@ -209,19 +210,19 @@ func (r *runner) finish(res *Result) {
 // show, if any: no ID where the contract says, no usable answer, or a
 // generated input refused although the base payload was taken.
 func (r *runner) contractError(ctx context.Context) error {
-	p, note := r.clues.problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	p, note := r.clues.Problem(len(r.bugs), r.stop != nil, ctx.Err() != nil)
+	probe := usable.Probe{Contract: r.cfg.Contract, HTTP: r.cfg.HTTP, Clues: r.clues, Run: r.run, Bugs: len(r.bugs),
+		Try: func(ctx context.Context, plan model.Plan) (model.History, error) {
+			tr, err := r.try(ctx, plan)
+			return tr.History, err
+		}}
+	if r.session != nil {
+		probe.TryWith = r.session.tryWith
+	}
 	if note {
-		r.note(r.unusableNote())
+		r.note(probe.UnusableNote())
 	}
-	switch p {
-	case idNowhere:
-		return r.idNowhere()
-	case noUsableAnswer:
-		return r.noUsableAnswer(ctx)
-	case inputRefused:
-		return r.refusal(ctx)
-	}
-	return nil
+	return probe.Error(ctx, p)
 }
 
 // A trier executes and judges one plan in a namespace of its own: the
@@ -326,13 +327,13 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 		r.plans++
 	}
 	r.account(a.trial)
-	if r.clues.refusedUnanswered() {
+	if r.clues.RefusedUnanswered() {
 		// Refused before any ok answer: a failure may be the request's,
 		// not the service's. Nothing is shrunk, and a run whose first
 		// plans were all refused ends in a contract error. (A run whose
 		// calls only went unanswered, or 5xx, is shrunk as ever: a bug
 		// found is never dropped.)
-		if r.searched >= min(unusableAfter, r.cfg.Plans) {
+		if r.searched >= min(usable.UnusableAfter, r.cfg.Plans) {
 			q.close()
 		}
 		return
@@ -340,7 +341,7 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 	if len(a.trial.Violations) == 0 {
 		return
 	}
-	if bug, ok := newBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
+	if bug, ok := bugid.NewBug(r.idsOf(a.plan, a.trial.History, a.trial.Violations), r.known); ok {
 		q.quiet()
 		r.shrinkBug(ctx, a, bug)
 	} else {
@@ -379,7 +380,7 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 		// rapid's shrinking ends at once.
 		t.Fatalf("run stopped")
 	}
-	v, ok := violationOf(vs, h.best.Check)
+	v, ok := bugid.ViolationOf(vs, h.best.Check)
 	if !ok {
 		return
 	}
@@ -423,25 +424,13 @@ func (r *runner) account(tr Trial) {
 			r.unfiredWhy[ev.Kind] = ev.Note
 		}
 	}
-	r.noteBrokenAccepted(tr.History)
+	for _, n := range usable.BrokenAccepted(r.cfg.Contract, tr.History) {
+		r.note(n)
+	}
 	for _, n := range tr.Notes {
 		r.note(n)
 	}
-	r.clues = r.clues.add(r.cfg.Contract, tr.NS, tr.History)
-}
-
-// idNowhere is the contract error of a run in which no 2xx answer had an ID
-// where the contract says the ID is.
-func (r *runner) idNowhere() error {
-	op := r.clues.noID
-	where := fmt.Sprintf("target.id %q: no 2xx answer of the run had a resource ID at that JSON pointer", r.cfg.HTTP.ID)
-	if r.cfg.HTTP.ID == client.IDFromLocation {
-		where = "target.id \"location\": no 2xx answer of the run had a Location header with a last path segment"
-	}
-	if a := r.cfg.Contract.Answers; len(a.Created)+len(a.Replayed) > 0 {
-		where = fmt.Sprintf("no answer of the run that answers.created or answers.replayed match had a resource ID where their id: (or target.id %q) says", r.cfg.HTTP.ID)
-	}
-	return fmt.Errorf("%w: %s; the first was %d with body %q (call %s)", contract.ErrContract, where, op.Out.Status, model.Excerpt(op.Out.Body, 200), op.Call)
+	r.clues = r.clues.Add(r.cfg.Contract, tr.NS, tr.History)
 }
 
 func randomSeed() uint64 {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -13,25 +15,25 @@ import (
 // dropped the hang for the rest of its plans, its identity taken as
 // reported. One that kept its kind in another transition stands for both.
 func TestSettleCountsTheFirstIdentityOnlyWhenShrinkingKeptItsKind(t *testing.T) {
-	hang := bugID{Check: checks.NoAnswer, Transition: inBurst}
-	fivexx := bugID{Check: checks.WrongStatus, Transition: inBurst, Status: "5xx"}
-	dupBurst := bugID{Check: checks.DuplicateEffect, Transition: inBurst, Rows: "tickets"}
-	dupSeq := bugID{Check: checks.DuplicateEffect, Transition: InSequence, Rows: "tickets"}
+	hang := bugid.ID{Check: checks.NoAnswer, Transition: bugid.InBurst}
+	fivexx := bugid.ID{Check: checks.WrongStatus, Transition: bugid.InBurst, Status: "5xx"}
+	dupBurst := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.InBurst, Rows: "tickets"}
+	dupSeq := bugid.ID{Check: checks.DuplicateEffect, Transition: bugid.InSequence, Rows: "tickets"}
 	plan := model.Plan{Steps: seqOf(c1("A", "k1", 0))}
 	for _, tc := range []struct {
 		name       string
-		bug, own   bugID
+		bug, own   bugid.ID
 		why        string
-		known, not []bugID
+		known, not []bugid.ID
 		reported   int
 	}{
-		{name: "switched, reported", bug: hang, own: fivexx, known: []bugID{fivexx}, not: []bugID{hang}, reported: 1},
-		{name: "switched, attributed", bug: hang, own: fivexx, why: "the same", known: []bugID{fivexx}, not: []bugID{hang}},
-		{name: "kept, reported", bug: dupBurst, own: dupSeq, known: []bugID{dupBurst, dupSeq}, reported: 1},
-		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugID{dupBurst, dupSeq}},
+		{name: "switched, reported", bug: hang, own: fivexx, known: []bugid.ID{fivexx}, not: []bugid.ID{hang}, reported: 1},
+		{name: "switched, attributed", bug: hang, own: fivexx, why: "the same", known: []bugid.ID{fivexx}, not: []bugid.ID{hang}},
+		{name: "kept, reported", bug: dupBurst, own: dupSeq, known: []bugid.ID{dupBurst, dupSeq}, reported: 1},
+		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugid.ID{dupBurst, dupSeq}},
 	} {
 		r := &runner{}
-		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugID{tc.own}, true, tc.why, nil, sightingWhy{})
+		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugid.ID{tc.own}, true, tc.why, nil, findings.Why{})
 		for _, id := range tc.known {
 			if !r.known(id) {
 				t.Errorf("%s: %s not known after settling", tc.name, id)

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/gen"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // shrinkTries is how often a smaller candidate is run before it is given up:
@@ -36,22 +36,22 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 			return f, false
 		}
 		improved := false
-		cands := candidates(f.Plan)
-		if restarts(f.Plan) {
+		cands := shrink.Candidates(f.Plan)
+		if shrink.Restarts(f.Plan) {
 			// rapid shrank no fault of a plan that restarts (bugs.go).
-			cands = append(cands, earlierFaults(f.Plan, r.cfg.Faults)...)
+			cands = append(cands, shrink.EarlierFaults(f.Plan, r.cfg.Faults)...)
 		}
-		if v, ok := violationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
+		if v, ok := bugid.ViolationOf(f.Violations, h.best.Check); ok && v.Action != (model.Action{}) {
 			// First the plan cut at once to the calls of the action being shrunk: a
 			// call of another action that hangs (or crashes the target)
 			// makes every candidate that keeps it cost a call timeout,
 			// and removing such calls one round at a time spends the
 			// budget.
-			if q := ofAction(r.cfg.Contract, f.Plan, v.Action); q.String() != f.Plan.String() && len(q.Steps) > 0 && restartsAfterCrashes(q) {
+			if q := shrink.OfAction(r.cfg.Contract, f.Plan, v.Action); q.String() != f.Plan.String() && len(q.Steps) > 0 && shrink.RestartsAfterCrashes(q) {
 				cands = append([]model.Plan{q}, cands...)
 			}
 		}
-		if g, kind := r.firstFailing(ctx, h, cands, restarts(f.Plan)); g != nil {
+		if g, kind := r.firstFailing(ctx, h, cands, shrink.Restarts(f.Plan)); g != nil {
 			f, improved, h.kind = g, true, kind
 			h.best = f
 		}
@@ -79,7 +79,7 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 // later one: its candidates are cheap, and the path its shrink takes (the
 // zoo's minimal plans, the cut shrinks that keep two bugs apart) stays
 // the one pinned by the in-process tests.
-func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugID) {
+func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugid.ID) {
 	passes := []int{shrinkTries}
 	if restarting {
 		passes = []int{1, shrinkTries - 1}
@@ -91,35 +91,35 @@ func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.P
 				continue
 			}
 			if !time.Now().Before(h.shrinkBy) || ctx.Err() != nil || r.stop != nil {
-				return nil, bugID{}
+				return nil, bugid.ID{}
 			}
 			g, kind, again := r.failsAgain(ctx, h, cand, h.kind, tries)
 			if g != nil {
 				return g, kind
 			}
-			retry[i] = again && (racy(cand) || !restarts(cand))
+			retry[i] = again && (shrink.Racy(cand) || !shrink.Restarts(cand))
 		}
 	}
-	return nil, bugID{}
+	return nil, bugid.ID{}
 }
 
 // failsAgain runs a plan up to tries times and returns its failure when it
 // shows bug again (showsAgain), with the bug as it shows now; again says
 // whether trying it more might (not after a hang).
-func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugID, tries int) (_ *Failure, _ bugID, again bool) {
+func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugid.ID, tries int) (_ *Failure, _ bugid.ID, again bool) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range tries {
 		vs, hist, err := r.once(runCtx, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 			h.cut = true // the budget ran out with the candidate in flight
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
 		if err != nil {
 			r.stop = cmp.Or(r.stop, err)
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
-		if got, ok := showsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
+		if got, ok := bugid.ShowsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
 			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got, false
 		}
 		// A candidate that hung instead (another bug: identical calls
@@ -127,437 +127,8 @@ func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, 
 		// costs a call timeout each time, and a hang is no race that
 		// goes the other way next time.
 		if bug.Check != checks.NoAnswer && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.NoAnswer }) {
-			return nil, bugID{}, false
+			return nil, bugid.ID{}, false
 		}
 	}
-	return nil, bugID{}, true
-}
-
-// showsAgain says whether a candidate whose violations have identities ids
-// shows the bug being shrunk again, and as what. Unlike rapid, this pass takes
-// a smaller plan whose message differs (the same tenant leak seen through
-// a conflict, then through a replayed ID): the kind of bug (sameKind) is
-// what names it, whatever transition shows it now (a duplicate first seen
-// in a burst that shows in sequence too), but a duplicate in another table
-// or a wrong status of another class is another bug. It also takes one
-// that counts for a more severe new bug: the same mistake seen closer, as
-// when a changed payload refused as equivalent (005) turns out, with one
-// call fewer, to be another tenant's action (007). A candidate that shows
-// only other bugs already reported is no use here.
-func showsAgain(ids []bugID, bug bugID, known func(bugID) bool) (bugID, bool) {
-	if i := slices.IndexFunc(ids, func(id bugID) bool { return !known(id) }); i >= 0 && (sameKind(ids[i], bug) || rank(ids[i].Check) < rank(bug.Check)) {
-		return ids[i], true
-	}
-	if i := slices.IndexFunc(ids, func(id bugID) bool { return sameKind(id, bug) }); i >= 0 {
-		return ids[i], true
-	}
-	return bugID{}, false
-}
-
-// sameBug reports whether two primary checks name one bug for shrinking:
-// the same check, or two ways the target took a call for another action
-// (another tenant's, or a folded key's). A plan with three calls can be
-// read either way, and only its minimal plan, with two, says which.
-func sameBug(a, b checks.ID) bool {
-	confusion := func(id checks.ID) bool { return id == checks.TenantLeak || id == checks.KeysFolded }
-	return a == b || confusion(a) && confusion(b)
-}
-
-// candidates lists plans one step simpler than p, most reducing first.
-func candidates(p model.Plan) []model.Plan {
-	var out []model.Plan
-	// The biggest jumps first (delta debugging): each step alone, so that
-	// a long plan whose failure needs one step (a call that never gets an
-	// answer) is cut at once, instead of one step at a time.
-	if len(p.Steps) > 2 {
-		for _, s := range p.Steps {
-			out = append(out, model.Plan{Steps: []model.Step{s}})
-		}
-	}
-	// Then a burst cut to its first two calls, to the first two calls of
-	// one action (a race between duplicates needs nothing else), or to its
-	// first half.
-	for i, s := range p.Steps {
-		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
-			out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:2]))))
-			if pair, ok := duplicates(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
-				out = append(out, withStep(p, i, burstOrCall(pair)))
-			}
-			// Two calls of one action that differ (a race between two
-			// payloads): where identical calls show another bug (a hang),
-			// the duplicates above do not show this one.
-			if pair, ok := differing(s.Calls); ok && !slices.Equal(pair, s.Calls[:2]) {
-				out = append(out, withStep(p, i, burstOrCall(pair)))
-			}
-			if len(s.Calls) > 4 {
-				out = append(out, withStep(p, i, burstOrCall(slices.Clone(s.Calls[:len(s.Calls)/2]))))
-			}
-		}
-	}
-	// A shaped key made plain in every call at once: calls of one action
-	// keep sharing a key, which changing one call at a time cannot do.
-	seen := map[string]bool{}
-	for _, s := range p.Steps {
-		for _, c := range s.Calls {
-			if plain := model.PlainKey(c.Key); plain != c.Key && !c.NoKey && !seen[c.Key] {
-				seen[c.Key] = true
-				out = append(out, withKey(p, c.Key, plain))
-			}
-		}
-	}
-	for i := range p.Steps {
-		if len(p.Steps) > 1 {
-			out = append(out, model.Plan{Steps: slices.Delete(slices.Clone(p.Steps), i, i+1)})
-		}
-	}
-	for i, s := range p.Steps {
-		if s.Kind != model.StepBurst {
-			continue
-		}
-		for j := range s.Calls {
-			calls := slices.Delete(slices.Clone(s.Calls), j, j+1)
-			out = append(out, withStep(p, i, burstOrCall(calls)))
-		}
-		// The same calls one after another: a burst whose bug shows
-		// sequentially needs no race.
-		seq := slices.Clone(p.Steps[:i])
-		for _, c := range s.Calls {
-			seq = append(seq, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
-		}
-		out = append(out, model.Plan{Steps: append(seq, p.Steps[i+1:]...)})
-	}
-	for i, s := range p.Steps {
-		for j, c := range s.Calls {
-			for _, simpler := range simplerCalls(c) {
-				calls := slices.Clone(s.Calls)
-				calls[j] = simpler
-				step := s
-				step.Calls = calls
-				out = append(out, withStep(p, i, step))
-			}
-		}
-	}
-	out = append(out, baseFirst(p)...)
-	if q := renamed(p); q.String() != p.String() {
-		out = append(out, q)
-	}
-	for i := range out {
-		out[i] = firstCallPoints(out[i])
-	}
-	return slices.DeleteFunc(out, func(q model.Plan) bool { return !restartsAfterCrashes(q) })
-}
-
-// firstCallPoints names a retry's point (model.RetryPoint) on a call that
-// a candidate left as its action's first call by the point itself: the
-// proxy lands at the same point of the call's work either way, and the
-// plan must not call a first call a retry.
-func firstCallPoints(p model.Plan) model.Plan {
-	called := map[model.Action]bool{}
-	for i, s := range p.Steps {
-		for j, c := range s.Calls {
-			if point, ok := model.OfRetry(c.Point); ok && !called[c.Action()] {
-				p = clonePlan(p) // candidates may share steps
-				p.Steps[i].Calls[j].Point = point
-			}
-			called[c.Action()] = true
-		}
-	}
-	return p
-}
-
-// earlierFaults are p with one call's fault given way to a call fault
-// the contract lists before it (crash before crash-key-record), as
-// rapid's draw of the fault shrinks toward the first: the same bug
-// reached by either shows under the plainer one. A fault that needs plan
-// data of its own (a point, a failure) neither gives way nor replaces:
-// its point names the window more plainly than a fault that lands
-// somewhere in it.
-func earlierFaults(p model.Plan, faults []model.Fault) []model.Plan {
-	var out []model.Plan
-	for i, s := range p.Steps {
-		for j, c := range s.Calls {
-			if k, _ := model.KindOf(c.Fault); k.AtPoint || k.Coded {
-				continue
-			}
-			at := slices.Index(faults, c.Fault)
-			for _, f := range faults[:max(at, 0)] {
-				if k, _ := model.KindOf(f); k.Scope != model.OnCall || k.AtPoint || k.Coded {
-					continue
-				}
-				calls := slices.Clone(s.Calls)
-				calls[j].Fault, calls[j].Point = f, ""
-				step := s
-				step.Calls = calls
-				if q := withStep(p, i, step); restartsAfterCrashes(q) {
-					out = append(out, q)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// restarts reports whether p restarts the service: a restart step, which
-// follows every crash.
-func restarts(p model.Plan) bool {
-	return slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepRestart })
-}
-
-// racy reports whether p has a burst: calls whose outcome may hang on
-// which of them the service serves first.
-func racy(p model.Plan) bool {
-	return slices.ContainsFunc(p.Steps, func(s model.Step) bool { return s.Kind == model.StepBurst })
-}
-
-// restartsAfterCrashes reports whether every crash of p is followed by a
-// restart step, as the generator plans them: without it the replica stays
-// down and every later call goes unserved, a plan no search would draw.
-func restartsAfterCrashes(p model.Plan) bool {
-	for i, s := range p.Steps {
-		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return model.Crashes(c.Fault) })
-		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
-			return false
-		}
-	}
-	return true
-}
-
-// baseFirst moves the lower encoding or payload variant of two calls of
-// one action to the earlier call: "A/k1 v0e4; A/k1 v0" becomes
-// "A/k1 v0; A/k1 v0e4", so a bug ends in one form whichever of the two
-// calls the search happened to re-encode.
-func baseFirst(p model.Plan) []model.Plan {
-	type at struct{ step, call int }
-	var calls []at
-	for i, s := range p.Steps {
-		for j := range s.Calls {
-			calls = append(calls, at{i, j})
-		}
-	}
-	get := func(q model.Plan, a at) *model.Call { return &q.Steps[a.step].Calls[a.call] }
-	var out []model.Plan
-	for x, a := range calls {
-		for _, b := range calls[x+1:] {
-			c, d := get(p, a), get(p, b)
-			if c.Action() != d.Action() || c.NoKey || d.NoKey {
-				continue
-			}
-			if c.Encoding > d.Encoding {
-				q := clonePlan(p)
-				get(q, a).Encoding, get(q, b).Encoding = d.Encoding, c.Encoding
-				out = append(out, q)
-			}
-			if c.Variant > d.Variant {
-				q := clonePlan(p)
-				get(q, a).Variant, get(q, b).Variant = d.Variant, c.Variant
-				out = append(out, q)
-			}
-		}
-	}
-	return out
-}
-
-// clonePlan copies a plan down to its calls.
-func clonePlan(p model.Plan) model.Plan {
-	q := model.Plan{Steps: slices.Clone(p.Steps)}
-	for i := range q.Steps {
-		q.Steps[i].Calls = slices.Clone(q.Steps[i].Calls)
-	}
-	return q
-}
-
-// duplicates are the first two calls of the first action that has two in
-// calls, in their order.
-func duplicates(calls []model.Call) ([]model.Call, bool) {
-	for i, c := range calls {
-		for _, d := range calls[i+1:] {
-			if d.Action() == c.Action() && !c.NoKey && !d.NoKey {
-				return []model.Call{c, d}, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// ofAction is p with only the calls of action a: other calls are left out
-// of their steps, and steps left without calls go, but for restarts and
-// other steps that never had calls.
-func ofAction(c model.Contract, p model.Plan, a model.Action) model.Plan {
-	var q model.Plan
-	for _, s := range p.Steps {
-		if len(s.Calls) == 0 {
-			q.Steps = append(q.Steps, s)
-			continue
-		}
-		var mine []model.Call
-		for _, call := range s.Calls {
-			if !call.NoKey && c.ActionOf(call) == a {
-				mine = append(mine, call)
-			}
-		}
-		switch {
-		case len(mine) == 0:
-		case s.Kind == model.StepBurst:
-			q.Steps = append(q.Steps, burstOrCall(mine))
-		default:
-			t := s
-			t.Calls = mine
-			q.Steps = append(q.Steps, t)
-		}
-	}
-	return q
-}
-
-// differing is the first two calls of one action that are not the same
-// call (another payload variant, encoding or noise), if any.
-func differing(calls []model.Call) ([]model.Call, bool) {
-	// Another payload variant first: two encodings of one payload are the
-	// same request to a service that compares canonical JSON.
-	for _, differ := range []func(c, d model.Call) bool{
-		func(c, d model.Call) bool { return c.Variant != d.Variant },
-		func(c, d model.Call) bool { return c != d },
-	} {
-		for i, c := range calls {
-			for _, d := range calls[i+1:] {
-				if d.Action() == c.Action() && !c.NoKey && !d.NoKey && differ(c, d) {
-					return []model.Call{c, d}, true
-				}
-			}
-		}
-	}
-	return nil, false
-}
-
-// withKey is p with every call of key from sent with key to instead.
-func withKey(p model.Plan, from, to string) model.Plan {
-	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
-	for i, s := range p.Steps {
-		q.Steps[i] = s // a fault step keeps its fault and target
-		q.Steps[i].Calls = slices.Clone(s.Calls)
-		for j, c := range q.Steps[i].Calls {
-			if c.Key == from && !c.NoKey {
-				q.Steps[i].Calls[j].Key = to
-			}
-			if c.UniqueOf == from {
-				q.Steps[i].Calls[j].UniqueOf = to
-			}
-		}
-	}
-	return q
-}
-
-func withStep(p model.Plan, i int, s model.Step) model.Plan {
-	steps := slices.Clone(p.Steps)
-	steps[i] = s
-	return model.Plan{Steps: steps}
-}
-
-func burstOrCall(calls []model.Call) model.Step {
-	if len(calls) == 1 {
-		return model.Step{Kind: model.StepCall, Calls: calls}
-	}
-	return model.Step{Kind: model.StepBurst, Calls: calls}
-}
-
-// simplerCalls are the call with one thing made plainer.
-func simplerCalls(c model.Call) []model.Call {
-	var out []model.Call
-	if c.Encoding != 0 {
-		d := c
-		d.Encoding = 0
-		out = append(out, d)
-	}
-	if c.Variant != 0 {
-		d := c
-		d.Variant--
-		out = append(out, d)
-	}
-	if c.NoKey {
-		d := c
-		d.NoKey = false
-		out = append(out, d)
-	}
-	// A call without its fault: a crash left without a crash keeps its
-	// restart step, which plain calls then cross.
-	if c.Fault != model.FaultNone {
-		d := c
-		d.Fault, d.Point = model.FaultNone, ""
-		out = append(out, d)
-	}
-	if c.Noise != model.NoiseNone {
-		d := c
-		d.Noise = model.NoiseNone
-		out = append(out, d)
-	}
-	// A broken call breaks the first rule, or none (the fixed call).
-	for _, broken := range []int{1, 0} {
-		if c.Broken > broken {
-			d := c
-			d.Broken = broken
-			out = append(out, d)
-		}
-	}
-	if plain := model.PlainKey(c.Key); plain != c.Key {
-		d := c
-		d.Key = plain
-		out = append(out, d)
-	}
-	if c.UniqueOf != "" {
-		d := c
-		d.UniqueOf = "" // the call's own unique values
-		out = append(out, d)
-	}
-	// A failure the fault names gives way to each one before it (40001
-	// before 57P01), as rapid's draw of it shrinks: the same bug under
-	// any of them ends on the same failure.
-	if k, _ := model.KindOf(c.Fault); k.Coded {
-		for _, code := range fault.EarlierCodes(c.Fault, c.Point) {
-			d := c
-			d.Point = code
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// renamed gives tenants and keys the first names in order of appearance
-// (A, B, …; k1, k2, …) and renumbers payload variants per action likewise.
-func renamed(p model.Plan) model.Plan {
-	tenants, keys := map[string]string{}, map[string]string{}
-	variants := map[model.Action]map[int]int{}
-	q := model.Plan{Steps: make([]model.Step, len(p.Steps))}
-	for i, s := range p.Steps {
-		q.Steps[i] = s // a fault step keeps its fault and target
-		q.Steps[i].Calls = slices.Clone(s.Calls)
-		for j, c := range s.Calls {
-			if _, ok := tenants[c.Tenant]; !ok {
-				tenants[c.Tenant] = gen.TenantName(len(tenants))
-			}
-			// Plain names are renamed; a key's shape stays (k2s → k1s).
-			plain := model.PlainKey(c.Key)
-			if _, ok := keys[plain]; !ok && !c.NoKey {
-				keys[plain] = gen.KeyName(len(keys))
-			}
-			c.Tenant = tenants[c.Tenant]
-			if !c.NoKey {
-				c.Key = keys[plain] + c.Key[len(plain):]
-			}
-			if of := model.PlainKey(c.UniqueOf); of != "" {
-				if _, ok := keys[of]; !ok {
-					keys[of] = gen.KeyName(len(keys))
-				}
-				c.UniqueOf = keys[of] + c.UniqueOf[len(of):]
-			}
-			a := c.Action()
-			if variants[a] == nil {
-				variants[a] = map[int]int{}
-			}
-			if _, ok := variants[a][c.Variant]; !ok {
-				variants[a][c.Variant] = len(variants[a])
-			}
-			c.Variant = variants[a][c.Variant]
-			q.Steps[i].Calls[j] = c
-		}
-	}
-	return q
+	return nil, bugid.ID{}, true
 }

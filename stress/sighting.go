@@ -3,19 +3,19 @@ package stress
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One root cause is one row. A service that builds its cache key from the
 // query string shows it as a duplicate (A/k1 v0; A/k1 v0 +query, IDEM-001),
 // again as a changed payload accepted (A/k1 v0; A/k1 v1 +query, IDEM-004)
 // and as an equivalent payload rejected: three checks, three identities
-// (bugID), one mistake. A root cause is a misreading of something the
+// (bugid.ID), one mistake. A root cause is a misreading of something the
 // calls send (an input ingredient: a changed payload, a re-encoding,
 // request noise, another tenant, a key's shape), seen through whatever
 // check, fault or interleaving. A shrunk failure F that would be reported
@@ -58,127 +58,9 @@ import (
 // the others are listed under it. The experiment runs only for a failure about to be reported, a
 // few times a run.
 
-// Sighting is a reported bug seen another way: a shrunk failure whose
-// check needs what the bug's minimal plan needs (see above).
-type Sighting struct {
-	Check      checks.ID          `json:"check"`
-	Bug        string             `json:"bug,omitempty"`
-	Plan       model.Plan         `json:"plan"`
-	History    model.History      `json:"history"`
-	Violations []checks.Violation `json:"violations"`
-	NotMinimal bool               `json:"not_minimal,omitempty"`
-	// Shared names the ingredients it shares with the bug's minimal plan,
-	// without which its check did not show; none when its plan is the
-	// bug's, or holds it (Why says which).
-	Shared []string `json:"shared"`
-	// Why says in a sentence why it is the bug seen again.
-	Why string `json:"why"`
-	id  bugID
-}
-
-// Checks lists the checks the sighting fired, its own first.
-func (s Sighting) Checks() []checks.ID { return ownFirst(s.Check, s.Violations) }
-
-// ownFirst is the checks vs fired, own first.
-func ownFirst(own checks.ID, vs []checks.Violation) []checks.ID {
-	return append([]checks.ID{own}, slices.DeleteFunc(checks.IDsOf(vs), func(id checks.ID) bool { return id == own })...)
-}
-
-// ingredient is something a plan may do beyond plain calls of one
-// tenant's actions with the base payload, one after another, and how to
-// take it out; input says it is something the calls send, not how they
-// are scheduled or faulted.
-type ingredient struct {
-	name  string
-	input bool
-	strip func(model.Plan) model.Plan
-}
-
-var ingredients = []ingredient{
-	{"changed payload", true, eachCall(func(c *model.Call) { c.Variant = 0 })},
-	{"re-encoding", true, eachCall(func(c *model.Call) { c.Encoding = 0 })},
-	{"request noise", true, eachCall(func(c *model.Call) { c.Noise = model.NoiseNone })},
-	{"key shape", true, eachCall(func(c *model.Call) { c.Key = model.PlainKey(c.Key) })},
-	{"other tenant", true, oneTenant},
-	{"fault", false, eachCall(func(c *model.Call) { c.Fault = model.FaultNone })},
-	{"burst", false, inSequence},
-	{"restart", false, withoutRestarts},
-}
-
-// eachCall is a strip that changes every call of a plan with f.
-func eachCall(f func(*model.Call)) func(model.Plan) model.Plan {
-	return func(p model.Plan) model.Plan {
-		var q model.Plan
-		for _, s := range p.Steps {
-			s.Calls = slices.Clone(s.Calls)
-			for i := range s.Calls {
-				f(&s.Calls[i])
-			}
-			q.Steps = append(q.Steps, s)
-		}
-		return q
-	}
-}
-
-// oneTenant sends every call of a plan as its first call's tenant.
-func oneTenant(p model.Plan) model.Plan {
-	first := ""
-	for _, s := range p.Steps {
-		for _, c := range s.Calls {
-			first = cmp.Or(first, c.Tenant)
-		}
-	}
-	return eachCall(func(c *model.Call) { c.Tenant = first })(p)
-}
-
-// withoutRestarts is a plan without its restarts and its dependencies'
-// faults.
-func withoutRestarts(p model.Plan) model.Plan {
-	var q model.Plan
-	for _, s := range p.Steps {
-		if s.Kind != model.StepRestart && s.Kind != model.StepFault {
-			q.Steps = append(q.Steps, s)
-		}
-	}
-	return q
-}
-
-// has reports whether a plan has an ingredient: its strip changes it.
-func (in ingredient) has(p model.Plan) bool { return in.strip(p).String() != p.String() }
-
-// sharedIngredients are the input ingredients both plans have, and extra
-// the ingredients f has and r lacks.
-func sharedIngredients(r, f model.Plan) (shared, extra []ingredient) {
-	for _, in := range ingredients {
-		switch {
-		case in.input && in.has(r) && in.has(f):
-			shared = append(shared, in)
-		case in.has(f) && !in.has(r):
-			extra = append(extra, in)
-		}
-	}
-	return shared, extra
-}
-
-// stripAll is plan with every ingredient of ins taken out.
-func stripAll(plan model.Plan, ins []ingredient) model.Plan {
-	for _, in := range ins {
-		plan = in.strip(plan)
-	}
-	return plan
-}
-
-// overlaps reports whether some identity of fired is the same kind of
-// mistake as one of group's.
-func overlaps(fired, group []bugID) bool {
-	return slices.ContainsFunc(fired, func(id bugID) bool {
-		return slices.ContainsFunc(group, func(g bugID) bool { return sameKind(g, id) })
-	})
-}
-
 // groupIDs are the identities a reported bug's minimal plan and its
 // sightings' plans fired.
-func (r *runner) groupIDs(b *Failure) []bugID {
+func (r *runner) groupIDs(b *Failure) []bugid.ID {
 	ids := r.idsOf(b.Plan, b.History, b.Violations)
 	for _, s := range b.Sightings {
 		ids = append(ids, r.idsOf(s.Plan, s.History, s.Violations)...)
@@ -189,94 +71,32 @@ func (r *runner) groupIDs(b *Failure) []bugID {
 // sightingOf is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of, and why; nil when f is a bug of its
 // own (see above).
-func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, findings.Why) {
 	for _, b := range r.bugs {
-		if holds(b, f, own, fired) {
-			return b, sightingWhy{}
+		if findings.Holds(b, f, own, fired) {
+			return b, findings.Why{}
 		}
 	}
 	for _, b := range r.bugs {
-		common, extra := sharedIngredients(b.Plan, f.Plan)
+		common, extra := shrink.SharedIngredients(b.Plan, f.Plan)
 		if len(common) == 0 {
 			continue
 		}
 		group := r.groupIDs(b)
-		at := overlaps(fired, group)
+		at := findings.Overlaps(fired, group)
 		if !at && len(extra) > 0 {
-			at = r.showsIn(ctx, h, stripAll(f.Plan, extra), func(id bugID) bool {
-				return slices.ContainsFunc(group, func(g bugID) bool { return sameKind(g, id) })
+			at = r.showsIn(ctx, h, shrink.StripAll(f.Plan, extra), func(id bugid.ID) bool {
+				return slices.ContainsFunc(group, func(g bugid.ID) bool { return bugid.SameKind(g, id) })
 			}) == shown
 		}
-		if at && r.showsIn(ctx, h, stripAll(f.Plan, common), func(id bugID) bool { return sameKind(id, own) }) == notShown {
-			return b, sightingWhy{shared: common}
+		if at && r.showsIn(ctx, h, shrink.StripAll(f.Plan, common), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == notShown {
+			return b, findings.Why{Shared: common}
 		}
 	}
 	if b, why := r.sightingOver(ctx, h, f, own, fired); b != nil {
 		return b, why
 	}
 	return r.sightingAfter(ctx, h, f, own)
-}
-
-// holds reports whether failure f, firing fired, is reported bug b by its
-// plan: f fires b's own kind of check (or a sighting's) and f's plan is
-// b's or within it (request noise and re-encodings aside, tenants and keys
-// renamed, a burst only where b has one); or b's plan is minimal, f's
-// holds it, and f's own check is b's on the same table (the missing
-// outbox row of a crash, worded as an ok answer's once a retry is
-// answered), or f's shrink was cut and it fires b's check. A duplicate ticket
-// after a restart (A/k1 v0; restart; A/k1 v0) whose minimal plan also
-// duplicates the outbox is the outbox's duplicate after a restart found
-// first, when that one's shrink was cut at A/k4 v0; restart; A/k4 v0
-// +query. A bug whose minimal plan holds b's and does more under another
-// check (a stuck key after a crash, where b is the crash's partial
-// effect) is a bug of its own: the more it does may be its own mistake;
-// and two cut plans (a 500 and a hang in one big burst) say too little to
-// be one bug.
-func holds(b, f *Failure, own bugID, fired []bugID) bool {
-	ids := []bugID{b.id}
-	for _, s := range b.Sightings {
-		ids = append(ids, s.id)
-	}
-	if overlaps(fired, ids) && within(f.Plan, b.Plan) {
-		return true
-	}
-	if b.NotMinimal || !within(b.Plan, f.Plan) {
-		return false
-	}
-	if f.NotMinimal {
-		return slices.ContainsFunc(fired, func(id bugID) bool { return id.Check == b.Check })
-	}
-	return own.Check == b.id.Check && own.Status == b.id.Status && table(own.Rows) == table(b.id.Rows)
-}
-
-// table is the table a check of rows names last in its message ("… fewer
-// than 1 row(s) in notification_outbox"): two wordings of one table's
-// missing row are one mistake.
-func table(message string) string {
-	_, t, _ := strings.Cut(message[strings.LastIndex(message, " in ")+1:], "in ")
-	return t
-}
-
-// within reports whether small's calls, bursts and restarts are among
-// big's, in order, under one renaming of tenants and keys, request noise
-// and re-encodings aside.
-func within(small, big model.Plan) bool {
-	s, b := plainEvents(small), plainEvents(big)
-	return len(s) <= len(b) && embeds(s, b, map[string]string{}, map[string]string{})
-}
-
-// plainEvents are a plan's events without request noise and
-// re-encodings, each burst opened by an event of its own: calls in a
-// burst are not the same as calls in sequence.
-func plainEvents(p model.Plan) []event {
-	var out []event
-	for _, s := range eachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p).Steps {
-		if s.Kind == model.StepBurst {
-			out = append(out, event{step: "burst"})
-		}
-		out = append(out, events(model.Plan{Steps: []model.Step{s}})...)
-	}
-	return out
 }
 
 // An experiment's outcome: the plan showed what was looked for, never
@@ -290,7 +110,7 @@ const (
 
 // showsIn executes plan up to shrinkTries times and says whether a
 // violation whose identity wanted accepts showed.
-func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wanted func(bugID) bool) int {
+func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wanted func(bugid.ID) bool) int {
 	// A little time past the shrink budget: the answer decides which row
 	// a bug is reported in.
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(h.budget/10))
@@ -308,94 +128,4 @@ func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wan
 		}
 	}
 	return notShown
-}
-
-// see files f as a sighting of reported bug b, for the reason why: the
-// row takes the one that heads the group (headFirst), the other is listed
-// under it.
-func (b *Failure) see(f *Failure, why sightingWhy) {
-	s := Sighting{Check: f.Check, Bug: f.Bug, Plan: f.Plan, History: f.History, Violations: f.Violations, NotMinimal: f.NotMinimal,
-		Shared: names(why.shared), Why: why.String(), id: f.id}
-	if headFirst(f, b) < 0 {
-		// The row takes f's check and plan, and b's are listed under it;
-		// the row keeps its place and when the bug was first seen
-		// (Detect, Plans, Original).
-		old := Sighting{Check: b.Check, Bug: b.Bug, Plan: b.Plan, History: b.History, Violations: b.Violations, NotMinimal: b.NotMinimal,
-			Shared: s.Shared, Why: s.Why, id: b.id}
-		b.Check, b.Bug, b.id, b.Plan, b.History, b.Violations, b.NotMinimal = f.Check, f.Bug, f.id, f.Plan, f.History, f.Violations, f.NotMinimal
-		b.Flaky, b.Shrink, b.Budget = f.Flaky, b.Shrink+f.Shrink, max(b.Budget, f.Budget)
-		s = old
-	}
-	b.Sightings = append(b.Sightings, s)
-	slices.SortStableFunc(b.Sightings, func(x, y Sighting) int { return cmp.Compare(rank(x.Check), rank(y.Check)) })
-}
-
-// headFirst orders the failures of one group for the head of its row: a
-// minimal plan before a cut one, then the plainest plan (the fewest
-// ingredients: what shows the mistake with nothing else going on; then
-// the fewest retries after a fault: a fault's partial effect before the
-// duplicate its retry makes), then the more severe check, then the fewer
-// calls.
-func headFirst(f, g *Failure) int {
-	minimalFirst := func(f *Failure) int {
-		if f.NotMinimal {
-			return 1
-		}
-		return 0
-	}
-	return cmp.Or(minimalFirst(f)-minimalFirst(g), cmp.Compare(numIngredients(f.Plan), numIngredients(g.Plan)),
-		cmp.Compare(retries(f.Plan), retries(g.Plan)),
-		cmp.Compare(rank(f.Check), rank(g.Check)), cmp.Compare(f.Plan.NumCalls(), g.Plan.NumCalls()))
-}
-
-// numIngredients counts the ingredients a plan has.
-func numIngredients(p model.Plan) int {
-	n := 0
-	for _, in := range ingredients {
-		if in.has(p) {
-			n++
-		}
-	}
-	return n
-}
-
-// names are the ingredients' names.
-func names(ins []ingredient) []string {
-	var out []string
-	for _, in := range ins {
-		out = append(out, in.name)
-	}
-	return out
-}
-
-// sightingWhy is why a failure is a reported bug seen again: the inputs
-// without which its check does not show, or (none) its plan is the bug's
-// or holds it; over, the restarts, faults or bursts both plans need
-// (sightingOver).
-type sightingWhy struct {
-	shared []ingredient
-	over   bool
-	// after: its plan is the bug's with the retry of a faulted call
-	// (sightingAfter).
-	after bool
-}
-
-func (w sightingWhy) String() string {
-	if w.after {
-		return "its plan is the bug's with the retry of a faulted call, and its check needs the fault"
-	}
-	if len(w.shared) == 0 {
-		return "its plan is the bug's, or holds it, and shows the bug's own check"
-	}
-	if w.over {
-		return "its plan is the bug's with an input of its own, leaves the bug's wrong rows beside its own check, and like the bug's needs the " +
-			strings.Join(names(w.shared), " and ")
-	}
-	return "without the " + strings.Join(names(w.shared), " and ") + " it shares with the bug's plan, its check does not show"
-}
-
-// sightingNote says in a run's notes that a failure was filed under a
-// reported bug.
-func sightingNote(f *Failure, b *Failure, why sightingWhy) string {
-	return fmt.Sprintf("%s (%s) is listed under the bug %s: %s", f.Bug, f.Plan.Compact(), b.Check, why)
 }

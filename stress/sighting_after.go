@@ -3,7 +3,10 @@ package stress
 import (
 	"context"
 
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One mistake about a fault seen through the retry that follows it. A
@@ -26,76 +29,23 @@ import (
 
 // sightingAfter is the reported bug that shrunk failure f, of identity
 // own, is a sighting of by the rule above; nil when there is none.
-func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) (*Failure, findings.Why) {
 	for _, b := range r.bugs {
 		if b.NotMinimal {
 			continue
 		}
-		rich, ok := afterOneFault(b, f)
+		rich, ok := findings.AfterOneFault(b, f)
 		if !ok {
 			continue
 		}
 		richOwn := own
 		if rich == b {
-			richOwn = b.id
+			richOwn = findings.IDOf(b)
 		}
-		bare := eachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
-		if r.showsIn(ctx, h, bare, func(id bugID) bool { return sameKind(id, richOwn) }) == notShown {
-			return b, sightingWhy{after: true}
-		}
-	}
-	return nil, sightingWhy{}
-}
-
-// afterOneFault reports whether one of b's and f's plans (rich) is the
-// other's with retries of its faulted calls added, by the plans alone.
-func afterOneFault(b, f *Failure) (rich *Failure, ok bool) {
-	for _, pair := range [][2]*Failure{{f, b}, {b, f}} {
-		rich, plain := pair[0], pair[1]
-		bare := withoutRetries(rich.Plan)
-		if len(bare.Steps) == len(rich.Plan.Steps) || !faulted(plain.Plan) {
-			continue
-		}
-		if within(bare, plain.Plan) && within(plain.Plan, bare) {
-			return rich, true
+		bare := shrink.EachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
+		if r.showsIn(ctx, h, bare, func(id bugid.ID) bool { return bugid.SameKind(id, richOwn) }) == notShown {
+			return b, findings.Why{After: true}
 		}
 	}
-	return nil, false
+	return nil, findings.Why{}
 }
-
-// withoutRetries is plan p without the single calls that retry, with no
-// fault and the same payload, an earlier call that carried a fault that
-// leaves its fate open (model.FaultKind.Retried).
-func withoutRetries(p model.Plan) model.Plan {
-	faultedActions := map[model.Action]int{} // the faulted call's variant, plus one
-	var q model.Plan
-	for _, s := range p.Steps {
-		if s.Kind == model.StepCall && len(s.Calls) == 1 {
-			c := s.Calls[0]
-			if c.Fault == model.FaultNone && !c.NoKey && faultedActions[c.Action()] == c.Variant+1 {
-				continue
-			}
-			if k, _ := model.KindOf(c.Fault); k.Retried && !c.NoKey {
-				faultedActions[c.Action()] = c.Variant + 1
-			}
-		}
-		q.Steps = append(q.Steps, s)
-	}
-	return q
-}
-
-// faulted reports whether a call of plan p carries a fault.
-func faulted(p model.Plan) bool {
-	for _, s := range p.Steps {
-		for _, c := range s.Calls {
-			if c.Fault != model.FaultNone {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// retries counts the calls of plan p that retry a faulted call
-// (withoutRetries).
-func retries(p model.Plan) int { return len(p.Steps) - len(withoutRetries(p).Steps) }

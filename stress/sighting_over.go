@@ -2,7 +2,10 @@ package stress
 
 import (
 	"context"
-	"slices"
+
+	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
+	"github.com/idemstress/idemstress/internal/shrink"
 )
 
 // One mistake about a restart (or a fault, or a race) seen through an
@@ -41,7 +44,7 @@ import (
 // sightingOver is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of by the experiment above, and why;
 // nil when there is none.
-func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugID, fired []bugID) (*Failure, sightingWhy) {
+func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, findings.Why) {
 	for _, b := range r.bugs {
 		// The bug's plan must be minimal: it heads the row. f's may be
 		// cut (on a loaded machine A/k1 v0; restart; A/k1 v1e4 +trace):
@@ -49,67 +52,15 @@ func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own
 		if b.NotMinimal {
 			continue
 		}
-		over, ok := overOneMistake(b, f, r.idsOf(b.Plan, b.History, b.Violations), fired)
+		over, ok := findings.OverOneMistake(b, f, r.idsOf(b.Plan, b.History, b.Violations), fired)
 		if !ok {
 			continue
 		}
 		// Both need what they share: the cheaper experiments come first.
-		if r.showsIn(ctx, h, stripAll(f.Plan, over), func(id bugID) bool { return sameKind(id, own) }) == notShown &&
-			r.showsIn(ctx, h, stripAll(b.Plan, over), func(id bugID) bool { return sameKind(id, b.id) }) == notShown {
-			return b, sightingWhy{shared: over, over: true}
+		if r.showsIn(ctx, h, shrink.StripAll(f.Plan, over), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == notShown &&
+			r.showsIn(ctx, h, shrink.StripAll(b.Plan, over), func(id bugid.ID) bool { return bugid.SameKind(id, findings.IDOf(b)) }) == notShown {
+			return b, findings.Why{Shared: over, Over: true}
 		}
 	}
-	return nil, sightingWhy{}
-}
-
-// overOneMistake reports whether reported bug b (firing bFired) and
-// failure f (firing fFired) may be one mistake over a restart, fault or
-// burst, by their plans alone: one is the other's with inputs of its own
-// added, it left every wrong row the other's left, and over are
-// the restarts, faults and bursts both have (see above).
-func overOneMistake(b, f *Failure, bFired, fFired []bugID) (over []ingredient, ok bool) {
-	rich, plain, richFired, plainFired := f, b, fFired, bFired
-	if len(ownInputs(f, b)) == 0 {
-		rich, plain, richFired, plainFired = b, f, bFired, fFired
-	}
-	added := ownInputs(rich, plain)
-	if len(added) == 0 || len(ownInputs(plain, rich)) > 0 {
-		return nil, false
-	}
-	bare := stripAll(rich.Plan, added)
-	if !within(bare, plain.Plan) || !within(plain.Plan, bare) {
-		return nil, false
-	}
-	if !leavesRowsOf(richFired, plainFired) {
-		return nil, false
-	}
-	for _, in := range ingredients {
-		if !in.input && in.has(b.Plan) && in.has(f.Plan) {
-			over = append(over, in)
-		}
-	}
-	return over, len(over) > 0
-}
-
-// leavesRowsOf reports whether a plan that fired rich left every wrong
-// row one that fired plain left, and plain left some: what a mistake
-// writes is the same whatever the calls send, where the answers a check
-// expects change with the input (a second ID for the same payload is
-// IDEM-003, for a changed one IDEM-004's).
-func leavesRowsOf(rich, plain []bugID) bool {
-	rows := slices.DeleteFunc(slices.Clone(plain), func(p bugID) bool { return p.Rows == "" })
-	return len(rows) > 0 && !slices.ContainsFunc(rows, func(p bugID) bool {
-		return !slices.ContainsFunc(rich, func(q bugID) bool { return sameKind(p, q) })
-	})
-}
-
-// ownInputs are the input ingredients x's plan has and y's lacks.
-func ownInputs(x, y *Failure) []ingredient {
-	var out []ingredient
-	for _, in := range ingredients {
-		if in.input && in.has(x.Plan) && !in.has(y.Plan) {
-			out = append(out, in)
-		}
-	}
-	return out
+	return nil, findings.Why{}
 }

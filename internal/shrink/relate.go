@@ -1,39 +1,10 @@
-package stress
+package shrink
 
 import (
-	"cmp"
 	"maps"
-	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
 )
-
-// A run reports its root causes first. Bug B is derived from bug A when
-// A's minimal plan is a strict sub-plan of B's (subPlan): every call and
-// restart of A's plan, under a renaming of tenants and keys, is in B's, in
-// the same order, and B's has more. A is then a mistake B's plan cannot
-// help making: a re-encoding the service refuses fails alone (one call,
-// IDEM-008), and the same refusal of another tenant's call shows as a
-// tenant leak (two calls, IDEM-007), a symptom. A root cause is a bug
-// derived from no other reported bug. Bugs are ordered by how many
-// reported bugs they are derived from (roots first), then by the
-// catalogue's severity.
-
-// orderBugs sorts bugs root causes first, then by severity; the order is
-// stable for bugs equal in both.
-func orderBugs(bugs []*Failure) {
-	depth := make(map[*Failure]int, len(bugs))
-	for _, b := range bugs {
-		for _, a := range bugs {
-			if a != b && subPlan(a.Plan, b.Plan) {
-				depth[b]++
-			}
-		}
-	}
-	slices.SortStableFunc(bugs, func(a, b *Failure) int {
-		return cmp.Or(cmp.Compare(depth[a], depth[b]), cmp.Compare(rank(a.Check), rank(b.Check)))
-	})
-}
 
 // event is a call or a step of the nemesis (a restart, a dependency's
 // restart or crash: step names it) of a plan, in order; bursts are their
@@ -56,10 +27,10 @@ func events(p model.Plan) []event {
 	return out
 }
 
-// subPlan reports whether small is a strict sub-plan of big: big has more
+// SubPlan reports whether small is a strict sub-plan of big: big has more
 // events, and small's are among them in order under one renaming of
 // tenants and keys (one-to-one).
-func subPlan(small, big model.Plan) bool {
+func SubPlan(small, big model.Plan) bool {
 	s, b := events(small), events(big)
 	if len(s) >= len(b) {
 		return false
@@ -128,4 +99,26 @@ func rename(m map[string]string, from, to string) (map[string]string, bool) {
 	n := maps.Clone(m)
 	n[from] = to
 	return n, true
+}
+
+// Within reports whether small's calls, bursts and restarts are among
+// big's, in order, under one renaming of tenants and keys, request noise
+// and re-encodings aside.
+func Within(small, big model.Plan) bool {
+	s, b := plainEvents(small), plainEvents(big)
+	return len(s) <= len(b) && embeds(s, b, map[string]string{}, map[string]string{})
+}
+
+// plainEvents are a plan's events without request noise and
+// re-encodings, each burst opened by an event of its own: calls in a
+// burst are not the same as calls in sequence.
+func plainEvents(p model.Plan) []event {
+	var out []event
+	for _, s := range EachCall(func(c *model.Call) { c.Noise, c.Encoding = model.NoiseNone, 0 })(p).Steps {
+		if s.Kind == model.StepBurst {
+			out = append(out, event{step: "burst"})
+		}
+		out = append(out, events(model.Plan{Steps: []model.Step{s}})...)
+	}
+	return out
 }

@@ -1,14 +1,16 @@
-package stress
+package usable
 
-import "github.com/idemstress/idemstress/internal/model"
+import (
+	"github.com/idemstress/idemstress/internal/model"
+)
 
-// clues are what the run's answers say about whether its request is
+// Clues are what the run's answers say about whether its request is
 // usable at all: a run whose request is wrong (a wrong path, a required
 // field missing, a key header the service does not read, an ID pointer
 // that points at nothing) shows it in its answers, and what it shows is
 // then the contract's mistake, not the service's bug. A value fed by
-// histories (add) and read at the run's end (problem): no I/O.
-type clues struct {
+// histories (Add) and read at the run's end (Problem): no I/O.
+type Clues struct {
 	// ids says whether any ok answer of the run carried an ID, and
 	// noID is the first 2xx answer without one: when no answer ever had
 	// an ID, the contract's pointer is wrong, not the service.
@@ -32,9 +34,9 @@ type clues struct {
 	unusableNS, refusedNS model.Namespace
 }
 
-// add is k with one execution's history, tried in namespace ns under
+// Add is k with one execution's history, tried in namespace ns under
 // contract c, taken in.
-func (k clues) add(c model.Contract, ns model.Namespace, h model.History) clues {
+func (k Clues) Add(c model.Contract, ns model.Namespace, h model.History) Clues {
 	// A call after a broken one of its action may get the broken one's
 	// refusal replayed: the service's mistake (IDEM-017), not its input's.
 	brokenBefore := map[model.Action]bool{}
@@ -90,57 +92,57 @@ func wantedID(c model.Contract, op model.Op) bool {
 	return op.Out.Kind == model.Other && c.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).MissingID()
 }
 
-// refusedUnanswered reports whether calls were refused before any ok
+// RefusedUnanswered reports whether calls were refused before any ok
 // answer: a failure may then be the request's, not the service's, and the
 // search stops hunting.
-func (k clues) refusedUnanswered() bool {
+func (k Clues) RefusedUnanswered() bool {
 	return !k.ids && k.unusable != nil
 }
 
-// problem is what the clues make of the request at the run's end.
-type problem int
+// Problem is what the clues make of the request at the run's end.
+type Problem int
 
 const (
-	// requestUsable: nothing says the request is wrong.
-	requestUsable problem = iota
-	// idNowhere: no ok answer of the run had an ID where the contract
+	// RequestUsable: nothing says the request is wrong.
+	RequestUsable Problem = iota
+	// IDNowhere: no ok answer of the run had an ID where the contract
 	// says (the error quotes noID).
-	idNowhere
-	// noUsableAnswer: no ok answer, and one that no state allows (the
+	IDNowhere
+	// NoUsableAnswer: no ok answer, and one that no state allows (the
 	// error quotes unusable).
-	noUsableAnswer
-	// inputRefused: a generated input was refused although the base
+	NoUsableAnswer
+	// InputRefused: a generated input was refused although the base
 	// payload was taken (the run asks the service which input).
-	inputRefused
+	InputRefused
 )
 
-// problem is the contract mistake the clues show at the end of a run that
+// Problem is the contract mistake the clues show at the end of a run that
 // found bugs bugs; stopped says the run ended on an infrastructure failure
 // and interrupted that its context ended (then the target cannot be asked
 // again which input it refused). note says the request looked wrong while
 // bugs were found where the service answered 5xx: those bugs are real and
-// reported, and the odd answer is a note (unusableNote).
-func (k clues) problem(bugs int, stopped, interrupted bool) (p problem, note bool) {
+// reported, and the odd answer is a note (UnusableNote).
+func (k Clues) Problem(bugs int, stopped, interrupted bool) (p Problem, note bool) {
 	if stopped {
 		// The stop is the verdict (exit 3), not a contract field.
-		return requestUsable, false
+		return RequestUsable, false
 	}
 	if k.noID != nil && !k.ids {
-		return idNowhere, false
+		return IDNowhere, false
 	}
-	if k.refusedUnanswered() {
+	if k.RefusedUnanswered() {
 		// No ok answer, and one no state allows: the request is wrong,
 		// and what a wrong request shows (a keyless call's 404) is no
 		// bug. But where the service answered 5xx, it took the request,
 		// and the bugs found then (rows stored behind every 500) are
 		// real.
 		if bugs == 0 || !k.serverErrors {
-			return noUsableAnswer, false
+			return NoUsableAnswer, false
 		}
 		note = true
 	}
 	if k.refused != nil && k.baseOK && !interrupted {
-		return inputRefused, note
+		return InputRefused, note
 	}
-	return requestUsable, note
+	return RequestUsable, note
 }

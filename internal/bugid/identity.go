@@ -1,4 +1,4 @@
-package stress
+package bugid
 
 import (
 	"fmt"
@@ -14,23 +14,23 @@ import (
 // the loser of a burst (IDEM-008, a race) are two bugs; a first report of
 // the one must never make the other "already known".
 
-// transition is the kind of step in which a violation's action broke.
-type transition string
+// Transition is the kind of step in which a violation's action broke.
+type Transition string
 
 const (
 	// InSequence: the action's calls were sent one after another.
-	InSequence transition = "sequence"
-	// inBurst: some call of the action was released in a burst.
-	inBurst transition = "burst"
-	// afterRestart: some call of the action followed a restart or a
+	InSequence Transition = "sequence"
+	// InBurst: some call of the action was released in a burst.
+	InBurst Transition = "burst"
+	// AfterRestart: some call of the action followed a restart or a
 	// crash of the target.
-	afterRestart transition = "restart"
-	// anyTransition: a check of a sink's events whose mistake is the same
-	// whichever way the action's calls came (see bugIDOf).
-	anyTransition transition = "any transition"
+	AfterRestart Transition = "restart"
+	// AnyTransition: a check of a sink's events whose mistake is the same
+	// whichever way the action's calls came (see Of).
+	AnyTransition Transition = "any transition"
 )
 
-// bugID is a bug's identity: its check, the transition that broke, for a
+// ID is a bug's identity: its check, the transition that broke, for a
 // wrong status the class of the answer (a 5xx is a crash of the request,
 // any other wrong status a misreading of the contract), and for a check of
 // committed rows its message, which names the table (a duplicate in the
@@ -39,14 +39,14 @@ const (
 // through a conflict or through a replayed ID, depending on the plan. A
 // sink's duplicate event or renamed retry is its message, the sink's, in
 // any transition (eventChecks).
-type bugID struct {
+type ID struct {
 	Check      checks.ID
-	Transition transition
+	Transition Transition
 	Status     string
 	Rows       string
 }
 
-func (b bugID) String() string {
+func (b ID) String() string {
 	s := fmt.Sprintf("%s in %s", b.Check, b.Transition)
 	if b.Status != "" {
 		s += " (" + b.Status + ")"
@@ -71,10 +71,10 @@ var rowChecks = []checks.ID{checks.DuplicateEffect, checks.MissingEffect, checks
 // crash rolls back and one sent for a refused call are two bugs.
 var eventChecks = []checks.ID{checks.DuplicateDelivery, checks.EventIDChanged}
 
-// bugIDOf is the identity of violation v of a trial of plan with history
+// Of is the identity of violation v of a trial of plan with history
 // hist. The calls that count are those of v's action; a violation with no
 // action of its own (a keyless call's, a stray row's) takes the whole plan.
-func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Violation) bugID {
+func Of(c model.Contract, plan model.Plan, hist model.History, v checks.Violation) ID {
 	mine := func(call model.Call) bool {
 		if call.NoKey {
 			return v.Action.Key == "" && call.Tenant == v.Action.Tenant
@@ -84,17 +84,17 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 	if !slices.ContainsFunc(plan.Steps, func(s model.Step) bool { return slices.ContainsFunc(s.Calls, mine) }) {
 		mine = func(model.Call) bool { return true }
 	}
-	id := bugID{Check: v.Check, Transition: transitionOf(plan, mine)}
-	if v.Check == checks.StuckAction && id.Transition == inBurst && restartedBefore(plan, mine) {
+	id := ID{Check: v.Check, Transition: transitionOf(plan, mine)}
+	if v.Check == checks.StuckAction && id.Transition == InBurst && restartedBefore(plan, mine) {
 		// A stuck key is a recovery bug: the crash or restart before the
 		// retry is what broke, whether the retry came alone or in a burst.
-		id.Transition = afterRestart
+		id.Transition = AfterRestart
 	}
 	if slices.Contains(rowChecks, v.Check) {
 		id.Rows = v.Message
 	}
 	if slices.Contains(eventChecks, v.Check) {
-		id.Transition, id.Rows = anyTransition, v.Message
+		id.Transition, id.Rows = AnyTransition, v.Message
 	}
 	if v.Check == checks.WrongStatus {
 		id.Status = "not 5xx"
@@ -108,7 +108,7 @@ func bugIDOf(c model.Contract, plan model.Plan, hist model.History, v checks.Vio
 // transitionOf is the transition the calls that mine selects went
 // through: a burst outranks a restart (a race is what a burst tests), a
 // restart outranks a plain sequence.
-func transitionOf(plan model.Plan, mine func(model.Call) bool) transition {
+func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 	t, restarted := InSequence, false
 	for _, s := range plan.Steps {
 		if s.Kind == model.StepRestart || s.Kind == model.StepFault {
@@ -125,9 +125,9 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) transition {
 			}
 			switch {
 			case s.Kind == model.StepBurst:
-				return inBurst
+				return InBurst
 			case restarted:
-				t = afterRestart
+				t = AfterRestart
 			}
 			if model.Crashes(call.Fault) || call.Fault == model.FaultRestart {
 				restarted = true

@@ -1,4 +1,4 @@
-package stress
+package shrink
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ func TestShrinkKeepsFaultSteps(t *testing.T) {
 		return model.Step{Kind: model.StepCall, Calls: []model.Call{{Tenant: "B", Key: key, Variant: v, Encoding: 2}}}
 	}
 	p := model.Plan{Steps: []model.Step{call("k2", 1), call("k3", 0), dep, call("k2", 1)}}
-	plans := append(candidates(p), renamed(p), withKey(p, "k2", "k1"))
+	plans := append(Candidates(p), Renamed(p), WithKey(p, "k2", "k1"))
 	if len(plans) < 3 {
 		t.Fatalf("%d candidates", len(plans))
 	}

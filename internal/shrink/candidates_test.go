@@ -1,4 +1,4 @@
-package stress
+package shrink
 
 import (
 	"fmt"
@@ -9,13 +9,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
-
-// These tests pin the shrinker's candidates; they need no service and no
-// database.
 
 // size measures how complex a plan is; plans compare by it
 // lexicographically: the number of calls, then of calls in bursts, then of
@@ -85,7 +81,7 @@ func TestCandidatesAreSimpler(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
 		ps := size(t, p)
-		for i, c := range candidates(p) {
+		for i, c := range Candidates(p) {
 			checkWellFormed(t, c)
 			if cs := size(t, c); slices.Compare(cs, ps) >= 0 {
 				t.Fatalf("candidate %d is not simpler than its plan:\n%s(size %v)\ncandidate:\n%s(size %v)", i, p, ps, c, cs)
@@ -101,7 +97,7 @@ func TestShrinkChainEnds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
 		for n := 0; ; n++ {
-			cands := candidates(p)
+			cands := Candidates(p)
 			if len(cands) == 0 {
 				if !reflect.DeepEqual(p, simplest) {
 					t.Fatalf("no candidates for\n%swant some for all but\n%s", p, simplest)
@@ -166,7 +162,7 @@ func TestBigJumpsFirst(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
 		want := bigJumps(p)
-		got := candidates(p)
+		got := Candidates(p)
 		if len(got) < len(want) || !samePlans(got[:len(want)], want) {
 			t.Fatalf("plan:\n%sfirst candidates:\n%swant each step alone, then the bursts cut, first:\n%s", p, plans(got[:min(len(got), len(want)+1)]), plans(want))
 		}
@@ -185,7 +181,7 @@ func sequential(p model.Plan, i int) model.Plan {
 func TestBurstHasSequentialCandidate(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
-		cands := candidates(p)
+		cands := Candidates(p)
 		for i, s := range p.Steps {
 			if s.Kind != model.StepBurst {
 				continue
@@ -201,8 +197,8 @@ func TestBurstHasSequentialCandidate(t *testing.T) {
 func TestRenamedIsIdempotent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
-		q := renamed(p)
-		if qq := renamed(q); !reflect.DeepEqual(qq, q) {
+		q := Renamed(p)
+		if qq := Renamed(q); !reflect.DeepEqual(qq, q) {
 			t.Fatalf("renamed twice differs from once:\n%sonce:\n%stwice:\n%s", p, q, qq)
 		}
 	})
@@ -213,7 +209,7 @@ func TestRenamedIsIdempotent(t *testing.T) {
 func TestRenamedInOrderOfAppearance(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gen.Plan(gen.DefaultWorld()).Draw(t, "plan")
-		q := renamed(p)
+		q := Renamed(p)
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("%s\nplan:\n%srenamed:\n%s", fmt.Sprintf(format, args...), p, q)
@@ -327,7 +323,7 @@ func TestSimplerCalls(t *testing.T) {
 		// A call without its fault, and its point with it.
 		{model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}, []model.Call{call("A", "k1", 0)}},
 	} {
-		if got := simplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
+		if got := SimplerCalls(tc.call); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("simplerCalls(%v) = %v, want %v", tc.call, got, tc.want)
 		}
 	}
@@ -335,17 +331,17 @@ func TestSimplerCalls(t *testing.T) {
 
 func TestBurstOrCall(t *testing.T) {
 	one := []model.Call{call("A", "k1", 0)}
-	if got := burstOrCall(one); got.Kind != model.StepCall || !reflect.DeepEqual(got.Calls, one) {
+	if got := BurstOrCall(one); got.Kind != model.StepCall || !reflect.DeepEqual(got.Calls, one) {
 		t.Errorf("burstOrCall of one call = %+v, want a call step", got)
 	}
 	two := []model.Call{call("A", "k1", 0), call("A", "k1", 1)}
-	if got := burstOrCall(two); got.Kind != model.StepBurst || !reflect.DeepEqual(got.Calls, two) {
+	if got := BurstOrCall(two); got.Kind != model.StepBurst || !reflect.DeepEqual(got.Calls, two) {
 		t.Errorf("burstOrCall of two calls = %+v, want a burst", got)
 	}
 }
 
 func TestCandidatesTable(t *testing.T) {
-	step := func(calls ...model.Call) model.Step { return burstOrCall(calls) }
+	step := func(calls ...model.Call) model.Step { return BurstOrCall(calls) }
 	burstOf := func(n int) model.Step {
 		calls := make([]model.Call, n)
 		for i := range calls {
@@ -406,7 +402,7 @@ func TestCandidatesTable(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := candidates(tc.plan)
+			got := Candidates(tc.plan)
 			if len(got) < len(tc.want) || !samePlans(got[:len(tc.want)], tc.want) {
 				t.Fatalf("candidates of\n%sstart\n%swant\n%s", tc.plan, plans(got), plans(tc.want))
 			}
@@ -449,21 +445,10 @@ func TestRenamedTable(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := renamed(tc.plan); !reflect.DeepEqual(got, tc.want) {
+			if got := Renamed(tc.plan); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("renamed\n%s= \n%swant\n%s", tc.plan, got, tc.want)
 			}
 		})
-	}
-}
-
-// A tenant leak and a folded key are one bug to the shrinker; every other
-// pair of checks is two.
-func TestSameBug(t *testing.T) {
-	if !sameBug(checks.TenantLeak, checks.KeysFolded) || !sameBug(checks.KeysFolded, checks.TenantLeak) || !sameBug(checks.DuplicateEffect, checks.DuplicateEffect) {
-		t.Error("a confusion between actions is one bug")
-	}
-	if sameBug(checks.TenantLeak, checks.DuplicateEffect) || sameBug(checks.ChangedAccepted, checks.EqualRejected) {
-		t.Error("different checks are different bugs")
 	}
 }
 
@@ -474,7 +459,7 @@ func TestBaseFirst(t *testing.T) {
 	call := func(c model.Call) model.Step { return model.Step{Kind: model.StepCall, Calls: []model.Call{c}} }
 	p := model.Plan{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1", Encoding: 4}), call(model.Call{Tenant: "A", Key: "k1"})}}
 	var got []string
-	for _, q := range baseFirst(p) {
+	for _, q := range BaseFirst(p) {
 		got = append(got, q.Compact())
 	}
 	if want := []string{"A/k1 v0; A/k1 v0e4"}; !slices.Equal(got, want) {
@@ -488,11 +473,11 @@ func TestBaseFirst(t *testing.T) {
 		{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1", Encoding: 4}), call(model.Call{Tenant: "B", Key: "k1"})}},
 		{Steps: []model.Step{call(model.Call{Tenant: "A", Key: "k1"}), call(model.Call{Tenant: "A", Key: "k1", Variant: 2})}},
 	} {
-		if c := baseFirst(q); len(c) != 0 {
+		if c := BaseFirst(q); len(c) != 0 {
 			t.Errorf("baseFirst(%s) = %v, want none", q.Compact(), c)
 		}
 	}
-	if c := candidates(p); !slices.ContainsFunc(c, func(q model.Plan) bool { return q.Compact() == "A/k1 v0; A/k1 v0e4" }) {
+	if c := Candidates(p); !slices.ContainsFunc(c, func(q model.Plan) bool { return q.Compact() == "A/k1 v0; A/k1 v0e4" }) {
 		t.Error("candidates do not move the base encoding first")
 	}
 }
@@ -504,12 +489,12 @@ func TestCandidatesKeepTheRestartAfterACrash(t *testing.T) {
 	crash := model.Call{Tenant: "A", Key: "k1", Fault: model.FaultCrash}
 	p := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{crash}}, {Kind: model.StepRestart},
 		{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}}}
-	cands := candidates(p)
+	cands := Candidates(p)
 	if len(cands) == 0 {
 		t.Fatal("no candidate: the retry after the restart can go")
 	}
 	for _, q := range cands {
-		if !restartsAfterCrashes(q) {
+		if !RestartsAfterCrashes(q) {
 			t.Errorf("candidate %s leaves the crash without its restart", q.Compact())
 		}
 	}
@@ -523,7 +508,7 @@ func TestCandidatesCutABurstToTwoDifferingCalls(t *testing.T) {
 	reencoded := model.Call{Tenant: "B", Key: "k1", Variant: 2, Encoding: 3}
 	burst := model.Step{Kind: model.StepBurst, Calls: []model.Call{same, same, reencoded, other, same}}
 	want := model.Plan{Steps: []model.Step{{Kind: model.StepBurst, Calls: []model.Call{same, other}}}}.String()
-	if !slices.ContainsFunc(candidates(model.Plan{Steps: []model.Step{burst}}), func(p model.Plan) bool { return p.String() == want }) {
+	if !slices.ContainsFunc(Candidates(model.Plan{Steps: []model.Step{burst}}), func(p model.Plan) bool { return p.String() == want }) {
 		t.Errorf("no candidate cuts the burst to %s", want)
 	}
 }
@@ -547,7 +532,7 @@ func TestOfAction(t *testing.T) {
 		{Kind: model.StepRestart},
 		{Kind: model.StepCall, Calls: []model.Call{a}},
 	}}
-	if got := ofAction(model.DefaultContract(), p, model.Action{Tenant: "A", Key: "k1"}); got.String() != want.String() {
+	if got := OfAction(model.DefaultContract(), p, model.Action{Tenant: "A", Key: "k1"}); got.String() != want.String() {
 		t.Errorf("ofAction:\n%swant\n%s", got, want)
 	}
 }
@@ -563,7 +548,7 @@ func TestCandidatesNameAFirstCallsPoint(t *testing.T) {
 		{Kind: model.StepRestart}, {Kind: model.StepCall, Calls: []model.Call{a}}}}
 	want := "A/k1 v0 [crash-at after statement 1]; restart; A/k1 v0"
 	found := false
-	for _, q := range candidates(p) {
+	for _, q := range Candidates(p) {
 		found = found || q.Compact() == want
 		if strings.HasPrefix(q.Compact(), "A/k1 v0 [crash-at retry") {
 			t.Errorf("candidate %s calls a first call a retry", q.Compact())
@@ -585,7 +570,7 @@ func TestEarlierFaults(t *testing.T) {
 	restart := model.Step{Kind: model.StepRestart}
 	keyRecord := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashKeyRecord}}}, restart}}
 	var got []string
-	for _, q := range earlierFaults(keyRecord, faults) {
+	for _, q := range EarlierFaults(keyRecord, faults) {
 		got = append(got, q.Compact())
 	}
 	want := []string{"A/k1 v0 [lose-reply]; restart", "A/k1 v0 [crash]; restart"}
@@ -593,11 +578,11 @@ func TestEarlierFaults(t *testing.T) {
 		t.Errorf("earlierFaults(%s) = %q, want %q", keyRecord, got, want)
 	}
 	atPoint := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashAt, Point: "after commit 1"}}}, restart}}
-	if got := earlierFaults(atPoint, faults); len(got) != 0 {
+	if got := EarlierFaults(atPoint, faults); len(got) != 0 {
 		t.Errorf("earlierFaults(%s) = %v, want none", atPoint, got)
 	}
 	lost := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1", Fault: model.FaultCrashKeyRecord}}}}}
-	if got := earlierFaults(lost, faults); len(got) != 1 || got[0].Compact() != "A/k1 v0 [lose-reply]" {
+	if got := EarlierFaults(lost, faults); len(got) != 1 || got[0].Compact() != "A/k1 v0 [lose-reply]" {
 		t.Errorf("earlierFaults(%s) = %v, want only the lose-reply (a crash needs its restart)", lost, got)
 	}
 }

@@ -1,4 +1,4 @@
-package stress
+package usable
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // the contract (a missing or wrong field rule, an encoding the service does
 // not read) is what is wrong, not the service's idempotency.
 func refusedInput(op model.Op) bool {
-	// A broken call is refused on purpose (see noteBrokenAccepted).
+	// A broken call is refused on purpose (see BrokenAccepted).
 	// So is a call with another action's unique values (answers.taken).
 	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
 		op.Call.UniqueOf == "" &&
@@ -61,30 +61,30 @@ var encodings = [model.NumEncodings]string{
 // service takes that, the encoding (or the noise) was refused, else the
 // variant's value of the field it changes. A failure found in the same run
 // may follow from the refusal, so the run reports the refusal only.
-func (r *runner) refusal(ctx context.Context) error {
-	op := *r.clues.refused
-	c := r.cfg.Contract
+func (pr Probe) refusal(ctx context.Context) error {
+	op := *pr.Clues.refused
+	c := pr.Contract
 	call := op.Call
 	var also string
-	if n := len(r.bugs); n > 0 {
+	if n := pr.Bugs; n > 0 {
 		also = fmt.Sprintf(" (the run also found %d failure(s), which may follow from the refusal: fix the contract and run again)", n)
 	}
 	// A key of another shape first: the API's keys may have a format.
-	if err := r.keyShapeRefusal(ctx, op, also); err != nil {
+	if err := pr.keyShapeRefusal(ctx, op, also); err != nil {
 		return err
 	}
 	call.Key = model.PlainKey(call.Key)
 	answered := fmt.Sprintf("it answered %d %s", op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200))
 	if call.Encoding > 0 || call.Noise != model.NoiseNone {
 		plain := model.Call{Tenant: call.Tenant, Key: call.Key, Variant: call.Variant}
-		if r.accepts(ctx, plain) {
+		if pr.accepts(ctx, plain) {
 			if call.Encoding == 0 {
 				return fmt.Errorf("%w: request noise: the service refused a call with +%s noise that it takes without: %s; "+
 					"if that noise is part of an action's identity for the service, list it under identity_noise%s",
 					contract.ErrContract, call.Noise, answered, also)
 			}
 			how := encodings[call.Encoding]
-			if r.cfg.HTTP.Body == client.BodyForm {
+			if pr.HTTP.Body == client.BodyForm {
 				how = "a form body with its fields in reverse order"
 			}
 			return fmt.Errorf("%w: the service refused re-encoding %d of a payload it takes as written (%s): %s; its payload was %q. "+
@@ -111,12 +111,12 @@ func (r *runner) refusal(ctx context.Context) error {
 
 // accepts reports whether the service answers call, alone in a namespace
 // of its own, with anything but a refusal of its input.
-func (r *runner) accepts(ctx context.Context, call model.Call) bool {
-	tr, err := r.try(ctx, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}})
-	if err != nil || len(tr.History.Ops) != 1 {
+func (pr Probe) accepts(ctx context.Context, call model.Call) bool {
+	h, err := pr.Try(ctx, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}})
+	if err != nil || len(h.Ops) != 1 {
 		return false
 	}
-	out := tr.History.Ops[0].Out
+	out := h.Ops[0].Out
 	return out.Status < 400 || out.Status >= 500 || out.ServerError()
 }
 
@@ -142,15 +142,15 @@ func describeRule(r model.FieldRule) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// noteBrokenAccepted notes each payload rule the service did not enforce:
+// BrokenAccepted notes each payload rule the service did not enforce:
 // a call that broke it was answered ok as the first call of its action
 // (a later one may be the service's own mistake, a changed payload
 // accepted). The rule is the contract's claim, not the service's
 // idempotency: the verdict still holds (an accepted call is judged as
 // any other), but the refused-then-fixed sequences of that rule test
 // nothing.
-func (r *runner) noteBrokenAccepted(h model.History) {
-	c := r.cfg.Contract
+func BrokenAccepted(c model.Contract, h model.History) []string {
+	var notes []string
 	seen := map[model.Action]bool{}
 	for _, op := range h.Ops {
 		a := c.ActionOf(op.Call)
@@ -163,9 +163,10 @@ func (r *runner) noteBrokenAccepted(h model.History) {
 		if !ok {
 			continue
 		}
-		r.note(fmt.Sprintf("payload_rules.%s: the service accepted a call that breaks the rule %s (%s): it answered %d. "+
+		notes = append(notes, fmt.Sprintf("payload_rules.%s: the service accepted a call that breaks the rule %s (%s): it answered %d. "+
 			"idemstress sends such calls to check that a refusal leaves the key unused (refusals:); "+
 			"if the service takes such values, widen the rule to what it takes, or set refusals: untested",
 			b.Ptr, describeRule(c.Fields[b.Ptr]), b, op.Out.Status))
 	}
+	return notes
 }

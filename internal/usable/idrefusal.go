@@ -1,11 +1,10 @@
-package stress
+package usable
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
@@ -63,37 +62,37 @@ func identifierProbes(c model.Contract, tagSent bool) []identifierProbe {
 // identifierRefusal is the contract error of a run whose every call was
 // refused with a 4xx when the same call with its key (or tenant) in
 // another format is taken; nil when none is, or the run cannot ask.
-func (r *runner) identifierRefusal(ctx context.Context) error {
-	op := r.clues.unusable
-	if r.session == nil || op.Out.Status < 400 || op.Out.Status >= 500 || ctx.Err() != nil {
+func (pr Probe) identifierRefusal(ctx context.Context) error {
+	op := pr.Clues.unusable
+	if pr.TryWith == nil || op.Out.Status < 400 || op.Out.Status >= 500 || ctx.Err() != nil {
 		return nil
 	}
-	c := r.cfg.Contract
+	c := pr.Contract
 	call := model.Call{Tenant: op.Call.Tenant, Key: model.PlainKey(op.Call.Key), Variant: op.Call.Variant}
 	if call.Key != op.Call.Key {
 		// A key of another shape: is the plain key taken as it is?
-		ns := model.Namespace(r.run + "-probe-")
-		if got, err := r.session.tryWith(ctx, c, ns, call); err == nil && got.Out.Kind == model.OK {
-			return r.shapeRefused(*op, r.clues.unusableNS, "")
+		ns := model.Namespace(pr.Run + "-probe-")
+		if got, err := pr.TryWith(ctx, c, ns, call); err == nil && got.Out.Kind == model.OK {
+			return pr.shapeRefused(*op, pr.Clues.unusableNS, "")
 		}
 	}
-	tagSent := r.cfg.HTTP.Sends("tag") || c.Carries("tag")
+	tagSent := pr.HTTP.Sends("tag") || c.Carries("tag")
 	for i, p := range identifierProbes(c, tagSent) {
-		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", r.run, i))
-		got, err := r.session.tryWith(ctx, p.c, ns, call)
+		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", pr.Run, i))
+		got, err := pr.TryWith(ctx, p.c, ns, call)
 		if err != nil || got.Out.Kind != model.OK {
 			continue
 		}
 		var sent, took, also string
 		switch p.what {
 		case "key":
-			sent, took = c.SentKey(r.clues.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
+			sent, took = c.SentKey(pr.Clues.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
 			also = "or give key_pattern, the keys the API takes"
 		case "tenant":
-			sent, took = c.SentTenant(r.clues.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
+			sent, took = c.SentTenant(pr.Clues.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
 			also = "or list the tenants that exist under tenants:"
 		default:
-			sent, took = r.clues.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
+			sent, took = pr.Clues.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
 			also = "the alphabet of the field {{tag}} stands in"
 		}
 		return fmt.Errorf("%w: %s: the service refused every %s idemstress sent (the first, %q, was answered %d %s) and took the same call with the %s %q: set %s (%s; see docs/contract.md, \"Identifiers the API constrains\")",
@@ -104,11 +103,11 @@ func (r *runner) identifierRefusal(ctx context.Context) error {
 
 // identifierHint names, for a run whose every call was refused, the key
 // and the tenant it sent and the fields that would change them.
-func (r *runner) identifierHint() string {
-	op, c := r.clues.unusable, r.cfg.Contract
+func (pr Probe) identifierHint() string {
+	op, c := pr.Clues.unusable, pr.Contract
 	return fmt.Sprintf("; if the API constrains identifiers, the key sent was %q and the tenant %q: say the key's form with key_format or key_pattern, "+
 		"and the tenants with tenants: (values that exist) or tenant_format (see docs/contract.md, \"Identifiers the API constrains\")",
-		c.SentKey(r.clues.unusableNS, op.Call.Key), c.SentTenant(r.clues.unusableNS, op.Call.Tenant))
+		c.SentKey(pr.Clues.unusableNS, op.Call.Key), c.SentTenant(pr.Clues.unusableNS, op.Call.Tenant))
 }
 
 // fieldName is the contract field of "key_format: uuid".
@@ -117,41 +116,28 @@ func fieldName(setting string) string {
 	return name
 }
 
-// tryWith sends one call, alone, with its identifiers made under contract
-// c, and returns what it got: a question to the service, not a plan (its
-// rows are not read).
-func (s *Session) tryWith(ctx context.Context, c model.Contract, ns model.Namespace, call model.Call) (model.Op, error) {
-	x := s.exec
-	x.Contract = c
-	h, err := x.Execute(ctx, ns, model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{call}}}}, time.Now())
-	if err != nil || len(h.Ops) != 1 {
-		return model.Op{}, fmt.Errorf("probe: %d answers, %v", len(h.Ops), err)
-	}
-	return h.Ops[0], nil
-}
-
 // keyShapeRefusal is the contract error of a run in which the service
 // refused a key of another shape (white space, case, non-ASCII, long)
 // although it took plain keys: the API's keys have a format the contract
 // does not say. nil when the shaped key alone is taken (the refusal was of
 // something else the call changed).
-func (r *runner) keyShapeRefusal(ctx context.Context, op model.Op, also string) error {
+func (pr Probe) keyShapeRefusal(ctx context.Context, op model.Op, also string) error {
 	shape := model.KeyShape(op.Call.Key)
 	if shape == 0 || op.Call.NoKey {
 		return nil
 	}
 	alone := model.Call{Tenant: op.Call.Tenant, Key: op.Call.Key}
-	if r.accepts(ctx, alone) {
+	if pr.accepts(ctx, alone) {
 		return nil
 	}
-	return r.shapeRefused(op, r.clues.refusedNS, also)
+	return pr.shapeRefused(op, pr.Clues.refusedNS, also)
 }
 
 // shapeRefused is the contract error for op, a call of namespace ns whose
 // key of another shape was refused where plain keys are taken.
-func (r *runner) shapeRefused(op model.Op, ns model.Namespace, also string) error {
+func (pr Probe) shapeRefused(op model.Op, ns model.Namespace, also string) error {
 	shape := model.KeyShape(op.Call.Key)
-	sent := r.cfg.Contract.SentKey(ns, op.Call.Key)
+	sent := pr.Contract.SentKey(ns, op.Call.Key)
 	return fmt.Errorf("%w: key_format: the service refused the key %q (%s: %s key shape) and takes plain keys: it answered %d %s. "+
 		"If the API takes only keys of some form, say which with key_format (uuid, word, dns-label) or key_pattern, and only key shapes inside it are drawn "+
 		"(coverage then says which are not exercised); if it should take this key, it has a bug%s",

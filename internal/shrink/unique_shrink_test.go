@@ -1,4 +1,4 @@
-package stress
+package shrink
 
 import (
 	"reflect"
@@ -24,19 +24,19 @@ func TestUniqueOfShrinks(t *testing.T) {
 		{Kind: model.StepCall, Calls: []model.Call{of(call("A", "k2", 0), "k1")}},
 		{Kind: model.StepCall, Calls: []model.Call{of(call("A", "k1", 0), "k3")}},
 	}}
-	if got := renamed(plan); !reflect.DeepEqual(got, want) {
+	if got := Renamed(plan); !reflect.DeepEqual(got, want) {
 		t.Errorf("renamed\n%s=\n%swant\n%s", plan, got, want)
 	}
-	if got := withKey(plan, "k3", "k1"); got.Steps[1].Calls[0].UniqueOf != "k1" || got.Steps[2].Calls[0].Key != "k1" {
+	if got := WithKey(plan, "k3", "k1"); got.Steps[1].Calls[0].UniqueOf != "k1" || got.Steps[2].Calls[0].Key != "k1" {
 		t.Errorf("withKey k3 → k1:\n%s", got)
 	}
-	if !subPlan(model.Plan{Steps: want.Steps[:2]}, plan) {
+	if !SubPlan(model.Plan{Steps: want.Steps[:2]}, plan) {
 		t.Errorf("the first two steps, renamed, are no sub-plan of the plan")
 	}
-	if subPlan(model.Plan{Steps: []model.Step{want.Steps[0], {Kind: model.StepCall, Calls: []model.Call{call("A", "k2", 0)}}}}, plan) {
+	if SubPlan(model.Plan{Steps: []model.Step{want.Steps[0], {Kind: model.StepCall, Calls: []model.Call{call("A", "k2", 0)}}}}, plan) {
 		t.Errorf("a call with its own values matched one with another's")
 	}
-	if !slices.Contains(simplerCalls(of(call("A", "k2", 0), "k1")), call("A", "k2", 0)) {
+	if !slices.Contains(SimplerCalls(of(call("A", "k2", 0), "k1")), call("A", "k2", 0)) {
 		t.Errorf("no simpler call sends its own values")
 	}
 }
