@@ -335,6 +335,11 @@ func inSequence(plan model.Plan) model.Plan {
 // shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
 func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
+	// rapid reads its settings from process-wide flags when Check starts:
+	// runs of one process take turns here only, and search and execute at
+	// once everywhere else.
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
 	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return
