@@ -14,15 +14,18 @@ import (
 // GOMAXPROCS, made for tests that compute; these mostly wait (restarts,
 // recovery times, delivery windows, a service's answers), so more of them
 // overlap on two cores. Each has a database and a service of its own, and
-// rapid's shrinks take turns whatever the number (stress's rapidMu).
-const Parallel = 6
+// rapid's shrinks take turns whatever the number (stress's rapidMu). Six
+// at once, beside other binaries on a loaded machine, left shrinks of
+// stress/zoo's TestStableDiagnoses short of minimal within their budget.
+const Parallel = 4
 
 // Main is the TestMain body of the end-to-end binaries of stress: the
 // parallel default above, then pgtest.Main (a cluster for the binary, a
-// database for each test).
+// database for each test). Under -short, CI's run with the race detector,
+// which slows each run several times over, go test's default stands.
 func Main(m *testing.M, cluster **pgtemp.Cluster) {
 	flag.Parse()
-	set := false
+	set := testing.Short()
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
 		if err := flag.Set("test.parallel", strconv.Itoa(Parallel)); err != nil {
