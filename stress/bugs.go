@@ -261,6 +261,16 @@ func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failu
 // shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
 func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
+	// rapid reads its settings from process-wide flags when Check starts:
+	// runs of one process take turns here only, and search and execute at
+	// once everywhere else. The time spent waiting for another run's turn
+	// is not this shrink's: its deadlines move by it, or parallel tests
+	// would end their shrinks short of minimal.
+	asked := time.Now()
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	waited := time.Since(asked)
+	h.shrinkBy, h.rapidBy = h.shrinkBy.Add(waited), h.rapidBy.Add(waited)
 	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return

@@ -149,8 +149,6 @@ func engineConfig(plans int) Config {
 // runEngine runs the search over a scripted service and returns the runner.
 func runEngine(t *testing.T, cfg Config, s *scripted, seed uint64) *runner {
 	t.Helper()
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
 	r := newRunner(cfg, seed, time.Now(), s)
 	r.search(t.Context())
 	findings.Order(r.bugs)

@@ -93,8 +93,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer session.Close()
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
 	r := runOn(session)
 	runPrefix := model.Namespace(cmp.Or(r.cfg.Namespace, r.run+"-"))
 	before, err := session.observer.Baseline(ctx, runPrefix)

@@ -45,7 +45,8 @@ func (t *tb) Failed() bool {
 	return t.failed
 }
 
-// rapidMu serialises runs: rapid reads its settings from process-wide flags.
+// rapidMu serialises rapid's shrinks (shrinkRapid): rapid reads its
+// settings from process-wide flags.
 var rapidMu sync.Mutex
 
 var initTesting sync.Once
