@@ -18,11 +18,13 @@ const (
 
 // RunShape runs a shape's contract against its correct service, which must
 // pass with every fault fired, and against each planted bug, which must be
-// caught as its BugCase says. start serves the service in a mode (""
+// caught as its BugCase says: all at once, each on a database of its own
+// (the runs mostly wait; see Main). start serves the service in a mode (""
 // correct) and returns its base URL and database URL.
 func RunShape(t *testing.T, yaml string, start func(t *testing.T, bug string) (string, string), bugs []BugCase) {
 	t.Helper()
 	t.Run("correct", func(t *testing.T) {
+		t.Parallel()
 		base, dbURL := start(t, "")
 		cfg := Contract(t, yaml, base, dbURL, Plans)
 		AssertPasses(t, cfg, Run(t, cfg))
@@ -32,6 +34,7 @@ func RunShape(t *testing.T, yaml string, start func(t *testing.T, bug string) (s
 			if testing.Short() {
 				t.Skip("a bug's run searches all its plans after the bug, a minute or so")
 			}
+			t.Parallel()
 			base, dbURL := start(t, bc.Bug)
 			cfg := Contract(t, yaml, base, dbURL, BugPlans)
 			cfg.ShrinkTime = BugShrinkTime

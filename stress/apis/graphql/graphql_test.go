@@ -15,6 +15,7 @@ import (
 // The GraphQL-like service under idemstress: correct, it passes 100 plans
 // with every fault fired; each planted bug is one row, minimal.
 func TestGraphQLLike(t *testing.T) {
+	t.Parallel()
 	a1 := stresstest.Call("A", "k1", 0)
 	apitest.RunShape(t, apitest.ReadContract(t), func(t *testing.T, bug string) (string, string) {
 		base, dbURL, _ := startGraphQL(t, bug)

@@ -110,6 +110,7 @@ func TestGraphQLLikeProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the service as processes")
 	}
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -122,10 +123,12 @@ func TestGraphQLLikeProcess(t *testing.T) {
 		return cfg
 	}
 	t.Run("correct", func(t *testing.T) {
+		t.Parallel()
 		cfg := asProcess(t, "")
 		apitest.AssertPasses(t, cfg, apitest.Run(t, cfg))
 	})
 	t.Run("keeps-claims", func(t *testing.T) {
+		t.Parallel()
 		bc := apitest.BugCase{Bug: "keeps-claims", Want: checks.StuckAction, Minimal: apitest.StepsOf(stresstest.Faulted("A", "k1", model.FaultCrash),
 			model.Step{Kind: model.StepRestart}, stresstest.Call("A", "k1", 0))}
 		cfg := asProcess(t, "keeps-claims")
