@@ -337,9 +337,13 @@ func inSequence(plan model.Plan) model.Plan {
 func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	// rapid reads its settings from process-wide flags when Check starts:
 	// runs of one process take turns here only, and search and execute at
-	// once everywhere else.
+	// once everywhere else. The budget starts with this run's turn: time
+	// spent waiting for another run's shrink is not this bug's.
+	asked := time.Now()
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
+	waited := time.Since(asked)
+	h.rapidBy, h.shrinkBy = h.rapidBy.Add(waited), h.shrinkBy.Add(waited)
 	if err := setRapidFlags(1, seed, h.budget); err != nil {
 		r.stop = err
 		return
