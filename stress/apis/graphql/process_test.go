@@ -108,7 +108,7 @@ func startGraphQLProcess(ctx context.Context, dbURL, bug string) (*graphqlSvc, e
 // every dealt fault in processBugPlans.
 const (
 	processPlans    = 40
-	processBugPlans = 24
+	processBugPlans = 20
 )
 
 // The GraphQL-like service as a process passes processPlans plans under
