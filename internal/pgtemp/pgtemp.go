@@ -63,8 +63,8 @@ type Cluster struct {
 }
 
 // Start initialises a fresh cluster in a new temp dir, starts postgres on a
-// free 127.0.0.1 port with fsync, synchronous_commit and full_page_writes off,
-// and returns once it accepts connections. ctx bounds only the startup; after
+// free 127.0.0.1 port with fsync, synchronous_commit and full_page_writes off
+// and room for 300 connections, and returns once it accepts connections. ctx bounds only the startup; after
 // Start returns, the server runs until Close. If Start fails, it leaves no
 // process and no directory behind.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
@@ -142,6 +142,10 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 			"-c", "fsync=off",
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
+			// A test binary's runs go in parallel, each with a service
+			// pool sized for a burst of 16 and the run's own sessions:
+			// seven of them passed the default 100 in stress/apis/graphql.
+			"-c", "max_connections=300",
 		}
 		srv, err := startServer(postgres, args, cred, dir, c.log)
 		if err != nil {
