@@ -346,3 +346,29 @@ func TestEngineWorkersFindTheSameBugs(t *testing.T) {
 		t.Errorf("the first failing plan depends on the workers: %q", plans)
 	}
 }
+
+// Runs of one process take turns at rapid (rapidMu): a bug found while
+// another run's rapid shrinks waits for its turn, and that wait is not
+// its budget. Before, the budget ran from when the bug was found, and a
+// test of a binary whose runs go in parallel saw its bug's shrink cut,
+// reported not minimal or as another check.
+func TestEngineWaitingForRapidIsNotTheBudget(t *testing.T) {
+	cfg := engineConfig(20)
+	cfg.ShrinkTime = 500 * time.Millisecond
+	rapidMu.Lock()
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(4 * cfg.ShrinkTime) // another run's rapid shrinks
+		rapidMu.Unlock()
+	}()
+	t.Cleanup(func() { <-released })
+	r := runEngine(t, cfg, &scripted{rules: []rule{raceDuplicates(false)}}, 1)
+	if len(r.bugs) != 1 {
+		t.Fatalf("%d bugs reported, want the race", len(r.bugs))
+	}
+	want := model.Plan{Steps: []model.Step{burstOf(a1, a1)}}
+	if b := r.bugs[0]; b.NotMinimal || b.Plan.String() != want.String() {
+		t.Errorf("bug %s shrank to %s (not minimal: %t) after waiting for rapid; want %s", b.Bug, b.Plan.Compact(), b.NotMinimal, want.Compact())
+	}
+}

@@ -14,12 +14,18 @@ import (
 )
 
 // AssertPasses fails t unless the correct service passed with every
-// planned fault fired, db-stall among them when the contract sets it.
+// planned fault fired, db-stall among them when the contract sets it, and
+// every point or failure dealt tried (no "not tried" in the run's notes).
 func AssertPasses(t *testing.T, cfg stress.Config, res *stress.Result) {
 	t.Helper()
 	if res.Verdict != checks.Pass {
 		LogFailures(t, res)
 		t.Fatalf("correct service: verdict %s (%v); want a pass", res.Verdict, res.Err)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, "(not tried: ") {
+			t.Errorf("correct service: %s; want every one tried", n)
+		}
 	}
 	kinds := slices.Clone(cfg.Faults)
 	if cfg.DBStall != "" {

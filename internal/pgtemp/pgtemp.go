@@ -182,6 +182,9 @@ func (c *Cluster) boot(ctx context.Context, postgres, dataDir, sockDir string, c
 			"-c", "fsync=off",
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
+			// A test binary's runs go in parallel, each with a service
+			// pool sized for a burst of 16 and the run's own sessions:
+			// seven of them passed the default 100 in stress/apis/graphql.
 			"-c", "max_connections=400",
 		}
 		srv, err := startServer(postgres, args, cred, c.dir, c.log)

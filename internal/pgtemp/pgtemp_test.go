@@ -58,6 +58,9 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("%s = %q, want off", setting, got)
 		}
 	}
+	if got := queryString(t, c.URL(), "show max_connections"); got != "400" {
+		t.Errorf("max_connections = %q, want 400", got)
+	}
 	if !strings.Contains(log.String(), "database system is ready to accept connections") {
 		t.Errorf("Options.Log did not receive the server's ready line; got:\n%s", log.String())
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
-// The AWS-JSON-like service under idemstress: correct, it passes 100
-// plans with every fault fired; each planted bug is one row, minimal.
+// The AWS-JSON-like service under idemstress: correct, it passes
+// apitest.Plans plans with every fault fired; each planted bug is one row,
+// minimal.
 func TestAWSLike(t *testing.T) {
 	a1 := stresstest.Call("A", "k1", 0)
 	apitest.RunShape(t, apitest.ReadContract(t), func(t *testing.T, bug string) (string, string) {

@@ -3,10 +3,10 @@ package aws_test
 import (
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) { apitest.Main(m, &cluster) }

@@ -12,9 +12,11 @@ import (
 	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
-// The GraphQL-like service under idemstress: correct, it passes 100 plans
-// with every fault fired; each planted bug is one row, minimal.
+// The GraphQL-like service under idemstress: correct, it passes
+// apitest.Plans plans with every fault fired; each planted bug is one row,
+// minimal.
 func TestGraphQLLike(t *testing.T) {
+	t.Parallel()
 	a1 := stresstest.Call("A", "k1", 0)
 	apitest.RunShape(t, apitest.ReadContract(t), func(t *testing.T, bug string) (string, string) {
 		base, dbURL, _ := startGraphQL(t, bug)

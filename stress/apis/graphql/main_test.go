@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
 var cluster *pgtemp.Cluster
@@ -15,5 +15,5 @@ func TestMain(m *testing.M) {
 		// Started by a run as the service, not to run tests.
 		os.Exit(serveProcess())
 	}
-	pgtest.Main(m, &cluster)
+	apitest.Main(m, &cluster)
 }
