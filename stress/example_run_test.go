@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -18,9 +19,7 @@ func TestGoTestExampleStartsTheService(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the sample service and starts processes and a cluster")
 	}
-	if cluster == nil {
-		t.Skip("needs PostgreSQL")
-	}
+	pgtest.Cluster(t, cluster) // without PostgreSQL, skip before the build
 	bin, err := sample.BuildBinary(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
