@@ -63,8 +63,10 @@ type Cluster struct {
 }
 
 // Start initialises a fresh cluster in a new temp dir, starts postgres on a
-// free 127.0.0.1 port with fsync, synchronous_commit and full_page_writes off,
-// and returns once it accepts connections. ctx bounds only the startup; after
+// free 127.0.0.1 port with fsync, synchronous_commit and full_page_writes off
+// and room for 400 connections (a test binary's parallel tests each serve a
+// service whose pool and replicas hold dozens), and returns once it accepts
+// connections. ctx bounds only the startup; after
 // Start returns, the server runs until Close. If Start fails, it leaves no
 // process and no directory behind.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
@@ -142,6 +144,7 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 			"-c", "fsync=off",
 			"-c", "synchronous_commit=off",
 			"-c", "full_page_writes=off",
+			"-c", "max_connections=400",
 		}
 		srv, err := startServer(postgres, args, cred, dir, c.log)
 		if err != nil {

@@ -29,6 +29,7 @@ func OneRowPerBug(t *testing.T, cluster *pgtemp.Cluster, bin string, modes []str
 	t.Helper()
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a database and processes each, mostly waiting
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 package crashpoints_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,8 +23,10 @@ import (
 // (Dealt by chance, a default run left a point or two untried.)
 func TestCrashAtEveryPointPasses(t *testing.T) {
 	bin := sampleBinary(t)
+	t.Parallel() // beside TestCrashAtCatchesTwoTransactions' seeds
 	for _, mode := range []string{sample.Correct, "key-first"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a database and processes each
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
@@ -74,37 +77,45 @@ func TestCrashAtCatchesTwoTransactions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten runs that each shrink a crash, a restart and a retry: minutes")
 	}
+	t.Parallel() // beside TestCrashAtEveryPointPasses' modes
 	bin := sampleBinary(t)
 	for _, mode := range []string{"key-tx-first", "effects-tx-first"} {
-		t.Run(mode, func(t *testing.T) {
-			// Most of a seed's time is spent waiting on restarts and the
-			// recovery time: the two modes share the machine well.
-			t.Parallel()
-			for seed := uint64(1); seed <= seeds; seed++ {
-				cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// One bug is all a seed must show; a crash, a restart and a
-				// retry shrink well within 15 s (the default 30 s budget
-				// spent on ten seeds of two modes is five minutes more).
-				cfg.Seed, cfg.MaxBugs, cfg.ShrinkTime = seed, 1, 15*time.Second
-				start := time.Now()
-				res, err := stress.Run(t.Context(), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.Verdict != checks.Fail || res.Failures[0].Check != sample.Expected[mode] {
-					t.Errorf("seed %d: verdict %s (%v), want %s", seed, res.Verdict, res.Err, sample.Expected[mode])
-					continue
-				}
-				f := res.Failures[0]
-				steps := skeleton(f.Plan).Steps
-				if len(steps) != 3 || steps[0].Calls[0].Fault != model.FaultCrashAt || steps[1].Kind != model.StepRestart {
-					t.Errorf("seed %d: minimal plan, want a crash-at, the restart, the retry:\n%s", seed, f.Plan)
-				}
-				t.Logf("seed %d: %d plans, %s, minimal:\n%s", seed, res.Plans, time.Since(start).Round(time.Second), f.Plan)
-			}
-		})
+		for seed := uint64(1); seed <= seeds; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", mode, seed), func(t *testing.T) {
+				// Most of a seed's time is spent waiting on restarts and
+				// the recovery time, on a database and processes of its
+				// own: the seeds share the machine well.
+				t.Parallel()
+				twoTransactionsCaught(t, bin, mode, seed)
+			})
+		}
 	}
+}
+
+// twoTransactionsCaught fails t unless a default run of mode from seed
+// finds its bug, shrunk to a crash between the transactions, the restart
+// and the retry.
+func twoTransactionsCaught(t *testing.T, bin, mode string, seed uint64) {
+	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One bug is all a seed must show; a crash, a restart and a retry
+	// shrink well within 15 s (the default 30 s budget spent on ten seeds
+	// of two modes is five minutes more).
+	cfg.Seed, cfg.MaxBugs, cfg.ShrinkTime = seed, 1, 15*time.Second
+	start := time.Now()
+	res, err := stress.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checks.Fail || res.Failures[0].Check != sample.Expected[mode] {
+		t.Fatalf("seed %d: verdict %s (%v), want %s", seed, res.Verdict, res.Err, sample.Expected[mode])
+	}
+	f := res.Failures[0]
+	steps := skeleton(f.Plan).Steps
+	if len(steps) != 3 || steps[0].Calls[0].Fault != model.FaultCrashAt || steps[1].Kind != model.StepRestart {
+		t.Errorf("seed %d: minimal plan, want a crash-at, the restart, the retry:\n%s", seed, f.Plan)
+	}
+	t.Logf("seed %d: %d plans, %s, minimal:\n%s", seed, res.Plans, time.Since(start).Round(time.Second), f.Plan)
 }

@@ -39,6 +39,7 @@ func TestDepErrorAtRedis(t *testing.T) {
 		{"keys-in-redis-reserved", "redis cut", ""},
 	} {
 		t.Run(tc.mode+" "+tc.point, func(t *testing.T) {
+			t.Parallel() // a Redis, replicas and a database each
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)
@@ -77,6 +78,7 @@ func TestDepErrorAtRedis(t *testing.T) {
 func TestDepErrorRuns(t *testing.T) {
 	bin := sampleBinary(t) // skips under -short first
 	redistest.Server(t)
+	t.Parallel() // beside the other tests' runs, all waiting on processes
 	t.Run("keys-in-redis-reserved", func(t *testing.T) {
 		t.Parallel() // a Redis, replicas and a database each
 		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "keys-in-redis-reserved", ticketsvc.LayoutKeys)

@@ -27,6 +27,7 @@ import (
 func TestRedisModes(t *testing.T) {
 	bin := sampleBinary(t) // skips under -short first
 	redistest.Server(t)
+	t.Parallel() // beside the other tests' runs, all waiting on processes
 	t.Run("keys-in-redis", func(t *testing.T) {
 		t.Parallel() // a Redis, replicas and a database each
 		cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), "keys-in-redis", ticketsvc.LayoutKeys)
@@ -166,6 +167,7 @@ func TestCrashAtRedisPoints(t *testing.T) {
 		{"keys-in-redis-reserved", "after redis SET 2", ""},
 	} {
 		t.Run(tc.mode+" "+tc.point, func(t *testing.T) {
+			t.Parallel() // a Redis, replicas and a database each
 			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
 			if err != nil {
 				t.Fatal(err)

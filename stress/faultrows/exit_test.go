@@ -19,6 +19,7 @@ import (
 // the replica is started again and the run reaches all its plans, where
 // it used to stop as an infrastructure failure with none.
 func TestServiceExitIsAFindingAndTheRunGoesOn(t *testing.T) {
+	t.Parallel() // beside TestFaultModesOneRowPerBug's runs
 	if testing.Short() {
 		t.Skip("starts the sample as processes")
 	}

@@ -5,13 +5,12 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 
 // sampleBinary is the sample's binary, built once (internal/stresstest).
 var sampleBinary = stresstest.SampleBinary
@@ -19,6 +18,7 @@ var sampleBinary = stresstest.SampleBinary
 // Issue 26.7: one bug is one row, for the process modes a fault at the
 // database work shows; stress/procrows counts the rest.
 func TestFaultModesOneRowPerBug(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes for every mode")
 	}

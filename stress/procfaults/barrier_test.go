@@ -24,6 +24,7 @@ func poolOfFour(t *testing.T) string {
 // fired (the table lock left 15-22 of 100 executions inconclusive: a call
 // waiting for a pool connection was invisible to it).
 func TestBarrierPoolOfFourPasses(t *testing.T) {
+	t.Parallel() // a database and processes each, as every test here
 	bin := sampleBinary(t)
 	cfg, err := sample.ProcessConfig([]string{bin}, poolOfFour(t), "key-first", ticketsvc.LayoutKeys)
 	if err != nil {
@@ -48,6 +49,7 @@ func TestBarrierPoolOfFourPasses(t *testing.T) {
 // Under the barrier, with the same pool of 4, check-then-insert's race is
 // still forced: a burst of two calls of one action writes two tickets.
 func TestBarrierCatchesCheckThenInsert(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	cfg, err := sample.ProcessConfig([]string{bin}, poolOfFour(t), "check-then-insert", ticketsvc.LayoutKeys)
 	if err != nil {

@@ -29,6 +29,7 @@ func TestStuckInFlightCaughtOnEverySeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the sample as processes, ten times")
 	}
+	t.Parallel() // beside TestProcessModesOneRowPerBug's modes
 	bin := sampleBinary(t)
 	for seed := uint64(1); seed <= 10; seed++ {
 		// A database and processes each, and most of a run is waiting

@@ -18,6 +18,7 @@ func TestProcessModesOneRowPerBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for every mode")
 	}
+	t.Parallel() // beside TestStuckInFlightCaughtOnEverySeed's seeds
 	modes := stresstest.ProcessModes(func(m string) bool { return !slices.Contains(stresstest.FaultRowsModes, m) })
 	stresstest.OneRowPerBug(t, cluster, sampleBinary(t), modes)
 }

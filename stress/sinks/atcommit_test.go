@@ -19,6 +19,7 @@ import (
 // misses it; crash-at, held by the PostgreSQL proxy at "before commit 1",
 // lands there and catches it as IDEM-019, minimal.
 func TestWebhookAtCommitNeedsCrashAt(t *testing.T) {
+	t.Parallel() // a database, a sink and processes each, as every test here
 	bin := stresstest.SampleBinary(t)
 	run := func(t *testing.T, faults ...model.Fault) *stress.Result {
 		cfg, err := sample.WebhookConfig([]string{bin}, pgtest.NewDatabase(t, cluster), ticketsvc.WebhookAtCommit)
@@ -34,6 +35,7 @@ func TestWebhookAtCommitNeedsCrashAt(t *testing.T) {
 		return res
 	}
 	t.Run("crash", func(t *testing.T) {
+		t.Parallel()
 		res := run(t, model.FaultCrash)
 		if res.Verdict != checks.Pass {
 			t.Fatalf("verdict %s (%v): want the bug missed, as crash lands before the webhook leaves", res.Verdict, res.Failures)
@@ -41,6 +43,7 @@ func TestWebhookAtCommitNeedsCrashAt(t *testing.T) {
 		stresstest.AssertAllFired(t, res, []model.Fault{model.FaultCrash, model.FaultRestart})
 	})
 	t.Run("crash-at", func(t *testing.T) {
+		t.Parallel()
 		res := run(t, model.FaultCrashAt)
 		if res.Verdict != checks.Fail || len(res.Failures) == 0 {
 			t.Fatalf("verdict %s, want fail with %s (notes %q)", res.Verdict, checks.PhantomDelivery, res.Notes)

@@ -20,6 +20,7 @@ import (
 // after the first call, past a window of 1.5 s. The plan is not blamed
 // with IDEM-022; a note names delivery_within.
 func TestLateEventIsNoLostDelivery(t *testing.T) {
+	t.Parallel()
 	cfg, err := sample.WebhookConfig([]string{stresstest.SampleBinary(t)}, pgtest.NewDatabase(t, cluster), sample.WebhookRelay)
 	if err != nil {
 		t.Fatal(err)

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }

@@ -32,8 +32,10 @@ func webhookRun(t *testing.T, mode string, plans int) *stress.Result {
 // Each webhook bug is caught by the check that names it, with a plan of
 // at most two calls and the restart a crash needs.
 func TestWebhookBugsCaught(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sample.WebhookModes()[1:] {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			res := webhookRun(t, mode, 30)
 			if res.Verdict != checks.Fail || len(res.Failures) == 0 {
 				t.Fatalf("verdict %s, want fail with %s (notes %q)", res.Verdict, sample.Expected[mode], res.Notes)
@@ -54,6 +56,7 @@ func TestWebhookBugsCaught(t *testing.T) {
 // its commit, kept across the sink's refusals under its event ID, and
 // across crashes before and after the commit.
 func TestWebhookRelayPasses(t *testing.T) {
+	t.Parallel()
 	res := webhookRun(t, sample.WebhookRelay, 30)
 	if res.Verdict != checks.Pass {
 		for _, f := range res.Failures {
@@ -80,9 +83,11 @@ func TestWebhookRelayPasses(t *testing.T) {
 // once, under the ID it started with; the bug that renames a retry is
 // caught under them too.
 func TestWebhookUnderEverySinkFault(t *testing.T) {
+	t.Parallel()
 	bin := stresstest.SampleBinary(t)
 	for _, mode := range []string{sample.WebhookRelay, "new-event-id-on-retry"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			cfg, err := sample.WebhookConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode)
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,33 @@
+package stresstest
+
+import (
+	"flag"
+	"strconv"
+	"testing"
+
+	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+)
+
+// Parallel is how many parallel tests an end-to-end binary of stress runs
+// at once unless -test.parallel says otherwise. go test's default is
+// GOMAXPROCS, made for tests that compute; these mostly wait (restarts,
+// recovery times, delivery windows, a service's answers), so more of them
+// overlap on two cores. Each has a database and a service of its own, and
+// rapid's shrinks take turns whatever the number (stress's rapidMu).
+const Parallel = 6
+
+// Main is the TestMain body of the end-to-end binaries of stress: the
+// parallel default above, then pgtest.Main (a cluster for the binary, a
+// database for each test).
+func Main(m *testing.M, cluster **pgtemp.Cluster) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(Parallel)); err != nil {
+			panic("stresstest: setting -test.parallel: " + err.Error())
+		}
+	}
+	pgtest.Main(m, cluster)
+}
