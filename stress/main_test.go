@@ -5,14 +5,13 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/internal/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 
 // What the end-to-end binaries share (internal/stresstest), by the short
 // names the tests use.

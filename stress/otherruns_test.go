@@ -20,6 +20,7 @@ func TestAnotherWriterDuringARun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the sample service")
 	}
+	t.Parallel()
 	for _, tc := range []struct {
 		name, tenant string
 		want         checks.Verdict
@@ -28,6 +29,7 @@ func TestAnotherWriterDuringARun(t *testing.T) {
 		{"someone else", "acme", checks.Fail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // a database and a service of its own
 			svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 			cfg, err := svc.Config(5, 1)
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 
 // The library API inside go test: the correct service passes.
 func TestCheckCorrectService(t *testing.T) {
+	t.Parallel()
 	svc := startSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	cfg, err := svc.Config(50, 0)
 	if err != nil {

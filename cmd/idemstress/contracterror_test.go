@@ -15,6 +15,7 @@ import (
 // bug's row with the contract error, the table says both, and the run
 // exits 2. Before, the JSON held nothing.
 func TestContractErrorKeepsTheBugsFound(t *testing.T) {
+	t.Parallel()
 	contract, db := serveSample(t, "outbox-on-retry", ticketsvc.LayoutKeys)
 	yaml, err := os.ReadFile(contract)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // line; stress's report carries the same. The service keeps keys
 // globally (ticketsvc's global-keys), which that contract calls correct.
 func TestRunNotExercised(t *testing.T) {
+	t.Parallel()
 	contract, db := serveSample(t, "global-keys", ticketsvc.LayoutKeys)
 	yaml, err := os.ReadFile(contract)
 	if err != nil {

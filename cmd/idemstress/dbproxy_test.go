@@ -12,6 +12,7 @@ import (
 // service started elsewhere, and says the URL to point it at; an address
 // outside loopback is refused as the user's mistake.
 func TestDBProxyFlag(t *testing.T) {
+	t.Parallel()
 	contract, db := serveSample(t, "correct", ticketsvc.LayoutKeys)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // doctor on a contract whose service idemstress starts: it starts a
 // throwaway database and the service, and makes its two calls.
 func TestDoctorStartsTheService(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
 	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin + "\", -listen, \"127.0.0.1:{port}\", -database-url, \"{database_url}\"]\n"
@@ -28,6 +29,7 @@ func TestDoctorStartsTheService(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	contract, dbURL := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	code, stdout, stderr := invoke(t, "doctor", "--config", contract, "--database-url", dbURL)
 	if code != exitPass {

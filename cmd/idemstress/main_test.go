@@ -16,7 +16,6 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -31,8 +30,14 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sampleServiceCmd {
 		main()
 	}
-	flag.Parse()
-	pgtest.Main(m, &cluster)
+	// A contract whose service idemstress starts gets a throwaway
+	// database unless DATABASE_URL names one: the tests that show that
+	// run in parallel, so the shell's DATABASE_URL goes once, here, not
+	// test by test (t.Setenv cannot be used in a parallel test).
+	os.Unsetenv("DATABASE_URL")
+	// Most tests wait on a service, on restarts or on a cluster of their
+	// own: stresstest.Main runs more of them at once than go test would.
+	stresstest.Main(m, &cluster)
 }
 
 // invoke runs the CLI in-process and returns its exit code and output.
@@ -123,15 +128,14 @@ func TestExitFor(t *testing.T) {
 }
 
 // sampleBinary is the sample service's binary for a test in which
-// idemstress starts it, with no database in the environment so that it
-// starts a throwaway one; it skips under -short. It is built once for the
+// idemstress starts it, with no database in the environment (TestMain
+// unsets DATABASE_URL) so that it starts a throwaway one; it skips under
+// -short. It is built once for the
 // tests of this binary (stresstest.SampleBinary), not once a test: the
 // four tests that run it share it.
 func sampleBinary(t *testing.T) string {
 	t.Helper()
-	bin := stresstest.SampleBinary(t)
-	t.Setenv("DATABASE_URL", "")
-	return bin
+	return stresstest.SampleBinary(t)
 }
 
 var (

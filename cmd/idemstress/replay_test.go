@@ -22,6 +22,7 @@ import (
 // replay of that file fails on the buggy service and passes on the correct
 // one; --junit writes a report CI can read.
 func TestRunWritesCasesAndReplayReplaysThem(t *testing.T) {
+	t.Parallel()
 	buggy, buggyDB := serveSample(t, "no-payload-check", ticketsvc.LayoutKeys)
 	correct, correctDB := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	dir := filepath.Join(t.TempDir(), "cases")
@@ -105,6 +106,7 @@ func TestReplayGolden(t *testing.T) {
 // the buggy service passes (what a replay that lost the run's settings
 // would say).
 func TestReplayTakesTheRunsHunt(t *testing.T) {
+	t.Parallel()
 	bin := sampleBinary(t)
 	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin +
 		"\", \"-listen\", \"127.0.0.1:{port}\", \"-database-url\", \"{database_url}\", \"-bug\", \"process-mutex\"]\n  replicas: 1\n"
@@ -170,6 +172,7 @@ func TestRunThatCannotStartWritesJUnit(t *testing.T) {
 // written (the error is printed); a passing run whose JUnit file cannot be
 // written exits 3.
 func TestRunArtefactErrorsKeepTheVerdict(t *testing.T) {
+	t.Parallel()
 	buggy, buggyDB := serveSample(t, "no-payload-check", ticketsvc.LayoutKeys)
 	notDir := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {

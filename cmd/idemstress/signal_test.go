@@ -24,6 +24,7 @@ import (
 // the database it started, and exits 1 when it had found a bug, 3 when not.
 // The built binary runs as a real process here, and receives a real signal.
 func TestStressInterrupted(t *testing.T) {
+	t.Parallel()
 	svc := sampleBinary(t)
 	bin := idemstressBinary(t)
 	for _, tc := range []struct {

@@ -74,6 +74,7 @@ func TestStressShardsMerge(t *testing.T) {
 
 // --duration alone ends a run; the correct service passes.
 func TestStressDuration(t *testing.T) {
+	t.Parallel()
 	contract, db := serveSample(t, sample.Correct, ticketsvc.LayoutKeys)
 	code, stdout, stderr := invoke(t, "stress", "--config", contract, "--database-url", db, "--duration", "2s", "--workers", "2")
 	if code != exitPass || !strings.HasPrefix(stdout, "pass: 0 bug(s) in ") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/examples/paysvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -17,6 +18,10 @@ import (
 func Example() {
 	ctx := context.Background()
 	// Your own database; here a fresh one on the test cluster.
+	cluster, err := pgtest.Shared()
+	if err != nil {
+		log.Fatal(err)
+	}
 	url, err := cluster.CreateDatabase(ctx, "example")
 	if err != nil {
 		log.Fatal(err)

@@ -101,6 +101,7 @@ func testAcceptanceCard(t *testing.T, layout ticketsvc.Layout) {
 			name = "correct"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a database and a service of its own
 			if got := acceptanceCard(t, newEnv(t, layout, tt.bug)); !slices.Equal(got, tt.want) {
 				t.Errorf("failed assertions %q, want %q", got, tt.want)
 			}

@@ -155,6 +155,7 @@ func TestBugModesShowTheirBug(t *testing.T) { forEachLayout(t, testBugModesShowT
 func testBugModesShowTheirBug(t *testing.T, layout ticketsvc.Layout) {
 	for _, bug := range ticketsvc.Bugs() {
 		t.Run(bug, func(t *testing.T) {
+			t.Parallel() // two databases and services of its own
 			scenario, ok := bugScenarios[bug]
 			if !ok {
 				t.Fatalf("no scenario shows bug %q; add one to bugScenarios", bug)

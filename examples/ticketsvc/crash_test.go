@@ -129,12 +129,14 @@ func waitNoTransactionBut(e *env, locker int) {
 	e.t.Fatal("the service's transaction never ended")
 }
 
-// waitWaiting waits until n backends wait on a lock, bounded.
+// waitWaiting waits until n backends of e's database wait on a lock,
+// bounded: other tests run beside this one on the cluster.
 func waitWaiting(e *env, n int) {
 	e.t.Helper()
 	for range 1000 {
 		var got int
-		if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&got); err != nil {
+		if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE NOT l.granted AND a.datname = current_database()`).Scan(&got); err != nil {
 			e.t.Fatal(err)
 		}
 		if got == n {

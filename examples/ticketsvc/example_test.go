@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -19,6 +20,10 @@ var exampleDatabases int
 // test cluster.
 func exampleDatabaseURL() string {
 	exampleDatabases++
+	cluster, err := pgtest.Shared()
+	if err != nil {
+		log.Fatal(err)
+	}
 	url, err := cluster.CreateDatabase(context.Background(), fmt.Sprintf("example_%d", exampleDatabases))
 	if err != nil {
 		log.Fatal(err)

@@ -106,10 +106,11 @@ func changedPayloadRace500(e *env) (bool, string) {
 	return shown, fmt.Sprintf("answers %v", answers)
 }
 
-// waitingOn counts the backends waiting on a lock.
+// waitingOn counts the backends of e's database waiting on a lock.
 func waitingOn(e *env) int {
 	var n int
-	if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_locks WHERE NOT granted`).Scan(&n); err != nil {
+	if err := e.pool.QueryRow(e.t.Context(), `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+		WHERE NOT l.granted AND a.datname = current_database()`).Scan(&n); err != nil {
 		e.t.Fatal(err)
 	}
 	return n

@@ -84,7 +84,8 @@ func (e *env) diesAfterFirstCommit(tenant, key, body string) answer {
 	// connections' end: until then a lock one of them holds is held.
 	for range 1000 {
 		var n int
-		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'`).Scan(&n); err != nil {
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n); err != nil {
 			e.t.Fatal(err)
 		}
 		if n == 0 {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -103,54 +105,68 @@ func bugs() []string {
 
 // measureZoo runs every zoo bug once per seed (plans random plans at most,
 // shrinking for at most shrink), and the fixed replay tries times, each
-// bug over a database of its own.
-func measureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries int, shrink time.Duration, logf logf) ([]zooRun, []replay, error) {
-	var runs []zooRun
-	var replays []replay
+// bug over a database of its own, atOnce bugs at a time (1 for figures
+// that are each measured alone on the machine).
+func measureZoo(ctx context.Context, newDB NewDB, seeds []uint64, plans, tries, atOnce int, shrink time.Duration, logf logf) ([]zooRun, []replay, error) {
+	modes := bugs()
 	bin := ""
-	for _, mode := range bugs() {
-		url, err := newDB(ctx)
+	if slices.ContainsFunc(modes, sample.FaultsOnly) {
+		// Only a restart or a crash shows these: the demo's run of the
+		// real binary as processes, with the mode's faults.
+		dir, err := os.MkdirTemp("", "idemstress-bench-")
 		if err != nil {
 			return nil, nil, err
 		}
-		var cfg stress.Config
-		var stop func()
-		if sample.FaultsOnly(mode) {
-			// Only a restart or a crash shows these: the demo's run of
-			// the real binary as processes, with the mode's faults.
-			if bin == "" {
-				dir, err := os.MkdirTemp("", "idemstress-bench-")
-				if err != nil {
-					return nil, nil, err
-				}
-				defer os.RemoveAll(dir)
-				if bin, err = sample.BuildBinary(dir); err != nil {
-					return nil, nil, err
-				}
-			}
-			if cfg, err = sample.ProcessConfig([]string{bin}, url, mode, ticketsvc.LayoutKeys); err != nil {
-				return nil, nil, err
-			}
-			cfg.Plans, stop = plans, func() {}
-		} else {
-			svc, err := sample.Start(ctx, url, mode, ticketsvc.LayoutKeys)
-			if err != nil {
-				return nil, nil, err
-			}
-			if cfg, err = svc.Config(plans, 0); err != nil {
-				svc.Close()
-				return nil, nil, err
-			}
-			stop = svc.Close
+		defer os.RemoveAll(dir)
+		if bin, err = sample.BuildBinary(dir); err != nil {
+			return nil, nil, err
 		}
-		rs, rp, err := zooMode(ctx, mode, cfg, seeds, tries, shrink, logf)
-		stop()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", mode, err)
-		}
-		runs, replays = append(runs, rs...), append(replays, rp)
 	}
-	return runs, replays, nil
+	runs := make([][]zooRun, len(modes))
+	replays := make([]replay, len(modes))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(atOnce)
+	for i, mode := range modes {
+		g.Go(func() error {
+			rs, rp, err := zooBug(gctx, newDB, bin, mode, seeds, plans, tries, shrink, logf)
+			if err != nil {
+				return fmt.Errorf("%s: %w", mode, err)
+			}
+			runs[i], replays[i] = rs, rp
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return slices.Concat(runs...), replays, nil
+}
+
+// zooBug serves one bug mode over a new database, in process or as
+// processes of bin, and measures it (zooMode).
+func zooBug(ctx context.Context, newDB NewDB, bin, mode string, seeds []uint64, plans, tries int, shrink time.Duration, logf logf) ([]zooRun, replay, error) {
+	url, err := newDB(ctx)
+	if err != nil {
+		return nil, replay{}, err
+	}
+	if sample.FaultsOnly(mode) {
+		cfg, err := sample.ProcessConfig([]string{bin}, url, mode, ticketsvc.LayoutKeys)
+		if err != nil {
+			return nil, replay{}, err
+		}
+		cfg.Plans = plans
+		return zooMode(ctx, mode, cfg, seeds, tries, shrink, logf)
+	}
+	svc, err := sample.Start(ctx, url, mode, ticketsvc.LayoutKeys)
+	if err != nil {
+		return nil, replay{}, err
+	}
+	defer svc.Close()
+	cfg, err := svc.Config(plans, 0)
+	if err != nil {
+		return nil, replay{}, err
+	}
+	return zooMode(ctx, mode, cfg, seeds, tries, shrink, logf)
 }
 
 func zooMode(ctx context.Context, mode string, cfg stress.Config, seeds []uint64, tries int, shrink time.Duration, logf logf) ([]zooRun, replay, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
 // proxiedDB is a stallDB whose service pool reaches the database through
@@ -30,7 +31,7 @@ func newProxiedDB(t *testing.T, maxConns int32) *proxiedDB {
 	t.Helper()
 	db := &proxiedDB{stallDB: newStallDB(t)}
 	p, err := pgproxy.Start(pgproxy.Options{
-		Server: fmt.Sprintf("127.0.0.1:%d", cluster.Port()),
+		Server: fmt.Sprintf("127.0.0.1:%d", pgtest.Cluster(t, cluster).Port()),
 		At: func(pt pgproxy.Point) pgproxy.Action {
 			if h := db.hook.Load(); h != nil {
 				return (*h)(pt)

@@ -83,6 +83,7 @@ func TestObserveFindsTheSameRowsInEveryLayout(t *testing.T) {
 	for _, layout := range keyLayouts {
 		for _, ns := range []string{"ns1-", "n_1%", "is0a1b2c3d-17-", "ns~"} {
 			t.Run(layout.name+"/"+ns, func(t *testing.T) {
+				t.Parallel() // a database of its own
 				url, _ := newDatabase(t)
 				pool := connect(t, url, "")
 				exec(t, pool, `CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)`)
@@ -219,6 +220,7 @@ func TestObserveTaggedFindsTheSameRowsInEveryLayout(t *testing.T) {
 	for _, layout := range taggedLayouts {
 		for _, ns := range []string{"ns1-", "n_1%"} {
 			t.Run(layout.name+"/"+ns, func(t *testing.T) {
+				t.Parallel() // a database of its own
 				url, _ := newDatabase(t)
 				pool := connect(t, url, "")
 				exec(t, pool, fmt.Sprintf(`CREATE TABLE tickets (id %s, tenant text NOT NULL, subject text NOT NULL);

@@ -2,21 +2,17 @@ package observe_test
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.uber.org/goleak"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -25,45 +21,21 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 )
 
-// cluster is the one throwaway PostgreSQL of this package's tests; when it
-// could not start, clusterErr says why and every database test fails with it
-// (skips, in a -short run without PostgreSQL; the verdict tests need no
-// database and still run).
-var (
-	cluster    *pgtemp.Cluster
-	clusterErr error
-)
+// cluster is the one throwaway PostgreSQL of this package's tests, started
+// by the first test that needs a database (pgtest.Main); the verdict tests
+// need none.
+var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(withCluster{m})
-}
-
-// withCluster runs the tests with the cluster up, and closes it before
-// goleak looks for goroutines left behind.
-type withCluster struct{ m *testing.M }
-
-func (w withCluster) Run() int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cluster, clusterErr = pgtemp.Start(ctx, pgtemp.Options{})
-	cancel()
-	if clusterErr == nil {
-		defer func() {
-			if err := cluster.Close(); err != nil {
-				fmt.Fprintln(os.Stderr, "checks: closing the test cluster:", err)
-			}
-		}()
-	}
-	return w.m.Run()
-}
+func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
 
 var dbSeq atomic.Int64
 
 // newDatabase creates an empty database and returns its URL and name.
 func newDatabase(t *testing.T) (url, name string) {
 	t.Helper()
-	pgtest.Require(t, clusterErr)
+	c := pgtest.Cluster(t, cluster)
 	name = fmt.Sprintf("checks_%d", dbSeq.Add(1))
-	url, err := cluster.CreateDatabase(t.Context(), name)
+	url, err := c.CreateDatabase(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

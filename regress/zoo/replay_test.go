@@ -6,7 +6,6 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
 	"github.com/idemstress/idemstress/internal/sample"
 	"github.com/idemstress/idemstress/internal/stresstest"
 	"github.com/idemstress/idemstress/regress"
@@ -15,7 +14,7 @@ import (
 
 var cluster *pgtemp.Cluster
 
-func TestMain(m *testing.M) { pgtest.Main(m, &cluster) }
+func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 
 // startSample is a run of the sample in one mode over a new database, as
 // the demo runs it (stresstest.SampleRun).

@@ -1,10 +1,10 @@
 // Package pgtest gives a test binary one throwaway PostgreSQL cluster and
 // each test a database of its own.
 //
-// A test gets the cluster through Cluster or NewDatabase, never by using the
-// variable Main filled in directly: on a machine without PostgreSQL,
-// `go test -short` runs the tests without a cluster, and those two skip the
-// tests that need one. Without -short a missing PostgreSQL fails the run, so
+// A test gets the cluster through Cluster or NewDatabase, which start it on
+// first use, never through the variable Main is given: on a machine without
+// PostgreSQL, `go test -short` runs the tests without a cluster, and those
+// two skip the tests that need one. Without -short a missing PostgreSQL fails the run, so
 // that CI never skips them silently.
 package pgtest
 
@@ -16,6 +16,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,51 +26,58 @@ import (
 	"github.com/idemstress/idemstress/internal/pgtemp"
 )
 
-// absent is why Main runs the tests without a cluster; nil while it has
-// one, or when Main is not this binary's TestMain.
+// absent is why Main runs the tests without a cluster; nil while
+// PostgreSQL is there, or when Main is not this binary's TestMain.
 var absent error
 
-// Main is a TestMain body: it starts a cluster and stores it in *cluster,
-// runs the tests, closes the cluster, fails the binary if a goroutine was
-// left behind, and exits.
+// The binary's cluster, started by the first test that asks for it.
+var (
+	mainCalled bool // Main is the TestMain: shared may start a cluster
+	sharedOnce sync.Once
+	sharedC    *pgtemp.Cluster
+	sharedErr  error
+)
+
+// Main is a TestMain body: it runs the tests, closes the cluster if a test
+// started one, fails the binary if a goroutine was left behind, and exits.
 //
-// If PostgreSQL is not installed and the run is -short, it runs the tests
-// with *cluster nil instead, and says so in one line: Cluster and
-// NewDatabase then skip the tests that need it. An example cannot skip, so
-// examples names the package's examples that need the cluster; they are
-// left out of such a run (added to -test.skip).
+// The cluster starts when a test first asks for it (Cluster, NewDatabase,
+// or Shared for an example), not before the tests: a binary whose selected
+// tests need none (-run, -short) spends no initdb on it. Main leaves
+// *cluster nil; the tests pass that nil to Cluster and NewDatabase, which
+// then use the binary's cluster. (A variable filled while parallel tests
+// read it would be a data race.)
+//
+// If PostgreSQL is not installed and the run is -short, the tests run
+// without a cluster, and Main says so in one line: Cluster and NewDatabase
+// then skip the tests that need it. An example cannot skip, so examples
+// names the package's examples that need the cluster; they are left out of
+// such a run (added to -test.skip).
 func Main(m *testing.M, cluster **pgtemp.Cluster, examples ...string) {
 	os.Exit(run(m, cluster, examples))
 }
 
 func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 	flag.Parse() // for testing.Short; m.Run parses only if nobody did
+	*cluster = nil
+	mainCalled = true
 	if fuzzing() {
 		// A fuzz target is pure, and each fuzz worker is a process of its
 		// own running TestMain: a cluster each would cost seconds a worker.
 		absent = errors.New("fuzzing: no cluster")
 		return m.Run()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	c, err := pgtemp.Start(ctx, pgtemp.Options{})
-	cancel()
-	switch {
-	case err == nil:
-		*cluster = c
-	case skippable(err):
+	if _, err := pgtemp.FindBinDir(); skippable(err) {
 		absent = err
 		if err := leaveOut(examples); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 			return 1
 		}
 		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
-	default:
-		fmt.Fprintln(os.Stderr, "these tests need a local PostgreSQL installation:", err)
-		return 1
 	}
 	code := m.Run()
-	if c != nil {
-		if err := c.Close(); err != nil {
+	if sharedC != nil {
+		if err := sharedC.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the test cluster:", err)
 			code = 1
 		}
@@ -81,6 +89,27 @@ func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 		}
 	}
 	return code
+}
+
+// Shared returns the binary's cluster, starting it on the first call, for
+// an example, which has no testing.TB; a test uses Cluster or NewDatabase.
+// Every call after a failed start returns that start's error.
+func Shared() (*pgtemp.Cluster, error) {
+	if !mainCalled {
+		return nil, errors.New("pgtest: no test cluster: TestMain must call pgtest.Main(m, &cluster)")
+	}
+	if absent != nil {
+		return nil, absent
+	}
+	sharedOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sharedC, sharedErr = pgtemp.Start(ctx, pgtemp.Options{})
+		if sharedErr != nil {
+			sharedErr = fmt.Errorf("these tests need a local PostgreSQL installation: %w", sharedErr)
+		}
+	})
+	return sharedC, sharedErr
 }
 
 // MainWithoutCluster is a TestMain body for a package whose tests start
@@ -149,18 +178,23 @@ func leaveOut(examples []string) error {
 	return f.Value.Set(pattern)
 }
 
-// Cluster returns c, the cluster Main started, for a test that needs it. In
-// a -short run without PostgreSQL, c is nil and Cluster skips tb; a nil c
-// otherwise means Main is not the TestMain, and fails tb.
+// Cluster returns c if it is a cluster, or else the binary's cluster
+// (Shared), starting it if no test has. In a -short run without
+// PostgreSQL it skips tb; if the cluster cannot start, or Main is not the
+// TestMain, it fails tb.
 func Cluster(tb testing.TB, c *pgtemp.Cluster) *pgtemp.Cluster {
 	tb.Helper()
 	if c != nil {
 		return c
 	}
+	c, err := Shared()
+	if err == nil {
+		return c
+	}
 	if absent != nil {
 		tb.Skip("needs PostgreSQL, which is not installed (-short run)")
 	}
-	tb.Fatal("no test cluster: TestMain must call pgtest.Main(m, &cluster)")
+	tb.Fatal(err)
 	return nil
 }
 
@@ -182,8 +216,8 @@ var seq atomic.Int64
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
-// NewDatabase creates an empty database named after the test on c and
-// returns its URL. Like Cluster, it skips tb in a -short run without
+// NewDatabase creates an empty database named after the test on c, or on
+// the binary's cluster if c is nil (see Cluster), and returns its URL. Like Cluster, it skips tb in a -short run without
 // PostgreSQL.
 func NewDatabase(tb testing.TB, c *pgtemp.Cluster) string {
 	tb.Helper()
