@@ -30,8 +30,11 @@ func DeriveSeed(seed uint64, i int) uint64 {
 	return z ^ z>>31
 }
 
-// drawPlan is the plan rapid draws from seed.
+// drawPlan is the plan rapid draws from seed. rapid reads its seed flag
+// first, which another run's shrink may be setting (flagsMu).
 func drawPlan(w gen.World, seed uint64) model.Plan {
+	flagsMu.RLock()
+	defer flagsMu.RUnlock()
 	return gen.Plan(w).Example(int(seed))
 }
 

@@ -49,6 +49,11 @@ func (t *tb) Failed() bool {
 // settings from process-wide flags.
 var rapidMu sync.Mutex
 
+// flagsMu guards rapid's flags themselves: setRapidFlags writes them
+// (holding rapidMu too) while another run may draw a plan, and rapid's
+// Example reads the seed flag before it takes the seed it is given.
+var flagsMu sync.RWMutex
+
 var initTesting sync.Once
 
 // setRapidFlags configures rapid through its flags, the only way it offers.
@@ -64,6 +69,8 @@ func setRapidFlags(checks int, seed uint64, shrink time.Duration) error {
 	if testing.Short() {
 		checks *= 5 // rapid runs a fifth of its checks under -short
 	}
+	flagsMu.Lock()
+	defer flagsMu.Unlock()
 	for name, v := range map[string]string{
 		"rapid.checks": strconv.Itoa(checks),
 		"rapid.seed":   strconv.FormatUint(seed, 10),
