@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -56,7 +57,7 @@ func TestShrinkRestartingPlanSkipsRapid(t *testing.T) {
 			for seed := uint64(1); seed <= 4; seed++ {
 				s := &scripted{rules: []rule{tc.rule}}
 				r := runEngine(t, cfg, s, seed)
-				i := slices.IndexFunc(r.bugs, func(b *Failure) bool { return b.Plan.String() == tc.want.String() })
+				i := slices.IndexFunc(r.bugs, func(b *findings.Failure) bool { return b.Plan.String() == tc.want.String() })
 				if i < 0 {
 					t.Fatalf("seed %d: rows %q, want one with the minimal plan %s", seed, bugNames(r.bugs), tc.want.Compact())
 				}

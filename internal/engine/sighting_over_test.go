@@ -1,10 +1,11 @@
-package stress
+package engine
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -93,7 +94,7 @@ func TestEngineSightingOverARestart(t *testing.T) {
 		if b.Plan.String() != want {
 			t.Errorf("the row's plan is %s, want %s", b.Plan.Compact(), want)
 		}
-		i := slices.IndexFunc(b.Sightings, func(s Sighting) bool { return s.Check == checks.ChangedAccepted })
+		i := slices.IndexFunc(b.Sightings, func(s findings.Sighting) bool { return s.Check == checks.ChangedAccepted })
 		if i < 0 {
 			t.Fatalf("no IDEM-004 sighting under the row: %+v (notes %q)", b.Sightings, r.notes)
 		}
@@ -116,8 +117,8 @@ func TestEngineSightingOverARestart(t *testing.T) {
 		})
 		r := runEngine(t, cfg, &scripted{rules: []rule{outbox, replayed}}, 1)
 		got := bugNames(r.bugs)
-		if len(r.bugs) != 2 || !slices.ContainsFunc(r.bugs, func(b *Failure) bool { return b.Check == checks.DuplicateEffect }) ||
-			!slices.ContainsFunc(r.bugs, func(b *Failure) bool { return b.Check == checks.ChangedAccepted }) {
+		if len(r.bugs) != 2 || !slices.ContainsFunc(r.bugs, func(b *findings.Failure) bool { return b.Check == checks.DuplicateEffect }) ||
+			!slices.ContainsFunc(r.bugs, func(b *findings.Failure) bool { return b.Check == checks.ChangedAccepted }) {
 			t.Fatalf("rows %q (notes %q), want the outbox's IDEM-001 and the IDEM-004, each its own", got, r.notes)
 		}
 	})

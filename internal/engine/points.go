@@ -1,18 +1,15 @@
-package stress
+package engine
 
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
-	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // The points a fault that lands at a point of a call's database work
@@ -42,9 +39,6 @@ import (
 // atPoint reports whether fault f lands at a point the plan names.
 func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
 
-// coded reports whether fault f names the failure it deals.
-func coded(f model.Fault) bool { k, _ := model.KindOf(f); return k.Coded }
-
 // dealCodes makes each fault that names its failure draw and deal each
 // failure it can deal where the run stands: db-error each the database
 // proxy can answer a statement with, when one stands between the service
@@ -56,7 +50,7 @@ func (r *runner) dealCodes() {
 	}
 	var codes []string
 	for _, f := range r.cfg.Faults {
-		fc := r.session.codesOf(f)
+		fc := r.session.CodesOf(f)
 		if len(fc) == 0 && model.NamesItsTarget(f) {
 			r.note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
 		}
@@ -72,36 +66,17 @@ func (r *runner) dealCodes() {
 	r.deals = gen.Deals(r.cfg.World)
 }
 
-// codesOf are the failures fault f deals where the session stands; none
-// for a fault that names no failure.
-func (s *Session) codesOf(f model.Fault) []string {
-	switch {
-	case f == model.FaultDepError:
-		names := slices.Sorted(maps.Keys(s.deps))
-		var codes []string
-		for _, d := range names {
-			for _, c := range fault.DepErrorCodes {
-				codes = append(codes, fault.DepErrorPoint(d, c))
-			}
-		}
-		return codes
-	case coded(f) && s.db != nil:
-		return slices.Clone(fault.DBErrorCodes)
-	}
-	return nil
-}
-
 // learnPoints learns the points of a first call's database work, and of
 // its retry's, when the run plans a fault that lands at one, and deals
 // each a plan.
 func (r *runner) learnPoints(ctx context.Context) {
 	i := slices.IndexFunc(r.cfg.Faults, atPoint)
-	if i < 0 || r.session == nil || r.session.db == nil {
+	if i < 0 || r.session == nil || !r.session.DBProxy() {
 		return
 	}
 	f := r.cfg.Faults[i]
 	call := model.Call{Tenant: gen.TenantName(0), Key: gen.KeyName(0)}
-	traces, deps, ops, err := r.session.tracesOf(ctx, model.Namespace(r.run+"-points-"), call, 2)
+	traces, deps, ops, err := r.session.TracesOf(ctx, model.Namespace(r.run+"-points-"), call, 2)
 	switch {
 	case err != nil:
 		r.note(fmt.Sprintf("%s: the unfaulted call its points are learned from failed (%v): no point was tried", f, err))
@@ -179,37 +154,4 @@ func (r *runner) tried(f model.Fault, points []string, what string) string {
 		msg += " (not tried: " + strings.Join(untried, ", ") + ")"
 	}
 	return msg
-}
-
-// tracesOf sends call n times, one after the other and unfaulted, in
-// namespace ns, and returns the points each one's database work passed
-// at the proxy, the names of those its commands passed at the
-// dependencies' (deppoints.go), and their answers.
-func (s *Session) tracesOf(ctx context.Context, ns model.Namespace, call model.Call, n int) ([][]pgproxy.Step, [][]string, []model.Op, error) {
-	x := s.exec
-	var traces [][]pgproxy.Step
-	var deps []learnedDeps
-	x.OnTrace = func(_ model.Call, t []pgproxy.Step) { traces, deps = append(traces, t), append(deps, learnedDeps{}) }
-	// A call's traces at the dependencies come right after its database's.
-	x.OnDepTrace = func(_ model.Call, dep string, t []respproxy.Step) {
-		if len(deps) > 0 {
-			deps[len(deps)-1][dep] = t
-		}
-	}
-	var plan model.Plan
-	for range n {
-		plan.Steps = append(plan.Steps, model.Step{Kind: model.StepCall, Calls: []model.Call{call}})
-	}
-	h, err := x.Execute(ctx, ns, plan, time.Now())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if len(h.Ops) != n || len(traces) != n {
-		return nil, nil, nil, fmt.Errorf("%d answers and %d traces to %d calls", len(h.Ops), len(traces), n)
-	}
-	names := make([][]string, n)
-	for i, d := range deps {
-		names[i] = d.names()
-	}
-	return traces, names, h.Ops, nil
 }

@@ -1,10 +1,11 @@
-package stress
+package engine
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -111,7 +112,7 @@ func TestEngineSightingsOfOneRootCause(t *testing.T) {
 		if b.Check != checks.DuplicateEffect {
 			t.Errorf("the row is %s, want the duplicate (IDEM-001)", b.Bug)
 		}
-		i := slices.IndexFunc(b.Sightings, func(s Sighting) bool { return s.Check == checks.ChangedAccepted })
+		i := slices.IndexFunc(b.Sightings, func(s findings.Sighting) bool { return s.Check == checks.ChangedAccepted })
 		if i < 0 {
 			t.Fatalf("no IDEM-004 sighting under the row: %+v (notes %q)", b.Sightings, r.notes)
 		}
@@ -144,7 +145,7 @@ func TestEngineSightingsOfOneRootCause(t *testing.T) {
 	})
 }
 
-func bugNames(bugs []*Failure) []string {
+func bugNames(bugs []*findings.Failure) []string {
 	var out []string
 	for _, b := range bugs {
 		out = append(out, b.Bug+": "+b.Plan.Compact())

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"cmp"
@@ -18,6 +18,7 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/findings"
+	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/usable"
 )
@@ -25,12 +26,13 @@ import (
 // runner is the state of one Run. The search's workers only execute
 // plans (try); everything else here is touched by the run's own goroutine.
 type runner struct {
-	cfg Config
+	cfg Settings
 	// trials executes and judges the plans of the search and the
 	// shrinker: the only way they reach the target and the database.
 	trials trier
-	// session is what Run opened, for what it checks around the search.
-	session *Session
+	// session is what Run was given, for what it checks around the
+	// search; nil in the engine's tests, which script trials alone.
+	session Session
 	seed    uint64
 	// deals are the world's faults, dealt to the first plans (planAt).
 	deals []gen.Deal
@@ -58,7 +60,7 @@ type runner struct {
 	plans, searched, calls int
 	// bugs are the failures found, each shrunk; current is the one being
 	// shrunk.
-	bugs    []*Failure
+	bugs    []*findings.Failure
 	current *shrinking
 	// reported are the identities every reported bug's minimal plan
 	// fired; explained those of failures found to be a reported bug seen
@@ -73,31 +75,24 @@ type runner struct {
 	otherWriter string
 }
 
-// Run tries cfg.Plans random plans against the target, cfg.Workers at once,
-// and reports every distinct bug they show: each failing plan that counts
-// for a new bug is shrunk, with rapid and then with idemstress's own pass,
-// to a minimal one, and the search goes on. It returns an error only for a
-// configuration that cannot run at all; a failure of the target or the
-// database during the run gives an inconclusive result with Err set. When
-// ctx ends, the result holds what was found until then (Interrupted).
-// A contract error that only the run's answers show (a generated input
+// Run tries cfg.Plans random plans against the target session reaches,
+// cfg.Workers at once, and reports every distinct bug they show: each
+// failing plan that counts for a new bug is shrunk, with rapid and then
+// with idemstress's own pass, to a minimal one, and the search goes on.
+// cfg is a run's as stress.Open leaves it (defaults filled in, World
+// narrowed by the contract). A failure of the target or the database
+// during the run gives an inconclusive result with Err set. When ctx
+// ends, the result holds what was found until then (Interrupted). A
+// contract error that only the run's answers show (a generated input
 // refused, no ID where the contract says) is returned as the error; when
 // the run had found bugs before it, the result is returned beside it, not
 // nil, holding them, with Contract set to the same error.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInterrupted, err)
-	}
-	session, err := Open(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer session.Close()
+func Run(ctx context.Context, cfg Settings, session Session) (*findings.Result, error) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	r := runOn(session)
+	r := runOn(cfg, session)
 	runPrefix := model.Namespace(cmp.Or(r.cfg.Namespace, r.run+"-"))
-	before, err := session.observer.Baseline(ctx, runPrefix)
+	before, err := session.Baseline(ctx, runPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +116,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, cerr
 }
 
-// runOn is the runner of a run on session, with the notes of what the
-// contract leaves out of it.
-func runOn(session *Session) *runner {
-	cfg := session.cfg
+// runOn is the runner of a run of cfg on session, with the notes of what
+// the contract leaves out of it.
+func runOn(cfg Settings, session Session) *runner {
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = randomSeed()
@@ -135,11 +129,11 @@ func runOn(session *Session) *runner {
 	if n := cfg.QueryAfterCrashTable(); n != "" {
 		r.note(n)
 	}
-	for _, n := range identifierNotes(cfg) {
+	for _, n := range IdentifierNotes(cfg) {
 		r.note(n)
 	}
 	if cfg.HTTP.KeyInPath() {
-		// Config.world drew no call without its key.
+		// stress's worldOf drew no call without its key.
 		r.note("no call was sent without its key: the key travels in target.url's path, where a call without one cannot be sent (the keyless transition is not exercised)")
 	}
 	return r
@@ -147,8 +141,8 @@ func runOn(session *Session) *runner {
 
 // result is what the search found, before the check for changes outside
 // the run and the final verdict.
-func (r *runner) result(ctx context.Context, cerr error) *Result {
-	res := &Result{Target: r.session.Where(), Seed: r.seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
+func (r *runner) result(ctx context.Context, cerr error) *findings.Result {
+	res := &findings.Result{Target: r.session.Where(), Seed: r.seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
 		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
 		Contract: cerr}
 	for _, b := range r.explained {
@@ -165,7 +159,7 @@ func (r *runner) result(ctx context.Context, cerr error) *Result {
 // checkOutside reads the tables again after the search and sets
 // res.Outside to what changed outside the run's namespace (IDEM-009)
 // since before, unless another run (others) explains it.
-func (r *runner) checkOutside(ctx context.Context, res *Result, runPrefix model.Namespace, before, others model.Baseline) {
+func (r *runner) checkOutside(ctx context.Context, res *findings.Result, runPrefix model.Namespace, before, others model.Baseline) {
 	if ctx.Err() != nil {
 		// Interrupted: the user wants the report now, not after reading
 		// every table again.
@@ -174,7 +168,7 @@ func (r *runner) checkOutside(ctx context.Context, res *Result, runPrefix model.
 	}
 	afterCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	after, err := r.session.observer.Baseline(afterCtx, runPrefix)
+	after, err := r.session.Baseline(afterCtx, runPrefix)
 	if err != nil {
 		r.stop = cmp.Or(r.stop, fmt.Errorf("%w: %w", errInfrastructure, err))
 		return
@@ -189,9 +183,9 @@ func (r *runner) checkOutside(ctx context.Context, res *Result, runPrefix model.
 
 // finish gives res its notes and its final verdict, a function of the
 // run's tallies (verdict).
-func (r *runner) finish(res *Result) {
+func (r *runner) finish(res *findings.Result) {
 	res.Total = time.Since(r.t0)
-	res.Notes = append(r.notes, r.session.observer.Notes()...)
+	res.Notes = append(r.notes, r.session.Notes()...)
 	for _, n := range res.Notes {
 		fmt.Fprintln(r.cfg.Log, "idemstress: note:", n)
 	}
@@ -200,8 +194,8 @@ func (r *runner) finish(res *Result) {
 		searched: r.searched, duration: r.cfg.Duration, unfired: r.unfiredExecs, executions: res.Executions,
 		unfiredKinds: unfiredKinds(r.faults, r.unfiredWhy)})
 	if len(r.bugs) > 0 {
-		res.Detect = slices.MinFunc(r.bugs, func(a, b *Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
-		res.Flaky = slices.ContainsFunc(r.bugs, func(f *Failure) bool { return f.Flaky })
+		res.Detect = slices.MinFunc(r.bugs, func(a, b *findings.Failure) int { return cmp.Compare(a.Detect, b.Detect) }).Detect
+		res.Flaky = slices.ContainsFunc(r.bugs, func(f *findings.Failure) bool { return f.Flaky })
 	}
 	res.Unfired, res.Faults, res.Coverage = r.unfiredExecs, r.faults, r.coverage
 }
@@ -217,7 +211,7 @@ func (r *runner) contractError(ctx context.Context) error {
 			return tr.History, err
 		}}
 	if r.session != nil {
-		probe.TryWith = r.session.tryWith
+		probe.TryWith = r.session.TryWith
 	}
 	if note {
 		r.note(probe.UnusableNote())
@@ -237,7 +231,7 @@ type trier interface {
 
 // sessionTrier tries plans on a Session, on the clock of a run begun at t0.
 type sessionTrier struct {
-	s  *Session
+	s  Session
 	t0 time.Time
 }
 
@@ -247,7 +241,7 @@ func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Pl
 
 // newRunner is the state of a run with seed begun at t0, trying its plans
 // with trials.
-func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
+func newRunner(cfg Settings, seed uint64, t0 time.Time, trials trier) *runner {
 	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
 		unfiredWhy: map[model.Fault]string{}, run: runName(cfg, seed)}
 }
@@ -256,7 +250,7 @@ func newRunner(cfg Config, seed uint64, t0 time.Time, trials trier) *runner {
 // (or "is") and eight random hex digits. Under a UUID key or tenant, where
 // each f of them takes two of the UUID's 30 hex digits, it is drawn again
 // until a million executions fit.
-func runName(cfg Config, seed uint64) string {
+func runName(cfg Settings, seed uint64) string {
 	run := fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
 	for range 100 {
 		if cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
@@ -432,6 +426,10 @@ func (r *runner) account(tr Trial) {
 	}
 	r.clues = r.clues.Add(r.cfg.Contract, tr.NS, tr.History)
 }
+
+// errInfrastructure marks a failure of the run itself (target or database
+// not there, a target that panicked), as opposed to a violation found.
+var errInfrastructure = interp.ErrInfrastructure
 
 func randomSeed() uint64 {
 	var b [8]byte

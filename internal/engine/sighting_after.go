@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 
 // sightingAfter is the reported bug that shrunk failure f, of identity
 // own, is a sighting of by the rule above; nil when there is none.
-func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) (*Failure, findings.Why) {
+func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID) (*findings.Failure, findings.Why) {
 	for _, b := range r.bugs {
 		if b.NotMinimal {
 			continue

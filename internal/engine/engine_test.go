@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"context"
@@ -134,10 +134,10 @@ func outboxOnRetry(c model.Contract, plan model.Plan) []checks.Violation {
 	return vs
 }
 
-// engineConfig is a run over a small world of plain keys, as Open would
-// leave it, with bursts of up to four calls.
-func engineConfig(plans int) Config {
-	return Config{
+// engineConfig is a run over a small world of plain keys, as stress.Open
+// would leave it, with bursts of up to four calls.
+func engineConfig(plans int) Settings {
+	return Settings{
 		Spec:       contract.Spec{Contract: model.DefaultContract()},
 		World:      gen.World{MaxTenants: 2, MaxKeys: 2, MaxVariants: 2, MaxSteps: 6, MaxBurst: 4},
 		Plans:      plans,
@@ -147,7 +147,7 @@ func engineConfig(plans int) Config {
 }
 
 // runEngine runs the search over a scripted service and returns the runner.
-func runEngine(t *testing.T, cfg Config, s *scripted, seed uint64) *runner {
+func runEngine(t *testing.T, cfg Settings, s *scripted, seed uint64) *runner {
 	t.Helper()
 	rapidMu.Lock()
 	defer rapidMu.Unlock()

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -23,7 +24,7 @@ func (r *runner) otherRunsBaseline(ctx context.Context) (model.Baseline, error) 
 	if r.cfg.Namespace != "" {
 		return nil, nil
 	}
-	return r.session.observer.Baseline(ctx, runsPrefix)
+	return r.session.Baseline(ctx, runsPrefix)
 }
 
 // otherRuns takes from res.Outside the changes that another run made:
@@ -32,11 +33,11 @@ func (r *runner) otherRunsBaseline(ctx context.Context) (model.Baseline, error) 
 // run on this database, not the service writing where no call asked it
 // to. The run is then inconclusive (it cannot tell its own stray writes
 // among them), with a note on how to run jobs side by side.
-func (r *runner) otherRuns(ctx context.Context, res *Result, before model.Baseline) error {
+func (r *runner) otherRuns(ctx context.Context, res *findings.Result, before model.Baseline) error {
 	if before == nil {
 		return nil
 	}
-	after, err := r.session.observer.Baseline(ctx, runsPrefix)
+	after, err := r.session.Baseline(ctx, runsPrefix)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/bugid"
+	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/shrink"
 )
@@ -25,7 +26,7 @@ const shrinkTries = 3
 // steps and calls, then simpler calls. It ends by h.shrinkBy, like rapid's
 // shrinking before it; minimal says it ended because no candidate of the
 // plan failed again, not because time or the run ran out.
-func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failure, minimal bool) {
+func (r *runner) shrink(ctx context.Context, h *shrinking, f *findings.Failure) (_ *findings.Failure, minimal bool) {
 	// Whether rapid's half was cut does not matter here: only this pass's
 	// last round says whether a smaller candidate fails.
 	rapidCut := h.cut
@@ -79,7 +80,7 @@ func (r *runner) shrink(ctx context.Context, h *shrinking, f *Failure) (_ *Failu
 // later one: its candidates are cheap, and the path its shrink takes (the
 // zoo's minimal plans, the cut shrinks that keep two bugs apart) stays
 // the one pinned by the in-process tests.
-func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*Failure, bugid.ID) {
+func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.Plan, restarting bool) (*findings.Failure, bugid.ID) {
 	passes := []int{shrinkTries}
 	if restarting {
 		passes = []int{1, shrinkTries - 1}
@@ -106,7 +107,7 @@ func (r *runner) firstFailing(ctx context.Context, h *shrinking, cands []model.P
 // failsAgain runs a plan up to tries times and returns its failure when it
 // shows bug again (showsAgain), with the bug as it shows now; again says
 // whether trying it more might (not after a hang).
-func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugid.ID, tries int) (_ *Failure, _ bugid.ID, again bool) {
+func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, bug bugid.ID, tries int) (_ *findings.Failure, _ bugid.ID, again bool) {
 	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy)
 	defer cancel()
 	for range tries {
@@ -120,7 +121,7 @@ func (r *runner) failsAgain(ctx context.Context, h *shrinking, plan model.Plan, 
 			return nil, bugid.ID{}, false
 		}
 		if got, ok := bugid.ShowsAgain(r.idsOf(plan, hist, vs), bug, r.known); ok {
-			return &Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got, false
+			return &findings.Failure{Check: got.Check, Plan: plan, History: hist, Violations: vs}, got, false
 		}
 		// A candidate that hung instead (another bug: identical calls
 		// that never get an answer) is given up at once: trying again

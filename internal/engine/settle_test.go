@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"testing"
@@ -33,7 +33,7 @@ func TestSettleCountsTheFirstIdentityOnlyWhenShrinkingKeptItsKind(t *testing.T) 
 		{name: "kept, attributed", bug: dupBurst, own: dupSeq, why: "the same", known: []bugid.ID{dupBurst, dupSeq}},
 	} {
 		r := &runner{}
-		r.settle(&Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugid.ID{tc.own}, true, tc.why, nil, findings.Why{})
+		r.settle(&findings.Failure{Check: tc.own.Check, Plan: plan}, tc.bug, tc.own, []bugid.ID{tc.own}, true, tc.why, nil, findings.Why{})
 		for _, id := range tc.known {
 			if !r.known(id) {
 				t.Errorf("%s: %s not known after settling", tc.name, id)

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// identifierNotes say what the contract's identifier formats leave out of
+// IdentifierNotes say what the contract's identifier formats leave out of
 // a run: the key shapes whose keys the format does not admit (the
 // folded-key transition is then exercised by fewer shapes, or none), and
 // the tenants that fixed tenant values bound.
-func identifierNotes(cfg Config) []string {
+func IdentifierNotes(cfg Settings) []string {
 	var notes []string
 	c := cfg.Contract
 	if w := cfg.World; w.Shapes != nil && len(w.Shapes) < len(model.Shapes) {

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"cmp"
@@ -68,7 +68,7 @@ func (r *runner) known(id bugid.ID) bool {
 // far, and the budget (shrinkBudget from when the bug was found, rapid's part
 // ending half way).
 type shrinking struct {
-	best *Failure
+	best *findings.Failure
 	// world is what rapid draws the candidates from: the one the failing
 	// plan was drawn in, so that its first case is that plan.
 	world gen.World
@@ -146,7 +146,7 @@ func shrinkBudget(shrinkTime, took time.Duration) time.Duration {
 // it to the run's bugs unless it turns out to be one of them (fateOf).
 func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 	now := time.Now()
-	f := &Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
+	f := &findings.Failure{Check: bug.Check, Plan: a.plan, History: a.trial.History, Violations: a.trial.Violations,
 		Original: a.plan, PlanSeed: a.seed, Plans: a.index + 1, Detect: now.Sub(r.t0)}
 	budget := shrinkBudget(r.cfg.ShrinkTime, a.took)
 	h := &shrinking{best: f, world: a.world, kind: bug, budget: budget, shrinkBy: now.Add(budget), rapidBy: now.Add(budget / 2)}
@@ -186,7 +186,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 	if why == "" && minimal && r.stop == nil && ctx.Err() == nil && r.explainedInSequence(ctx, h, best, own) {
 		why = "a race whose calls sent one after another show only reported bugs"
 	}
-	var under *Failure
+	var under *findings.Failure
 	var seen findings.Why
 	if why == "" && r.stop == nil && ctx.Err() == nil {
 		under, seen = r.sightingOf(ctx, h, best, own, fired)
@@ -203,7 +203,7 @@ func (r *runner) shrinkBug(ctx context.Context, a attempt, bug bugid.ID) {
 // into a more severe new bug (a hang in a burst whose two calls alone
 // answer 500) shows the first one no more, and the search must stay free
 // to find it.
-func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, minimal bool, why string, under *Failure, seen findings.Why) {
+func (r *runner) settle(best *findings.Failure, bug, own bugid.ID, fired []bugid.ID, minimal bool, why string, under *findings.Failure, seen findings.Why) {
 	found := []bugid.ID{own}
 	if bugid.SameKind(bug, own) {
 		found = append(found, bug)
@@ -233,7 +233,7 @@ func (r *runner) settle(best *Failure, bug, own bugid.ID, fired []bugid.ID, mini
 
 // explainedInSequence reports whether f's plan, its bursts sent one call
 // after another, explains f's bug, own (explainsRace).
-func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *Failure, own bugid.ID) bool {
+func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID) bool {
 	seq := shrink.InSequence(f.Plan)
 	if seq.String() == f.Plan.String() {
 		return false
@@ -276,6 +276,6 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 // to, and it keeps a smaller plan only when it fails with the same message.
 func (h *shrinking) record(plan model.Plan, hist model.History, vs []checks.Violation, v checks.Violation) {
 	if old, _ := bugid.ViolationOf(h.best.Violations, h.best.Check); v.Message == old.Message {
-		h.best = &Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
+		h.best = &findings.Failure{Check: h.best.Check, Plan: plan, History: hist, Violations: vs}
 	}
 }

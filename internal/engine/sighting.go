@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"cmp"
@@ -60,7 +60,7 @@ import (
 
 // groupIDs are the identities a reported bug's minimal plan and its
 // sightings' plans fired.
-func (r *runner) groupIDs(b *Failure) []bugid.ID {
+func (r *runner) groupIDs(b *findings.Failure) []bugid.ID {
 	ids := r.idsOf(b.Plan, b.History, b.Violations)
 	for _, s := range b.Sightings {
 		ids = append(ids, r.idsOf(s.Plan, s.History, s.Violations)...)
@@ -71,7 +71,7 @@ func (r *runner) groupIDs(b *Failure) []bugid.ID {
 // sightingOf is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of, and why; nil when f is a bug of its
 // own (see above).
-func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, findings.Why) {
+func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID, fired []bugid.ID) (*findings.Failure, findings.Why) {
 	for _, b := range r.bugs {
 		if findings.Holds(b, f, own, fired) {
 			return b, findings.Why{}

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"flag"
@@ -72,7 +72,7 @@ func setRapidFlags(checks int, seed uint64, shrink time.Duration) error {
 		"rapid.nofailfile": "true",
 	} {
 		if err := flag.Set(name, v); err != nil {
-			return fmt.Errorf("stress: setting %s: %w", name, err)
+			return fmt.Errorf("setting rapid's flag %s: %w", name, err)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package stress
+package engine
 
 import (
 	"context"
@@ -44,7 +44,7 @@ import (
 // sightingOver is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of by the experiment above, and why;
 // nil when there is none.
-func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *Failure, own bugid.ID, fired []bugid.ID) (*Failure, findings.Why) {
+func (r *runner) sightingOver(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID, fired []bugid.ID) (*findings.Failure, findings.Why) {
 	for _, b := range r.bugs {
 		// The bug's plan must be minimal: it heads the row. f's may be
 		// cut (on a loaded machine A/k1 v0; restart; A/k1 v1e4 +trace):
