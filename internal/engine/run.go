@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/points"
 	"github.com/idemstress/idemstress/internal/usable"
 )
 
@@ -101,9 +102,8 @@ func Run(ctx context.Context, cfg Settings, session Session) (*findings.Result, 
 		return nil, err
 	}
 	r.learnPoints(ctx)
-	r.dealCodes()
 	r.search(ctx)
-	r.pointsTried()
+	r.dealer().Tried()
 	findings.Order(r.bugs)
 
 	cerr := r.contractError(ctx)
@@ -242,7 +242,7 @@ func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Pl
 // newRunner is the state of a run with seed begun at t0, trying its plans
 // with trials.
 func newRunner(cfg Settings, seed uint64, t0 time.Time, trials trier) *runner {
-	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: startCoverage(cfg),
+	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: points.StartCoverage(cfg.Faults, cfg.DBStall, cfg.World),
 		unfiredWhy: map[model.Fault]string{}, run: runName(cfg, seed)}
 }
 

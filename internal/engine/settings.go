@@ -9,7 +9,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/points"
 )
 
 // Settings are what a run needs to know: what the contract says and how
@@ -42,17 +42,9 @@ type Session interface {
 	// TryWith sends one call alone, its identifiers made under c, and
 	// returns its answer (usable.Probe.TryWith).
 	TryWith(ctx context.Context, c model.Contract, ns model.Namespace, call model.Call) (model.Op, error)
-	// CodesOf are the failures fault f deals where the session stands;
-	// none for a fault that names no failure.
-	CodesOf(f model.Fault) []string
-	// DBProxy says a database proxy stands between the service and its
-	// database, where the points of a call's work are learned.
-	DBProxy() bool
-	// TracesOf sends call n times, one after the other and unfaulted, in
-	// namespace ns, and returns the points each one's database work
-	// passed at the proxy, the names of those its commands passed at the
-	// dependencies', and their answers.
-	TracesOf(ctx context.Context, ns model.Namespace, call model.Call, n int) ([][]pgproxy.Step, [][]string, []model.Op, error)
+	// CodesOf, DBProxy and TracesOf are where the run learns the
+	// points and failures its faults are dealt (internal/points).
+	points.Source
 	// Baseline fingerprints the effect tables' rows outside prefix.
 	Baseline(ctx context.Context, prefix model.Namespace) (model.Baseline, error)
 	// Notes are what the observer has to say about the run.

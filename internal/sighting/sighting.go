@@ -1,10 +1,9 @@
-package engine
+package sighting
 
 import (
-	"cmp"
-	"context"
 	"slices"
 
+	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
@@ -27,7 +26,7 @@ import (
 //     inputs), fires a check of a kind that R's minimal plan or one of its
 //     sightings fired (the checks overlap);
 //   - and F's own check needs the shared ingredients: F's plan without
-//     them, executed shrinkTries times, never shows it.
+//     them, executed the engine's shrinkTries times, never shows it.
 //
 // A failure is also the bug seen again, with no experiment, when it
 // fires the bug's own kind of check and its plan is the bug's or within
@@ -39,7 +38,7 @@ import (
 // loser of a burst, a hang of the other call) or two recovery bugs are
 // different mistakes about one transition, told apart by their check as
 // before. They join a failure to a bug only by another experiment
-// (sighting_over.go): its plan is the bug's with an input of its own, it
+// (over.go): its plan is the bug's with an input of its own, it
 // leaves every wrong row the bug's plan leaves, and both plans need the
 // restart, fault or burst they have (a forgotten key after a restart
 // taking a changed payload, A/k1 v0; restart; A/k1 v1, is the duplicate
@@ -58,74 +57,74 @@ import (
 // the others are listed under it. The experiment runs only for a failure about to be reported, a
 // few times a run.
 
-// groupIDs are the identities a reported bug's minimal plan and its
-// sightings' plans fired.
-func (r *runner) groupIDs(b *findings.Failure) []bugid.ID {
-	ids := r.idsOf(b.Plan, b.History, b.Violations)
-	for _, s := range b.Sightings {
-		ids = append(ids, r.idsOf(s.Plan, s.History, s.Violations)...)
+// Experiments are what filing a shrunk failure needs: the contract its
+// identities are read under, the bugs reported so far, and the one way to
+// run a plan, ShowsIn, which executes it up to a few times (the engine's
+// shrinkTries) and says whether a violation whose identity wanted accepts
+// showed. The engine gives each failure about to be reported one.
+type Experiments struct {
+	Contract model.Contract
+	Bugs     []*findings.Failure
+	ShowsIn  func(plan model.Plan, wanted func(bugid.ID) bool) Outcome
+}
+
+// Outcome is what an experiment says: the plan showed what was looked
+// for, never did in its executions, or the run could not say (out of
+// time, stopped).
+type Outcome int
+
+const (
+	Shown Outcome = iota
+	NotShown
+	Unknown
+)
+
+// idsOf are the identities of a plan's violations, most severe first.
+func (x Experiments) idsOf(plan model.Plan, hist model.History, vs []checks.Violation) []bugid.ID {
+	ids := make([]bugid.ID, len(vs))
+	for i, v := range vs {
+		ids[i] = bugid.Of(x.Contract, plan, hist, v)
 	}
 	return ids
 }
 
-// sightingOf is the reported bug that shrunk failure f, of identity own
+// groupIDs are the identities a reported bug's minimal plan and its
+// sightings' plans fired.
+func (x Experiments) groupIDs(b *findings.Failure) []bugid.ID {
+	ids := x.idsOf(b.Plan, b.History, b.Violations)
+	for _, s := range b.Sightings {
+		ids = append(ids, x.idsOf(s.Plan, s.History, s.Violations)...)
+	}
+	return ids
+}
+
+// Of is the reported bug that shrunk failure f, of identity own
 // and firing fired, is a sighting of, and why; nil when f is a bug of its
 // own (see above).
-func (r *runner) sightingOf(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID, fired []bugid.ID) (*findings.Failure, findings.Why) {
-	for _, b := range r.bugs {
+func (x Experiments) Of(f *findings.Failure, own bugid.ID, fired []bugid.ID) (*findings.Failure, findings.Why) {
+	for _, b := range x.Bugs {
 		if findings.Holds(b, f, own, fired) {
 			return b, findings.Why{}
 		}
 	}
-	for _, b := range r.bugs {
+	for _, b := range x.Bugs {
 		common, extra := shrink.SharedIngredients(b.Plan, f.Plan)
 		if len(common) == 0 {
 			continue
 		}
-		group := r.groupIDs(b)
+		group := x.groupIDs(b)
 		at := findings.Overlaps(fired, group)
 		if !at && len(extra) > 0 {
-			at = r.showsIn(ctx, h, shrink.StripAll(f.Plan, extra), func(id bugid.ID) bool {
+			at = x.ShowsIn(shrink.StripAll(f.Plan, extra), func(id bugid.ID) bool {
 				return slices.ContainsFunc(group, func(g bugid.ID) bool { return bugid.SameKind(g, id) })
-			}) == shown
+			}) == Shown
 		}
-		if at && r.showsIn(ctx, h, shrink.StripAll(f.Plan, common), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == notShown {
+		if at && x.ShowsIn(shrink.StripAll(f.Plan, common), func(id bugid.ID) bool { return bugid.SameKind(id, own) }) == NotShown {
 			return b, findings.Why{Shared: common}
 		}
 	}
-	if b, why := r.sightingOver(ctx, h, f, own, fired); b != nil {
+	if b, why := x.over(f, own, fired); b != nil {
 		return b, why
 	}
-	return r.sightingAfter(ctx, h, f, own)
-}
-
-// An experiment's outcome: the plan showed what was looked for, never
-// did in shrinkTries executions, or the run could not say (out of time,
-// stopped).
-const (
-	shown = iota
-	notShown
-	unknown
-)
-
-// showsIn executes plan up to shrinkTries times and says whether a
-// violation whose identity wanted accepts showed.
-func (r *runner) showsIn(ctx context.Context, h *shrinking, plan model.Plan, wanted func(bugid.ID) bool) int {
-	// A little time past the shrink budget: the answer decides which row
-	// a bug is reported in.
-	runCtx, cancel := context.WithDeadline(ctx, h.shrinkBy.Add(h.budget/10))
-	defer cancel()
-	for range shrinkTries {
-		vs, hist, err := r.once(runCtx, plan)
-		if err != nil {
-			if ctx.Err() != nil || runCtx.Err() == nil {
-				r.stop = cmp.Or(r.stop, err)
-			}
-			return unknown
-		}
-		if slices.ContainsFunc(r.idsOf(plan, hist, vs), wanted) {
-			return shown
-		}
-	}
-	return notShown
+	return x.after(f, own)
 }

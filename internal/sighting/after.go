@@ -1,8 +1,6 @@
-package engine
+package sighting
 
 import (
-	"context"
-
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/model"
@@ -21,16 +19,16 @@ import (
 //     calls added, nothing else: taking the retries out leaves plain's
 //     plan (tenants and keys renamed);
 //   - plain's plan has a fault, and rich's check needs it: rich's plan
-//     without its faults, executed shrinkTries times, never shows it
-//     (the retry alone is answered as a retry should be).
+//     without its faults, executed the engine's shrinkTries times, never
+//     shows it (the retry alone is answered as a retry should be).
 // Two mistakes that both need a fault and its retry (a partial effect,
 // and a key left stuck) are then one row, the second listed under the
 // first as a sighting, never hidden.
 
-// sightingAfter is the reported bug that shrunk failure f, of identity
+// after is the reported bug that shrunk failure f, of identity
 // own, is a sighting of by the rule above; nil when there is none.
-func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *findings.Failure, own bugid.ID) (*findings.Failure, findings.Why) {
-	for _, b := range r.bugs {
+func (x Experiments) after(f *findings.Failure, own bugid.ID) (*findings.Failure, findings.Why) {
+	for _, b := range x.Bugs {
 		if b.NotMinimal {
 			continue
 		}
@@ -43,7 +41,7 @@ func (r *runner) sightingAfter(ctx context.Context, h *shrinking, f *findings.Fa
 			richOwn = findings.IDOf(b)
 		}
 		bare := shrink.EachCall(func(c *model.Call) { c.Fault, c.Point = model.FaultNone, "" })(rich.Plan)
-		if r.showsIn(ctx, h, bare, func(id bugid.ID) bool { return bugid.SameKind(id, richOwn) }) == notShown {
+		if x.ShowsIn(bare, func(id bugid.ID) bool { return bugid.SameKind(id, richOwn) }) == NotShown {
 			return b, findings.Why{After: true}
 		}
 	}
