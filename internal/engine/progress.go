@@ -9,7 +9,7 @@ import (
 )
 
 // Progress is how far a run has got, for a caller that shows it while the
-// run goes on (Config.Progress). The library itself prints nothing.
+// run goes on (stress.Config.Progress). The library itself prints nothing.
 type Progress struct {
 	// Phase is "search" while plans are drawn and run, "shrink" while a
 	// failing plan is made smaller.
