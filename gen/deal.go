@@ -9,7 +9,7 @@ import (
 // A Deal is one fault a world can draw, as a plan carries it: a single
 // call's fault, a restart step, or a fault step on a dependency (Target).
 // A run deals each of its world's faults to a plan of its own first
-// (stress), so that no kind goes undrawn in a short run by chance.
+// (internal/engine), so that no kind goes undrawn in a short run by chance.
 type Deal struct {
 	Fault  model.Fault
 	Target string // a fault step's dependency; "" otherwise

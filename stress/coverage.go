@@ -1,26 +1,5 @@
 package stress
 
-import (
-	"slices"
-
-	"github.com/idemstress/idemstress/internal/model"
-)
-
-// startCoverage is a run's coverage before its first plan: every call
-// transition and every fault the run plans at zero, so that the report
-// names what never happened.
-func startCoverage(cfg Config) model.Coverage {
-	faults := slices.Clone(cfg.Faults)
-	if cfg.DBStall != "" {
-		faults = append(faults, model.FaultDBStall)
-	}
-	cov := model.NewCoverage(faults)
-	if cfg.World.Unique {
-		cov[model.TakenValue] = 0 // plans may send another action's unique values
-	}
-	return cov
-}
-
 // keyInTag says the service sees the action tag where it looks for the
 // key (model.Exercise.KeyInTag): a {{tag}} in the URL or a header, a
 // payload field that is {{tag}} alone (Square's "idempotency_key"), or a

@@ -256,20 +256,6 @@ func (s *Session) DB() *pgxpool.Pool { return s.observer.DB() }
 // the replicas idemstress started.
 func (s *Session) Where() string { return s.where }
 
-// Trial is one plan's execution in a namespace of its own, and its verdict.
-type Trial struct {
-	NS model.Namespace
-	// History is what the plan's execution did: its calls, and its faults
-	// as they happened (what fired, which calls each touched).
-	History    model.History
-	Violations []checks.Violation
-	// Coverage counts the transitions the execution made (model.Exercised).
-	Coverage model.Coverage
-	// Notes say something about the run that is no violation (an event
-	// that came after delivery_within).
-	Notes []string
-}
-
 // Try executes one plan in namespace ns, reads the namespace's rows and
 // judges both. The error says the run cannot go on (target or database
 // gone, ctx ended); a violation is not an error.

@@ -3,5 +3,5 @@
 // rows and check statuses; stress names these types for its callers.
 // Beside them, the pure rules that relate failures: which reported bug a
 // failure's plan holds, which of two heads a bug's row, and the order of
-// the bugs (root causes first). The search (stress) fills them in.
+// the bugs (root causes first). The search (internal/engine) fills them in.
 package findings

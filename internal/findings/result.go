@@ -45,7 +45,7 @@ type Failure struct {
 	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Sightings are this bug seen again another way: failures of other
 	// checks, faults or interleavings whose check needs what this bug's
-	// minimal plan needs (stress/sighting.go), listed under it rather than
+	// minimal plan needs (internal/sighting), listed under it rather than
 	// reported as bugs of their own; most severe first.
 	Sightings []Sighting `json:"sightings,omitempty"`
 	// id is the identity Bug names, kept for telling its sightings.

@@ -13,7 +13,7 @@ import (
 )
 
 // Sighting is a reported bug seen another way: a shrunk failure whose
-// check needs what the bug's minimal plan needs (stress/sighting.go says when).
+// check needs what the bug's minimal plan needs (internal/sighting says when).
 type Sighting struct {
 	Check      checks.ID          `json:"check"`
 	Bug        string             `json:"bug,omitempty"`
@@ -176,7 +176,7 @@ func AfterOneFault(b, f *Failure) (rich *Failure, ok bool) {
 // failure f (firing fFired) may be one mistake over a restart, fault or
 // burst, by their plans alone: one is the other's with inputs of its own
 // added, it left every wrong row the other's left, and over are
-// the restarts, faults and bursts both have (stress/sighting_over.go).
+// the restarts, faults and bursts both have (internal/sighting/over.go).
 func OverOneMistake(b, f *Failure, bFired, fFired []bugid.ID) (over []shrink.Ingredient, ok bool) {
 	rich, plain, richFired, plainFired := f, b, fFired, bFired
 	if len(ownInputs(f, b)) == 0 {

@@ -4,5 +4,5 @@
 // and calls, then simpler calls, renamed tenants and keys), the
 // ingredients a plan may have beyond plain calls and how to strip each,
 // and whether one plan is within or a strict sub-plan of another. It runs
-// nothing: stress's search executes the candidates.
+// nothing: internal/engine's search executes the candidates.
 package shrink

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
+)
+
+// IdentifierNotes say what the contract's identifier formats leave out of
+// a run: the key shapes whose keys the format does not admit (the
+// folded-key transition is then exercised by fewer shapes, or none), and
+// the tenants that fixed tenant values bound.
+func IdentifierNotes(cfg Settings) []string {
+	var notes []string
+	c := cfg.Contract
+	if w := cfg.World; w.Shapes != nil && len(w.Shapes) < len(model.Shapes) {
+		var out []string
+		for _, s := range model.Shapes {
+			if !strings.ContainsRune(string(w.Shapes), rune(s)) {
+				out = append(out, model.ShapeName(s))
+			}
+		}
+		by := fmt.Sprintf("key_format %s", c.KeyFormatOf())
+		if c.KeyPattern != "" {
+			by = fmt.Sprintf("key_pattern %q", c.KeyPattern)
+		}
+		notes = append(notes, fmt.Sprintf("key shapes not drawn, since %s admits none of their keys: %s (they are not exercised, not passed)", by, strings.Join(out, ", ")))
+	}
+	if n := len(c.Tenants); n > 0 {
+		notes = append(notes, fmt.Sprintf("tenants: plans use the %d fixed tenant values (at most %d tenants a plan), and the namespace is carried by the key alone: a row a keyless call left counts as a write outside the namespace (IDEM-009)",
+			n, cfg.World.MaxTenants))
+	}
+	return notes
+}
