@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/idemstress/idemstress/internal/loopback"
+	"github.com/idemstress/idemstress/internal/testbed/loopback"
 )
 
 // No test may leave a goroutine behind: not the client's keep-alive

@@ -191,7 +191,7 @@ func TestBurstEndsPromptly(t *testing.T) {
 // two cores, where one descheduling costs milliseconds. 50ms still catches
 // a burst that is not synchronised at all (sequential requests each wait
 // for their answer). TestLastByteHoldsHandlers is the exact test;
-// internal/bench/spread_test.go measures.
+// internal/testbed/bench/spread_test.go measures.
 func TestBurstSpread(t *testing.T) {
 	var mu sync.Mutex
 	var entered []time.Time

@@ -16,7 +16,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/stress"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 var cluster *pgtemp.Cluster

@@ -7,8 +7,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/report"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 // A demo row is as expected when the correct mode passes and a bug is

@@ -16,7 +16,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/paysvc"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 

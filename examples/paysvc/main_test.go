@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/paysvc"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // Main serves in-process: it says where it listens, creates its schema,

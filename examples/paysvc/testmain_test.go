@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // cluster is this test binary's throwaway PostgreSQL; every test creates

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/redistest"
+	"github.com/idemstress/idemstress/internal/testbed/redistest"
 )
 
 // startRedis runs a redis-server without persistence on a unix socket of

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/idemstress/idemstress/internal/pgproxy"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // TestCloseWithOpenSessions: Close ends idle, busy and held sessions and

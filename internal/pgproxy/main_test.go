@@ -11,7 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 var cluster *pgtemp.Cluster

@@ -21,7 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 func TestMain(m *testing.M) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // sharedTemp is a temp dir the postgres user can enter, as /tmp is (a

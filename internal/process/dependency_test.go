@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/process"
-	"github.com/idemstress/idemstress/internal/redistest"
+	"github.com/idemstress/idemstress/internal/testbed/redistest"
 )
 
 // redisDep is a Redis dependency on {port} in {data_dir}: without

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
-	"github.com/idemstress/idemstress/internal/redistest"
 	"github.com/idemstress/idemstress/internal/respproxy"
+	"github.com/idemstress/idemstress/internal/testbed/redistest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

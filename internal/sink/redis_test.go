@@ -11,8 +11,8 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
-	"github.com/idemstress/idemstress/internal/redistest"
 	"github.com/idemstress/idemstress/internal/sink"
+	"github.com/idemstress/idemstress/internal/testbed/redistest"
 )
 
 // startRedis starts a redis-server on a free loopback port for the test.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/stress"
 )

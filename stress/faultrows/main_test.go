@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 
-// sampleBinary is the sample's binary, built once (internal/stresstest).
+// sampleBinary is the sample's binary, built once (internal/testbed/stresstest).
 var sampleBinary = stresstest.SampleBinary
 
 // Issue 26.7: one bug is one row, for the process modes a fault at the

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 )
 
 // Issue 26.7: one bug is one row, for the bug modes the demo runs as

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/apitest"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // computeSvc is a Compute-Engine-like insert: the key is a requestId in

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/apitest"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 // kubeSvc is a Kubernetes-like create: the resource's name is its key,

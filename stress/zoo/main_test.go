@@ -5,15 +5,15 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 )
 
 var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 
-// What the end-to-end binaries share (internal/stresstest), by the short
+// What the end-to-end binaries share (internal/testbed/stresstest), by the short
 // names the tests use.
 var (
 	call        = stresstest.Call

@@ -7,7 +7,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -18,7 +18,7 @@ import (
 // seed of its own (keys 1, tagged 2), so every bug is found and shrunk from
 // two different searches; stress/zoorows runs every bug again (keys, seed
 // 1), TestStableDiagnoses pins several more seeds for the two bugs whose
-// shrink once wandered, and internal/bench's P2 and P5 run ten seeds each.
+// shrink once wandered, and internal/testbed/bench's P2 and P5 run ten seeds each.
 // The modes are independent (a database and a service each), so they run
 // in parallel: shrinking is CPU, but the races and hangs wait.
 func TestSampleModes(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/sample"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 )
 
 var cluster *pgtemp.Cluster

@@ -12,8 +12,8 @@ import (
 
 	"github.com/idemstress/idemstress/cmd/idemstress/internal/built"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 var cluster *pgtemp.Cluster

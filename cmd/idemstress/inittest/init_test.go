@@ -18,7 +18,7 @@ import (
 	"github.com/idemstress/idemstress/examples/paysvc"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 var cluster *pgtemp.Cluster

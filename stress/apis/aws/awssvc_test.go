@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 )
 
 // awsSvc is an AWS-JSON-protocol service (awsJson1_1): POST / with

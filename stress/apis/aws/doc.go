@@ -3,5 +3,5 @@
 // strictly typed JSON body, fixed accounts, 400
 // IdempotentParameterMismatch. The service is correct by that public
 // semantics and has planted bugs; its contract is testdata/contract.yaml,
-// which docs/apis.md shows. The harness is internal/apitest.
+// which docs/apis.md shows. The harness is internal/testbed/apitest.
 package aws

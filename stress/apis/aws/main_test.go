@@ -3,8 +3,8 @@ package aws_test
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 )
 
 var cluster *pgtemp.Cluster

@@ -5,5 +5,5 @@
 // answered as the original (no fingerprint, AIP-155 and Compute Engine).
 // The service is correct by that public semantics and has planted bugs;
 // its contract is testdata/contract.yaml, which docs/apis.md shows. The
-// harness is internal/apitest.
+// harness is internal/testbed/apitest.
 package google

@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 )
 
 // googleSvc creates Compute-Engine-like instances the way AIP-155 and

@@ -7,5 +7,5 @@
 // started with APIS_SERVE=graphql), so that restarts and kills apply. The
 // service is correct by that public semantics and has planted bugs; its
 // contract is testdata/contract.yaml, which docs/apis.md shows. The
-// harness is internal/apitest.
+// harness is internal/testbed/apitest.
 package graphql

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/apitest"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 )
 
 var cluster *pgtemp.Cluster

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/apitest"
-	"github.com/idemstress/idemstress/internal/stresstest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 )
 
 // The Kubernetes-like service under idemstress: correct, it passes

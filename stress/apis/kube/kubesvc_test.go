@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/apitest"
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 )
 
 // kubeSvc is a Kubernetes-like API server for one namespaced kind, as the

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 // Options say how to generate RESULTS.md.

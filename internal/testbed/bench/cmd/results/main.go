@@ -1,10 +1,10 @@
-// Command results regenerates internal/bench/RESULTS.md: every figure of issue 11's
+// Command results regenerates internal/testbed/bench/RESULTS.md: every figure of issue 11's
 // benchmark table (P1–P6), measured here against a throwaway PostgreSQL
 // cluster and services on loopback, with the machine, date, commit and Go
 // version they come from. Run it from the repository's root:
 //
-//	go run ./internal/bench/cmd/results          # the full run, about 20 minutes on 2 cores
-//	go run ./internal/bench/cmd/results -quick   # every section, small sizes, a couple of minutes
+//	go run ./internal/testbed/bench/cmd/results          # the full run, about 20 minutes on 2 cores
+//	go run ./internal/testbed/bench/cmd/results -quick   # every section, small sizes, a couple of minutes
 //
 // Progress goes to stderr. A program rather than a test: no test timeout
 // to guess, progress as it happens, and P6's child processes are this
@@ -21,8 +21,8 @@ import (
 	"os/signal"
 	"sync/atomic"
 
-	"github.com/idemstress/idemstress/internal/bench"
 	"github.com/idemstress/idemstress/internal/pgtemp"
+	"github.com/idemstress/idemstress/internal/testbed/bench"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func main() {
 		os.Exit(bench.RunChild(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
 	}
 	quick := flag.Bool("quick", false, "few seeds and small sizes: checks every section can be produced, in a couple of minutes")
-	out := flag.String("o", "internal/bench/RESULTS.md", "where to write the results")
+	out := flag.String("o", "internal/testbed/bench/RESULTS.md", "where to write the results")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

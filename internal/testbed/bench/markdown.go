@@ -9,11 +9,11 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 // command is the one command that regenerates RESULTS.md.
-const command = "go run ./internal/bench/cmd/results"
+const command = "go run ./internal/testbed/bench/cmd/results"
 
 // sections are RESULTS.md's headings, in order.
 var sections = []string{"Machine", "P1 burst arrival spread", "P2 time to first detection", "P3 tester throughput",
@@ -194,7 +194,7 @@ func (pg *page) foreignRows(r *results) {
 	pg.p("\nThe check outside the namespace (IDEM-009, `MeasureBaseline`), on %s foreign rows per effect table, before a run\n", rowsLabel(s.BaselineRows))
 	pg.p("and after 800 actions were written inside its namespace")
 	if len(s.BaselineLayouts) < len(sample.Layouts()) {
-		pg.p(" (in the %s layout only: filling 10^7 rows takes minutes per layout; `go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 90m ./internal/bench/` measures both)", layoutList(s.BaselineLayouts))
+		pg.p(" (in the %s layout only: filling 10^7 rows takes minutes per layout; `go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 90m ./internal/testbed/bench/` measures both)", layoutList(s.BaselineLayouts))
 	}
 	pg.p(":\n\n| layout | before | after | peak RSS |\n|---|---|---|---|\n")
 	for _, bl := range r.Baselines {
@@ -210,7 +210,7 @@ func (pg *page) shrunk(r *results) {
 	s := r.Sizes
 	pg.p("## %s\n\n", sections[5])
 	pg.p("Calls in the shrunk plan ÷ calls in the smallest plan that shows the bug (`MinimalCalls`, documented in\n")
-	pg.p("internal/bench/zoo.go), over the runs of P2 (shrink budget %s).\n\n", s.Shrink)
+	pg.p("internal/testbed/bench/zoo.go), over the runs of P2 (shrink budget %s).\n\n", s.Shrink)
 	pg.p("| bug | minimal calls | shrunk calls per seed | ratio: median | ratio: max | seeds at 1.0 |\n|---|---|---|---|---|---|\n")
 	allOne := true
 	for _, bug := range bugs() {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 // The quick run produces every section of RESULTS.md, a row for every zoo

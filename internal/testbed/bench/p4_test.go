@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 )
 
 // newDB gives each call a new database of the test cluster.
@@ -41,7 +41,7 @@ func rowsFromEnv(b *testing.B, name string, def []int) []int {
 // (MeasureP4). It reports each time and its ratio to the mean of the two
 // empty runs. The goal is x-1e6 <= 1.5.
 //
-//	go test -run '^$' -bench 'P4$' -benchtime 1x -timeout 2h ./internal/bench/
+//	go test -run '^$' -bench 'P4$' -benchtime 1x -timeout 2h ./internal/testbed/bench/
 //
 // $IDEMSTRESS_BENCH_P4_ROWS (e.g. "1000,10000") changes the sizes for a
 // quick look. peak-rss-MiB is this process's peak resident set during the
@@ -75,7 +75,7 @@ func BenchmarkP4(b *testing.B) {
 // after a run's worth of rows (800 per table) was written inside its
 // namespace (MeasureBaseline). The goal is under 10 s each.
 //
-//	go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 2h ./internal/bench/
+//	go test -run '^$' -bench 'Baseline$' -benchtime 1x -timeout 2h ./internal/testbed/bench/
 func BenchmarkBaseline(b *testing.B) {
 	rows := rowsFromEnv(b, "IDEMSTRESS_BENCH_ROWS", []int{10_000_000})[0]
 	for _, layout := range sample.Layouts() {

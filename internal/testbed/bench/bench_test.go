@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 var cluster *pgtemp.Cluster
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // plain keep-alive loop (MeasureThroughput), with 1 and 4 workers. x-plain
 // is the median of tester calls/s ÷ plain calls/s; the goal at W=1 is 0.9.
 //
-//	go test -run '^$' -bench 'P3$' -benchtime 5x ./internal/bench/
+//	go test -run '^$' -bench 'P3$' -benchtime 5x ./internal/testbed/bench/
 //
 // Under -cpuprofile, the label side (tester or plain) tells the two apart:
 // go tool pprof -tagfocus side=tester -top.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 func µs(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

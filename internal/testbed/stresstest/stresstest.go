@@ -2,7 +2,7 @@
 // (stress, stress/zoo, stress/shapes, stress/apis/..., stress/procfaults, stress/deps, stress/onerun) share: plans written
 // by hand, the sample served over a database of its own, and the
 // assertions on a run's faults and minimal plans. A top-of-stack test
-// harness, like internal/sample, which it serves.
+// harness, like internal/testbed/sample, which it serves.
 package stresstest
 
 import (
@@ -16,8 +16,8 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/pgtemp/pgtest"
-	"github.com/idemstress/idemstress/internal/sample"
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
 )
 

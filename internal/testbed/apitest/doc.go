@@ -7,5 +7,5 @@
 // passes with every planned fault fired and that a planted bug is one
 // row, of its check, minimal; plain HTTP requests, to show a service right
 // before idemstress judges it. A top-of-stack test harness, like
-// internal/stresstest.
+// internal/testbed/stresstest.
 package apitest
