@@ -3,33 +3,18 @@ package bugid
 import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/testbed/plantest"
 )
 
-func c1(tenant, key string, variant int) model.Call {
-	return model.Call{Tenant: tenant, Key: key, Variant: variant}
-}
-
-func seqOf(calls ...model.Call) []model.Step {
-	var steps []model.Step
-	for _, c := range calls {
-		steps = append(steps, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
-	}
-	return steps
-}
-
-func burstOf(calls ...model.Call) model.Step { return model.Step{Kind: model.StepBurst, Calls: calls} }
-
-var restartStep = model.Step{Kind: model.StepRestart}
-
-func planOf(steps ...[]model.Step) model.Plan {
-	var p model.Plan
-	for _, s := range steps {
-		p.Steps = append(p.Steps, s...)
-	}
-	return p
-}
-
-func one(s model.Step) []model.Step { return []model.Step{s} }
+// The plans of these tests are written with internal/testbed/plantest.
+var (
+	c1          = plantest.Call
+	seqOf       = plantest.Seq
+	burstOf     = plantest.Burst
+	restartStep = plantest.Restart
+	planOf      = plantest.Plan
+	one         = plantest.One
+)
 
 func viol(id checks.ID, tenant, key, msg string) checks.Violation {
 	return checks.Violation{Check: id, Message: string(id) + " " + msg, Action: model.Action{Tenant: tenant, Key: key}}

@@ -1,34 +1,20 @@
 package shrink
 
-import "github.com/idemstress/idemstress/internal/model"
+import (
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/testbed/plantest"
+)
+
+// The plans of these tests are written with internal/testbed/plantest.
+var (
+	c1          = plantest.Call
+	callOf      = plantest.Single
+	seqOf       = plantest.Seq
+	burstOf     = plantest.Burst
+	restartStep = plantest.Restart
+	planOf      = plantest.Plan
+	one         = plantest.One
+)
 
 // a1 is tenant A's call with key k1 and the base payload.
 var a1 = model.Call{Tenant: "A", Key: "k1"}
-
-func callOf(c model.Call) model.Step { return model.Step{Kind: model.StepCall, Calls: []model.Call{c}} }
-
-func burstOf(calls ...model.Call) model.Step { return model.Step{Kind: model.StepBurst, Calls: calls} }
-
-func c1(tenant, key string, variant int) model.Call {
-	return model.Call{Tenant: tenant, Key: key, Variant: variant}
-}
-
-func seqOf(calls ...model.Call) []model.Step {
-	var steps []model.Step
-	for _, c := range calls {
-		steps = append(steps, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
-	}
-	return steps
-}
-
-var restartStep = model.Step{Kind: model.StepRestart}
-
-func planOf(steps ...[]model.Step) model.Plan {
-	var p model.Plan
-	for _, s := range steps {
-		p.Steps = append(p.Steps, s...)
-	}
-	return p
-}
-
-func one(s model.Step) []model.Step { return []model.Step{s} }
