@@ -8,8 +8,8 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/engine"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/usable"
 )
 
 // The identifier fields are read from the file, and what they leave out
@@ -42,7 +42,7 @@ func TestIdentifierFieldsReachTheWorld(t *testing.T) {
 			if cfg.World.MaxTenants != tc.tenants {
 				t.Errorf("max tenants %d, want %d", cfg.World.MaxTenants, tc.tenants)
 			}
-			notes := strings.Join(engine.IdentifierNotes(settingsOf(cfg)), "\n")
+			notes := strings.Join(usable.IdentifierNotes(settingsOf(cfg).Contract, settingsOf(cfg).World), "\n")
 			for _, w := range tc.notes {
 				if !strings.Contains(notes, w) {
 					t.Errorf("notes %q; want them to say %q", notes, w)

@@ -127,7 +127,7 @@ func runOn(cfg Settings, session Session) *runner {
 	if n := cfg.QueryAfterCrashTable(); n != "" {
 		r.note(n)
 	}
-	for _, n := range IdentifierNotes(cfg) {
+	for _, n := range usable.IdentifierNotes(cfg.Contract, cfg.World) {
 		r.note(n)
 	}
 	if cfg.HTTP.KeyInPath() {

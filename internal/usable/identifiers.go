@@ -1,20 +1,20 @@
-package engine
+package usable
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// IdentifierNotes say what the contract's identifier formats leave out of
-// a run: the key shapes whose keys the format does not admit (the
+// IdentifierNotes say what contract c's identifier formats leave out of
+// a run drawn in world w: the key shapes whose keys the format does not admit (the
 // folded-key transition is then exercised by fewer shapes, or none), and
 // the tenants that fixed tenant values bound.
-func IdentifierNotes(cfg Settings) []string {
+func IdentifierNotes(c model.Contract, w gen.World) []string {
 	var notes []string
-	c := cfg.Contract
-	if w := cfg.World; w.Shapes != nil && len(w.Shapes) < len(model.Shapes) {
+	if w.Shapes != nil && len(w.Shapes) < len(model.Shapes) {
 		var out []string
 		for _, s := range model.Shapes {
 			if !strings.ContainsRune(string(w.Shapes), rune(s)) {
@@ -29,7 +29,7 @@ func IdentifierNotes(cfg Settings) []string {
 	}
 	if n := len(c.Tenants); n > 0 {
 		notes = append(notes, fmt.Sprintf("tenants: plans use the %d fixed tenant values (at most %d tenants a plan), and the namespace is carried by the key alone: a row a keyless call left counts as a write outside the namespace (IDEM-009)",
-			n, cfg.World.MaxTenants))
+			n, w.MaxTenants))
 	}
 	return notes
 }
