@@ -8,20 +8,38 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// Candidates lists plans one step simpler than p, most reducing first.
+// Candidates lists plans one step simpler than p, most reducing first:
+// the big jumps, then each step or call left out, then each call made
+// simpler, then the payloads and names made plain. Every candidate names
+// a retry's points as its first call's, and none restarts a crashed
+// service it does not need to.
 func Candidates(p model.Plan) []model.Plan {
+	out := cutsFirst(p)
+	out = append(out, plainKeys(p)...)
+	out = append(out, fewerSteps(p)...)
+	out = append(out, simplerCallsOf(p)...)
+	out = append(out, BaseFirst(p)...)
+	if q := Renamed(p); q.String() != p.String() {
+		out = append(out, q)
+	}
+	for i := range out {
+		out[i] = FirstCallPoints(out[i])
+	}
+	return slices.DeleteFunc(out, func(q model.Plan) bool { return !RestartsAfterCrashes(q) })
+}
+
+// cutsFirst are the biggest cuts, tried first (delta debugging): each step alone,
+// so that a long plan whose failure needs one step (a call that never
+// gets an answer) is cut at once instead of one step at a time; then a
+// burst cut to its first two calls, to the first two calls of one action
+// (a race between duplicates needs nothing else), or to its first half.
+func cutsFirst(p model.Plan) []model.Plan {
 	var out []model.Plan
-	// The biggest jumps first (delta debugging): each step alone, so that
-	// a long plan whose failure needs one step (a call that never gets an
-	// answer) is cut at once, instead of one step at a time.
 	if len(p.Steps) > 2 {
 		for _, s := range p.Steps {
 			out = append(out, model.Plan{Steps: []model.Step{s}})
 		}
 	}
-	// Then a burst cut to its first two calls, to the first two calls of
-	// one action (a race between duplicates needs nothing else), or to its
-	// first half.
 	for i, s := range p.Steps {
 		if s.Kind == model.StepBurst && len(s.Calls) > 2 {
 			out = append(out, WithStep(p, i, BurstOrCall(slices.Clone(s.Calls[:2]))))
@@ -39,8 +57,14 @@ func Candidates(p model.Plan) []model.Plan {
 			}
 		}
 	}
-	// A shaped key made plain in every call at once: calls of one action
-	// keep sharing a key, which changing one call at a time cannot do.
+	return out
+}
+
+// plainKeys makes each shaped key plain in every call at once: calls of
+// one action keep sharing a key, which changing one call at a time
+// cannot do.
+func plainKeys(p model.Plan) []model.Plan {
+	var out []model.Plan
 	seen := map[string]bool{}
 	for _, s := range p.Steps {
 		for _, c := range s.Calls {
@@ -50,6 +74,14 @@ func Candidates(p model.Plan) []model.Plan {
 			}
 		}
 	}
+	return out
+}
+
+// fewerSteps leaves out each step, then each call of a burst, and sends
+// each burst's calls one after another: a burst whose bug shows
+// sequentially needs no race.
+func fewerSteps(p model.Plan) []model.Plan {
+	var out []model.Plan
 	for i := range p.Steps {
 		if len(p.Steps) > 1 {
 			out = append(out, model.Plan{Steps: slices.Delete(slices.Clone(p.Steps), i, i+1)})
@@ -63,14 +95,19 @@ func Candidates(p model.Plan) []model.Plan {
 			calls := slices.Delete(slices.Clone(s.Calls), j, j+1)
 			out = append(out, WithStep(p, i, BurstOrCall(calls)))
 		}
-		// The same calls one after another: a burst whose bug shows
-		// sequentially needs no race.
 		seq := slices.Clone(p.Steps[:i])
 		for _, c := range s.Calls {
 			seq = append(seq, model.Step{Kind: model.StepCall, Calls: []model.Call{c}})
 		}
 		out = append(out, model.Plan{Steps: append(seq, p.Steps[i+1:]...)})
 	}
+	return out
+}
+
+// simplerCallsOf replaces each call by each of its simpler forms
+// (SimplerCalls), one call at a time.
+func simplerCallsOf(p model.Plan) []model.Plan {
+	var out []model.Plan
 	for i, s := range p.Steps {
 		for j, c := range s.Calls {
 			for _, simpler := range SimplerCalls(c) {
@@ -82,14 +119,7 @@ func Candidates(p model.Plan) []model.Plan {
 			}
 		}
 	}
-	out = append(out, BaseFirst(p)...)
-	if q := Renamed(p); q.String() != p.String() {
-		out = append(out, q)
-	}
-	for i := range out {
-		out[i] = FirstCallPoints(out[i])
-	}
-	return slices.DeleteFunc(out, func(q model.Plan) bool { return !RestartsAfterCrashes(q) })
+	return out
 }
 
 // FirstCallPoints names a retry's point (model.RetryPoint) on a call that
