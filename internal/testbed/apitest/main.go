@@ -1,10 +1,6 @@
 package apitest
 
 import (
-	"flag"
-	"fmt"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -22,14 +18,6 @@ const Parallel = 8
 // Main is a shape's TestMain body: pgtest.Main, with -test.parallel
 // raised to Parallel when the command line did not set it.
 func Main(m *testing.M, cluster **pgtemp.Cluster) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(Parallel)); err != nil {
-			fmt.Fprintln(os.Stderr, "apitest: raising -test.parallel:", err)
-			os.Exit(2)
-		}
-	}
+	pgtest.RaiseParallel(Parallel)
 	pgtest.Main(m, cluster)
 }

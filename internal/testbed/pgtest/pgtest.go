@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -231,4 +232,22 @@ func NewDatabase(tb testing.TB, c *pgtemp.Cluster) string {
 		tb.Fatal(err)
 	}
 	return url
+}
+
+// RaiseParallel sets -test.parallel to n unless the command line set it:
+// for a binary whose tests mostly wait (restarts, recovery times, delivery
+// windows, a service's answers), each on a database and a service of its
+// own, so that more of them overlap than go test's default (GOMAXPROCS,
+// made for tests that compute) lets. Call it before Main.
+func RaiseParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if set {
+		return
+	}
+	if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+		fmt.Fprintln(os.Stderr, "pgtest: raising -test.parallel:", err)
+		os.Exit(2)
+	}
 }

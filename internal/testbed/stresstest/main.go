@@ -2,7 +2,6 @@ package stresstest
 
 import (
 	"flag"
-	"strconv"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -25,12 +24,8 @@ const Parallel = 4
 // which slows each run several times over, go test's default stands.
 func Main(m *testing.M, cluster **pgtemp.Cluster) {
 	flag.Parse()
-	set := testing.Short()
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(Parallel)); err != nil {
-			panic("stresstest: setting -test.parallel: " + err.Error())
-		}
+	if !testing.Short() {
+		pgtest.RaiseParallel(Parallel)
 	}
 	pgtest.Main(m, cluster)
 }
