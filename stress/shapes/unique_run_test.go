@@ -78,6 +78,10 @@ func TestSecondUniqueField(t *testing.T) {
 				// at the table and released together, a burst's inserts
 				// meet there on a loaded machine too.
 				cfg.DBStall = "instances"
+				// Serial, so every plan counts in the binary's time: seed 7
+				// finds the race after about 20 plans, and the 30 after it
+				// must fold into its one row (Searched below).
+				cfg.Plans = 50
 			}
 			res, err := stress.Run(t.Context(), cfg)
 			if tc.want == "not a pass" {
@@ -105,6 +109,9 @@ func TestSecondUniqueField(t *testing.T) {
 				t.Fatalf("%s: %s (%v), %d rows; want one row, %s", tc.name, res.Verdict, res.Err, len(res.Failures), tc.want)
 			}
 			t.Logf("%s: %s %s", tc.name, res.Failures[0].Violations[0].Message, res.Failures[0].Plan)
+			if res.Searched != cfg.Plans {
+				t.Errorf("searched %d plans, want all %d: the plans after the bug's row must fold into it", res.Searched, cfg.Plans)
+			}
 		})
 	}
 }
