@@ -13,7 +13,7 @@ import (
 // demo's first. stress/zoorows's TestOneRowPerBug counts the in-process
 // ones. memory-keys was two rows before: after a restart the forgotten
 // key also takes a changed payload (IDEM-004, A/k1 v0; restart; A/k1 v1),
-// now listed under the duplicate's row (stress/sighting_over.go).
+// now listed under the duplicate's row (internal/sighting/over.go).
 func TestProcessModesOneRowPerBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for every mode")
