@@ -6,17 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/idemstress/idemstress/internal/testbed/apitest"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
@@ -64,23 +63,8 @@ func serveAPI(t *testing.T, style, bug string) (url, dbURL string) {
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: &api{style: style, bug: bug, pool: pool}, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-	})
-	return "http://" + ln.Addr().String() + "/v2/payments", dbURL
+	base := apitest.Serve(t, &api{style: style, bug: bug, pool: pool})
+	return base + "/v2/payments", dbURL
 }
 
 func (s *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
