@@ -40,32 +40,14 @@ func TestDepErrorAtRedis(t *testing.T) {
 	} {
 		t.Run(tc.mode+" "+tc.point, func(t *testing.T) {
 			t.Parallel() // a Redis, replicas and a database each
-			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := stress.Open(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
 			failed := faulted("A", "k1", model.FaultDepError)
 			failed.Calls[0].Point = tc.point
 			plan := model.Plan{Steps: []model.Step{failed, call("A", "k1", 0)}}
-			tr, err := s.Try(t.Context(), "p-", plan, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr := tryAlone(t, bin, tc.mode, plan)
 			if len(tr.History.Faults) == 0 || !tr.History.Faults[0].Fired || tr.History.Faults[0].Point != tc.point {
 				t.Fatalf("the dep-error %s did not fire: %+v", tc.point, tr.History.Faults)
 			}
-			var got []checks.ID
-			for _, v := range tr.Violations {
-				got = append(got, v.Check)
-			}
-			if (tc.want == "") != (len(got) == 0) || (tc.want != "" && !slices.Contains(got, tc.want)) {
-				t.Errorf("violations %v, want %q\n%v", got, tc.want, tr.History)
-			}
+			wantViolation(t, tr, tc.want)
 		})
 	}
 }

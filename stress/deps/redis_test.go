@@ -168,32 +168,47 @@ func TestCrashAtRedisPoints(t *testing.T) {
 	} {
 		t.Run(tc.mode+" "+tc.point, func(t *testing.T) {
 			t.Parallel() // a Redis, replicas and a database each
-			cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), tc.mode, ticketsvc.LayoutKeys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := stress.Open(t.Context(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
 			crash := faulted("A", "k1", model.FaultCrashAt)
 			crash.Calls[0].Point = tc.point
 			plan := model.Plan{Steps: []model.Step{crash, {Kind: model.StepRestart}, call("A", "k1", 0)}}
-			tr, err := s.Try(t.Context(), "p-", plan, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr := tryAlone(t, bin, tc.mode, plan)
 			if len(tr.History.Faults) == 0 || !tr.History.Faults[0].Fired {
 				t.Fatalf("the crash at %s did not fire: %+v", tc.point, tr.History.Faults)
 			}
-			var got []checks.ID
-			for _, v := range tr.Violations {
-				got = append(got, v.Check)
-			}
-			if (tc.want == "") != (len(got) == 0) || (tc.want != "" && !slices.Contains(got, tc.want)) {
-				t.Errorf("violations %v, want %q\n%v", got, tc.want, tr.History)
-			}
+			wantViolation(t, tr, tc.want)
 		})
+	}
+}
+
+// tryAlone runs plan once against mode's replicas, with a Redis and a
+// database of their own, and returns what it did and broke.
+func tryAlone(t *testing.T, bin, mode string, plan model.Plan) stress.Trial {
+	t.Helper()
+	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stress.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, err := s.Try(t.Context(), "p-", plan, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// wantViolation fails t unless tr fired want, or fired nothing when want
+// is "".
+func wantViolation(t *testing.T, tr stress.Trial, want checks.ID) {
+	t.Helper()
+	var got []checks.ID
+	for _, v := range tr.Violations {
+		got = append(got, v.Check)
+	}
+	if (want == "") != (len(got) == 0) || (want != "" && !slices.Contains(got, want)) {
+		t.Errorf("violations %v, want %q\n%v", got, want, tr.History)
 	}
 }
