@@ -7,6 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/idemstress/idemstress/internal/linear"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -30,7 +31,7 @@ const linearizabilityTimeout = 10 * time.Second
 // linearizability judges an action whose calls overlapped (IDEM-013).
 func linearizability(in Input, a model.Action, ops []model.Op) []Violation {
 	c := in.Contract
-	res, _ := linearizable(c, ops, linearizabilityTimeout)
+	res, _ := linear.Linearizable(c, ops, linearizabilityTimeout)
 	switch res {
 	case porcupine.Illegal:
 		calls := make([]string, len(ops))

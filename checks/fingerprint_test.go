@@ -4,9 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
@@ -93,41 +90,6 @@ func TestEvaluateChangedReplayed(t *testing.T) {
 			}
 			if tt.replayed && slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check == checks.ChangedAccepted }) {
 				t.Errorf("IDEM-004 under changed_payload: replayed:\n%s", dump(vs))
-			}
-		})
-	}
-}
-
-// porcupine judges overlapping calls by the same policy as the walk.
-func TestLinearizableChangedReplayed(t *testing.T) {
-	tests := []struct {
-		name     string
-		replayed bool
-		ops      []model.Op
-		want     porcupine.CheckResult
-	}{
-		{"overlapping changed payloads both answered the one id", true, []model.Op{
-			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linReplayed("7")),
-		}, porcupine.Ok},
-		{"the same under the default policy", false, []model.Op{
-			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linReplayed("7")),
-		}, porcupine.Illegal},
-		{"overlapping changed payloads, one refused", true, []model.Op{
-			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linConflict),
-		}, porcupine.Illegal},
-		{"overlapping changed payloads answered two ids", true, []model.Op{
-			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linOK("8")),
-		}, porcupine.Illegal},
-		{"a lost call, then a changed payload answered its id", true, []model.Op{
-			linCall(0, 0, 0, 10, linLost), linCall(1, 0, 5, 15, linOK("7")), linCall(2, 0, 20, 30, linReplayed("7")),
-		}, porcupine.Ok},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := model.DefaultContract()
-			c.ChangedReplayed = tt.replayed
-			if got, _ := checks.Linearizable(c, tt.ops, time.Second); got != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
 	}

@@ -25,6 +25,7 @@ func TestPure(t *testing.T) {
 	}
 	allowed := map[string]bool{
 		"github.com/idemstress/idemstress/internal/model":  true,
+		"github.com/idemstress/idemstress/internal/linear": true,
 		"github.com/idemstress/idemstress/checks":          true,
 		"github.com/idemstress/idemstress/internal/report": true,
 		"github.com/idemstress/idemstress/internal/redact": true,

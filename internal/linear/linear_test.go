@@ -1,4 +1,4 @@
-package checks_test
+package linear_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"go.uber.org/goleak"
 	"pgregory.net/rapid"
 
-	"github.com/idemstress/idemstress/checks"
+	"github.com/idemstress/idemstress/internal/linear"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -135,7 +135,7 @@ func TestLinearizable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := checks.Linearizable(c, tt.ops, 10*time.Second)
+			got, _ := linear.Linearizable(c, tt.ops, 10*time.Second)
 			if got != tt.want {
 				t.Errorf("Linearizable = %s, want %s", got, tt.want)
 			}
@@ -154,7 +154,7 @@ func TestLinearizableAcceptsWhatStartOrderRejects(t *testing.T) {
 	if findings, _ := c.Walk(ops); len(findings) == 0 {
 		t.Fatalf("Walk in start order found nothing; the case no longer shows the difference")
 	}
-	if got, _ := checks.Linearizable(c, ops, 10*time.Second); got != porcupine.Ok {
+	if got, _ := linear.Linearizable(c, ops, 10*time.Second); got != porcupine.Ok {
 		t.Errorf("Linearizable = %s, want %s: the later starter may have won", got, porcupine.Ok)
 	}
 }
@@ -212,7 +212,7 @@ func TestLinearizableAgreesWithWalkOnSequentialHistories(t *testing.T) {
 			at += took + 1 + rapid.Int64Range(0, 5).Draw(t, "gap")
 		}
 		findings, _ := c.Walk(ops)
-		got, _ := checks.Linearizable(c, ops, 10*time.Second)
+		got, _ := linear.Linearizable(c, ops, 10*time.Second)
 		want := porcupine.Ok
 		if len(findings) > 0 {
 			want = porcupine.Illegal
@@ -241,11 +241,11 @@ func linBurst(n int) []model.Op {
 func TestLinearizableTimeout(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	c := model.DefaultContract()
-	if got, _ := checks.Linearizable(c, linBurst(6), 0); got != porcupine.Illegal {
+	if got, _ := linear.Linearizable(c, linBurst(6), 0); got != porcupine.Illegal {
 		t.Fatalf("small burst without a bound: Linearizable = %s, want %s", got, porcupine.Illegal)
 	}
 	start := time.Now()
-	got, _ := checks.Linearizable(c, linBurst(40), time.Nanosecond)
+	got, _ := linear.Linearizable(c, linBurst(40), time.Nanosecond)
 	if got != porcupine.Unknown {
 		t.Errorf("big burst with a 1ns bound: Linearizable = %s, want %s", got, porcupine.Unknown)
 	}
@@ -265,10 +265,10 @@ func TestLinearizableBurstOfInFlightIsCheap(t *testing.T) {
 	for i := range 40 {
 		ops = append(ops, linCall(i%3, i%model.NumEncodings, 0, 100, linInFlight))
 	}
-	if got, _ := checks.Linearizable(c, ops, 10*time.Second); got != porcupine.Illegal {
+	if got, _ := linear.Linearizable(c, ops, 10*time.Second); got != porcupine.Illegal {
 		t.Errorf("Linearizable = %s, want %s", got, porcupine.Illegal)
 	}
-	if got, _ := checks.Linearizable(c, ops[1:], 10*time.Second); got != porcupine.Ok {
+	if got, _ := linear.Linearizable(c, ops[1:], 10*time.Second); got != porcupine.Ok {
 		t.Errorf("without the second creation: Linearizable = %s, want %s", got, porcupine.Ok)
 	}
 }
@@ -323,8 +323,8 @@ func TestTimelineDescriptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			_, info := checks.Linearizable(c, tt.ops, 10*time.Second)
-			if err := porcupine.Visualize(checks.LinModel(c), info, &b); err != nil {
+			_, info := linear.Linearizable(c, tt.ops, 10*time.Second)
+			if err := porcupine.Visualize(linear.LinModel(c), info, &b); err != nil {
 				t.Fatal(err)
 			}
 			html := b.String()
@@ -356,7 +356,7 @@ func ExampleLinearizable() {
 		{Call: call(1), Body: model.RenderPayload(c.Payload, 1, 0), Start: 5, End: 15,
 			Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 	}
-	result, _ := checks.Linearizable(c, ops, time.Second)
+	result, _ := linear.Linearizable(c, ops, time.Second)
 	fmt.Println(result)
 	// Output: Ok
 }
@@ -385,7 +385,42 @@ func TestLinearizableConflictWhileAHolderLeftNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, _ := checks.Linearizable(model.DefaultContract(), tt.ops, time.Second); got != tt.want {
+			if got, _ := linear.Linearizable(model.DefaultContract(), tt.ops, time.Second); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// porcupine judges overlapping calls by the same policy as the walk.
+func TestLinearizableChangedReplayed(t *testing.T) {
+	tests := []struct {
+		name     string
+		replayed bool
+		ops      []model.Op
+		want     porcupine.CheckResult
+	}{
+		{"overlapping changed payloads both answered the one id", true, []model.Op{
+			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linReplayed("7")),
+		}, porcupine.Ok},
+		{"the same under the default policy", false, []model.Op{
+			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linReplayed("7")),
+		}, porcupine.Illegal},
+		{"overlapping changed payloads, one refused", true, []model.Op{
+			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linConflict),
+		}, porcupine.Illegal},
+		{"overlapping changed payloads answered two ids", true, []model.Op{
+			linCall(0, 0, 0, 10, linOK("7")), linCall(1, 0, 5, 15, linOK("8")),
+		}, porcupine.Illegal},
+		{"a lost call, then a changed payload answered its id", true, []model.Op{
+			linCall(0, 0, 0, 10, linLost), linCall(1, 0, 5, 15, linOK("7")), linCall(2, 0, 20, 30, linReplayed("7")),
+		}, porcupine.Ok},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := model.DefaultContract()
+			c.ChangedReplayed = tt.replayed
+			if got, _ := linear.Linearizable(c, tt.ops, time.Second); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})

@@ -1,4 +1,11 @@
-package checks
+// Package linear is the linearizability check's search: porcupine's model
+// of one action under the contract's reference model, and whether the
+// calls of that action can be put in one serial order that real time
+// allows and under which the model allows every answer. It judges one
+// action's calls, never partitions a history, and names no check: package
+// checks decides what an Illegal or Unknown result means (IDEM-013, or a
+// more specific mistake).
+package linear
 
 import (
 	"bytes"
@@ -34,7 +41,7 @@ type linState struct {
 	variant int
 }
 
-// linearizable reports whether the calls of ONE action can be put in one serial order,
+// Linearizable reports whether the calls of ONE action can be put in one serial order,
 // consistent with real time, under which the reference model allows every answer.
 // Calls whose outcome is unknown (Out.Kind Unknown or Other) may take effect at any time after
 // they started: they get an open-ended return time. An in_flight answer is allowed only for a
@@ -56,7 +63,7 @@ type linState struct {
 // timeout bounds the search; on timeout the result is porcupine.Unknown. A timeout <= 0 means
 // no bound. The LinearizationInfo, with this package's model, feeds porcupine.Visualize (the
 // tests draw timelines with it to pin the model's descriptions).
-func linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
+func Linearizable(c model.Contract, ops []model.Op, timeout time.Duration) (porcupine.CheckResult, porcupine.LinearizationInfo) {
 	if timeout < 0 {
 		timeout = 0 // porcupine reads 0 as "no bound"
 	}
