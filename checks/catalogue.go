@@ -35,7 +35,7 @@ const (
 	ErrorReplay      ID = "IDEM-016"
 	RefusalReplay    ID = "IDEM-017"
 	ReplicaExited    ID = "IDEM-018"
-	// The checks of sinks (sinks.go):
+	// The checks of sinks (internal/effects judges the deliveries):
 	PhantomDelivery   ID = "IDEM-019"
 	DuplicateDelivery ID = "IDEM-020"
 	EventIDChanged    ID = "IDEM-021"

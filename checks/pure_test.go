@@ -24,11 +24,12 @@ func TestPure(t *testing.T) {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	allowed := map[string]bool{
-		"github.com/idemstress/idemstress/internal/model":  true,
-		"github.com/idemstress/idemstress/internal/linear": true,
-		"github.com/idemstress/idemstress/checks":          true,
-		"github.com/idemstress/idemstress/internal/report": true,
-		"github.com/idemstress/idemstress/internal/redact": true,
+		"github.com/idemstress/idemstress/internal/model":   true,
+		"github.com/idemstress/idemstress/internal/linear":  true,
+		"github.com/idemstress/idemstress/internal/effects": true,
+		"github.com/idemstress/idemstress/checks":           true,
+		"github.com/idemstress/idemstress/internal/report":  true,
+		"github.com/idemstress/idemstress/internal/redact":  true,
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		switch {

@@ -1,3 +1,3 @@
-package checks
+package effects
 
 var FieldsAgainst = fieldsAgainst

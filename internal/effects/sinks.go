@@ -1,4 +1,4 @@
-package checks
+package effects
 
 import (
 	"fmt"
@@ -20,12 +20,12 @@ import (
 // event ID, however often it came, and an ID is kept across retries.
 
 // sinkChecks judge the history's deliveries, sink by sink.
-func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
+func sinkChecks(in Input, actions map[model.Action]*Promised) []Finding {
 	if len(in.Sinks) == 0 {
 		return nil
 	}
 	committed := committedRows(in)
-	var vs []Violation
+	var vs []Finding
 	for _, s := range in.Sinks {
 		byAction := map[model.Action][]model.Delivery{}
 		for _, d := range in.History.Deliveries {
@@ -63,11 +63,11 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 
 // eventChecks count a committed action's events at sink s; stops are
 // when a replica of the service stopped (model.History.ReplicaStops).
-func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Violation {
+func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Finding {
 	want := s.EventsPerAction()
 	if s.Mode() == model.ExactlyOnce {
 		if n := len(events(s, ds, true)); n > want {
-			return []Violation{violation(DuplicateDelivery, a, fmt.Sprintf("an action's event was accepted more than %d time(s) by sink %s (exactly-once)", want, s.Name),
+			return []Finding{violation(DuplicateDelivery, a, fmt.Sprintf("an action's event was accepted more than %d time(s) by sink %s (exactly-once)", want, s.Name),
 				fmt.Sprintf("action %s: %s", a, showDeliveries(s, ds)))}
 		}
 		return nil
@@ -77,10 +77,10 @@ func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int6
 		return nil
 	}
 	if id, ok := replacedID(s, ds, stops); ok {
-		return []Violation{violation(EventIDChanged, a, fmt.Sprintf("a delivery retried after sink %s refused it carried a new event ID", s.Name),
+		return []Finding{violation(EventIDChanged, a, fmt.Sprintf("a delivery retried after sink %s refused it carried a new event ID", s.Name),
 			fmt.Sprintf("action %s: event %q was never accepted, nor sent again once the next event came; %s", a, id, showDeliveries(s, ds)))}
 	}
-	return []Violation{violation(DuplicateDelivery, a, fmt.Sprintf("an action's deliveries to sink %s carry more than %d event ID(s) (at-least-once)", s.Name, want),
+	return []Finding{violation(DuplicateDelivery, a, fmt.Sprintf("an action's deliveries to sink %s carry more than %d event ID(s) (at-least-once)", s.Name, want),
 		fmt.Sprintf("action %s: %s", a, showDeliveries(s, ds)))}
 }
 
@@ -131,13 +131,13 @@ func events(s model.Sink, ds []model.Delivery, accepted bool) []string {
 
 // announcedIDs: a delivery's resource ID (the sink's id:) must be the ID
 // of a row the action committed, not one a rolled-back attempt made.
-func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed []string) []Violation {
+func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed []string) []Finding {
 	if s.ID == "" {
 		return nil
 	}
 	for _, d := range ds {
 		if id, _ := model.Pointer(d.Body, s.ID); !slices.Contains(committed, id) {
-			return []Violation{violation(PhantomDelivery, a, "sink "+s.Name+" received an event announcing a resource the action never committed",
+			return []Finding{violation(PhantomDelivery, a, "sink "+s.Name+" received an event announcing a resource the action never committed",
 				fmt.Sprintf("action %s: a delivery announces id %s, committed: %s; %s", a, model.ShowID(id), strings.Join(committed, ", "), showDeliveries(s, ds)))}
 		}
 	}
@@ -147,7 +147,7 @@ func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed [
 // deliveryFields compare a delivery's fields with the winning payload, as
 // a row's are: the delivery stands for a row of a table named after the
 // sink, its fields for columns.
-func deliveryFields(in Input, s model.Sink, a model.Action, info *actionInfo, d model.Delivery) []Violation {
+func deliveryFields(in Input, s model.Sink, a model.Action, info *Promised, d model.Delivery) []Finding {
 	if len(s.Fields) == 0 {
 		return nil
 	}
@@ -157,7 +157,7 @@ func deliveryFields(in Input, s model.Sink, a model.Action, info *actionInfo, d 
 			r.Fields[ptr] = v
 		}
 	}
-	return fieldChecks(model.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.winners), r)
+	return fieldChecks(model.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.Winners), r)
 }
 
 // Committed lists the actions with rows in some effect table: those
