@@ -1,6 +1,10 @@
 // Package checks holds the check catalogue and the verdicts: a pure
 // judgement of one plan's history and the rows it committed, against the
 // reference model. It reads nothing itself; package observe reads the rows.
+// It judges the answers here; an action's effects (rows, deliveries) are
+// judged by internal/effects, and porcupine's search for an order of
+// overlapping calls is internal/linear's. The catalogue names what they
+// find.
 package checks
 
 import (
