@@ -19,6 +19,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/openapi"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -111,7 +112,7 @@ func (o initRequest) draft(ctx context.Context) (*draft.Draft, error) {
 	d := &draft.Draft{Source: "the command line", URL: o.url, Method: o.method, Rules: map[string]any{}, Notes: map[string]string{}}
 	if o.openapi != "" {
 		var err error
-		if d, err = draft.FromOpenAPI(ctx, o.openapi, o.operation, o.url); err != nil {
+		if d, err = openapi.Draft(ctx, o.openapi, o.operation, o.url); err != nil {
 			return nil, err
 		}
 	}

@@ -100,19 +100,19 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 			continue
 		}
 		shared := byStatus[a.Status]
-		m := matcher{Status: a.Status}
+		m := Matcher{Status: a.Status}
 		why := fmt.Sprintf("guessed: probed: %s was answered %d", what[o], a.Status)
 		if o == "replayed" {
 			m.ID = idWhere(a.Body, createdID)
 			if m.ID == "" {
-				d.note("answers.replayed", "probed: a replay was answered %d without the created ID (%s): %.200s; say where it is, or what a replay is", a.Status, createdID, a.Body)
+				d.Note("answers.replayed", "probed: a replay was answered %d without the created ID (%s): %.200s; say where it is, or what a replay is", a.Status, createdID, a.Body)
 				continue
 			}
 		}
 		if len(shared) > 1 || o == "replayed" {
 			ptr, val := telling(a.Body, shared, o, probed)
 			if ptr == "" && len(shared) > 1 {
-				d.note("statuses."+o, "probed: %s and %s were both answered %d with nothing in the body telling them apart", what[shared[0]], what[shared[1]], a.Status)
+				d.Note("statuses."+o, "probed: %s and %s were both answered %d with nothing in the body telling them apart", what[shared[0]], what[shared[1]], a.Status)
 				d.Statuses[o] = nil
 				continue
 			}
@@ -123,14 +123,14 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 		}
 		if len(shared) == 1 && o != "replayed" {
 			d.Statuses[o] = []int{a.Status}
-			d.note("statuses."+o, "%s", why)
+			d.Note("statuses."+o, "%s", why)
 			continue
 		}
 		if d.Answers == nil {
-			d.Answers = map[string][]matcher{}
+			d.Answers = map[string][]Matcher{}
 		}
 		d.Answers[o] = append(d.Answers[o], m)
-		d.note("answers."+o, "%s", why)
+		d.Note("answers."+o, "%s", why)
 	}
 	return byStatus
 }
@@ -139,22 +139,22 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 // (never probed: it takes two calls at once), and a conflict or invalid
 // call the service did not refuse with a 4xx.
 func (d *Draft) fillUnprobed(probed map[string]answer, byStatus map[int][]string) {
-	if d.noInFlight {
+	if d.NoInFlight {
 		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
 	} else if byStatus[409] == nil {
 		d.Statuses["in_flight"] = []int{409}
-		d.note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
+		d.Note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
 	} else {
 		d.Statuses["in_flight"] = nil
-		d.note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 answers %s here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
+		d.Note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 answers %s here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
 	}
 	if probed["conflict"].Status == 0 {
 		d.Statuses["conflict"] = []int{422}
-		d.note("statuses.conflict", "guessed: the IETF draft's; the key with another payload was answered %s", "2xx or not at all")
+		d.Note("statuses.conflict", "guessed: the IETF draft's; the key with another payload was answered %s", "2xx or not at all")
 	}
 	if probed["invalid"].Status == 0 {
 		d.Statuses["invalid"] = []int{}
-		d.note("statuses.invalid", "probed: a call without the key was not refused with a 4xx; set key_required: false if it is a plain create")
+		d.Note("statuses.invalid", "probed: a call without the key was not refused with a 4xx; set key_required: false if it is a plain create")
 	}
 }
 

@@ -187,7 +187,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 		r := byTable[t][0]
 		e := effect{Table: t, PerAction: len(byTable[t])}
 		if e.PerAction > 1 {
-			d.note(p+".per_action", "guessed: the create call wrote %d rows here", e.PerAction)
+			d.Note(p+".per_action", "guessed: the create call wrote %d rows here", e.PerAction)
 		}
 		skip := map[string]bool{pks[t]: true}
 		e.Tenant, e.Key = identityColumns(r.cols, tenant, key, skip)
@@ -197,10 +197,10 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 		case e.Tenant == "" && e.Key != "" && d.KeyScope == "global":
 		case e.Tenant == "" || e.Key == "":
 			if e.Tenant == "" {
-				d.note(p+".tenant", "no column of %s held the tenant sent (%s)", t, tenant)
+				d.Note(p+".tenant", "no column of %s held the tenant sent (%s)", t, tenant)
 			}
 			if e.Key == "" {
-				d.note(p+".key", "no column of %s held the key sent (%s); name it, or attribute rows by a tag: or a join: (docs/contract.md)", t, key)
+				d.Note(p+".key", "no column of %s held the key sent (%s); name it, or attribute rows by a tag: or a join: (docs/contract.md)", t, key)
 			}
 		}
 		if e.Join != nil || e.Tenant != "" && e.Key != "" {
@@ -211,7 +211,7 @@ func (d *Draft) effects(order []string, byTable map[string][]row, fks []fk, pks 
 		}
 		e.Fields = fieldsOf(r.cols, skip, leaves)
 		if len(e.Fields) > 0 {
-			d.note(p+".fields", "guessed: columns named like a payload field that hold its value")
+			d.Note(p+".fields", "guessed: columns named like a payload field that hold its value")
 		}
 		d.Effects = append(d.Effects, e)
 	}
@@ -257,17 +257,17 @@ func (d *Draft) link(p string, e *effect, fks []fk, byTable map[string][]row, id
 		// column: a key naming another column of it (payments.id while
 		// the answers carry psp_reference) would never match
 		if id := idOf(f.target); f.to != id {
-			d.note(p, "the foreign key %s.%s names %s.%s, not the column the effect's id is (%s): left out, since references: and join: compare with that", e.Table, f.column, f.target, f.to, id)
+			d.Note(p, "the foreign key %s.%s names %s.%s, not the column the effect's id is (%s): left out, since references: and join: compare with that", e.Table, f.column, f.target, f.to, id)
 			continue
 		}
 		ref := &ref{Column: f.column, Table: f.target}
 		switch {
 		case e.Tenant != "" && e.Key != "" && attributed[f.target] && e.References == nil:
 			e.References = ref
-			d.note(p+".references", "the foreign key %s.%s", e.Table, f.column)
+			d.Note(p+".references", "the foreign key %s.%s", e.Table, f.column)
 		case (e.Tenant == "" || e.Key == "") && attributed[f.target] && e.Join == nil:
 			e.Join = ref
-			d.note(p+".join", "guessed: no key column here; rows belong to the action of the %s row their foreign key %s names", f.target, f.column)
+			d.Note(p+".join", "guessed: no key column here; rows belong to the action of the %s row their foreign key %s names", f.target, f.column)
 		}
 	}
 }
@@ -336,11 +336,11 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 	}
 	if loc := a.Header.Get("Location"); want != "" && loc != "" && strings.HasSuffix(strings.TrimRight(loc, "/"), "/"+want) {
 		d.ID = "location"
-		d.note("target.id", "guessed: the Location header ends in %s's id", table)
+		d.Note("target.id", "guessed: the Location header ends in %s's id", table)
 		return pk
 	}
 	if want != "" {
-		d.note("target.id", "the create call's answer does not carry %s's id (%s): %.200s", table, want, a.Body)
+		d.Note("target.id", "the create call's answer does not carry %s's id (%s): %.200s", table, want, a.Body)
 	}
 	return ""
 }
@@ -396,7 +396,7 @@ func payloadLeaves(ptr string, v any) map[string]any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			for p, l := range payloadLeaves(ptr+"/"+escape(k), e) {
+			for p, l := range payloadLeaves(ptr+"/"+Escape(k), e) {
 				out[p] = l
 			}
 		}

@@ -1,8 +1,8 @@
-// Package draft drafts a contract for idemstress init: the request from an
-// OpenAPI 3 document when there is one (the URL, the key wherever it travels
-// and the tenant, their formats, the security scheme's header, a base
-// payload, its validation rules, the ID pointer and the refusals' answers),
-// and the effect tables from what one create call wrote to the database.
+// Package draft drafts a contract for idemstress init: it holds the
+// contract being drafted, fills the defaults neither a document nor the
+// flags gave, drafts the effect tables from what one create call wrote to
+// the database, and writes the draft as commented YAML. The request drafted
+// from an OpenAPI 3 document is internal/draft/openapi's.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
@@ -26,7 +26,7 @@ type Draft struct {
 	Payload  map[string]any
 	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
 	Statuses map[string][]int
-	Answers  map[string][]matcher
+	Answers  map[string][]Matcher
 	// KeyMaxLen is the longest key the service takes (0: the default).
 	KeyMaxLen   int
 	KeyScope    string // "" (tenant) or "global"
@@ -38,9 +38,9 @@ type Draft struct {
 	Tenants                                        []any
 	TenantFormat, TenantPattern, TenantPatternTodo string
 	Effects                                        []effect
-	// noInFlight: the document lists no in-progress answer, so in_flight
+	// NoInFlight: the document lists no in-progress answer, so in_flight
 	// is drafted [] whatever else is guessed or probed.
-	noInFlight bool
+	NoInFlight bool
 	// Notes holds a comment per field, by its path as stress names it
 	// (target.url, payload_rules./note, effects[0].key).
 	Notes map[string]string
@@ -49,8 +49,8 @@ type Draft struct {
 // Header is one header template of the request.
 type Header struct{ Name, Value string }
 
-// matcher is one answers: matcher: a status and a value at a pointer.
-type matcher struct {
+// Matcher is one answers: matcher: a status and a value at a pointer.
+type Matcher struct {
 	Status int
 	Equals map[string]string
 	ID     string // where an ok answer of this matcher carries the ID ("": target.id)
@@ -70,8 +70,8 @@ type effect struct {
 // ref names a column that points at another effect table's row.
 type ref struct{ Column, Table string }
 
-// note records the comment beside a field; a later note adds to it.
-func (d *Draft) note(path, format string, args ...any) {
+// Note records the comment beside a field; a later note adds to it.
+func (d *Draft) Note(path, format string, args ...any) {
 	if d.Notes == nil {
 		d.Notes = map[string]string{}
 	}
@@ -91,6 +91,16 @@ func (d *Draft) KeyTemplate() bool {
 		}
 	}
 	return strings.Contains(d.URL, "{{key}}") || usesPlaceholder(d.Payload, "{{key}}")
+}
+
+// TenantHeader says whether a header's template uses {{tenant}}.
+func (d *Draft) TenantHeader() bool {
+	for _, h := range d.Headers {
+		if strings.Contains(h.Value, "{{tenant}}") {
+			return true
+		}
+	}
+	return false
 }
 
 func usesPlaceholder(v any, p string) bool {
@@ -125,25 +135,39 @@ func (d *Draft) Defaults() {
 	if d.Rules == nil {
 		d.Rules = map[string]any{}
 	}
-	if len(d.Answers) == 0 && (len(d.Statuses) == 0 || d.noInFlight && len(d.Statuses) == 1) {
+	if len(d.Answers) == 0 && (len(d.Statuses) == 0 || d.NoInFlight && len(d.Statuses) == 1) {
 		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
-		if d.noInFlight {
+		if d.NoInFlight {
 			d.Statuses["in_flight"] = []int{}
 		}
-		d.note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
+		d.Note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
 	}
-	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
+	if !strings.Contains(d.URL, "{{tenant}}") && !d.TenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
 		d.KeyScope = "global"
-		d.note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
+		d.Note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
 	}
 	if !d.KeyTemplate() {
 		d.Headers = append(d.Headers, Header{"Idempotency-Key", ""})
-		d.note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
+		d.Note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
 	}
 }
 
 // NoDatabase leaves the effects a TODO: with no database there is no call
 // whose rows to read.
 func (d *Draft) NoDatabase() {
-	d.note("effects", "no --database-url: init reads the effect tables from what one create call writes")
+	d.Note("effects", "no --database-url: init reads the effect tables from what one create call writes")
+}
+
+// SetHeader sets a header of the draft from init's --header, in place of
+// one the draft has of that name (the security scheme's TODO).
+func (d *Draft) SetHeader(h Header) {
+	for i, old := range d.Headers {
+		if strings.EqualFold(old.Name, h.Name) {
+			d.Headers[i] = h
+			delete(d.Notes, "target.headers."+old.Name)
+			d.Note("target.headers."+h.Name, "--header")
+			return
+		}
+	}
+	d.Headers = append(d.Headers, h)
 }

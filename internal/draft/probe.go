@@ -41,7 +41,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 		if a.Status/100 != 2 {
 			d.Rules[field] = "fixed"
 			val, _ := model.Pointer(c.Send(model.Identity{}, v, 0), field)
-			d.note("payload_rules."+field, "guessed: the service refused a variant of it (%s, answered %d)", val, a.Status)
+			d.Note("payload_rules."+field, "guessed: the service refused a variant of it (%s, answered %d)", val, a.Status)
 		}
 	}
 	return calls, nil

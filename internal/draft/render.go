@@ -208,7 +208,7 @@ func (d *Draft) put(m *yaml.Node, path, key string, value any) {
 	if isFlow {
 		value = fv.v
 	}
-	if err := n.Encode(normalise(value)); err != nil {
+	if err := n.Encode(Normalise(value)); err != nil {
 		n = yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(value)}
 	}
 	if isFlow {
@@ -238,20 +238,20 @@ func setFlow(n *yaml.Node) {
 	}
 }
 
-// normalise writes whole numbers as integers: a document decoded as JSON
+// Normalise writes whole numbers as integers: a document decoded as JSON
 // holds float64s, and a typed decoder refuses 1250.0 for 1250.
-func normalise(v any) any {
+func Normalise(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = normalise(e)
+			out[k] = Normalise(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = normalise(e)
+			out[i] = Normalise(e)
 		}
 		return out
 	case float64:

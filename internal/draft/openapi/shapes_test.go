@@ -1,4 +1,4 @@
-package draft_test
+package openapi_test
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/openapi"
 )
 
 // drafted renders the draft of one operation of a document, after Defaults.
 func drafted(t *testing.T, file, operation, server string) string {
 	t.Helper()
-	d, err := draft.FromOpenAPI(context.Background(), file, operation, server)
+	d, err := openapi.Draft(context.Background(), file, operation, server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestFromOpenAPIKeySites(t *testing.T) {
 // A --header replaces the header the security scheme drafted as a TODO:
 // the token given is used, once.
 func TestSetHeaderReplacesTheSchemesTodo(t *testing.T) {
-	d, err := draft.FromOpenAPI(context.Background(), "testdata/lookahead.yaml", "createOrder", "")
+	d, err := openapi.Draft(context.Background(), "testdata/lookahead.yaml", "createOrder", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestProbeAnswersLeavesTheQueryKeyOut(t *testing.T) {
 	doc := oneOperation(`
         - {name: requestId, in: query, required: true, description: Safe to retry with., schema: {type: string}}
         - {name: view, in: query, required: true, schema: {type: string, enum: [full, basic]}}`, "", "")
-	d, err := draft.FromOpenAPI(context.Background(), docFile(t, doc), "createThing", srv.URL)
+	d, err := openapi.Draft(context.Background(), docFile(t, doc), "createThing", srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
