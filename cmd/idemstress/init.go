@@ -19,6 +19,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/effects"
 	"github.com/idemstress/idemstress/internal/draft/openapi"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -153,7 +154,7 @@ func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writ
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	ns := fmt.Sprintf("init%d-", time.Now().UnixNano())
-	a, err := d.Observe(ctx, pool, client, ns)
+	a, err := effects.Observe(ctx, d, pool, client, ns)
 	if err != nil {
 		return err
 	}

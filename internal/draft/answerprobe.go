@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,10 +43,10 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 // (when the key is not in the path). It returns the answers that were
 // refusals by outcome, and the created ID; the map is nil when the create
 // itself was not answered 2xx, which leaves nothing to compare with.
-func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]answer, createdID string, calls int, err error) {
-	rules := d.modelRules()
+func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]Answer, createdID string, calls int, err error) {
+	rules := d.ModelRules()
 	tenant, key := ns+"A", ns+"k1"
-	send := func(id model.Identity, v int) (answer, error) {
+	send := func(id model.Identity, v int) (Answer, error) {
 		calls++
 		return d.sendAs(ctx, client, rules, id, v)
 	}
@@ -58,7 +59,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 	if err != nil {
 		return nil, "", calls, err
 	}
-	probed = map[string]answer{}
+	probed = map[string]Answer{}
 	if replay.Status/100 != 2 {
 		probed["replayed"] = replay
 	}
@@ -87,7 +88,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 // matcher when its status is shared with another outcome (told apart by a
 // body member) or it is a replay (found by the created ID). It returns the
 // outcomes by status, which the in-flight guess must not collide with.
-func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int][]string {
+func (d *Draft) recordProbed(probed map[string]Answer, createdID string) map[int][]string {
 	byStatus := map[int][]string{}
 	for _, o := range []string{"replayed", "conflict", "invalid"} {
 		if a, ok := probed[o]; ok {
@@ -138,7 +139,7 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 // fillUnprobed writes the statuses the probes did not settle: in-flight
 // (never probed: it takes two calls at once), and a conflict or invalid
 // call the service did not refuse with a 4xx.
-func (d *Draft) fillUnprobed(probed map[string]answer, byStatus map[int][]string) {
+func (d *Draft) fillUnprobed(probed map[string]Answer, byStatus map[int][]string) {
 	if d.NoInFlight {
 		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
 	} else if byStatus[409] == nil {
@@ -177,7 +178,7 @@ func idWhere(body []byte, id string) string {
 // probed answers of the same status has there (the error code that tells a
 // replay from a conflict): names with "code" or "error" first, then the
 // shortest pointer.
-func telling(body []byte, shared []string, self string, probed map[string]answer) (string, string) {
+func telling(body []byte, shared []string, self string, probed map[string]Answer) (string, string) {
 	ptrs := leafPointers(body)
 	rank := func(p string) int {
 		l := strings.ToLower(p)
@@ -222,5 +223,5 @@ func leafPointers(body []byte) []string {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	return slices.Sorted(mapKeys(payloadLeaves("", v)))
+	return slices.Sorted(maps.Keys(PayloadLeaves("", v)))
 }

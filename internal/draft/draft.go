@@ -1,8 +1,9 @@
 // Package draft drafts a contract for idemstress init: it holds the
 // contract being drafted, fills the defaults neither a document nor the
-// flags gave, drafts the effect tables from what one create call wrote to
-// the database, and writes the draft as commented YAML. The request drafted
-// from an OpenAPI 3 document is internal/draft/openapi's.
+// flags gave, tries the payload's variants and the refusals against the
+// service, and writes the draft as commented YAML. The request drafted
+// from an OpenAPI 3 document is internal/draft/openapi's, the effect tables
+// drafted from one create call's rows internal/draft/effects'.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
@@ -37,7 +38,7 @@ type Draft struct {
 	KeyFormat, KeyPattern, KeyPatternTodo          string
 	Tenants                                        []any
 	TenantFormat, TenantPattern, TenantPatternTodo string
-	Effects                                        []effect
+	Effects                                        []Effect
 	// NoInFlight: the document lists no in-progress answer, so in_flight
 	// is drafted [] whatever else is guessed or probed.
 	NoInFlight bool
@@ -56,19 +57,19 @@ type Matcher struct {
 	ID     string // where an ok answer of this matcher carries the ID ("": target.id)
 }
 
-// effect is one effect table.
-type effect struct {
+// Effect is one effect table.
+type Effect struct {
 	Table       string
 	Tenant, Key string
 	ID          string
 	PerAction   int
 	Fields      map[string]string // column → JSON pointer
-	References  *ref
-	Join        *ref
+	References  *Ref
+	Join        *Ref
 }
 
-// ref names a column that points at another effect table's row.
-type ref struct{ Column, Table string }
+// Ref names a column that points at another effect table's row.
+type Ref struct{ Column, Table string }
 
 // Note records the comment beside a field; a later note adds to it.
 func (d *Draft) Note(path, format string, args ...any) {

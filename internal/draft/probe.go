@@ -17,7 +17,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 	if d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
-	rules := d.modelRules()
+	rules := d.ModelRules()
 	c := model.Contract{Payload: d.Payload, Fields: rules}
 	n := 0
 	for v := 1; v <= 64; v++ {
@@ -33,7 +33,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 		if r, ok := d.Rules[field]; ok && r == "fixed" {
 			continue
 		}
-		a, err := d.send(ctx, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
+		a, err := d.Send(ctx, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
 		calls++
 		if err != nil {
 			return calls, err
