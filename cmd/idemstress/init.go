@@ -19,6 +19,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/calls"
 	"github.com/idemstress/idemstress/internal/draft/effects"
 	"github.com/idemstress/idemstress/internal/draft/openapi"
 	"github.com/idemstress/idemstress/stress"
@@ -79,7 +80,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if err := initCalls(ctx, d, dbURL, stderr); err != nil {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 		code = exitFor(err)
-		if errors.Is(err, draft.ErrCall) {
+		if errors.Is(err, calls.ErrCall) {
 			code = exitInconclusive
 		}
 	}
@@ -159,12 +160,12 @@ func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writ
 		return err
 	}
 	fmt.Fprintf(stderr, "idemstress init: the create call was answered %d; it wrote rows in %d table(s)\n", a.Status, len(d.Effects))
-	n, err := d.ProbeVariants(ctx, client, ns+"p")
+	n, err := calls.Variants(ctx, d, client, ns+"p")
 	fmt.Fprintf(stderr, "idemstress init: %d call(s) tried the payload's variants\n", n)
 	if err != nil {
 		return err
 	}
-	n, err = d.ProbeAnswers(ctx, client, ns+"r")
+	n, err = calls.Answers(ctx, d, client, ns+"r")
 	if n > 0 {
 		fmt.Fprintf(stderr, "idemstress init: %d call(s) asked how a replay, a changed payload and a missing key are answered\n", n)
 	}

@@ -1,16 +1,15 @@
-// Package draft drafts a contract for idemstress init: it holds the
-// contract being drafted, fills the defaults neither a document nor the
-// flags gave, tries the payload's variants and the refusals against the
-// service, and writes the draft as commented YAML. The request drafted
+// Package draft holds the contract idemstress init drafts, fills the
+// defaults neither a document nor the flags gave, and writes it as
+// commented YAML. It reads nothing and calls nothing: the request drafted
 // from an OpenAPI 3 document is internal/draft/openapi's, the effect tables
-// drafted from one create call's rows internal/draft/effects'.
+// drafted from one create call's rows internal/draft/effects', and the
+// calls that try the draft against the service internal/draft/calls'.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
 package draft
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -123,9 +122,6 @@ func usesPlaceholder(v any, p string) bool {
 	}
 	return false
 }
-
-// ErrCall marks a call of init's that got no answer.
-var ErrCall = errors.New("draft: no answer")
 
 // Defaults fills what neither the document nor the flags said: the IETF
 // draft's refusal statuses, and key_scope global when no tenant travels.

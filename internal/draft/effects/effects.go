@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/calls"
 )
 
 // effects drafts one effect per table the call wrote.
-func (d drafter) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a draft.Answer) {
+func (d drafter) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a calls.Answer) {
 	main := mainFirst(order, byTable, fks)
 	idCol := d.id(main, byTable[main][0].cols, pks[main], tenant, key, a)
 	idOf := func(table string) string { return either(table == main, idCol, pks[table]) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/calls"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -21,7 +22,7 @@ import (
 // key behind a prefix (ch_4, O-00000042 for 4 and 42), or the Location
 // header's last segment. A prefixed ID is the answer's, not a column's:
 // the effect then names no id, since effects[].id compares as text.
-func (d drafter) id(table string, cols map[string]any, pk, tenant, key string, a draft.Answer) string {
+func (d drafter) id(table string, cols map[string]any, pk, tenant, key string, a calls.Answer) string {
 	want := text(cols[pk])
 	if d.ID != "" && d.ID != "location" && want != "" {
 		if v, ok := model.Pointer(a.Body, d.ID); ok && v == want {

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/calls"
 )
 
 // drafter is the draft whose effects are being filled.
@@ -38,17 +39,17 @@ type row struct {
 // the key and the payload's fields, which rows reference which, and where
 // the answer carries the row's ID. It reads only; the call writes one
 // action's rows.
-func Observe(ctx context.Context, d *draft.Draft, pool *pgxpool.Pool, client *http.Client, ns string) (draft.Answer, error) {
+func Observe(ctx context.Context, d *draft.Draft, pool *pgxpool.Pool, client *http.Client, ns string) (calls.Answer, error) {
 	tables, err := userTables(ctx, pool)
 	if err != nil {
-		return draft.Answer{}, err
+		return calls.Answer{}, err
 	}
 	var xmax uint64
 	if err := pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&xmax); err != nil {
-		return draft.Answer{}, fmt.Errorf("draft: read the database's transaction counter: %w", err)
+		return calls.Answer{}, fmt.Errorf("draft: read the database's transaction counter: %w", err)
 	}
 	tenant, key := ns+"A", ns+"k1"
-	a, err := d.Send(ctx, client, d.ModelRules(), tenant, key, 0)
+	a, err := calls.Send(ctx, d, client, calls.ModelRules(d), tenant, key, 0)
 	if err != nil {
 		return a, err
 	}

@@ -1,23 +1,30 @@
-package draft
+// Package calls makes idemstress init's calls against the service with a
+// draft's request: one call as a run would send it (Send, which
+// internal/draft/effects uses for its create call), the variants of the
+// payload's fields, whose refusals make a field fixed, and a replay, a
+// changed payload and a keyless call, whose answers replace the IETF
+// draft's guessed statuses. It reads no document and no database.
+package calls
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// ProbeVariants sends the variants a run would send of each field the
+// Variants sends the variants a run would send of each field the
 // draft lets vary, each call in a namespace of its own (ns plus a suffix),
 // and makes each field whose variant the service refused fixed: a run
 // whose variants the service refuses ends in a contract error, not a test.
 // It returns how many calls it made.
-func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns string) (int, error) {
+func Variants(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (int, error) {
 	if d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
-	rules := d.ModelRules()
+	rules := ModelRules(d)
 	c := model.Contract{Payload: d.Payload, Fields: rules}
 	n := 0
 	for v := 1; v <= 64; v++ {
@@ -33,7 +40,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 		if r, ok := d.Rules[field]; ok && r == "fixed" {
 			continue
 		}
-		a, err := d.Send(ctx, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
+		a, err := Send(ctx, d, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
 		calls++
 		if err != nil {
 			return calls, err

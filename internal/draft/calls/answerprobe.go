@@ -1,4 +1,4 @@
-package draft
+package calls
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// ProbeAnswers asks the service how it answers what the contract must
+// Answers asks the service how it answers what the contract must
 // name, when no document said so: the same call again (a replay), the key
 // with another payload (conflict) and a call without the key (invalid),
 // in a namespace of its own. It replaces the IETF draft's guessed
@@ -23,18 +24,18 @@ import (
 // the IETF draft's 409 unless a probed outcome has that status, and is
 // then a TODO; after a document that lists no in-progress answer it stays
 // []. It returns how many calls it made.
-func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string) (int, error) {
+func Answers(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (int, error) {
 	if len(d.Answers) > 0 || !strings.HasPrefix(d.Notes["statuses"], "guessed: the IETF") || d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
-	probed, createdID, calls, err := d.probeRefusals(ctx, client, ns)
+	probed, createdID, calls, err := probeRefusals(ctx, d, client, ns)
 	if err != nil || probed == nil {
 		return calls, err
 	}
 	d.Statuses = map[string][]int{}
 	delete(d.Notes, "statuses")
-	byStatus := d.recordProbed(probed, createdID)
-	d.fillUnprobed(probed, byStatus)
+	byStatus := recordProbed(d, probed, createdID)
+	fillUnprobed(d, probed, byStatus)
 	return calls, nil
 }
 
@@ -43,12 +44,12 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 // (when the key is not in the path). It returns the answers that were
 // refusals by outcome, and the created ID; the map is nil when the create
 // itself was not answered 2xx, which leaves nothing to compare with.
-func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]Answer, createdID string, calls int, err error) {
-	rules := d.ModelRules()
+func probeRefusals(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (probed map[string]Answer, createdID string, calls int, err error) {
+	rules := ModelRules(d)
 	tenant, key := ns+"A", ns+"k1"
 	send := func(id model.Identity, v int) (Answer, error) {
 		calls++
-		return d.sendAs(ctx, client, rules, id, v)
+		return sendAs(ctx, d, client, rules, id, v)
 	}
 	created, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil || created.Status/100 != 2 {
@@ -72,7 +73,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 			probed["conflict"] = changed
 		}
 	}
-	if !d.keyInPath() {
+	if !keyInPath(d) {
 		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return nil, "", calls, err
@@ -88,7 +89,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 // matcher when its status is shared with another outcome (told apart by a
 // body member) or it is a replay (found by the created ID). It returns the
 // outcomes by status, which the in-flight guess must not collide with.
-func (d *Draft) recordProbed(probed map[string]Answer, createdID string) map[int][]string {
+func recordProbed(d *draft.Draft, probed map[string]Answer, createdID string) map[int][]string {
 	byStatus := map[int][]string{}
 	for _, o := range []string{"replayed", "conflict", "invalid"} {
 		if a, ok := probed[o]; ok {
@@ -101,7 +102,7 @@ func (d *Draft) recordProbed(probed map[string]Answer, createdID string) map[int
 			continue
 		}
 		shared := byStatus[a.Status]
-		m := Matcher{Status: a.Status}
+		m := draft.Matcher{Status: a.Status}
 		why := fmt.Sprintf("guessed: probed: %s was answered %d", what[o], a.Status)
 		if o == "replayed" {
 			m.ID = idWhere(a.Body, createdID)
@@ -128,7 +129,7 @@ func (d *Draft) recordProbed(probed map[string]Answer, createdID string) map[int
 			continue
 		}
 		if d.Answers == nil {
-			d.Answers = map[string][]Matcher{}
+			d.Answers = map[string][]draft.Matcher{}
 		}
 		d.Answers[o] = append(d.Answers[o], m)
 		d.Note("answers."+o, "%s", why)
@@ -139,7 +140,7 @@ func (d *Draft) recordProbed(probed map[string]Answer, createdID string) map[int
 // fillUnprobed writes the statuses the probes did not settle: in-flight
 // (never probed: it takes two calls at once), and a conflict or invalid
 // call the service did not refuse with a 4xx.
-func (d *Draft) fillUnprobed(probed map[string]Answer, byStatus map[int][]string) {
+func fillUnprobed(d *draft.Draft, probed map[string]Answer, byStatus map[int][]string) {
 	if d.NoInFlight {
 		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
 	} else if byStatus[409] == nil {
@@ -223,5 +224,5 @@ func leafPointers(body []byte) []string {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(PayloadLeaves("", v)))
+	return slices.Sorted(maps.Keys(draft.PayloadLeaves("", v)))
 }

@@ -1,8 +1,10 @@
-package draft
+package calls
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
+
+// ErrCall marks a call of init's that got no answer.
+var ErrCall = errors.New("draft: no answer")
 
 // Answer is what the service answered one of init's calls.
 type Answer struct {
@@ -22,13 +28,13 @@ type Answer struct {
 
 // Send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
-func (d *Draft) Send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
-	return d.sendAs(ctx, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+func Send(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
+	return sendAs(ctx, d, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
 }
 
-// sendAs is send for an identity that may carry no key (NoKey): the
+// sendAs is Send for an identity that may carry no key (NoKey): the
 // headers naming {{key}} and the payload member carrying it are left out.
-func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (Answer, error) {
+func sendAs(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (Answer, error) {
 	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
 		return Answer{}, fmt.Errorf("draft: no URL or payload to call with")
@@ -50,7 +56,7 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, cmp.Or(d.Method, "POST"), u, bytes.NewReader(body))
 	if err != nil {
 		return Answer{}, fmt.Errorf("draft: request: %w", err)
 	}
@@ -87,7 +93,7 @@ func withoutKey(query string) string {
 
 // keyInPath says whether the key is a segment of the URL's path, so that
 // no call can go without it.
-func (d *Draft) keyInPath() bool {
+func keyInPath(d *draft.Draft) bool {
 	path, _, _ := strings.Cut(d.URL, "?")
 	return strings.Contains(path, "{{key}}")
 }
@@ -98,7 +104,7 @@ func fill(s string, esc func(string) string, tenant, key string) string {
 
 // ModelRules converts the drafted rules to the model's, for rendering the
 // variants a run would send.
-func (d *Draft) ModelRules() map[string]model.FieldRule {
+func ModelRules(d *draft.Draft) map[string]model.FieldRule {
 	out := map[string]model.FieldRule{}
 	for ptr, r := range d.Rules {
 		switch x := r.(type) {
