@@ -11,6 +11,9 @@ import (
 	"github.com/idemstress/idemstress/internal/draft/calls"
 )
 
+// drafter is the draft whose effects are being filled.
+type drafter struct{ *draft.Draft }
+
 // effects drafts one effect per table the call wrote.
 func (d drafter) effects(order []string, byTable map[string][]row, fks []fk, pks map[string]string, tenant, key string, a calls.Answer) {
 	main := mainFirst(order, byTable, fks)
