@@ -19,6 +19,9 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/atomicfile"
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/calls"
+	"github.com/idemstress/idemstress/internal/draft/effects"
+	"github.com/idemstress/idemstress/internal/draft/openapi"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -77,7 +80,7 @@ func initCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if err := initCalls(ctx, d, dbURL, stderr); err != nil {
 		fmt.Fprintf(stderr, "idemstress init: %v\n", err)
 		code = exitFor(err)
-		if errors.Is(err, draft.ErrCall) {
+		if errors.Is(err, calls.ErrCall) {
 			code = exitInconclusive
 		}
 	}
@@ -111,7 +114,7 @@ func (o initRequest) draft(ctx context.Context) (*draft.Draft, error) {
 	d := &draft.Draft{Source: "the command line", URL: o.url, Method: o.method, Rules: map[string]any{}, Notes: map[string]string{}}
 	if o.openapi != "" {
 		var err error
-		if d, err = draft.FromOpenAPI(ctx, o.openapi, o.operation, o.url); err != nil {
+		if d, err = openapi.Draft(ctx, o.openapi, o.operation, o.url); err != nil {
 			return nil, err
 		}
 	}
@@ -152,17 +155,17 @@ func initCalls(ctx context.Context, d *draft.Draft, dbURL string, stderr io.Writ
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	ns := fmt.Sprintf("init%d-", time.Now().UnixNano())
-	a, err := d.Observe(ctx, pool, client, ns)
+	a, err := effects.Observe(ctx, d, pool, client, ns)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "idemstress init: the create call was answered %d; it wrote rows in %d table(s)\n", a.Status, len(d.Effects))
-	n, err := d.ProbeVariants(ctx, client, ns+"p")
+	n, err := calls.Variants(ctx, d, client, ns+"p")
 	fmt.Fprintf(stderr, "idemstress init: %d call(s) tried the payload's variants\n", n)
 	if err != nil {
 		return err
 	}
-	n, err = d.ProbeAnswers(ctx, client, ns+"r")
+	n, err = calls.Answers(ctx, d, client, ns+"r")
 	if n > 0 {
 		fmt.Fprintf(stderr, "idemstress init: %d call(s) asked how a replay, a changed payload and a missing key are answered\n", n)
 	}

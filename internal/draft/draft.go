@@ -1,26 +1,17 @@
-// Package draft drafts a contract for idemstress init: the request from an
-// OpenAPI 3 document when there is one (the URL, the key wherever it travels
-// and the tenant, their formats, the security scheme's header, a base
-// payload, its validation rules, the ID pointer and the refusals' answers),
-// and the effect tables from what one create call wrote to the database.
+// Package draft holds the contract idemstress init drafts, fills the
+// defaults neither a document nor the flags gave, and writes it as
+// commented YAML. It reads nothing and calls nothing: the request drafted
+// from an OpenAPI 3 document is internal/draft/openapi's, the effect tables
+// drafted from one create call's rows internal/draft/effects', and the
+// calls that try the draft against the service internal/draft/calls'.
 // Every guess carries a note ("guessed: …") that the rendered YAML shows as
 // a comment, and every field it could not fill is left as contract.Todo, which
 // run refuses with a line naming it.
 package draft
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
-
-	"github.com/idemstress/idemstress/contract"
 )
 
 // Draft is a contract being drafted: the fields init fills, each with the
@@ -35,7 +26,7 @@ type Draft struct {
 	Payload  map[string]any
 	Rules    map[string]any // JSON pointer → rule as written in YAML ("fixed", {enum: […]}, …)
 	Statuses map[string][]int
-	Answers  map[string][]matcher
+	Answers  map[string][]Matcher
 	// KeyMaxLen is the longest key the service takes (0: the default).
 	KeyMaxLen   int
 	KeyScope    string // "" (tenant) or "global"
@@ -46,10 +37,10 @@ type Draft struct {
 	KeyFormat, KeyPattern, KeyPatternTodo          string
 	Tenants                                        []any
 	TenantFormat, TenantPattern, TenantPatternTodo string
-	Effects                                        []effect
-	// noInFlight: the document lists no in-progress answer, so in_flight
+	Effects                                        []Effect
+	// NoInFlight: the document lists no in-progress answer, so in_flight
 	// is drafted [] whatever else is guessed or probed.
-	noInFlight bool
+	NoInFlight bool
 	// Notes holds a comment per field, by its path as stress names it
 	// (target.url, payload_rules./note, effects[0].key).
 	Notes map[string]string
@@ -58,29 +49,29 @@ type Draft struct {
 // Header is one header template of the request.
 type Header struct{ Name, Value string }
 
-// matcher is one answers: matcher: a status and a value at a pointer.
-type matcher struct {
+// Matcher is one answers: matcher: a status and a value at a pointer.
+type Matcher struct {
 	Status int
 	Equals map[string]string
 	ID     string // where an ok answer of this matcher carries the ID ("": target.id)
 }
 
-// effect is one effect table.
-type effect struct {
+// Effect is one effect table.
+type Effect struct {
 	Table       string
 	Tenant, Key string
 	ID          string
 	PerAction   int
 	Fields      map[string]string // column → JSON pointer
-	References  *ref
-	Join        *ref
+	References  *Ref
+	Join        *Ref
 }
 
-// ref names a column that points at another effect table's row.
-type ref struct{ Column, Table string }
+// Ref names a column that points at another effect table's row.
+type Ref struct{ Column, Table string }
 
-// note records the comment beside a field; a later note adds to it.
-func (d *Draft) note(path, format string, args ...any) {
+// Note records the comment beside a field; a later note adds to it.
+func (d *Draft) Note(path, format string, args ...any) {
 	if d.Notes == nil {
 		d.Notes = map[string]string{}
 	}
@@ -100,6 +91,16 @@ func (d *Draft) KeyTemplate() bool {
 		}
 	}
 	return strings.Contains(d.URL, "{{key}}") || usesPlaceholder(d.Payload, "{{key}}")
+}
+
+// TenantHeader says whether a header's template uses {{tenant}}.
+func (d *Draft) TenantHeader() bool {
+	for _, h := range d.Headers {
+		if strings.Contains(h.Value, "{{tenant}}") {
+			return true
+		}
+	}
+	return false
 }
 
 func usesPlaceholder(v any, p string) bool {
@@ -122,264 +123,6 @@ func usesPlaceholder(v any, p string) bool {
 	return false
 }
 
-// Render writes the draft as a commented contract file.
-func (d *Draft) Render() ([]byte, error) {
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	root.HeadComment = "Drafted by idemstress init from " + d.Source + ".\n" +
-		"Each value marked \"guessed\" is a guess to check; run refuses a TODO, naming it.\n" +
-		"docs/contract.md describes every field."
-	d.renderTarget(root)
-	d.renderPayload(root)
-	d.renderStatuses(root)
-	d.renderAnswers(root)
-	if d.KeyScope != "" {
-		d.put(root, "key_scope", "key_scope", d.KeyScope)
-	}
-	if d.KeyRequired != nil {
-		d.put(root, "key_required", "key_required", *d.KeyRequired)
-	}
-	if d.KeyMaxLen > 0 {
-		d.put(root, "key_max_len", "key_max_len", d.KeyMaxLen)
-	}
-	todos := d.renderShapes(root)
-	next := len(root.Content) // the key after the shapes carries their TODOs
-	d.renderEffects(root)
-	if todos != "" {
-		k := root.Content[next]
-		k.HeadComment = strings.TrimSuffix(todos+"\n"+k.HeadComment, "\n")
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, fmt.Errorf("draft: render: %w", err)
-	}
-	return b.Bytes(), enc.Close()
-}
-
-// renderTarget writes target: the URL, method, headers, ID pointer and
-// body encoding, each missing one a TODO.
-func (d *Draft) renderTarget(root *yaml.Node) {
-	target := mapping()
-	d.put(target, "target.url", "url", orTodo(d.URL))
-	d.put(target, "target.method", "method", cmpOr(d.Method, "POST"))
-	if len(d.Headers) > 0 {
-		h := mapping()
-		for _, x := range d.Headers {
-			d.put(h, "target.headers."+x.Name, x.Name, orTodo(x.Value))
-		}
-		d.putNode(target, "target.headers", "headers", h)
-	}
-	d.put(target, "target.id", "id", orTodo(d.ID))
-	if d.Body != "" {
-		d.put(target, "target.body", "body", d.Body)
-	}
-	d.putNode(root, "target", "target", target)
-}
-
-// renderPayload writes the base payload (a TODO without one) and its
-// validation rules, sorted by pointer so the file reads the same each time.
-func (d *Draft) renderPayload(root *yaml.Node) {
-	if d.Payload != nil {
-		d.put(root, "payload", "payload", d.Payload)
-	} else {
-		d.put(root, "payload", "payload", contract.Todo)
-	}
-	if len(d.Rules) > 0 {
-		rules := mapping()
-		for _, ptr := range slices.Sorted(maps.Keys(d.Rules)) {
-			d.put(rules, "payload_rules."+ptr, ptr, flow(d.Rules[ptr]))
-		}
-		d.putNode(root, "payload_rules", "payload_rules", rules)
-	}
-}
-
-// renderStatuses writes the refusals' statuses; one the probes could not
-// tell apart is a TODO.
-func (d *Draft) renderStatuses(root *yaml.Node) {
-	if len(d.Statuses) == 0 {
-		return
-	}
-	st := mapping()
-	for _, o := range []string{"conflict", "in_flight", "invalid"} {
-		if s, ok := d.Statuses[o]; ok && s == nil {
-			d.put(st, "statuses."+o, o, contract.Todo) // a status the probes could not tell
-		} else if ok {
-			d.put(st, "statuses."+o, o, flow(s))
-		}
-	}
-	d.putNode(root, "statuses", "statuses", st)
-}
-
-// renderAnswers writes answers: each outcome's matchers, in the order
-// docs/contract.md lists the outcomes.
-func (d *Draft) renderAnswers(root *yaml.Node) {
-	if len(d.Answers) == 0 {
-		return
-	}
-	an := mapping()
-	for _, o := range []string{"created", "replayed", "conflict", "in_flight", "invalid"} {
-		ms, ok := d.Answers[o]
-		if !ok {
-			continue
-		}
-		seq := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, m := range ms {
-			mn := mapping()
-			d.put(mn, "", "status", flow([]int{m.Status}))
-			if len(m.Equals) > 0 {
-				d.put(mn, "", "equals", flow(m.Equals))
-			}
-			if m.ID != "" {
-				d.put(mn, "", "id", m.ID)
-			}
-			seq.Content = append(seq.Content, mn)
-		}
-		d.putNode(an, "answers."+o, o, seq)
-	}
-	d.putNode(root, "answers", "answers", an)
-}
-
-// renderEffects writes the effect tables, or a TODO when the database
-// showed none.
-func (d *Draft) renderEffects(root *yaml.Node) {
-	if len(d.Effects) == 0 {
-		d.put(root, "effects", "effects", contract.Todo)
-		return
-	}
-	effects := &yaml.Node{Kind: yaml.SequenceNode}
-	for i, e := range d.Effects {
-		p := fmt.Sprintf("effects[%d]", i)
-		en := mapping()
-		d.put(en, p+".table", "table", e.Table)
-		switch {
-		case e.Join != nil:
-			d.put(en, p+".join", "join", flow(map[string]string{"column": e.Join.Column, "table": e.Join.Table}))
-		default:
-			d.put(en, p+".tenant", "tenant", orTodo(e.Tenant))
-			d.put(en, p+".key", "key", orTodo(e.Key))
-		}
-		if e.ID != "" {
-			d.put(en, p+".id", "id", e.ID)
-		}
-		d.put(en, p+".per_action", "per_action", max(e.PerAction, 1))
-		if len(e.Fields) > 0 {
-			d.put(en, p+".fields", "fields", e.Fields)
-		}
-		if e.References != nil {
-			d.put(en, p+".references", "references", flow(map[string]string{"column": e.References.Column, "table": e.References.Table}))
-		}
-		effects.Content = append(effects.Content, en)
-	}
-	d.putNode(root, "effects", "effects", effects)
-}
-
-// renderShapes writes the identifiers' shapes, and returns the comments
-// of the patterns RE2 cannot compile, which stand in for their fields.
-func (d *Draft) renderShapes(root *yaml.Node) string {
-	for _, f := range []struct{ path, value string }{{"key_format", d.KeyFormat}, {"key_pattern", d.KeyPattern}} {
-		if f.value != "" {
-			d.put(root, f.path, f.path, f.value)
-		}
-	}
-	if len(d.Tenants) > 0 {
-		d.put(root, "tenants", "tenants", flow(d.Tenants))
-	}
-	for _, f := range []struct{ path, value string }{{"tenant_format", d.TenantFormat}, {"tenant_pattern", d.TenantPattern}} {
-		if f.value != "" {
-			d.put(root, f.path, f.path, f.value)
-		}
-	}
-	return strings.TrimPrefix(strings.TrimSuffix(d.KeyPatternTodo+"\n"+d.TenantPatternTodo, "\n"), "\n")
-}
-
-// flowValue marks a value to be written in flow style ({a: b}, [1, 2]).
-type flowValue struct{ v any }
-
-func flow(v any) flowValue { return flowValue{v} }
-
-func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
-
-func orTodo(s string) string { return cmpOr(s, contract.Todo) }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-// put adds key: value to m, with the note of path as its comment.
-func (d *Draft) put(m *yaml.Node, path, key string, value any) {
-	var n yaml.Node
-	fv, isFlow := value.(flowValue)
-	if isFlow {
-		value = fv.v
-	}
-	if err := n.Encode(normalise(value)); err != nil {
-		n = yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(value)}
-	}
-	if isFlow {
-		setFlow(&n)
-	}
-	if s, ok := value.(string); ok && s == contract.Todo {
-		n.Style = 0 // a bare TODO, which Parse refuses
-	}
-	d.putNode(m, path, key, &n)
-}
-
-func (d *Draft) putNode(m *yaml.Node, path, key string, n *yaml.Node) {
-	k := &yaml.Node{Kind: yaml.ScalarNode, Value: key}
-	if note := d.Notes[path]; note != "" && path != "" {
-		if n.Kind == yaml.ScalarNode || n.Style == yaml.FlowStyle {
-			n.LineComment = note
-		} else {
-			k.HeadComment = note
-		}
-	}
-	m.Content = append(m.Content, k, n)
-}
-
-func setFlow(n *yaml.Node) {
-	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
-		n.Style = yaml.FlowStyle
-	}
-}
-
-// normalise writes whole numbers as integers: a document decoded as JSON
-// holds float64s, and a typed decoder refuses 1250.0 for 1250.
-func normalise(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalise(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalise(e)
-		}
-		return out
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return int64(x)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-	}
-	return v
-}
-
-// ErrCall marks a call of init's that got no answer.
-var ErrCall = errors.New("draft: no answer")
-
 // Defaults fills what neither the document nor the flags said: the IETF
 // draft's refusal statuses, and key_scope global when no tenant travels.
 func (d *Draft) Defaults() {
@@ -389,25 +132,39 @@ func (d *Draft) Defaults() {
 	if d.Rules == nil {
 		d.Rules = map[string]any{}
 	}
-	if len(d.Answers) == 0 && (len(d.Statuses) == 0 || d.noInFlight && len(d.Statuses) == 1) {
+	if len(d.Answers) == 0 && (len(d.Statuses) == 0 || d.NoInFlight && len(d.Statuses) == 1) {
 		d.Statuses = map[string][]int{"conflict": {422}, "in_flight": {409}, "invalid": {400}}
-		if d.noInFlight {
+		if d.NoInFlight {
 			d.Statuses["in_flight"] = []int{}
 		}
-		d.note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
+		d.Note("statuses", "guessed: the IETF draft's statuses; nothing documents the refusals")
 	}
-	if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
+	if !strings.Contains(d.URL, "{{tenant}}") && !d.TenantHeader() && !usesPlaceholder(d.Payload, "{{tenant}}") {
 		d.KeyScope = "global"
-		d.note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
+		d.Note("key_scope", "guessed: no tenant travels in the request, so the key alone names an action")
 	}
 	if !d.KeyTemplate() {
 		d.Headers = append(d.Headers, Header{"Idempotency-Key", ""})
-		d.note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
+		d.Note("target.headers.Idempotency-Key", "nothing says where the key travels: a header, a path segment or a payload member with {{key}}")
 	}
 }
 
 // NoDatabase leaves the effects a TODO: with no database there is no call
 // whose rows to read.
 func (d *Draft) NoDatabase() {
-	d.note("effects", "no --database-url: init reads the effect tables from what one create call writes")
+	d.Note("effects", "no --database-url: init reads the effect tables from what one create call writes")
+}
+
+// SetHeader sets a header of the draft from init's --header, in place of
+// one the draft has of that name (the security scheme's TODO).
+func (d *Draft) SetHeader(h Header) {
+	for i, old := range d.Headers {
+		if strings.EqualFold(old.Name, h.Name) {
+			d.Headers[i] = h
+			delete(d.Notes, "target.headers."+old.Name)
+			d.Note("target.headers."+h.Name, "--header")
+			return
+		}
+	}
+	d.Headers = append(d.Headers, h)
 }

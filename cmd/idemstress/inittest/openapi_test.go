@@ -16,7 +16,7 @@ func TestInitComputeLikeDocument(t *testing.T) {
 	const token = "Bearer ya29.s3cr3t-t0ken"
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
 	code, stdout, stderr := invoke(t, "init", "--out", contract,
-		"--openapi", "../../../internal/draft/testdata/compute.yaml", "--operation", "compute.instances.insert",
+		"--openapi", "../../../internal/draft/openapi/testdata/compute.yaml", "--operation", "compute.instances.insert",
 		"--header", "Authorization: "+token)
 	b, err := os.ReadFile(contract)
 	if err != nil {

@@ -1,22 +1,20 @@
-package draft_test
+package openapi_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/openapi"
 )
 
 // drafted renders the draft of one operation of a document, after Defaults.
 func drafted(t *testing.T, file, operation, server string) string {
 	t.Helper()
-	d, err := draft.FromOpenAPI(context.Background(), file, operation, server)
+	d, err := openapi.Draft(context.Background(), file, operation, server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +229,7 @@ func TestFromOpenAPIKeySites(t *testing.T) {
 // A --header replaces the header the security scheme drafted as a TODO:
 // the token given is used, once.
 func TestSetHeaderReplacesTheSchemesTodo(t *testing.T) {
-	d, err := draft.FromOpenAPI(context.Background(), "testdata/lookahead.yaml", "createOrder", "")
+	d, err := openapi.Draft(context.Background(), "testdata/lookahead.yaml", "createOrder", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,45 +240,4 @@ func TestSetHeaderReplacesTheSchemesTodo(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertDraft(t, string(b), []string{"authorization: Bearer t0ken # --header"}, []string{"Authorization: TODO", "security scheme"})
-}
-
-// A call without the key leaves out the query parameter that carries it,
-// as a run does: ProbeAnswers' keyless call to a service that takes
-// requestId in the query sends none.
-func TestProbeAnswersLeavesTheQueryKeyOut(t *testing.T) {
-	var mu sync.Mutex
-	var queries []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		queries = append(queries, r.URL.RawQuery)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Query().Get("requestId") == "" {
-			w.WriteHeader(400)
-			w.Write([]byte(`{"error": "requestId"}`))
-			return
-		}
-		w.WriteHeader(201)
-		w.Write([]byte(`{"id": "t-` + r.URL.Query().Get("requestId") + `"}`))
-	}))
-	defer srv.Close()
-	doc := oneOperation(`
-        - {name: requestId, in: query, required: true, description: Safe to retry with., schema: {type: string}}
-        - {name: view, in: query, required: true, schema: {type: string, enum: [full, basic]}}`, "", "")
-	d, err := draft.FromOpenAPI(context.Background(), docFile(t, doc), "createThing", srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Defaults()
-	if _, err := d.ProbeAnswers(context.Background(), srv.Client(), "t-"); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(queries); n != 4 {
-		t.Fatalf("%d calls, want 4 (create, replay, changed, keyless): %q", n, queries)
-	}
-	if q := queries[3]; q != "view=full" {
-		t.Errorf("the keyless call's query is %q, want view=full", q)
-	}
-	b, _ := d.Render()
-	assertDraft(t, string(b), []string{"url: " + srv.URL + "/things?requestId={{key}}&view=full", "invalid: [400] # guessed: probed", "in_flight: [] # guessed: the document lists no in-progress answer"}, nil)
 }

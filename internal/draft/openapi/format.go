@@ -1,4 +1,4 @@
-package draft
+package openapi
 
 import (
 	"fmt"
@@ -15,18 +15,18 @@ var keyFormats = map[string]string{"uuid": "uuid"}
 // keyShape drafts what the key's schema says of its shape: format uuid as
 // key_format, a pattern RE2 compiles as key_pattern (one it cannot is a
 // TODO comment), maxLength as key_max_len.
-func (d *Draft) keyShape(s *openapi3.SchemaRef) {
+func (d drafter) keyShape(s *openapi3.SchemaRef) {
 	if s == nil || s.Value == nil {
 		return
 	}
 	v := s.Value
 	if v.MaxLength != nil {
 		d.KeyMaxLen = int(*v.MaxLength)
-		d.note("key_max_len", "the document's maxLength of the key")
+		d.Note("key_max_len", "the document's maxLength of the key")
 	}
 	if f, ok := keyFormats[v.Format]; ok {
 		d.KeyFormat = f
-		d.note("key_format", "the document's format %s of the key", v.Format)
+		d.Note("key_format", "the document's format %s of the key", v.Format)
 	}
 	if v.Pattern != "" {
 		d.KeyPattern, d.KeyPatternTodo = d.pattern("key_pattern", "the key", v.Pattern)
@@ -35,19 +35,19 @@ func (d *Draft) keyShape(s *openapi3.SchemaRef) {
 
 // tenantShape drafts what the tenant's schema says: an enum as tenants:,
 // format uuid as tenant_format, a pattern as tenant_pattern.
-func (d *Draft) tenantShape(name string, s *openapi3.SchemaRef) {
+func (d drafter) tenantShape(name string, s *openapi3.SchemaRef) {
 	if s == nil || s.Value == nil {
 		return
 	}
 	v := s.Value
 	if len(v.Enum) > 0 {
 		d.Tenants = v.Enum
-		d.note("tenants", "the document's enum of %s", name)
+		d.Note("tenants", "the document's enum of %s", name)
 		return
 	}
 	if f, ok := keyFormats[v.Format]; ok {
 		d.TenantFormat = f
-		d.note("tenant_format", "the document's format %s of %s", v.Format, name)
+		d.Note("tenant_format", "the document's format %s of %s", v.Format, name)
 	}
 	if v.Pattern != "" {
 		d.TenantPattern, d.TenantPatternTodo = d.pattern("tenant_pattern", name, v.Pattern)
@@ -59,9 +59,9 @@ func (d *Draft) tenantShape(name string, s *openapi3.SchemaRef) {
 // says why, and offers the pattern without its lookarounds when that
 // compiles (a run draws identifiers from the pattern, so one that cannot
 // be compiled cannot be kept; the rest of the draft still can).
-func (d *Draft) pattern(field, of, p string) (string, string) {
+func (d drafter) pattern(field, of, p string) (string, string) {
 	if _, err := regexp.Compile(p); err == nil {
-		d.note(field, "the document's pattern of %s", of)
+		d.Note(field, "the document's pattern of %s", of)
 		return p, ""
 	}
 	what := "a construct"

@@ -1,10 +1,12 @@
-package draft
+package openapi
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemstress/idemstress/internal/draft"
 )
 
 // security drafts the header the operation's security scheme sends: an
@@ -12,7 +14,7 @@ import (
 // Authorization, an apiKey in a header under its name. Its value is a
 // TODO: a token is a secret the document cannot give, and a placeholder
 // sent as it is would only be refused; init --header gives it.
-func (d *Draft) security(doc *openapi3.T, op *openapi3.Operation) {
+func (d drafter) security(doc *openapi3.T, op *openapi3.Operation) {
 	reqs := doc.Security
 	if op.Security != nil {
 		reqs = *op.Security
@@ -36,20 +38,20 @@ func (d *Draft) security(doc *openapi3.T, op *openapi3.Operation) {
 		case s.Type == "apiKey" && s.In == "header":
 			header, give = s.Name, "the key"
 		case s.Type == "apiKey":
-			d.note("target.url", "the security scheme %q sends an API key in the %s (%s): add it", name, s.In, s.Name)
+			d.Note("target.url", "the security scheme %q sends an API key in the %s (%s): add it", name, s.In, s.Name)
 			continue
 		default:
 			continue
 		}
-		if slices.ContainsFunc(d.Headers, func(h Header) bool { return strings.EqualFold(h.Name, header) }) {
+		if slices.ContainsFunc(d.Headers, func(h draft.Header) bool { return strings.EqualFold(h.Name, header) }) {
 			continue
 		}
-		d.Headers = append(d.Headers, Header{header, ""})
+		d.Headers = append(d.Headers, draft.Header{Name: header, Value: ""})
 		if s.Extensions["x-amazon-apigateway-authtype"] == "awsSigv4" {
-			d.note("target.headers."+header, "the document's security scheme %q is AWS Signature Version 4, which signs each request: idemstress sends fixed headers, so call a stage without it or through a signing proxy", name)
+			d.Note("target.headers."+header, "the document's security scheme %q is AWS Signature Version 4, which signs each request: idemstress sends fixed headers, so call a stage without it or through a signing proxy", name)
 			continue
 		}
-		d.note("target.headers."+header, "the document's security scheme %q (%s%s): give %s here, or pass init --header %q", name, s.Type, suffix(s.Scheme), give, header+": …")
+		d.Note("target.headers."+header, "the document's security scheme %q (%s%s): give %s here, or pass init --header %q", name, s.Type, suffix(s.Scheme), give, header+": …")
 	}
 }
 
@@ -58,18 +60,4 @@ func suffix(scheme string) string {
 		return ""
 	}
 	return " " + scheme
-}
-
-// SetHeader sets a header of the draft from init's --header, in place of
-// one the draft has of that name (the security scheme's TODO).
-func (d *Draft) SetHeader(h Header) {
-	for i, old := range d.Headers {
-		if strings.EqualFold(old.Name, h.Name) {
-			d.Headers[i] = h
-			delete(d.Notes, "target.headers."+old.Name)
-			d.note("target.headers."+h.Name, "--header")
-			return
-		}
-	}
-	d.Headers = append(d.Headers, h)
 }

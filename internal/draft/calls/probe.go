@@ -1,23 +1,24 @@
-package draft
+package calls
 
 import (
 	"context"
 	"fmt"
 	"net/http"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// ProbeVariants sends the variants a run would send of each field the
+// Variants sends the variants a run would send of each field the
 // draft lets vary, each call in a namespace of its own (ns plus a suffix),
 // and makes each field whose variant the service refused fixed: a run
 // whose variants the service refuses ends in a contract error, not a test.
 // It returns how many calls it made.
-func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns string) (int, error) {
+func Variants(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (int, error) {
 	if d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
-	rules := d.modelRules()
+	rules := ModelRules(d)
 	c := model.Contract{Payload: d.Payload, Fields: rules}
 	n := 0
 	for v := 1; v <= 64; v++ {
@@ -33,7 +34,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 		if r, ok := d.Rules[field]; ok && r == "fixed" {
 			continue
 		}
-		a, err := d.send(ctx, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
+		a, err := Send(ctx, d, client, rules, fmt.Sprintf("%sv%d", ns, v), fmt.Sprintf("%sv%d-k", ns, v), v)
 		calls++
 		if err != nil {
 			return calls, err
@@ -41,7 +42,7 @@ func (d *Draft) ProbeVariants(ctx context.Context, client *http.Client, ns strin
 		if a.Status/100 != 2 {
 			d.Rules[field] = "fixed"
 			val, _ := model.Pointer(c.Send(model.Identity{}, v, 0), field)
-			d.note("payload_rules."+field, "guessed: the service refused a variant of it (%s, answered %d)", val, a.Status)
+			d.Note("payload_rules."+field, "guessed: the service refused a variant of it (%s, answered %d)", val, a.Status)
 		}
 	}
 	return calls, nil

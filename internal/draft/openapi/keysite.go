@@ -1,4 +1,4 @@
-package draft
+package openapi
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemstress/idemstress/internal/draft"
 )
 
 // keySite is a place where the operation may take the idempotency key: a
@@ -104,14 +106,14 @@ func keySites(params openapi3.Parameters, body *openapi3.Schema) []keySite {
 			}
 			req := required && slices.Contains(s.Required, name)
 			if p.Value.Type.Is("object") || len(p.Value.Properties) > 0 {
-				walk(ptr+"/"+escape(name), p.Value, req, depth+1)
+				walk(ptr+"/"+draft.Escape(name), p.Value, req, depth+1)
 				continue
 			}
 			if !p.Value.Type.Is("string") && p.Value.Type != nil {
 				continue
 			}
 			if sc, why := keyScore("body", name, p.Value.Description, req); sc >= keyThreshold {
-				out = append(out, keySite{In: "body", Name: ptr + "/" + escape(name), Schema: p, Required: req, Score: sc - depth, Why: why})
+				out = append(out, keySite{In: "body", Name: ptr + "/" + draft.Escape(name), Schema: p, Required: req, Score: sc - depth, Why: why})
 			}
 		}
 	}

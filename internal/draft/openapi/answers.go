@@ -1,4 +1,4 @@
-package draft
+package openapi
 
 import (
 	"regexp"
@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemstress/idemstress/internal/draft"
 )
 
 // idPointer finds the resource ID in the first documented 2xx answer: a
 // member named id (else one named like an ID: targetId), at the top or one
 // object down (/payment/id), or the Location header.
-func (d *Draft) idPointer(op *openapi3.Operation) {
+func (d drafter) idPointer(op *openapi3.Operation) {
 	for _, code := range documented(op) {
 		if code/100 != 2 {
 			continue
@@ -21,17 +23,17 @@ func (d *Draft) idPointer(op *openapi3.Operation) {
 		if _, mt := jsonContent(r.Content); mt != nil && mt.Schema != nil {
 			if ptr := findID("", mt.Schema.Value, 0); ptr != "" {
 				d.ID = ptr
-				d.note("target.id", "guessed: the %d answer's schema has %s", code, ptr)
+				d.Note("target.id", "guessed: the %d answer's schema has %s", code, ptr)
 				return
 			}
 		}
 		if _, ok := r.Headers["Location"]; ok {
 			d.ID = "location"
-			d.note("target.id", "guessed: the %d answer's Location header", code)
+			d.Note("target.id", "guessed: the %d answer's Location header", code)
 			return
 		}
 	}
-	d.note("target.id", "no 2xx answer of the document has a member named id")
+	d.Note("target.id", "no 2xx answer of the document has a member named id")
 }
 
 // findID is the pointer to a member named id, else (a second pass) to a
@@ -50,12 +52,12 @@ func findMember(ptr string, s *openapi3.Schema, depth int, is func(string, *open
 	}
 	for _, name := range sortedKeys(s.Properties) {
 		if is(name, s.Properties[name]) {
-			return ptr + "/" + escape(name)
+			return ptr + "/" + draft.Escape(name)
 		}
 	}
 	for _, name := range sortedKeys(s.Properties) {
 		if p := s.Properties[name]; p.Value != nil && p.Value.Type.Is("object") {
-			if found := findMember(ptr+"/"+escape(name), p.Value, depth+1, is); found != "" {
+			if found := findMember(ptr+"/"+draft.Escape(name), p.Value, depth+1, is); found != "" {
 				return found
 			}
 		}
@@ -97,7 +99,7 @@ var ietf = map[string]int{"conflict": 422, "in_flight": 409, "invalid": 400}
 // document: an error code an answer's description names (Square's
 // IDEMPOTENCY_KEY_REUSED in a 400) makes a matcher on that code; else a
 // documented status of the IETF draft is that refusal.
-func (d *Draft) refusals(op *openapi3.Operation) {
+func (d drafter) refusals(op *openapi3.Operation) {
 	codes := documented(op)
 	for _, w := range refusalWords {
 		found := false
@@ -110,10 +112,10 @@ func (d *Draft) refusals(op *openapi3.Operation) {
 			for _, m := range members {
 				if w.code.MatchString(m) && strings.Contains(desc(r), m) {
 					if d.Answers == nil {
-						d.Answers = map[string][]matcher{}
+						d.Answers = map[string][]draft.Matcher{}
 					}
-					d.Answers[w.outcome] = append(d.Answers[w.outcome], matcher{Status: status, Equals: map[string]string{ptr: m}})
-					d.note("answers."+w.outcome, "guessed: the document's %d answer names %s at %s", status, m, ptr)
+					d.Answers[w.outcome] = append(d.Answers[w.outcome], draft.Matcher{Status: status, Equals: map[string]string{ptr: m}})
+					d.Note("answers."+w.outcome, "guessed: the document's %d answer names %s at %s", status, m, ptr)
 					found = true
 					break
 				}
@@ -134,7 +136,7 @@ func (d *Draft) refusals(op *openapi3.Operation) {
 				d.Statuses = map[string][]int{}
 			}
 			d.Statuses[w.outcome] = []int{ietf[w.outcome]}
-			d.note("statuses."+w.outcome, "guessed: documented, and the IETF draft's status for it")
+			d.Note("statuses."+w.outcome, "guessed: documented, and the IETF draft's status for it")
 		} else if w.outcome == "in_flight" {
 			d.inFlight(op, codes, "")
 		}
@@ -150,20 +152,20 @@ var inProgress = regexp.MustCompile(`(?i)in[- ]progress|in[- ]flight|in use|stil
 // API that documents no in-progress answer has none to be held to, and
 // the IETF draft's 409 would read its 409 "already exists" as one); why
 // adds to the note.
-func (d *Draft) inFlight(op *openapi3.Operation, codes []int, why string) {
+func (d drafter) inFlight(op *openapi3.Operation, codes []int, why string) {
 	if d.Statuses == nil {
 		d.Statuses = map[string][]int{}
 	}
 	for _, status := range []int{425, 429} {
 		if slices.Contains(codes, status) && !d.statusTaken(status) && inProgress.MatchString(desc(op.Responses.Value(strconv.Itoa(status)).Value)) {
 			d.Statuses["in_flight"] = []int{status}
-			d.note("statuses.in_flight", "guessed: the document's %d answer is described as a call still in progress", status)
+			d.Note("statuses.in_flight", "guessed: the document's %d answer is described as a call still in progress", status)
 			return
 		}
 	}
 	d.Statuses["in_flight"] = []int{}
-	d.noInFlight = true
-	d.note("statuses.in_flight", "guessed: the document lists no in-progress answer%s", why)
+	d.NoInFlight = true
+	d.Note("statuses.in_flight", "guessed: the document lists no in-progress answer%s", why)
 }
 
 // alreadyExists is how a 409 says it refuses a second resource of a
@@ -178,7 +180,7 @@ func otherThanInProgress(op *openapi3.Operation, status int) bool {
 }
 
 // statusTaken says whether a matcher already gives the status to a refusal.
-func (d *Draft) statusTaken(status int) bool {
+func (d drafter) statusTaken(status int) bool {
 	for _, ms := range d.Answers {
 		for _, m := range ms {
 			if m.Status == status {
@@ -224,7 +226,7 @@ func codeEnum(r *openapi3.Response) (string, []string) {
 			}
 		}
 		for _, name := range sortedKeys(s.Properties) {
-			if p, m := walk(ptr+"/"+escape(name), s.Properties[name].Value, depth+1); p != "" {
+			if p, m := walk(ptr+"/"+draft.Escape(name), s.Properties[name].Value, depth+1); p != "" {
 				return p, m
 			}
 		}

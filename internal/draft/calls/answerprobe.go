@@ -1,17 +1,19 @@
-package draft
+package calls
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// ProbeAnswers asks the service how it answers what the contract must
+// Answers asks the service how it answers what the contract must
 // name, when no document said so: the same call again (a replay), the key
 // with another payload (conflict) and a call without the key (invalid),
 // in a namespace of its own. It replaces the IETF draft's guessed
@@ -22,18 +24,18 @@ import (
 // the IETF draft's 409 unless a probed outcome has that status, and is
 // then a TODO; after a document that lists no in-progress answer it stays
 // []. It returns how many calls it made.
-func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string) (int, error) {
+func Answers(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (int, error) {
 	if len(d.Answers) > 0 || !strings.HasPrefix(d.Notes["statuses"], "guessed: the IETF") || d.Payload == nil || d.URL == "" {
 		return 0, nil
 	}
-	probed, createdID, calls, err := d.probeRefusals(ctx, client, ns)
+	probed, createdID, calls, err := probeRefusals(ctx, d, client, ns)
 	if err != nil || probed == nil {
 		return calls, err
 	}
 	d.Statuses = map[string][]int{}
 	delete(d.Notes, "statuses")
-	byStatus := d.recordProbed(probed, createdID)
-	d.fillUnprobed(probed, byStatus)
+	byStatus := recordProbed(d, probed, createdID)
+	fillUnprobed(d, probed, byStatus)
 	return calls, nil
 }
 
@@ -42,12 +44,12 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 // (when the key is not in the path). It returns the answers that were
 // refusals by outcome, and the created ID; the map is nil when the create
 // itself was not answered 2xx, which leaves nothing to compare with.
-func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]answer, createdID string, calls int, err error) {
-	rules := d.modelRules()
+func probeRefusals(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (probed map[string]Answer, createdID string, calls int, err error) {
+	rules := ModelRules(d)
 	tenant, key := ns+"A", ns+"k1"
-	send := func(id model.Identity, v int) (answer, error) {
+	send := func(id model.Identity, v int) (Answer, error) {
 		calls++
-		return d.sendAs(ctx, client, rules, id, v)
+		return sendAs(ctx, d, client, rules, id, v)
 	}
 	created, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil || created.Status/100 != 2 {
@@ -58,7 +60,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 	if err != nil {
 		return nil, "", calls, err
 	}
-	probed = map[string]answer{}
+	probed = map[string]Answer{}
 	if replay.Status/100 != 2 {
 		probed["replayed"] = replay
 	}
@@ -71,7 +73,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 			probed["conflict"] = changed
 		}
 	}
-	if !d.keyInPath() {
+	if !keyInPath(d) {
 		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return nil, "", calls, err
@@ -87,7 +89,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 // matcher when its status is shared with another outcome (told apart by a
 // body member) or it is a replay (found by the created ID). It returns the
 // outcomes by status, which the in-flight guess must not collide with.
-func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int][]string {
+func recordProbed(d *draft.Draft, probed map[string]Answer, createdID string) map[int][]string {
 	byStatus := map[int][]string{}
 	for _, o := range []string{"replayed", "conflict", "invalid"} {
 		if a, ok := probed[o]; ok {
@@ -100,19 +102,19 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 			continue
 		}
 		shared := byStatus[a.Status]
-		m := matcher{Status: a.Status}
+		m := draft.Matcher{Status: a.Status}
 		why := fmt.Sprintf("guessed: probed: %s was answered %d", what[o], a.Status)
 		if o == "replayed" {
 			m.ID = idWhere(a.Body, createdID)
 			if m.ID == "" {
-				d.note("answers.replayed", "probed: a replay was answered %d without the created ID (%s): %.200s; say where it is, or what a replay is", a.Status, createdID, a.Body)
+				d.Note("answers.replayed", "probed: a replay was answered %d without the created ID (%s): %.200s; say where it is, or what a replay is", a.Status, createdID, a.Body)
 				continue
 			}
 		}
 		if len(shared) > 1 || o == "replayed" {
 			ptr, val := telling(a.Body, shared, o, probed)
 			if ptr == "" && len(shared) > 1 {
-				d.note("statuses."+o, "probed: %s and %s were both answered %d with nothing in the body telling them apart", what[shared[0]], what[shared[1]], a.Status)
+				d.Note("statuses."+o, "probed: %s and %s were both answered %d with nothing in the body telling them apart", what[shared[0]], what[shared[1]], a.Status)
 				d.Statuses[o] = nil
 				continue
 			}
@@ -123,14 +125,14 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 		}
 		if len(shared) == 1 && o != "replayed" {
 			d.Statuses[o] = []int{a.Status}
-			d.note("statuses."+o, "%s", why)
+			d.Note("statuses."+o, "%s", why)
 			continue
 		}
 		if d.Answers == nil {
-			d.Answers = map[string][]matcher{}
+			d.Answers = map[string][]draft.Matcher{}
 		}
 		d.Answers[o] = append(d.Answers[o], m)
-		d.note("answers."+o, "%s", why)
+		d.Note("answers."+o, "%s", why)
 	}
 	return byStatus
 }
@@ -138,23 +140,23 @@ func (d *Draft) recordProbed(probed map[string]answer, createdID string) map[int
 // fillUnprobed writes the statuses the probes did not settle: in-flight
 // (never probed: it takes two calls at once), and a conflict or invalid
 // call the service did not refuse with a 4xx.
-func (d *Draft) fillUnprobed(probed map[string]answer, byStatus map[int][]string) {
-	if d.noInFlight {
+func fillUnprobed(d *draft.Draft, probed map[string]Answer, byStatus map[int][]string) {
+	if d.NoInFlight {
 		d.Statuses["in_flight"] = []int{} // the document's silence, noted already
 	} else if byStatus[409] == nil {
 		d.Statuses["in_flight"] = []int{409}
-		d.note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
+		d.Note("statuses.in_flight", "guessed: the IETF draft's; not probed (it takes two calls at once)")
 	} else {
 		d.Statuses["in_flight"] = nil
-		d.note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 answers %s here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
+		d.Note("statuses.in_flight", "not probed (it takes two calls at once), and the IETF draft's 409 answers %s here: give the in-flight status, [] if there is none, or answers.in_flight with an equals:", what[byStatus[409][0]])
 	}
 	if probed["conflict"].Status == 0 {
 		d.Statuses["conflict"] = []int{422}
-		d.note("statuses.conflict", "guessed: the IETF draft's; the key with another payload was answered %s", "2xx or not at all")
+		d.Note("statuses.conflict", "guessed: the IETF draft's; the key with another payload was answered %s", "2xx or not at all")
 	}
 	if probed["invalid"].Status == 0 {
 		d.Statuses["invalid"] = []int{}
-		d.note("statuses.invalid", "probed: a call without the key was not refused with a 4xx; set key_required: false if it is a plain create")
+		d.Note("statuses.invalid", "probed: a call without the key was not refused with a 4xx; set key_required: false if it is a plain create")
 	}
 }
 
@@ -177,7 +179,7 @@ func idWhere(body []byte, id string) string {
 // probed answers of the same status has there (the error code that tells a
 // replay from a conflict): names with "code" or "error" first, then the
 // shortest pointer.
-func telling(body []byte, shared []string, self string, probed map[string]answer) (string, string) {
+func telling(body []byte, shared []string, self string, probed map[string]Answer) (string, string) {
 	ptrs := leafPointers(body)
 	rank := func(p string) int {
 		l := strings.ToLower(p)
@@ -222,5 +224,5 @@ func leafPointers(body []byte) []string {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	return slices.Sorted(mapKeys(payloadLeaves("", v)))
+	return slices.Sorted(maps.Keys(draft.PayloadLeaves("", v)))
 }

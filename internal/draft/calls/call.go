@@ -1,8 +1,10 @@
-package draft
+package calls
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,28 +12,32 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// answer is what the service answered one of init's calls.
-type answer struct {
+// ErrCall marks a call of init's that got no answer.
+var ErrCall = errors.New("draft: no answer")
+
+// Answer is what the service answered one of init's calls.
+type Answer struct {
 	Status int
 	Body   []byte
 	Header http.Header
 }
 
-// send makes one call of the draft: variant v of its payload under the
+// Send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
-func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (answer, error) {
-	return d.sendAs(ctx, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+func Send(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
+	return sendAs(ctx, d, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
 }
 
-// sendAs is send for an identity that may carry no key (NoKey): the
+// sendAs is Send for an identity that may carry no key (NoKey): the
 // headers naming {{key}} and the payload member carrying it are left out.
-func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (answer, error) {
+func sendAs(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (Answer, error) {
 	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
-		return answer{}, fmt.Errorf("draft: no URL or payload to call with")
+		return Answer{}, fmt.Errorf("draft: no URL or payload to call with")
 	}
 	u := d.URL
 	if i := strings.IndexByte(u, '?'); i >= 0 {
@@ -50,9 +56,9 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, cmpOr(d.Method, "POST"), u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, cmp.Or(d.Method, "POST"), u, bytes.NewReader(body))
 	if err != nil {
-		return answer{}, fmt.Errorf("draft: request: %w", err)
+		return Answer{}, fmt.Errorf("draft: request: %w", err)
 	}
 	req.Header.Set("Content-Type", ct)
 	for _, h := range d.Headers {
@@ -63,14 +69,14 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return answer{}, fmt.Errorf("%w: %s %s: %w", ErrCall, req.Method, u, err)
+		return Answer{}, fmt.Errorf("%w: %s %s: %w", ErrCall, req.Method, u, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
+		return Answer{}, fmt.Errorf("draft: %s %s: reading the answer: %w", req.Method, u, err)
 	}
-	return answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
+	return Answer{Status: resp.StatusCode, Body: b, Header: resp.Header}, nil
 }
 
 // withoutKey is a query without the parameters that carry {{key}}, as a
@@ -87,7 +93,7 @@ func withoutKey(query string) string {
 
 // keyInPath says whether the key is a segment of the URL's path, so that
 // no call can go without it.
-func (d *Draft) keyInPath() bool {
+func keyInPath(d *draft.Draft) bool {
 	path, _, _ := strings.Cut(d.URL, "?")
 	return strings.Contains(path, "{{key}}")
 }
@@ -96,9 +102,9 @@ func fill(s string, esc func(string) string, tenant, key string) string {
 	return strings.NewReplacer("{{tenant}}", esc(tenant), "{{key}}", esc(key)).Replace(s)
 }
 
-// modelRules converts the drafted rules to the model's, for rendering the
+// ModelRules converts the drafted rules to the model's, for rendering the
 // variants a run would send.
-func (d *Draft) modelRules() map[string]model.FieldRule {
+func ModelRules(d *draft.Draft) map[string]model.FieldRule {
 	out := map[string]model.FieldRule{}
 	for ptr, r := range d.Rules {
 		switch x := r.(type) {

@@ -1,4 +1,4 @@
-package draft_test
+package openapi_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/draft"
+	"github.com/idemstress/idemstress/internal/draft/openapi"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -15,7 +15,7 @@ import (
 // tenant, the body's idempotency_key as the key, rules from the schema, the
 // ID from the 200 answer, refusals by their documented codes.
 func TestFromOpenAPIPaysvc(t *testing.T) {
-	d, err := draft.FromOpenAPI(context.Background(), "../../examples/paysvc/openapi.yaml", "POST /v2/merchants/{merchant}/payments", "http://127.0.0.1:9")
+	d, err := openapi.Draft(context.Background(), "../../../examples/paysvc/openapi.yaml", "POST /v2/merchants/{merchant}/payments", "http://127.0.0.1:9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ paths:
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := draft.FromOpenAPI(context.Background(), file, "createTask", "http://127.0.0.1:9")
+	d, err := openapi.Draft(context.Background(), file, "createTask", "http://127.0.0.1:9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ paths:
 	if _, err := stress.Parse("c.yaml", b); err == nil || !strings.Contains(err.Error(), "target.url (line") {
 		t.Errorf("the draft with a TODO URL: %v", err)
 	}
-	if _, err := draft.FromOpenAPI(context.Background(), file, "createThing", ""); err == nil || !strings.Contains(err.Error(), "(operations: createTask)") {
+	if _, err := openapi.Draft(context.Background(), file, "createThing", ""); err == nil || !strings.Contains(err.Error(), "(operations: createTask)") {
 		t.Errorf("an unknown operation: %v", err)
 	}
 }

@@ -1,6 +1,15 @@
-package draft
+// Package openapi drafts the request of one operation of an OpenAPI 3
+// document (read with kin-openapi) for idemstress init: the URL, the key
+// wherever it travels and the tenant, their formats and patterns, the
+// security scheme's header, a base payload and its validation rules, the
+// ID pointer and the refusals' statuses or answers. It reads the document
+// only: the effects from a create call's rows are internal/draft/effects',
+// the calls that try the draft internal/draft/probe's, and the commented
+// YAML internal/draft's.
+package openapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -14,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/idemstress/idemstress/internal/boundedfile"
+	"github.com/idemstress/idemstress/internal/draft"
 )
 
 // tenantLike names the parameters and members that hold the tenant.
@@ -24,10 +34,13 @@ var tenantLike = regexp.MustCompile(`(?i)(tenant|merchant|account|organi[sz]atio
 // such as /dev/zero must not be read until memory runs out.
 const maxOpenAPI = 32 << 20
 
-// FromOpenAPI drafts the request of one operation of an OpenAPI 3 document,
+// drafter is the draft being filled from the document.
+type drafter struct{ *draft.Draft }
+
+// Draft drafts the request of one operation of an OpenAPI 3 document,
 // named by its operationId or as "METHOD PATH"; server, when given, replaces
 // the document's first server URL.
-func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, error) {
+func Draft(ctx context.Context, file, operation, server string) (*draft.Draft, error) {
 	data, err := boundedfile.Read(ctx, file, maxOpenAPI, "an OpenAPI document")
 	if err != nil {
 		return nil, fmt.Errorf("draft: OpenAPI document: %w", err)
@@ -46,7 +59,7 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 	if op == nil {
 		return nil, fmt.Errorf("draft: OpenAPI document %s has no operation %q (operations: %s)", file, operation, strings.Join(operations(doc), ", "))
 	}
-	d := &Draft{Source: fmt.Sprintf("%s, operation %s %s", file, method, path), Method: method, Rules: map[string]any{}}
+	d := drafter{&draft.Draft{Source: fmt.Sprintf("%s, operation %s %s", file, method, path), Method: method, Rules: map[string]any{}}}
 	if server == "" && len(doc.Servers) > 0 {
 		server = doc.Servers[0].URL
 	}
@@ -64,7 +77,7 @@ func FromOpenAPI(ctx context.Context, file, operation, server string) (*Draft, e
 	d.security(doc, op)
 	d.idPointer(op)
 	d.refusals(op)
-	return d, nil
+	return d.Draft, nil
 }
 
 // find looks an operation up by operationId or "METHOD PATH".
@@ -83,7 +96,7 @@ func operations(doc *openapi3.T) []string {
 	var out []string
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			out = append(out, cmpOr(op.OperationID, method+" "+path))
+			out = append(out, cmp.Or(op.OperationID, method+" "+path))
 		}
 	}
 	sort.Strings(out)
@@ -93,21 +106,21 @@ func operations(doc *openapi3.T) []string {
 // body drafts the payload from the request body's example (or its schema's
 // examples, defaults and bounds), the key and the tenant when they are
 // members of it, and its payload_rules from the schema.
-func (d *Draft) body(op *openapi3.Operation, key *keySite) {
+func (d drafter) body(op *openapi3.Operation, key *keySite) {
 	if op.RequestBody == nil || op.RequestBody.Value == nil {
 		d.Payload = map[string]any{}
-		d.note("payload", "the operation has no request body")
+		d.Note("payload", "the operation has no request body")
 		return
 	}
 	mediaType, media := jsonMedia(op)
 	if media == nil {
-		d.note("payload", "the request body is not JSON: write the base payload")
+		d.Note("payload", "the request body is not JSON: write the base payload")
 		return
 	}
 	if mediaType != "application/json" {
 		// AWS's JSON protocol: application/x-amz-json-1.1.
-		d.Headers = append(d.Headers, Header{"Content-Type", mediaType})
-		d.note("target.headers.Content-Type", "the document's media type of the request body")
+		d.Headers = append(d.Headers, draft.Header{Name: "Content-Type", Value: mediaType})
+		d.Note("target.headers.Content-Type", "the document's media type of the request body")
 	}
 	var schema *openapi3.Schema
 	if media.Schema != nil {
@@ -122,14 +135,14 @@ func (d *Draft) body(op *openapi3.Operation, key *keySite) {
 			}
 		}
 	}
-	if obj, ok := normalise(example).(map[string]any); ok {
+	if obj, ok := draft.Normalise(example).(map[string]any); ok {
 		d.Payload = obj
-		d.note("payload", "the document's example of the request body")
-	} else if obj, ok := normalise(sample(schema, 0)).(map[string]any); ok {
+		d.Note("payload", "the document's example of the request body")
+	} else if obj, ok := draft.Normalise(sample(schema, 0)).(map[string]any); ok {
 		d.Payload = obj
-		d.note("payload", "guessed: built from the schema's examples, defaults and bounds")
+		d.Note("payload", "guessed: built from the schema's examples, defaults and bounds")
 	} else {
-		d.note("payload", "neither an example nor a schema of an object: write the base payload")
+		d.Note("payload", "neither an example nor a schema of an object: write the base payload")
 		return
 	}
 	if schema == nil {
@@ -138,13 +151,13 @@ func (d *Draft) body(op *openapi3.Operation, key *keySite) {
 	// The key and the tenant may be body members (Square's idempotency_key,
 	// AWS's ClientToken).
 	if key != nil && key.In == "body" && setPointer(d.Payload, key.Name, "{{key}}") {
-		d.note("payload", "guessed: member %s is the key (%s)", key.Name, key.Why)
+		d.Note("payload", "guessed: member %s is the key (%s)", key.Name, key.Why)
 	}
 	for _, name := range sortedKeys(schema.Properties) {
 		prop := schema.Properties[name]
-		if !strings.Contains(d.URL, "{{tenant}}") && !d.tenantHeader() && tenantLike.MatchString(name) && isString(prop) && d.Payload[name] != "{{key}}" {
+		if !strings.Contains(d.URL, "{{tenant}}") && !d.TenantHeader() && tenantLike.MatchString(name) && isString(prop) && d.Payload[name] != "{{key}}" {
 			d.Payload[name] = "{{tenant}}"
-			d.note("payload", "guessed: member %s is the tenant", name)
+			d.Note("payload", "guessed: member %s is the tenant", name)
 			d.tenantShape("member "+name, prop)
 		}
 	}
@@ -180,15 +193,6 @@ func bodySchema(op *openapi3.Operation) *openapi3.Schema {
 		return m.Schema.Value
 	}
 	return nil
-}
-
-func (d *Draft) tenantHeader() bool {
-	for _, h := range d.Headers {
-		if strings.Contains(h.Value, "{{tenant}}") {
-			return true
-		}
-	}
-	return false
 }
 
 func isString(s *openapi3.SchemaRef) bool {
@@ -246,7 +250,7 @@ func sample(s *openapi3.Schema, depth int) any {
 
 // rules walks the schema beside the payload and writes a rule for each
 // field the schema constrains.
-func (d *Draft) rules(ptr string, s *openapi3.Schema, v any) {
+func (d drafter) rules(ptr string, s *openapi3.Schema, v any) {
 	if s == nil {
 		return
 	}
@@ -254,7 +258,7 @@ func (d *Draft) rules(ptr string, s *openapi3.Schema, v any) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			if p := s.Properties[k]; p != nil {
-				d.rules(ptr+"/"+escape(k), p.Value, x[k])
+				d.rules(ptr+"/"+draft.Escape(k), p.Value, x[k])
 			}
 		}
 		return
@@ -274,25 +278,25 @@ func (d *Draft) rules(ptr string, s *openapi3.Schema, v any) {
 	switch {
 	case len(s.Enum) == 1:
 		d.Rules[ptr] = "fixed"
-		d.note(path, "an enum of one member")
+		d.Note(path, "an enum of one member")
 	case len(s.Enum) > 1:
-		d.Rules[ptr] = map[string]any{"enum": flow(s.Enum).v}
-		d.note(path, "the schema's enum")
+		d.Rules[ptr] = map[string]any{"enum": s.Enum}
+		d.Note(path, "the schema's enum")
 	case s.Pattern != "" || s.Format != "" && s.Type.Is("string"):
 		if len(s.Examples) > 1 {
 			d.Rules[ptr] = map[string]any{"enum": s.Examples}
-			d.note(path, "the schema's examples of a field with a pattern or format")
+			d.Note(path, "the schema's examples of a field with a pattern or format")
 			return
 		}
 		d.Rules[ptr] = "fixed"
-		d.note(path, "a %s the document gives no other members of", cmpOr(patternOrFormat(s), "pattern"))
+		d.Note(path, "a %s the document gives no other members of", cmp.Or(patternOrFormat(s), "pattern"))
 	case s.Type.Is("integer") && (s.Min != nil || s.Max != nil):
 		d.Rules[ptr] = map[string]any{"int": bounds(d, path, s, v)}
 	case s.Type.Is("number") && (s.Min != nil || s.Max != nil):
 		d.Rules[ptr] = map[string]any{"number": bounds(d, path, s, v)}
 	case s.Type.Is("string") && s.MaxLength != nil:
 		d.Rules[ptr] = map[string]any{"max_len": *s.MaxLength}
-		d.note(path, "the schema's maxLength")
+		d.Note(path, "the schema's maxLength")
 	}
 }
 
@@ -305,7 +309,7 @@ func patternOrFormat(s *openapi3.Schema) string {
 
 // bounds is a range rule from minimum and maximum; a missing bound is
 // guessed a million from the base value.
-func bounds(d *Draft, path string, s *openapi3.Schema, v any) map[string]any {
+func bounds(d drafter, path string, s *openapi3.Schema, v any) map[string]any {
 	base, _ := v.(int64)
 	if f, ok := v.(float64); ok {
 		base = int64(f)
@@ -322,13 +326,8 @@ func bounds(d *Draft, path string, s *openapi3.Schema, v any) map[string]any {
 	} else {
 		note = "guessed: the schema has a minimum only; the maximum is a guess"
 	}
-	d.note(path, "%s", note)
-	return map[string]any{"min": normalise(lo), "max": normalise(hi)}
-}
-
-// escape is a JSON pointer's escaping of a member name.
-func escape(k string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+	d.Note(path, "%s", note)
+	return map[string]any{"min": draft.Normalise(lo), "max": draft.Normalise(hi)}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1,4 +1,4 @@
-package draft
+package openapi
 
 import (
 	"fmt"
@@ -6,15 +6,17 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemstress/idemstress/internal/draft"
 )
 
 // url is the server URL and the path, a tenant-like path parameter (or the
 // only one) as {{tenant}}, the key's parameter as {{key}}, a parameter
 // the document gives a value of (an example, a default, an enum) as that
 // value; another required parameter leaves the URL a TODO.
-func (d *Draft) url(server, path string, params openapi3.Parameters, key *keySite) {
+func (d drafter) url(server, path string, params openapi3.Parameters, key *keySite) {
 	if u, err := url.Parse(server); server == "" || err != nil || !u.IsAbs() {
-		d.note("target.url", "the document gives no absolute server URL (%q): pass --url", server)
+		d.Note("target.url", "the document gives no absolute server URL (%q): pass --url", server)
 		return
 	}
 	isKey := func(p *openapi3.Parameter) bool { return key != nil && key.In == p.In && key.Name == p.Name }
@@ -38,7 +40,7 @@ func (d *Draft) url(server, path string, params openapi3.Parameters, key *keySit
 	for _, p := range inPath {
 		value, todo := d.paramValue(p, keyOf(p), !strings.Contains(full, "{{tenant}}") && (tenantLike.MatchString(p.Name) || len(inPath) == 1 && !isKey(p)), url.PathEscape)
 		if todo {
-			d.note("target.url", "path parameter %q: neither tenant nor key; give it a value (%s)", p.Name, full)
+			d.Note("target.url", "path parameter %q: neither tenant nor key; give it a value (%s)", p.Name, full)
 			return
 		}
 		full = strings.ReplaceAll(full, "{"+p.Name+"}", value)
@@ -50,7 +52,7 @@ func (d *Draft) url(server, path string, params openapi3.Parameters, key *keySit
 		}
 		value, todo := d.paramValue(p, keyOf(p), !strings.Contains(full, "{{tenant}}") && tenantLike.MatchString(p.Name), url.QueryEscape)
 		if todo {
-			d.note("target.url", "a required query parameter %q: neither tenant nor key; give it a value (%s?%s=)", p.Name, full, p.Name)
+			d.Note("target.url", "a required query parameter %q: neither tenant nor key; give it a value (%s?%s=)", p.Name, full, p.Name)
 			return
 		}
 		query = append(query, url.QueryEscape(p.Name)+"="+value)
@@ -63,18 +65,18 @@ func (d *Draft) url(server, path string, params openapi3.Parameters, key *keySit
 
 // paramValue is what a path or query parameter is drafted as: {{key}},
 // {{tenant}}, or the document's value of it; todo when there is none.
-func (d *Draft) paramValue(p *openapi3.Parameter, key *keySite, tenant bool, esc func(string) string) (string, bool) {
+func (d drafter) paramValue(p *openapi3.Parameter, key *keySite, tenant bool, esc func(string) string) (string, bool) {
 	switch {
 	case key != nil:
-		d.note("target.url", "guessed: %s parameter %q is the key (%s)", p.In, p.Name, key.Why)
+		d.Note("target.url", "guessed: %s parameter %q is the key (%s)", p.In, p.Name, key.Why)
 		return "{{key}}", false
 	case tenant:
-		d.note("target.url", "guessed: %s parameter %q is the tenant", p.In, p.Name)
+		d.Note("target.url", "guessed: %s parameter %q is the tenant", p.In, p.Name)
 		d.tenantShape(fmt.Sprintf("%s parameter %s", p.In, p.Name), p.Schema)
 		return "{{tenant}}", false
 	}
 	if v, why := paramExample(p); v != "" {
-		d.note("target.url", "guessed: %s parameter %q is %s, %s", p.In, p.Name, v, why)
+		d.Note("target.url", "guessed: %s parameter %q is %s, %s", p.In, p.Name, v, why)
 		return esc(v), false
 	}
 	return "", true
@@ -110,7 +112,7 @@ func paramExample(p *openapi3.Parameter) (string, string) {
 
 // headers drafts the key's header, a tenant-like header, and each other
 // required header: the document's value of it, or a TODO.
-func (d *Draft) headers(params openapi3.Parameters, key *keySite) {
+func (d drafter) headers(params openapi3.Parameters, key *keySite) {
 	for _, ref := range params {
 		p := ref.Value
 		if p == nil || p.In != openapi3.ParameterInHeader {
@@ -118,19 +120,19 @@ func (d *Draft) headers(params openapi3.Parameters, key *keySite) {
 		}
 		switch {
 		case key != nil && key.In == p.In && key.Name == p.Name:
-			d.Headers = append(d.Headers, Header{p.Name, "{{key}}"})
-			d.note("target.headers."+p.Name, "guessed: the key travels in header %s (%s)", p.Name, key.Why)
+			d.Headers = append(d.Headers, draft.Header{Name: p.Name, Value: "{{key}}"})
+			d.Note("target.headers."+p.Name, "guessed: the key travels in header %s (%s)", p.Name, key.Why)
 		case tenantLike.MatchString(p.Name) && !strings.Contains(d.URL, "{{tenant}}"):
-			d.Headers = append(d.Headers, Header{p.Name, "{{tenant}}"})
-			d.note("target.headers."+p.Name, "guessed: the tenant travels in header %s", p.Name)
+			d.Headers = append(d.Headers, draft.Header{Name: p.Name, Value: "{{tenant}}"})
+			d.Note("target.headers."+p.Name, "guessed: the tenant travels in header %s", p.Name)
 			d.tenantShape("header "+p.Name, p.Schema)
 		case p.Required:
 			v, why := paramExample(p)
-			d.Headers = append(d.Headers, Header{p.Name, v})
+			d.Headers = append(d.Headers, draft.Header{Name: p.Name, Value: v})
 			if v == "" {
-				d.note("target.headers."+p.Name, "a required header: give it a value")
+				d.Note("target.headers."+p.Name, "a required header: give it a value")
 			} else {
-				d.note("target.headers."+p.Name, "guessed: a required header, %s", why)
+				d.Note("target.headers."+p.Name, "guessed: a required header, %s", why)
 			}
 		}
 	}
@@ -138,11 +140,11 @@ func (d *Draft) headers(params openapi3.Parameters, key *keySite) {
 
 // keyParam drafts what the key's site says: its shape, and key_required
 // false when the document does not require it.
-func (d *Draft) keyParam(k keySite) {
+func (d drafter) keyParam(k keySite) {
 	d.keyShape(k.Schema)
 	if !k.Required {
 		f := false
 		d.KeyRequired = &f
-		d.note("key_required", "the document does not require the key: a call without one is a plain create")
+		d.Note("key_required", "the document does not require the key: a call without one is a plain create")
 	}
 }
