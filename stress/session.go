@@ -17,6 +17,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
@@ -152,7 +153,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		}
 		var addrs []string
 		for _, host := range h.Hosts() {
-			p, err := fault.StartProxy(host)
+			p, err := httpproxy.Start(host)
 			if err != nil {
 				return err
 			}

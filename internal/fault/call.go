@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -47,7 +48,7 @@ type CallEnv interface {
 	Token() string
 	// Proxy is the fault proxy in front of replica 0; nil when the run
 	// has none.
-	Proxy() *Proxy
+	Proxy() *httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// pause or db-error interrupts; nil when the contract has none.
 	EffectStall() *Stall

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -16,7 +17,7 @@ import (
 // fakeEnv is a CallEnv over one real HTTP server behind a real fault
 // proxy, with replicas that only count their kills.
 type fakeEnv struct {
-	proxy    *Proxy
+	proxy    *httpproxy.Proxy
 	replicas *countingReplicas
 	sent     int
 }
@@ -28,7 +29,7 @@ func (r *countingReplicas) Kill(i int) error            { r.killed = append(r.ki
 func (r *countingReplicas) Pause(int) error             { return nil }
 func (r *countingReplicas) Resume(int) error            { return nil }
 func (e *fakeEnv) Token() string                        { return "t" + string(rune('0'+e.sent)) }
-func (e *fakeEnv) Proxy() *Proxy                        { return e.proxy }
+func (e *fakeEnv) Proxy() *httpproxy.Proxy              { return e.proxy }
 func (e *fakeEnv) EffectStall() *Stall                  { return nil }
 func (e *fakeEnv) KeyStall() *Stall                     { return nil }
 func (e *fakeEnv) Contract() model.Contract             { return model.Contract{} }
@@ -74,7 +75,7 @@ func proxiedEnv(t *testing.T, status int, replicas *countingReplicas) *fakeEnv {
 		io.WriteString(w, `{"id":"7"}`)
 	}))
 	t.Cleanup(srv.Close)
-	p, err := StartProxy(strings.TrimPrefix(srv.URL, "http://"))
+	p, err := httpproxy.Start(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -22,7 +23,7 @@ func crashAfterCommit(ctx context.Context, env CallEnv, call model.Call) (CallOu
 	if replicas == nil || p == nil {
 		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts, behind the fault proxy")
 	}
-	out, rep, ok, err := throughProxy(ctx, env, p, call, LoseReply)
+	out, rep, ok, err := throughProxy(ctx, env, p, call, httpproxy.LoseReply)
 	if err != nil {
 		return out, err
 	}

@@ -3,9 +3,9 @@
 // arrives, so that every request reaches its write before any of them
 // commits and a check-then-insert race happens every time instead of now
 // and then; Barrier does the same in the database proxy (package pgproxy)
-// without a lock, holding each call at its first write; Proxy sits in
-// front of a replica and loses, drops, doubles or delays one call's
-// exchange.
+// without a lock, holding each call at its first write; the fault proxy
+// (package fault/httpproxy) sits in front of a replica and loses, drops,
+// doubles or delays one call's exchange.
 //
 // The whole nemesis stands behind one value (nemesis.go): the executor
 // (package interp) holds a Nemesis (Faults, the real one: the service's

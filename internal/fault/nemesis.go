@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
@@ -146,7 +147,7 @@ type Faults struct {
 	// Service is the service's replicas when idemstress started them.
 	Service Service
 	// Proxies are the fault proxies in front of the replicas, one each.
-	Proxies []*Proxy
+	Proxies []*httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// db-error or overrun interrupts.
 	EffectStall *Stall
@@ -271,7 +272,7 @@ func (e planEnv) DepCall(name string) *respproxy.Call { return e.p.s.DepCall(nam
 func (e planEnv) EffectStall() *Stall                 { return e.p.EffectStall }
 func (e planEnv) KeyStall() *Stall                    { return e.p.KeyStall }
 
-func (e planEnv) Proxy() *Proxy {
+func (e planEnv) Proxy() *httpproxy.Proxy {
 	if len(e.p.Proxies) == 0 {
 		return nil
 	}

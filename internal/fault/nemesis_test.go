@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
@@ -60,7 +61,7 @@ func begin(t *testing.T, status int) (PlanFaults, *fakeService, *fakeSender) {
 	env := proxiedEnv(t, status, nil)
 	svc := &fakeService{}
 	s := &fakeSender{fakeEnv: env, contract: model.Contract{Recovery: time.Second}}
-	p, err := (&Faults{Service: svc, Proxies: []*Proxy{env.proxy}}).Begin(t.Context(), s)
+	p, err := (&Faults{Service: svc, Proxies: []*httpproxy.Proxy{env.proxy}}).Begin(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -38,7 +39,7 @@ func (e *dbEnv) Send(ctx context.Context, call model.Call, _ int, _ map[string]s
 }
 
 func (e *dbEnv) Token() string                              { return "t" }
-func (e *dbEnv) Proxy() *fault.Proxy                        { return nil }
+func (e *dbEnv) Proxy() *httpproxy.Proxy                    { return nil }
 func (e *dbEnv) Replicas() fault.Replicas                   { return nil }
 func (e *dbEnv) EffectStall() *fault.Stall                  { return &fault.Stall{Table: e.table} }
 func (e *dbEnv) KeyStall() *fault.Stall                     { return nil }
