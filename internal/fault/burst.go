@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
@@ -14,7 +15,7 @@ import (
 // statement barrier in the database proxy where one stands, else the
 // table lock; with neither, the burst goes as it is.
 func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcome, error) {
-	var report StallReport
+	var report dbstall.StallReport
 	var err error
 	switch {
 	case p.Barrier != nil:
@@ -45,7 +46,7 @@ func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcom
 
 // unstalled says why a db-stall did not fire (no times or counts of
 // anything but the burst's requests).
-func (p *planFaults) unstalled(report StallReport, n int) string {
+func (p *planFaults) unstalled(report dbstall.StallReport, n int) string {
 	if p.Barrier != nil {
 		return fmt.Sprintf("%d of %d requests held at their first write in the database proxy, the others neither reached a write nor were answered within the nemesis's wait: "+
 			"a write inside a function (SELECT create_ticket($1)) or in a statement that carries none of the call's key, tag or tenant is not seen; "+

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -51,10 +52,10 @@ type CallEnv interface {
 	Proxy() *httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// pause or db-error interrupts; nil when the contract has none.
-	EffectStall() *Stall
+	EffectStall() *dbstall.Stall
 	// KeyStall locks the service's key table (key_table); nil when the
 	// contract names none.
-	KeyStall() *Stall
+	KeyStall() *dbstall.Stall
 	// Contract is the contract the run checks (its lease).
 	Contract() model.Contract
 	// DB is the PostgreSQL proxy between the service and its database;

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -30,8 +31,8 @@ func (r *countingReplicas) Pause(int) error             { return nil }
 func (r *countingReplicas) Resume(int) error            { return nil }
 func (e *fakeEnv) Token() string                        { return "t" + string(rune('0'+e.sent)) }
 func (e *fakeEnv) Proxy() *httpproxy.Proxy              { return e.proxy }
-func (e *fakeEnv) EffectStall() *Stall                  { return nil }
-func (e *fakeEnv) KeyStall() *Stall                     { return nil }
+func (e *fakeEnv) EffectStall() *dbstall.Stall          { return nil }
+func (e *fakeEnv) KeyStall() *dbstall.Stall             { return nil }
 func (e *fakeEnv) Contract() model.Contract             { return model.Contract{} }
 func (e *fakeEnv) Dependency(string) (Dependency, bool) { return nil, false }
 func (e *fakeEnv) DB() *pgproxy.Proxy                   { return nil }

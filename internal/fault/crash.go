@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -36,7 +37,7 @@ func crashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutc
 // whileHeld once the call waits on that write.
 type landing struct {
 	where string
-	hold  func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error)
+	hold  func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error)
 }
 
 // atEffects lands at the call's write to the last effect table.
@@ -45,7 +46,7 @@ func atEffects(env CallEnv, call model.Call) (landing, error) {
 	if effects == nil {
 		return landing{}, needs(call.Fault, "an effect table (not a query) whose write it interrupts")
 	}
-	return landing{effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+	return landing{effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error) {
 		return effects.Hold(ctx, 1, send, whileHeld)
 	}}, nil
 }
@@ -60,7 +61,7 @@ func atKeyRecord(env CallEnv, call model.Call) (landing, error) {
 	case keys == nil:
 		return landing{}, needs(call.Fault, "key_table")
 	}
-	return landing{keys.Table + " after " + effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+	return landing{keys.Table + " after " + effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error) {
 		return effects.HoldAfter(ctx, *keys, send, whileHeld)
 	}}, nil
 }

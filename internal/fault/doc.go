@@ -1,11 +1,9 @@
 // Package fault is idemstress's nemesis: what goes wrong around the calls
-// of a plan, on purpose. Stall holds an effect table locked while a burst
-// arrives, so that every request reaches its write before any of them
-// commits and a check-then-insert race happens every time instead of now
-// and then; Barrier does the same in the database proxy (package pgproxy)
-// without a lock, holding each call at its first write; the fault proxy
-// (package fault/httpproxy) sits in front of a replica and loses, drops,
-// doubles or delays one call's exchange.
+// of a plan, on purpose. The stalls that hold a call's database work (a
+// table lock, or a barrier in the database proxy) are package
+// fault/dbstall; the fault proxy in front of a replica, which loses,
+// drops, doubles or delays one call's exchange, is package
+// fault/httpproxy. This package does the faults with them.
 //
 // The whole nemesis stands behind one value (nemesis.go): the executor
 // (package interp) holds a Nemesis (Faults, the real one: the service's

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -150,16 +151,16 @@ type Faults struct {
 	Proxies []*httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// db-error or overrun interrupts.
-	EffectStall *Stall
+	EffectStall *dbstall.Stall
 	// KeyStall locks the service's key table, where a crash-key-record
 	// crash lands.
-	KeyStall *Stall
+	KeyStall *dbstall.Stall
 	// Stall holds a write lock on an effect table while each burst is
 	// released (db-stall where no database proxy stands).
-	Stall *Stall
+	Stall *dbstall.Stall
 	// Barrier holds each call of a burst at its first write in the
 	// database proxy (db-stall where one stands); it wins over Stall.
-	Barrier *Barrier
+	Barrier *dbstall.Barrier
 }
 
 // Begin readies the service for a plan and returns the plan's faults. A
@@ -269,8 +270,8 @@ func (e planEnv) Contract() model.Contract            { return e.p.s.Contract() 
 func (e planEnv) DB() *pgproxy.Proxy                  { return e.p.s.DB() }
 func (e planEnv) DBCall() *pgproxy.Call               { return e.p.s.DBCall() }
 func (e planEnv) DepCall(name string) *respproxy.Call { return e.p.s.DepCall(name) }
-func (e planEnv) EffectStall() *Stall                 { return e.p.EffectStall }
-func (e planEnv) KeyStall() *Stall                    { return e.p.KeyStall }
+func (e planEnv) EffectStall() *dbstall.Stall         { return e.p.EffectStall }
+func (e planEnv) KeyStall() *dbstall.Stall            { return e.p.KeyStall }
 
 func (e planEnv) Proxy() *httpproxy.Proxy {
 	if len(e.p.Proxies) == 0 {
