@@ -16,9 +16,9 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
-	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/fault/httpproxy"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
@@ -37,7 +37,7 @@ type Session struct {
 	cfg  Config
 	exec interp.Executor
 	// nemesis is exec's: what the contract's faults need.
-	nemesis  *fault.Faults
+	nemesis  *nemesis.Faults
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
 	where string
@@ -106,7 +106,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.nemesis = &fault.Faults{Service: fault.Processes(s.svc)}
+	s.nemesis = &nemesis.Faults{Service: nemesis.Processes(s.svc)}
 	s.exec = interp.Executor{Spec: s.cfg.Spec, Target: tgt, Nemesis: s.nemesis, DB: s.db, Deps: s.deps}
 	if err := s.faults(pool); err != nil {
 		return nil, err

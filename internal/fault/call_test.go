@@ -84,13 +84,13 @@ func proxiedEnv(t *testing.T, status int, replicas *countingReplicas) *fakeEnv {
 	return &fakeEnv{proxy: p, replicas: replicas}
 }
 
-// A call fault from the registry sends its call itself and says whether
+// A call fault sends its call itself and says whether
 // it fired: a lost reply fires and leaves the call unanswered; a crash
 // after the commit kills replica 0 once the service answered, and fires
 // (cutting the action off) only when that answer was a 2xx.
 func TestCallFaultsSayWhatTheyDid(t *testing.T) {
 	t.Run("lose-reply", func(t *testing.T) {
-		do, _ := Call(model.FaultLoseReply)
+		do := Proxied
 		out, err := do(t.Context(), proxiedEnv(t, 201, nil), model.Call{Key: "k1", Fault: model.FaultLoseReply})
 		if err != nil || !out.Fired || len(out.Ops) != 1 || out.Ops[0].Out.Kind != model.Unknown || out.Down {
 			t.Fatalf("outcome %+v, err %v; want one unanswered call, fired, nothing down", out, err)
@@ -99,7 +99,7 @@ func TestCallFaultsSayWhatTheyDid(t *testing.T) {
 	for status, fired := range map[int]bool{201: true, 500: false} {
 		t.Run("crash-after-commit", func(t *testing.T) {
 			r := &countingReplicas{}
-			do, _ := Call(model.FaultCrashAfterCommit)
+			do := CrashAfterCommit
 			out, err := do(t.Context(), proxiedEnv(t, status, r), model.Call{Key: "k1", Fault: model.FaultCrashAfterCommit})
 			if err != nil || len(r.killed) != 1 || r.killed[0] != 0 || !out.Down {
 				t.Fatalf("answer %d: outcome %+v, err %v, killed %v; want replica 0 killed and down", status, out, err, r.killed)
@@ -110,7 +110,7 @@ func TestCallFaultsSayWhatTheyDid(t *testing.T) {
 		})
 	}
 	t.Run("without what it needs", func(t *testing.T) {
-		do, _ := Call(model.FaultCrashAfterCommit)
+		do := CrashAfterCommit
 		env := proxiedEnv(t, 201, nil)
 		if _, err := do(t.Context(), env, model.Call{Fault: model.FaultCrashAfterCommit}); err == nil || !strings.Contains(err.Error(), "needs a service that idemstress starts") || env.sent != 0 {
 			t.Fatalf("err %v after %d calls; want it refused before any call", err, env.sent)
@@ -118,9 +118,13 @@ func TestCallFaultsSayWhatTheyDid(t *testing.T) {
 	})
 	// The faults that land at a write refuse a run without the table to
 	// hold, before any call.
-	for _, f := range []model.Fault{model.FaultCrash, model.FaultCrashKeyRecord, model.FaultPause, model.FaultPauseKeyRecord} {
+	atWrite := []struct {
+		f  model.Fault
+		do CallFault
+	}{{model.FaultCrash, Crash}, {model.FaultCrashKeyRecord, CrashKeyRecord}, {model.FaultPause, Pause}, {model.FaultPauseKeyRecord, PauseKeyRecord}}
+	for _, k := range atWrite {
+		f, do := k.f, k.do
 		t.Run(string(f)+" without an effect table", func(t *testing.T) {
-			do, _ := Call(f)
 			env := proxiedEnv(t, 201, &countingReplicas{})
 			if _, err := do(t.Context(), env, model.Call{Fault: f}); err == nil || !strings.Contains(err.Error(), "needs an effect table") || env.sent != 0 {
 				t.Fatalf("err %v after %d calls; want it refused before any call", err, env.sent)

@@ -16,7 +16,9 @@ import (
 // key record after that one). The replica stays down until a restart step
 // (the generator plans one).
 
-func crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+// Crash is crash: the replica is killed at the call's write to the last
+// effect table.
+func Crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	at, err := atEffects(env, call)
 	if err != nil || env.Replicas() == nil {
 		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))
@@ -24,7 +26,9 @@ func crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, erro
 	return killedAt(ctx, env, call, at)
 }
 
-func crashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+// CrashKeyRecord is crash-key-record: the replica is killed at the
+// call's write to the key record after its effects.
+func CrashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	at, err := atKeyRecord(env, call)
 	if err != nil || env.Replicas() == nil {
 		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))

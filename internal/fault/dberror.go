@@ -7,7 +7,7 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// dbError fails the call's database work once, as a passing database
+// DBError fails the call's database work once, as a passing database
 // error would, and the service answers as it answers one; what the call's
 // retries must get is the contract's errors: policy (checks.ErrorReplay).
 // Where the database proxy stands (CallEnv.DBCall) the call's own session
@@ -15,7 +15,7 @@ import (
 // PostgreSQL error (errorAtStatement). Elsewhere, the fallback: the call
 // is sent with the last effect table write-locked and, once it waits on
 // that lock, its database session is ended (Fail).
-func dbError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func DBError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	if tied := env.DBCall(); tied != nil {
 		return errorAtStatement(ctx, env, tied, call)
 	}

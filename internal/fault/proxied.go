@@ -12,7 +12,9 @@ import (
 // in front of replica 0, asking for its fault by Header, and the proxy
 // says whether it fired.
 
-func proxied(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+// Proxied sends the call through the fault proxy, asking for the fault
+// the call carries.
+func Proxied(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	p := env.Proxy()
 	if p == nil {
 		return CallOutcome{}, needs(call.Fault, "the fault proxy, and the run has none")

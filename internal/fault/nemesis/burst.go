@@ -1,4 +1,4 @@
-package fault
+package nemesis
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -32,7 +33,7 @@ func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcom
 	}
 	out := BurstOutcome{Kind: model.FaultDBStall}
 	if err != nil {
-		return out, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
+		return out, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", fault.ErrInfrastructure, err))
 	}
 	// The nemesis operation ends when it lets the burst go, not when the
 	// burst is over: a call still unanswered long after that hung in the
