@@ -56,7 +56,7 @@ func atEffects(env CallEnv, call model.Call) (landing, error) {
 }
 
 // atKeyRecord lands at the call's write to the service's own key record
-// after its write to the last effect table (HoldAfter).
+// after its write to the last effect table (dbstall.Stall.HoldAfter).
 func atKeyRecord(env CallEnv, call model.Call) (landing, error) {
 	effects, keys := env.EffectStall(), env.KeyStall()
 	switch {

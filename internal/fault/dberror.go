@@ -14,7 +14,7 @@ import (
 // is answered at its write to the last effect table with a real
 // PostgreSQL error (errorAtStatement). Elsewhere, the fallback: the call
 // is sent with the last effect table write-locked and, once it waits on
-// that lock, its database session is ended (Fail).
+// that lock, its database session is ended (dbstall.Stall.Fail).
 func DBError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	if tied := env.DBCall(); tied != nil {
 		return errorAtStatement(ctx, env, tied, call)

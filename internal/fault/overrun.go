@@ -20,10 +20,10 @@ func overrun(lease time.Duration) time.Duration {
 
 // SlowOriginal sends the call (the original) with the last effect table
 // write-locked and, once it waits on that lock, keeps it waiting past the
-// contract's lease (Overrun); then it sends the same call again (a
-// client's retry after the lease has run out, to another replica when
-// there are two) and lets the lock go once the retry waits too or is
-// answered. Both calls join the history: a service whose lease let the
+// contract's lease (dbstall.Stall.Overrun); then it sends the same call
+// again (a client's retry after the lease has run out, to another
+// replica when there are two) and lets the lock go once the retry waits
+// too or is answered. Both calls join the history: a service whose lease let the
 // retry take over answers both ok, with two effect sets (IDEM-001).
 func SlowOriginal(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	effects, lease := env.EffectStall(), env.Contract().Lease

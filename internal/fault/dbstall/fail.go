@@ -37,7 +37,7 @@ WHERE NOT granted AND pid <> pg_backend_pid() AND pg_backend_pid() = ANY(pg_bloc
 // of those that started waiting on the lock itself since, one alone is
 // taken for the call's; two or more leave the fault unfired rather than
 // end the wrong one. Where the database proxy stands, db-error does not
-// come here (errorAtStatement).
+// come here (package fault's errorAtStatement).
 //
 // Ending another role's session needs that role's membership or
 // pg_signal_backend; without it Fail returns an error that says so.
