@@ -33,7 +33,7 @@ type Config struct {
 	// the address the replicas' proxy listens on (default: a free port).
 	DBProxy string
 	// StallWait bounds how long the nemesis waits for a burst's requests to
-	// block or be answered (0: fault.DefaultStallWait). A burst that does
+	// block or be answered (0: dbstall.DefaultStallWait). A burst that does
 	// not get there is inconclusive.
 	StallWait time.Duration
 

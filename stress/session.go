@@ -16,7 +16,9 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
@@ -35,7 +37,7 @@ type Session struct {
 	cfg  Config
 	exec interp.Executor
 	// nemesis is exec's: what the contract's faults need.
-	nemesis  *fault.Faults
+	nemesis  *nemesis.Faults
 	observer *observe.Observer
 	// where says what the calls go to, for reports.
 	where string
@@ -104,7 +106,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 	if err := s.observer.Validate(ctx); err != nil {
 		return nil, err
 	}
-	s.nemesis = &fault.Faults{Service: fault.Processes(s.svc)}
+	s.nemesis = &nemesis.Faults{Service: nemesis.Processes(s.svc)}
 	s.exec = interp.Executor{Spec: s.cfg.Spec, Target: tgt, Nemesis: s.nemesis, DB: s.db, Deps: s.deps}
 	if err := s.faults(pool); err != nil {
 		return nil, err
@@ -120,7 +122,7 @@ func Open(ctx context.Context, cfg Config) (_ *Session, err error) {
 // that cannot is the contract's mistake, not the service's.
 func (s *Session) checkStalls(ctx context.Context, pool *pgxpool.Pool) error {
 	if k := s.nemesis.KeyStall; k != nil {
-		if err := k.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
+		if err := k.Check(ctx); errors.Is(err, dbstall.ErrCannotStall) {
 			return fmt.Errorf("%w: key_table: %w", contract.ErrContract, err)
 		} else if err != nil {
 			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
@@ -129,10 +131,10 @@ func (s *Session) checkStalls(ctx context.Context, pool *pgxpool.Pool) error {
 	if s.cfg.DBStall != "" && s.db != nil {
 		// The statement barrier in the proxy: no lock, no grant, and a
 		// request waiting for a pool connection is seen.
-		s.nemesis.Barrier = &fault.Barrier{DB: s.db, Wait: s.cfg.StallWait}
+		s.nemesis.Barrier = &dbstall.Barrier{DB: s.db, Wait: s.cfg.StallWait}
 	} else if s.cfg.DBStall != "" {
-		stall := &fault.Stall{Pool: pool, Table: s.cfg.DBStall, Wait: s.cfg.StallWait}
-		if err := stall.Check(ctx); errors.Is(err, fault.ErrCannotStall) {
+		stall := &dbstall.Stall{Pool: pool, Table: s.cfg.DBStall, Wait: s.cfg.StallWait}
+		if err := stall.Check(ctx); errors.Is(err, dbstall.ErrCannotStall) {
 			return fmt.Errorf("%w: db_stall: %w", contract.ErrContract, err)
 		} else if err != nil {
 			return stopped(ctx, fmt.Errorf("%w: %w", errInfrastructure, err))
@@ -152,7 +154,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		}
 		var addrs []string
 		for _, host := range h.Hosts() {
-			p, err := fault.StartProxy(host)
+			p, err := httpproxy.Start(host)
 			if err != nil {
 				return err
 			}
@@ -165,10 +167,10 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 		s.exec.Target = h.WithHosts(addrs)
 	}
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
-		s.nemesis.EffectStall = &fault.Stall{Pool: pool, Table: s.cfg.CrashTable(), Wait: s.cfg.StallWait}
+		s.nemesis.EffectStall = &dbstall.Stall{Pool: pool, Table: s.cfg.CrashTable(), Wait: s.cfg.StallWait}
 	}
 	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
-		s.nemesis.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
+		s.nemesis.KeyStall = &dbstall.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil
 }

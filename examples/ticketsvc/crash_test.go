@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 )
 
 // memoryKeysScenario: a restarted process (a new Service over the same
@@ -58,8 +58,8 @@ func storesErrorsScenario(e *env) (bool, string) {
 // committed the ticket and not yet completed the key) leaves the key in
 // progress: the retry answers in_flight, with the ticket there.
 func completeAfterCommitScenario(e *env) (bool, string) {
-	outbox := fault.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
-	keys := fault.Stall{Pool: e.pool, Table: "idempotency_keys", Wait: 5 * time.Second}
+	outbox := dbstall.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
+	keys := dbstall.Stall{Pool: e.pool, Table: "idempotency_keys", Wait: 5 * time.Second}
 	callCtx, cancel := context.WithCancel(e.t.Context())
 	defer cancel()
 	// The call is given up while it waits on the key record's lock, and

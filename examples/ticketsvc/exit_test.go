@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 )
 
 // exitsOnDBErrorScenario: a call's database session is ended while it
@@ -14,7 +14,7 @@ import (
 // exits-on-db-error mode exits (the test's Options.Exit sees it) and the
 // call gets no answer; the correct mode answers 500 and goes on.
 func exitsOnDBErrorScenario(e *env) (bool, string) {
-	outbox := fault.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
+	outbox := dbstall.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
 	var a answer
 	var err error
 	rep, ferr := outbox.Fail(e.t.Context(), func(ctx context.Context, answered *atomic.Int64) {

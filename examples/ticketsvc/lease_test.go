@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 )
 
 // shortLeaseScenario: a call held at its notification past its claim's
@@ -17,7 +17,7 @@ import (
 // The correct mode answers the retry in_flight (the original still holds
 // the action's lock).
 func shortLeaseScenario(e *env) (bool, string) {
-	outbox := fault.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
+	outbox := dbstall.Stall{Pool: e.pool, Table: "notification_outbox", Wait: 5 * time.Second}
 	var first, retry answer
 	call := func(a *answer) func(context.Context, *atomic.Int64) {
 		return func(ctx context.Context, answered *atomic.Int64) {

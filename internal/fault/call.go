@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -14,10 +16,11 @@ import (
 // call itself through CallEnv, in whatever way its fault needs (through
 // the proxy, with a table held locked, with the replica stopped), and
 // says what it did. Each kind is one file of this package and one entry
-// of callFaults; model's registry (model.FaultKind) says where the kind
-// stands in a plan and what it needs. The executor (package interp) knows
-// no kind by name: its Nemesis (Faults) looks the kind up here, and the
-// executor records what it did as an event of the history.
+// of the nemesis's callFaults (package fault/nemesis); model's registry
+// (model.FaultKind) says where the kind stands in a plan and what it
+// needs. The executor (package interp) knows no kind by name: its Nemesis
+// (nemesis.Faults) looks the kind up there, and the executor records what
+// it did as an event of the history.
 
 // ErrInfrastructure marks a failure of the run itself (target, database
 // or process not there), as opposed to a violation found in the service.
@@ -47,13 +50,13 @@ type CallEnv interface {
 	Token() string
 	// Proxy is the fault proxy in front of replica 0; nil when the run
 	// has none.
-	Proxy() *Proxy
+	Proxy() *httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// pause or db-error interrupts; nil when the contract has none.
-	EffectStall() *Stall
+	EffectStall() *dbstall.Stall
 	// KeyStall locks the service's key table (key_table); nil when the
 	// contract names none.
-	KeyStall() *Stall
+	KeyStall() *dbstall.Stall
 	// Contract is the contract the run checks (its lease).
 	Contract() model.Contract
 	// DB is the PostgreSQL proxy between the service and its database;
@@ -91,29 +94,6 @@ type CallOutcome struct {
 // the ops sent before it are in the outcome all the same.
 type CallFault func(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error)
 
-// callFaults are the call faults this package does, by kind.
-var callFaults = map[model.Fault]CallFault{
-	model.FaultLoseReply:        proxied,
-	model.FaultDropRequest:      proxied,
-	model.FaultDoubleDelivery:   proxied,
-	model.FaultDelay:            proxied,
-	model.FaultCrash:            crash,
-	model.FaultCrashKeyRecord:   crashKeyRecord,
-	model.FaultCrashAfterCommit: crashAfterCommit,
-	model.FaultCrashAt:          crashAt,
-	model.FaultPause:            pause,
-	model.FaultPauseKeyRecord:   pauseKeyRecord,
-	model.FaultDBError:          dbError,
-	model.FaultDepError:         depError,
-	model.FaultSlowOriginal:     slowOriginal,
-}
-
-// Call is the call fault of kind f, and whether this package does one.
-func Call(f model.Fault) (CallFault, bool) {
-	do, ok := callFaults[f]
-	return do, ok
-}
-
 // infrastructure marks err, of the fault called what, as the run's own
 // failure, or is the context's end when that came first.
 func infrastructure(ctx context.Context, what model.Fault, err error) error {
@@ -124,13 +104,13 @@ func infrastructure(ctx context.Context, what model.Fault, err error) error {
 }
 
 // needs is the error of a fault whose run lacks what it needs.
-func needs(f model.Fault, what string) error { return needsError{f, what} }
+func needs(f model.Fault, what string) error { return NeedsError{f, what} }
 
-// needsError says a fault's run lacks what it needs: the contract's
+// NeedsError says a fault's run lacks what it needs: the contract's
 // doing, not the run's failure.
-type needsError struct {
+type NeedsError struct {
 	f    model.Fault
 	what string
 }
 
-func (e needsError) Error() string { return fmt.Sprintf("fault: %s needs %s", e.f, e.what) }
+func (e NeedsError) Error() string { return fmt.Sprintf("fault: %s needs %s", e.f, e.what) }

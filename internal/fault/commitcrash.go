@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// crashAfterCommit sends the call to replica 0 through its fault proxy,
+// CrashAfterCommit sends the call to replica 0 through its fault proxy,
 // which reads the service's complete answer and withholds it (as for a
 // lost reply); once the client's call has ended so, the replica is
 // SIGKILLed. The kill lands after the service did everything it does
@@ -17,12 +18,12 @@ import (
 // fires when the service answered 2xx, the work done (a 2xx server error
 // is none). The replica stays
 // down until a restart step (the generator plans one).
-func crashAfterCommit(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func CrashAfterCommit(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	p, replicas := env.Proxy(), env.Replicas()
 	if replicas == nil || p == nil {
 		return CallOutcome{}, needs(call.Fault, "a service that idemstress starts, behind the fault proxy")
 	}
-	out, rep, ok, err := throughProxy(ctx, env, p, call, LoseReply)
+	out, rep, ok, err := throughProxy(ctx, env, p, call, httpproxy.LoseReply)
 	if err != nil {
 		return out, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -15,7 +16,9 @@ import (
 // key record after that one). The replica stays down until a restart step
 // (the generator plans one).
 
-func crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+// Crash is crash: the replica is killed at the call's write to the last
+// effect table.
+func Crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	at, err := atEffects(env, call)
 	if err != nil || env.Replicas() == nil {
 		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))
@@ -23,7 +26,9 @@ func crash(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, erro
 	return killedAt(ctx, env, call, at)
 }
 
-func crashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+// CrashKeyRecord is crash-key-record: the replica is killed at the
+// call's write to the key record after its effects.
+func CrashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	at, err := atKeyRecord(env, call)
 	if err != nil || env.Replicas() == nil {
 		return CallOutcome{}, cmp.Or(err, needs(call.Fault, "a service that idemstress starts"))
@@ -36,7 +41,7 @@ func crashKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutc
 // whileHeld once the call waits on that write.
 type landing struct {
 	where string
-	hold  func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error)
+	hold  func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error)
 }
 
 // atEffects lands at the call's write to the last effect table.
@@ -45,13 +50,13 @@ func atEffects(env CallEnv, call model.Call) (landing, error) {
 	if effects == nil {
 		return landing{}, needs(call.Fault, "an effect table (not a query) whose write it interrupts")
 	}
-	return landing{effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+	return landing{effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error) {
 		return effects.Hold(ctx, 1, send, whileHeld)
 	}}, nil
 }
 
 // atKeyRecord lands at the call's write to the service's own key record
-// after its write to the last effect table (HoldAfter).
+// after its write to the last effect table (dbstall.Stall.HoldAfter).
 func atKeyRecord(env CallEnv, call model.Call) (landing, error) {
 	effects, keys := env.EffectStall(), env.KeyStall()
 	switch {
@@ -60,7 +65,7 @@ func atKeyRecord(env CallEnv, call model.Call) (landing, error) {
 	case keys == nil:
 		return landing{}, needs(call.Fault, "key_table")
 	}
-	return landing{keys.Table + " after " + effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (StallReport, error) {
+	return landing{keys.Table + " after " + effects.Table, func(ctx context.Context, send func(context.Context, *atomic.Int64), whileHeld func()) (dbstall.StallReport, error) {
 		return effects.HoldAfter(ctx, *keys, send, whileHeld)
 	}}, nil
 }

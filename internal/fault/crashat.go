@@ -11,14 +11,14 @@ import (
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
-// crashAt sends the call to replica 0 and SIGKILLs the replica exactly at
+// CrashAt sends the call to replica 0 and SIGKILLs the replica exactly at
 // the point of the call's database work its plan names (Call.Point): the
 // PostgreSQL proxy holds the call's session there (nothing of the
 // statement or COMMIT reaches the server before a point "before", nothing
 // of the answer reaches the service after a point "after") while the
 // replica is killed; the server then rolls back whatever was left open.
 // The replica stays down until a restart step (the generator plans one).
-func crashAt(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func CrashAt(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	want, err := ParsePoint(call.Point)
 	if err != nil {
 		return CallOutcome{}, fmt.Errorf("fault: %s: %w", call.Fault, err)

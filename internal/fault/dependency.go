@@ -11,11 +11,15 @@ import (
 // business: a Redis without persistence comes back empty, one with an
 // append-only file fsynced on every write comes back with every key.
 
-func depRestart(ctx context.Context, env Env, target string) (Outcome, error) {
+// DepRestart is dep-restart: the dependency called target restarts
+// gracefully.
+func DepRestart(ctx context.Context, env Env, target string) (Outcome, error) {
 	return onDependency(ctx, env, target, "restarted", Dependency.Restart)
 }
 
-func depCrash(ctx context.Context, env Env, target string) (Outcome, error) {
+// DepCrash is dep-crash: the dependency called target is SIGKILLed and
+// started again.
+func DepCrash(ctx context.Context, env Env, target string) (Outcome, error) {
 	return onDependency(ctx, env, target, "crashed", Dependency.Crash)
 }
 

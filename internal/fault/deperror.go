@@ -79,12 +79,12 @@ func DepErrorAt(code string) func(respproxy.Point) respproxy.Action {
 	}
 }
 
-// depError fails the call's first write to the dependency its plan names
+// DepError fails the call's first write to the dependency its plan names
 // once, as a passing failure of the service's key store would, and the
 // service answers as it answers one; what the call's retries must get is
 // the contract's errors: policy (checks.ErrorReplay). It fires only when
 // the failure was delivered (respproxy.Call.Injected).
-func depError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func DepError(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	if call.Point == "" {
 		// A run deals dep-error only where a RESP proxy stands (its
 		// failures name a dependency); a plan drawn without them names none.

@@ -1,29 +1,21 @@
-// Package fault is idemstress's nemesis: what goes wrong around the calls
-// of a plan, on purpose. Stall holds an effect table locked while a burst
-// arrives, so that every request reaches its write before any of them
-// commits and a check-then-insert race happens every time instead of now
-// and then; Barrier does the same in the database proxy (package pgproxy)
-// without a lock, holding each call at its first write; Proxy sits in
-// front of a replica and loses, drops, doubles or delays one call's
-// exchange.
+// Package fault holds the fault kinds of idemstress's nemesis: what goes
+// wrong around the calls of a plan, on purpose, one kind a file. A call
+// fault (CallFault: crash.go, crashat.go, pause.go, commitcrash.go,
+// dberror.go with stmterror.go, deperror.go, overrun.go, proxied.go)
+// sends its call itself through the CallEnv it is given, in whatever way
+// its fault needs (through the fault proxy, with a table held locked, at a
+// point of its database work, with the replica stopped); a fault step
+// (StepFault: restart.go, dependency.go) acts on what Env reaches. Each
+// does one fault and says whether it fired, or why not. Here too is how a
+// plan names a fault's point and failure (crashat.go, deppoint.go,
+// codes.go), which the case-file reader, the shrinker and the run's
+// learning read.
 //
-// The whole nemesis stands behind one value (nemesis.go): the executor
-// (package interp) holds a Nemesis (Faults, the real one: the service's
-// replicas, the fault proxies, the stalls, the barrier), begins each plan
-// with it, and asks the plan's faults (PlanFaults) to do each call fault,
-// fault step and stalled burst (burst.go). What the faults leave behind
-// is kept there too: a replica a crash left down, the actions a crash cut
-// off and their liveness polling, the replicas that exit on their own
-// (aftermath.go). The executor records what each did as an event of the
-// history; it names no kind.
-//
-// Each fault kind a plan may carry is one file here and one entry of a
-// registry: a call fault (Call: crash.go, crashat.go, pause.go,
-// commitcrash.go, dberror.go with stmterror.go, overrun.go, proxied.go)
-// sends its call itself through the CallEnv the plan's faults give it; a
-// fault step (Step: restart.go, dependency.go) acts on what Env reaches.
-// Model's registry (model.FaultKind) says where each kind stands in a
-// plan and what it needs; TestRegistriesAgree holds the two together. The
-// package knows nothing of checks: it does one fault and says whether it
-// fired.
+// What it does not hold: the nemesis that does a plan's faults, lists
+// the kinds here in its registry and keeps what they leave behind
+// (package fault/nemesis); the stalls that hold a call's database work
+// (fault/dbstall); the fault proxy in front of a replica
+// (fault/httpproxy). Model's registry (model.FaultKind) says where each
+// kind stands in a plan and what it needs. The package knows nothing of
+// checks.
 package fault

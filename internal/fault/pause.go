@@ -13,23 +13,23 @@ import (
 // retry sent to another replica waits for its answer.
 const pauseHold = 500 * time.Millisecond
 
-// pause sends the call to replica 0 with the last effect table
+// Pause sends the call to replica 0 with the last effect table
 // write-locked. Once the call waits on that lock, replica 0 is SIGSTOPped
 // with its transaction open, and the same call is sent again to replica
 // 1: a client's retry to another replica. Once the retry is answered, or
 // pauseHold passes (it may wait on what the paused request holds),
 // replica 0 is SIGCONTed and the lock released; both calls finish, and
 // both join the history.
-func pause(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func Pause(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	return pausedAt(ctx, env, call, atEffects)
 }
 
-// pauseKeyRecord is pause at the call's write to the service's own key
+// PauseKeyRecord is pause at the call's write to the service's own key
 // record after its write to the last effect table (where crashKeyRecord
 // kills the replica): the retry to replica 1 arrives while the
 // original's effects are committed and its key record is not complete,
 // where the service completes it in a transaction of its own.
-func pauseKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
+func PauseKeyRecord(ctx context.Context, env CallEnv, call model.Call) (CallOutcome, error) {
 	return pausedAt(ctx, env, call, atKeyRecord)
 }
 

@@ -6,9 +6,9 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 )
 
-// restart restarts every replica gracefully (or starts one a crash left
+// Restart restarts every replica gracefully (or starts one a crash left
 // down) and waits until each is ready: every replica is up again.
-func restart(ctx context.Context, env Env, _ string) (Outcome, error) {
+func Restart(ctx context.Context, env Env, _ string) (Outcome, error) {
 	r := env.Replicas()
 	if r == nil {
 		return Outcome{}, needs(model.FaultRestart, "a service that idemstress starts")

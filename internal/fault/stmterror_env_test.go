@@ -9,16 +9,19 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
 
 // dbEnv is a CallEnv whose calls go to one handler, keyed by the call's
 // key, over a database reached through a pgproxy.
 type dbEnv struct {
 	url   string
-	db    *proxiedDB
+	db    *racedb.Proxied
 	tied  *pgproxy.Call
 	table string
 }
@@ -38,22 +41,22 @@ func (e *dbEnv) Send(ctx context.Context, call model.Call, _ int, _ map[string]s
 }
 
 func (e *dbEnv) Token() string                              { return "t" }
-func (e *dbEnv) Proxy() *fault.Proxy                        { return nil }
+func (e *dbEnv) Proxy() *httpproxy.Proxy                    { return nil }
 func (e *dbEnv) Replicas() fault.Replicas                   { return nil }
-func (e *dbEnv) EffectStall() *fault.Stall                  { return &fault.Stall{Table: e.table} }
-func (e *dbEnv) KeyStall() *fault.Stall                     { return nil }
+func (e *dbEnv) EffectStall() *dbstall.Stall                { return &dbstall.Stall{Table: e.table} }
+func (e *dbEnv) KeyStall() *dbstall.Stall                   { return nil }
 func (e *dbEnv) Contract() model.Contract                   { return model.Contract{} }
 func (e *dbEnv) Dependency(string) (fault.Dependency, bool) { return nil, false }
-func (e *dbEnv) DB() *pgproxy.Proxy                         { return e.db.proxy }
+func (e *dbEnv) DB() *pgproxy.Proxy                         { return e.db.Proxy }
 func (e *dbEnv) DBCall() *pgproxy.Call                      { return e.tied }
 func (e *dbEnv) DepCall(string) *respproxy.Call             { return nil }
 
 // readOnly looks the key up and answers 200, writing nothing.
-func readOnly(db *proxiedDB) http.HandlerFunc {
+func readOnly(db *racedb.Proxied) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		readAll(r.Body)
 		var n int
-		if err := db.service.QueryRow(r.Context(), `SELECT count(*) FROM items WHERE key = $1`, r.URL.Query().Get("key")).Scan(&n); err != nil {
+		if err := db.Service.QueryRow(r.Context(), `SELECT count(*) FROM items WHERE key = $1`, r.URL.Query().Get("key")).Scan(&n); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -67,22 +70,22 @@ func readOnly(db *proxiedDB) http.HandlerFunc {
 // there, with a note that says so. The error is the one the plan names
 // (Call.Point), each of DBErrorCodes, or 57P01 when it names none.
 func TestDBErrorFiresOnDelivery(t *testing.T) {
-	db := newProxiedDB(t, 4)
+	db := racedb.NewProxied(t, 4)
 	type tc struct {
 		name    string
 		handler http.HandlerFunc
 		code    string
 		fired   bool
 	}
-	cases := []tc{{"writes", keyFirst(db.service), "", true}, {"reads only", readOnly(db), "", false}}
+	cases := []tc{{"writes", racedb.KeyFirst(db.Service), "", true}, {"reads only", readOnly(db), "", false}}
 	for _, code := range fault.DBErrorCodes {
-		cases = append(cases, tc{"writes " + code, keyFirst(db.service), code, true})
+		cases = append(cases, tc{"writes " + code, racedb.KeyFirst(db.Service), code, true})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			key := "deliver-" + strings.ReplaceAll(c.name, " ", "-")
 			env := &dbEnv{url: serve(t, c.handler).URL, db: db, table: "items"}
-			env.tied = db.proxy.Tie(key, []byte(key))
+			env.tied = db.Proxy.Tie(key, []byte(key))
 			defer env.tied.Untie()
 			call := model.Call{Tenant: "A", Key: key, Fault: model.FaultDBError, Point: c.code}
 			if want := cmp.Or(c.code, "57P01"); fault.DBErrorCode(call) != want {
@@ -104,7 +107,7 @@ func TestDBErrorFiresOnDelivery(t *testing.T) {
 			if st := out.Ops[0].Out.Status; st != http.StatusInternalServerError {
 				t.Errorf("the failed call answered %d, want 500", st)
 			}
-			if n := db.count(t, "items", key) + db.count(t, "uitems", key); n != 0 {
+			if n := db.Count(t, "items", key) + db.Count(t, "uitems", key); n != 0 {
 				t.Errorf("%d rows left by the failed call, want 0", n)
 			}
 			if inj := env.tied.Injected(); len(inj) != 1 || inj[0].Code != fault.DBErrorCode(call) || inj[0].Index != 2 {

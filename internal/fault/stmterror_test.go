@@ -16,13 +16,14 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
 
 // sendOne posts one request for key to url and returns its exchange.
 func sendOne(t *testing.T, url, key string) client.Exchange {
 	t.Helper()
 	var ex []client.Exchange
-	burstOf(t, 1, url, key, &ex)(t.Context(), new(atomic.Int64))
+	racedb.Burst(t, 1, url, key, &ex)(t.Context(), new(atomic.Int64))
 	return ex[0]
 }
 
@@ -33,10 +34,10 @@ func sendOne(t *testing.T, url, key string) client.Exchange {
 func TestErrorAtEachCode(t *testing.T) {
 	for _, code := range fault.DBErrorCodes {
 		t.Run(code, func(t *testing.T) {
-			db := newProxiedDB(t, 4)
-			url := serve(t, keyFirst(db.service)).URL
+			db := racedb.NewProxied(t, 4)
+			url := serve(t, racedb.KeyFirst(db.Service)).URL
 			key := "err-" + code
-			call := db.proxy.Tie(key, []byte(key))
+			call := db.Proxy.Tie(key, []byte(key))
 			defer call.Untie()
 			call.SetAt(fault.ErrorAt(code, 1, pgproxy.Writes))
 			ex := sendOne(t, url, key)
@@ -47,14 +48,14 @@ func TestErrorAtEachCode(t *testing.T) {
 			if len(inj) != 1 || inj[0].Code != code || inj[0].Index != 1 {
 				t.Errorf("Injected() = %v, want %s at the first statement", inj, code)
 			}
-			if n := db.count(t, "items", key) + db.count(t, "uitems", key); n != 0 {
+			if n := db.Count(t, "items", key) + db.Count(t, "uitems", key); n != 0 {
 				t.Errorf("%d rows left by the failed call, want 0", n)
 			}
 			call.SetAt(nil)
 			if ex := sendOne(t, url, key); ex.Err != nil || ex.Resp.StatusCode != http.StatusCreated {
 				t.Fatalf("the retry got %v %v, want 201", ex.Resp, ex.Err)
 			}
-			if n := db.count(t, "items", key); n != 1 {
+			if n := db.Count(t, "items", key); n != 1 {
 				t.Errorf("%d rows after the retry, want 1", n)
 			}
 		})
@@ -71,16 +72,16 @@ func TestErrorAtEachCode(t *testing.T) {
 func TestErrorAtSparesBystanders(t *testing.T) {
 	for _, code := range fault.DBErrorCodes {
 		t.Run(code, func(t *testing.T) {
-			db := newProxiedDB(t, 4)
-			url := serve(t, keyFirst(db.service)).URL
-			proxied, err := pgxpool.New(t.Context(), db.service.Config().ConnString())
+			db := racedb.NewProxied(t, 4)
+			url := serve(t, racedb.KeyFirst(db.Service)).URL
+			proxied, err := pgxpool.New(t.Context(), db.Service.Config().ConnString())
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(proxied.Close)
 			ctx := t.Context()
 
-			idle, err := db.tester.Begin(ctx) // idle in a transaction throughout
+			idle, err := db.Tester.Begin(ctx) // idle in a transaction throughout
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +92,7 @@ func TestErrorAtSparesBystanders(t *testing.T) {
 
 			key := "spare-" + code
 			waiting := make(chan error, 2)
-			call := db.proxy.Tie(key, []byte(key))
+			call := db.Proxy.Tie(key, []byte(key))
 			defer call.Untie()
 			deal := fault.ErrorAt(code, 1, func(sql string) bool { return pgproxy.WritesTo(sql, "items") })
 			writes := 0
@@ -100,10 +101,10 @@ func TestErrorAtSparesBystanders(t *testing.T) {
 					if writes++; writes == 2 {
 						// The call holds its key row: both bystanders
 						// start waiting behind it before the error.
-						for _, p := range []*pgxpool.Pool{proxied, db.tester} {
+						for _, p := range []*pgxpool.Pool{proxied, db.Tester} {
 							go func() { waiting <- waitBehind(context.WithoutCancel(ctx), p) }()
 						}
-						waitForWaiters(t, db.tester, 2)
+						waitForWaiters(t, db.Tester, 2)
 					}
 				}
 				return deal(pt)
@@ -123,10 +124,10 @@ func TestErrorAtSparesBystanders(t *testing.T) {
 			if err := idle.Commit(ctx); err != nil {
 				t.Errorf("the bystander idle in its transaction: %v", err)
 			}
-			if n := db.count(t, "items", "idle"); n != 1 {
+			if n := db.Count(t, "items", "idle"); n != 1 {
 				t.Errorf("%d rows of the idle bystander, want 1", n)
 			}
-			if n := db.count(t, "uitems", key); n != 0 {
+			if n := db.Count(t, "uitems", key); n != 0 {
 				t.Errorf("%d key rows of the failed call, want 0", n)
 			}
 		})

@@ -40,5 +40,5 @@ func (x *execution) depTraces(call model.Call, ties map[string]*respproxy.Call) 
 }
 
 // DepCall is the faulted call's tie at the proxy in front of the
-// dependency called name (fault.Sender).
+// dependency called name (nemesis.Sender).
 func (s sender) DepCall(name string) *respproxy.Call { return s.x.depTied[name] }

@@ -14,6 +14,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -35,7 +36,7 @@ type Executor struct {
 	// proxies, the service's replicas, the stalls): every planned fault
 	// and db-stall is done through it, and it keeps what they left
 	// behind. nil: the plan's calls and bursts go as they are.
-	Nemesis fault.Nemesis
+	Nemesis nemesis.Nemesis
 	// DB is the PostgreSQL proxy between the service and its database,
 	// when one stands there: every call is tied to it by its markers
 	// while it is sent, and a call fault reaches it (fault.CallEnv.DB).
@@ -112,9 +113,9 @@ func (e Executor) Execute(ctx context.Context, ns model.Namespace, plan model.Pl
 }
 
 // nemesis is the executor's nemesis, or one that does nothing.
-func (e Executor) nemesis() fault.Nemesis {
+func (e Executor) nemesis() nemesis.Nemesis {
 	if e.Nemesis == nil {
-		return (*fault.Faults)(nil)
+		return (*nemesis.Faults)(nil)
 	}
 	return e.Nemesis
 }
@@ -128,7 +129,7 @@ type execution struct {
 	step int
 	h    model.History
 	// faults are the plan's faults under way (Executor.Nemesis).
-	faults fault.PlanFaults
+	faults nemesis.PlanFaults
 	// looked is when the replicas were last seen running (exits).
 	looked int64
 	// keyless counts the keyless calls sent so far: each is a create of

@@ -9,25 +9,26 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
-// fakeNemesis is a scripted nemesis (fault.Nemesis and its plan's
-// fault.PlanFaults at once): a fake fault proxy and fake crashes whose
+// fakeNemesis is a scripted nemesis (nemesis.Nemesis and its plan's
+// nemesis.PlanFaults at once): a fake fault proxy and fake crashes whose
 // call faults answer as a test says, a fake db-stall, and a fake service
 // whose replica, once it is dying, is seen gone only by a look that waits
 // for it (a process's exit is reaped a moment after its socket closes).
 // It records every look for an exit and how long it waited.
 type fakeNemesis struct {
 	// calls do each call fault: what the call got, sent through s or not.
-	calls map[model.Fault]func(ctx context.Context, s fault.Sender, call model.Call) (fault.CallOutcome, error)
+	calls map[model.Fault]func(ctx context.Context, s nemesis.Sender, call model.Call) (fault.CallOutcome, error)
 	// burst is what db-stall did to each burst ("" Kind: there is none).
-	burst fault.BurstOutcome
+	burst nemesis.BurstOutcome
 	// failure is the fault proxy's failure to reach its replica.
 	failure error
 
-	s fault.Sender
+	s nemesis.Sender
 	// dying is the exit of a replica that is dying, seen by the next look
 	// that waits.
 	dying *process.Exit
@@ -39,7 +40,7 @@ type fakeNemesis struct {
 	ended  bool
 }
 
-func (f *fakeNemesis) Begin(_ context.Context, s fault.Sender) (fault.PlanFaults, error) {
+func (f *fakeNemesis) Begin(_ context.Context, s nemesis.Sender) (nemesis.PlanFaults, error) {
 	f.s = s
 	return f, nil
 }
@@ -52,7 +53,7 @@ func (f *fakeNemesis) die() {
 func (f *fakeNemesis) Call(ctx context.Context, call model.Call) (fault.CallOutcome, error) {
 	do, ok := f.calls[call.Fault]
 	if !ok {
-		return fault.CallOutcome{}, fmt.Errorf("fault %q of a call is %w", call.Fault, fault.ErrUnknownKind)
+		return fault.CallOutcome{}, fmt.Errorf("fault %q of a call is %w", call.Fault, nemesis.ErrUnknownKind)
 	}
 	out, err := do(ctx, f.s, call)
 	f.down = f.down || out.Down
@@ -60,7 +61,7 @@ func (f *fakeNemesis) Call(ctx context.Context, call model.Call) (fault.CallOutc
 }
 
 func (f *fakeNemesis) Step(_ context.Context, step model.Step) (fault.Outcome, error) {
-	if fault.StepKind(step) == model.FaultRestart {
+	if nemesis.StepKind(step) == model.FaultRestart {
 		f.down = false
 		f.s.Restarted()
 		return fault.Outcome{Fired: true, Up: true}, nil
@@ -68,7 +69,7 @@ func (f *fakeNemesis) Step(_ context.Context, step model.Step) (fault.Outcome, e
 	return fault.Outcome{Note: "no dependency " + step.Target}, nil
 }
 
-func (f *fakeNemesis) Burst(ctx context.Context, _ int, burst fault.Burst) (fault.BurstOutcome, error) {
+func (f *fakeNemesis) Burst(ctx context.Context, _ int, burst nemesis.Burst) (nemesis.BurstOutcome, error) {
 	burst(ctx, nil, nil)
 	return f.burst, nil
 }
@@ -123,7 +124,7 @@ func answering(die func()) client.Target {
 }
 
 // sent sends the call through s as it is, as a fault does.
-func sent(ctx context.Context, s fault.Sender, call model.Call) model.Op {
+func sent(ctx context.Context, s nemesis.Sender, call model.Call) model.Op {
 	op, _ := s.Send(ctx, call, 0, nil)
 	return op
 }

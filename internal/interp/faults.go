@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
@@ -22,7 +22,7 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 	x.tied, x.depTied = nil, nil
 	untie()
 	untieDeps()
-	if errors.Is(err, fault.ErrUnknownKind) {
+	if errors.Is(err, nemesis.ErrUnknownKind) {
 		return fmt.Errorf("interp: step %d: %w", x.step+1, err)
 	}
 	ev.End = x.now()
@@ -36,7 +36,7 @@ func (x *execution) faulty(ctx context.Context, call model.Call) error {
 // dependency's restart or crash) through the plan's faults, and records
 // it as an event.
 func (x *execution) faultStep(ctx context.Context, step model.Step) error {
-	ev := model.FaultEvent{Kind: fault.StepKind(step), Step: x.step, Target: step.Target, Start: x.now()}
+	ev := model.FaultEvent{Kind: nemesis.StepKind(step), Step: x.step, Target: step.Target, Start: x.now()}
 	out, err := x.faults.Step(ctx, step)
 	if err != nil {
 		if errors.Is(err, ErrInfrastructure) || ctx.Err() != nil {
@@ -49,7 +49,7 @@ func (x *execution) faultStep(ctx context.Context, step model.Step) error {
 	return nil
 }
 
-// sender is the execution as the plan's faults see it (fault.Sender).
+// sender is the execution as the plan's faults see it (nemesis.Sender).
 type sender struct{ x *execution }
 
 func (s sender) Send(ctx context.Context, call model.Call, replica int, extra map[string]string) (model.Op, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/model"
 )
 
@@ -42,16 +43,16 @@ func execute(t *testing.T, f *fakeNemesis, die bool, steps ...model.Step) (model
 // After a lost reply or dropped request (the fault proxy's doing), an
 // answered call, or a crash that left the replica down, it does not wait.
 func TestWaitsForADyingReplicaBeforeTheNextStep(t *testing.T) {
-	dbError := func(ctx context.Context, s fault.Sender, call model.Call) (fault.CallOutcome, error) {
+	dbError := func(ctx context.Context, s nemesis.Sender, call model.Call) (fault.CallOutcome, error) {
 		return fault.CallOutcome{Ops: []model.Op{sent(ctx, s, call)}, Fired: true}, nil
 	}
-	lost := func(_ context.Context, _ fault.Sender, call model.Call) (fault.CallOutcome, error) {
+	lost := func(_ context.Context, _ nemesis.Sender, call model.Call) (fault.CallOutcome, error) {
 		return fault.CallOutcome{Ops: []model.Op{unanswered(call, "reply lost")}, Fired: true}, nil
 	}
-	crash := func(_ context.Context, _ fault.Sender, call model.Call) (fault.CallOutcome, error) {
+	crash := func(_ context.Context, _ nemesis.Sender, call model.Call) (fault.CallOutcome, error) {
 		return fault.CallOutcome{Ops: []model.Op{unanswered(call, "EOF")}, Fired: true, Down: true, CutOff: true}, nil
 	}
-	faults := map[model.Fault]func(context.Context, fault.Sender, model.Call) (fault.CallOutcome, error){
+	faults := map[model.Fault]func(context.Context, nemesis.Sender, model.Call) (fault.CallOutcome, error){
 		model.FaultDBError: dbError, model.FaultLoseReply: lost, model.FaultDropRequest: lost, model.FaultCrash: crash,
 	}
 	tests := []struct {
@@ -109,8 +110,8 @@ func TestRecordsWhatTheNemesisDid(t *testing.T) {
 		check func(t *testing.T, f *fakeNemesis, h model.History, err error)
 	}{
 		{"a call fault is an event touching the calls it sent",
-			&fakeNemesis{calls: map[model.Fault]func(context.Context, fault.Sender, model.Call) (fault.CallOutcome, error){
-				model.FaultPause: func(ctx context.Context, s fault.Sender, call model.Call) (fault.CallOutcome, error) {
+			&fakeNemesis{calls: map[model.Fault]func(context.Context, nemesis.Sender, model.Call) (fault.CallOutcome, error){
+				model.FaultPause: func(ctx context.Context, s nemesis.Sender, call model.Call) (fault.CallOutcome, error) {
 					retry := call
 					retry.Fault = model.FaultNone
 					return fault.CallOutcome{Ops: []model.Op{sent(ctx, s, call), sent(ctx, s, retry)}, Fired: true, Held: 1}, nil
@@ -134,8 +135,8 @@ func TestRecordsWhatTheNemesisDid(t *testing.T) {
 				}
 			}},
 		{"a crash's replica serves nobody until a restart, and its event lists the calls",
-			&fakeNemesis{calls: map[model.Fault]func(context.Context, fault.Sender, model.Call) (fault.CallOutcome, error){
-				model.FaultCrash: func(_ context.Context, _ fault.Sender, call model.Call) (fault.CallOutcome, error) {
+			&fakeNemesis{calls: map[model.Fault]func(context.Context, nemesis.Sender, model.Call) (fault.CallOutcome, error){
+				model.FaultCrash: func(_ context.Context, _ nemesis.Sender, call model.Call) (fault.CallOutcome, error) {
 					return fault.CallOutcome{Ops: []model.Op{unanswered(call, "EOF")}, Fired: true, Down: true, CutOff: true}, nil
 				}}},
 			[]model.Step{calls(with(k1, model.FaultCrash)), calls(k1), {Kind: model.StepRestart}, calls(k1)},
@@ -159,7 +160,7 @@ func TestRecordsWhatTheNemesisDid(t *testing.T) {
 				}
 			}},
 		{"a db-stall is an event that ends when it let the burst go",
-			&fakeNemesis{burst: fault.BurstOutcome{Kind: model.FaultDBStall, Fired: true, Held: 2, Released: released}},
+			&fakeNemesis{burst: nemesis.BurstOutcome{Kind: model.FaultDBStall, Fired: true, Held: 2, Released: released}},
 			[]model.Step{{Kind: model.StepBurst, Calls: []model.Call{k1, k1}}},
 			func(t *testing.T, _ *fakeNemesis, h model.History, err error) {
 				if err != nil || len(h.Ops) != 2 || len(h.Faults) != 1 {

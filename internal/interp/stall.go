@@ -27,7 +27,7 @@ func (x *execution) stalled(ctx context.Context, calls []model.Call) error {
 		return burstErr
 	}
 	// The nemesis operation ends when it let the burst go, not when the
-	// burst is over (fault.BurstOutcome.Released).
+	// burst is over (nemesis.BurstOutcome.Released).
 	ev := model.FaultEvent{Kind: out.Kind, Step: x.step, Start: start, End: end, Ops: idx, Fired: out.Fired, Held: out.Held, Note: out.Note}
 	if !out.Released.IsZero() {
 		ev.End = int64(out.Released.Sub(x.t0))

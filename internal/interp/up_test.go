@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
@@ -35,7 +35,7 @@ func TestPlanBeginsWithEveryReplicaUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := interp.Executor{Target: tgt, Spec: contract.Spec{Contract: model.Contract{Payload: map[string]any{"n": 1}}.WithDefaults()}, Nemesis: &fault.Faults{Service: fault.Processes(svc)}}
+	x := interp.Executor{Target: tgt, Spec: contract.Spec{Contract: model.Contract{Payload: map[string]any{"n": 1}}.WithDefaults()}, Nemesis: &nemesis.Faults{Service: nemesis.Processes(svc)}}
 	plan := model.Plan{Steps: []model.Step{{Kind: model.StepCall, Calls: []model.Call{{Tenant: "A", Key: "k1"}}}}}
 	before := svc.PID(0)
 	if err := svc.Kill(0); err != nil {

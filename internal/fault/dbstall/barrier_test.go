@@ -1,4 +1,4 @@
-package fault_test
+package dbstall_test
 
 import (
 	"context"
@@ -8,75 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/pgproxy"
-	"github.com/idemstress/idemstress/internal/testbed/pgtest"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
-
-// proxiedDB is a stallDB whose service pool reaches the database through
-// a pgproxy: hook is what its Options.At asks (the hook of the calls tied
-// at the moment, as the executor sets it per call).
-type proxiedDB struct {
-	stallDB
-	proxy *pgproxy.Proxy
-	hook  atomic.Pointer[func(pgproxy.Point) pgproxy.Action]
-}
-
-// newProxiedDB opens the service's pool through the proxy with maxConns
-// connections (pgx's default on a small machine is 4).
-func newProxiedDB(t *testing.T, maxConns int32) *proxiedDB {
-	t.Helper()
-	db := &proxiedDB{stallDB: newStallDB(t)}
-	p, err := pgproxy.Start(pgproxy.Options{
-		Server: fmt.Sprintf("127.0.0.1:%d", pgtest.Cluster(t, cluster).Port()),
-		At: func(pt pgproxy.Point) pgproxy.Action {
-			if h := db.hook.Load(); h != nil {
-				return (*h)(pt)
-			}
-			return pgproxy.Continue
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	db.proxy = p
-	url, err := p.URL(db.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MaxConns = maxConns
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close) // before the proxy's Close (cleanups run last first)
-	db.service = pool
-	return db
-}
 
 // barrierBurst runs n same-key requests to url under the barrier, tied to
 // the proxy by their key, and returns the report and the exchanges.
-func (db *proxiedDB) barrierBurst(t *testing.T, n int, url, key string) (fault.StallReport, []client.Exchange) {
+func barrierBurst(t *testing.T, db *racedb.Proxied, n int, url, key string) (dbstall.StallReport, []client.Exchange) {
 	t.Helper()
 	var ex []client.Exchange
-	b := fault.Barrier{DB: db.proxy}
+	b := dbstall.Barrier{DB: db.Proxy}
 	rep, err := b.Run(t.Context(), n, func(ctx context.Context, at func(pgproxy.Point) pgproxy.Action, answered *atomic.Int64) {
-		call := db.proxy.Tie(key, []byte(key))
+		call := db.Proxy.Tie(key, []byte(key))
 		defer call.Untie()
-		db.hook.Store(&at)
-		defer db.hook.Store(nil)
+		db.Hook.Store(&at)
+		defer db.Hook.Store(nil)
 		reqs := posts(t, n, func(int) string { return url + "?key=" + key })
 		ex = client.Release(ctx, reqs, client.ReleaseOptions{Answered: answered})
 	})
@@ -93,13 +41,13 @@ func (db *proxiedDB) barrierBurst(t *testing.T, n int, url, key string) (fault.S
 // (Stall) leaves such bursts unfired: it cannot see a request waiting for
 // a connection.
 func TestBarrierPoolSmallerThanBurst(t *testing.T) {
-	db := newProxiedDB(t, 4)
-	srv := serve(t, keyFirst(db.service))
+	db := racedb.NewProxied(t, 4)
+	srv := serve(t, racedb.KeyFirst(db.Service))
 	unfired := 0
 	for i := range 100 {
 		key := fmt.Sprintf("pool4-%d", i)
-		rep, ex := db.barrierBurst(t, 16, srv.URL, key)
-		requireAnswered(t, ex)
+		rep, ex := barrierBurst(t, db, 16, srv.URL, key)
+		racedb.RequireAnswered(t, ex)
 		if !rep.Fired {
 			unfired++
 			t.Errorf("burst %d: %+v, want fired", i, rep)
@@ -107,7 +55,7 @@ func TestBarrierPoolSmallerThanBurst(t *testing.T) {
 		if rep.Blocked < 1 || rep.Blocked > 4 {
 			t.Errorf("burst %d: %d held, want 1 to 4 (the pool's connections)", i, rep.Blocked)
 		}
-		if got := db.count(t, "items", key); got != 1 {
+		if got := db.Count(t, "items", key); got != 1 {
 			t.Errorf("burst %d: %d item rows, want 1", i, got)
 		}
 		created := 0
@@ -134,16 +82,16 @@ func TestBarrierForcesCheckThenInsertRace(t *testing.T) {
 		n, atLeast int
 	}{{20, 2, 2}, {20, 8, 8}, {4, 16, 2}} {
 		t.Run(fmt.Sprintf("pool %d burst %d", c.pool, c.n), func(t *testing.T) {
-			db := newProxiedDB(t, c.pool)
-			srv := serve(t, checkThenInsert(db.service))
+			db := racedb.NewProxied(t, c.pool)
+			srv := serve(t, racedb.CheckThenInsert(db.Service))
 			for i := range 10 {
 				key := fmt.Sprintf("cti-%d", i)
-				rep, ex := db.barrierBurst(t, c.n, srv.URL, key)
-				requireAnswered(t, ex)
+				rep, ex := barrierBurst(t, db, c.n, srv.URL, key)
+				racedb.RequireAnswered(t, ex)
 				if !rep.Fired {
 					t.Errorf("burst %d: %+v, want fired", i, rep)
 				}
-				if got := db.count(t, "items", key); got < c.atLeast {
+				if got := db.Count(t, "items", key); got < c.atLeast {
 					t.Errorf("burst %d: %d rows for one key, want at least %d: the barrier did not force the race", i, got, c.atLeast)
 				}
 			}
@@ -154,8 +102,8 @@ func TestBarrierForcesCheckThenInsertRace(t *testing.T) {
 // TestBarrierNotFired: calls that never write leave the barrier unfired
 // once Wait has passed, and nothing stays held.
 func TestBarrierNotFired(t *testing.T) {
-	db := newProxiedDB(t, 4)
-	b := fault.Barrier{DB: db.proxy, Wait: 50 * time.Millisecond}
+	db := racedb.NewProxied(t, 4)
+	b := dbstall.Barrier{DB: db.Proxy, Wait: 50 * time.Millisecond}
 	rep, err := b.Run(t.Context(), 2, func(context.Context, func(pgproxy.Point) pgproxy.Action, *atomic.Int64) {})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +111,7 @@ func TestBarrierNotFired(t *testing.T) {
 	if rep.Fired || rep.Blocked != 0 {
 		t.Errorf("%+v, want not fired, none held", rep)
 	}
-	if held := db.proxy.Held(); held != 0 {
+	if held := db.Proxy.Held(); held != 0 {
 		t.Errorf("%d sessions held after Run", held)
 	}
 }

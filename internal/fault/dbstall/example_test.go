@@ -1,4 +1,4 @@
-package fault_test
+package dbstall_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 )
 
 // A db-stall around a burst: both calls reach their write to tickets while
@@ -22,7 +22,7 @@ func ExampleStall_Run() {
 		panic(err)
 	}
 	defer pool.Close()
-	stall := fault.Stall{Pool: pool, Table: "tickets"}
+	stall := dbstall.Stall{Pool: pool, Table: "tickets"}
 	if err := stall.Check(ctx); err != nil {
 		panic(err) // e.g. ... GRANT UPDATE ON tickets TO tester
 	}

@@ -2,14 +2,12 @@ package fault
 
 import (
 	"context"
-
-	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A fault step is a nemesis operation of its own in a plan (model.StepRestart,
 // model.StepFault): it acts on what Env reaches of the run, and says
 // whether it fired. Each kind is one file of this package and one entry of
-// stepFaults; model's registry (model.FaultKind) says where it stands in a
+// the nemesis's stepFaults (package fault/nemesis); model's registry (model.FaultKind) says where it stands in a
 // plan and what it needs, so the generator, the contract loader and the
 // case-file reader know it without further edits.
 
@@ -45,25 +43,3 @@ type Outcome struct {
 // error says the run cannot go on; a fault that could not act on its
 // target did not fire.
 type StepFault func(ctx context.Context, env Env, target string) (Outcome, error)
-
-// stepFaults are the fault steps this package does, by kind.
-var stepFaults = map[model.Fault]StepFault{
-	model.FaultRestart:    restart,
-	model.FaultDepRestart: depRestart,
-	model.FaultDepCrash:   depCrash,
-}
-
-// StepKind is the fault kind of a plan step of its own: restart, or the
-// StepFault's fault.
-func StepKind(s model.Step) model.Fault {
-	if s.Kind == model.StepRestart {
-		return model.FaultRestart
-	}
-	return s.Fault
-}
-
-// Step is the fault step of kind f, and whether this package does one.
-func Step(f model.Fault) (StepFault, bool) {
-	do, ok := stepFaults[f]
-	return do, ok
-}

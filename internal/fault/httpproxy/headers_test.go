@@ -1,4 +1,4 @@
-package fault_test
+package httpproxy_test
 
 import (
 	"net/http"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 )
 
 var huge = strings.Repeat("a", 8<<20)
@@ -21,7 +21,7 @@ func TestProxyBoundsHeaders(t *testing.T) {
 		w.Header()["X-Huge"] = []string{huge}
 		w.WriteHeader(http.StatusCreated)
 	})
-	p, err := fault.StartProxy(strings.TrimPrefix(srv.URL, "http://"))
+	p, err := httpproxy.Start(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +31,13 @@ func TestProxyBoundsHeaders(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+p.Addr()+"/tickets", strings.NewReader("payload"))
 	req.GetBody = nil
-	req.Header.Set(fault.Header, fault.LoseReply+" t1")
+	req.Header.Set(httpproxy.Header, httpproxy.LoseReply+" t1")
 	cl := &http.Client{Timeout: 10 * time.Second}
 	if resp, err := cl.Do(req); err == nil {
 		resp.Body.Close()
 		t.Errorf("the client got an answer (%s); want none (lose-reply)", resp.Status)
 	}
-	var rep fault.ProxyReport
+	var rep httpproxy.Report
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if r, ok := p.Report("t1"); ok {
 			rep = r

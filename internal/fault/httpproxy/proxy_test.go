@@ -1,4 +1,4 @@
-package fault_test
+package httpproxy_test
 
 import (
 	"io"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 )
 
 // TestProxyFaults sends one call through the proxy for each kind and
@@ -22,10 +22,10 @@ func TestProxyFaults(t *testing.T) {
 		clientWait time.Duration
 	}{
 		{kind: "", delivered: 1, answered: true},
-		{kind: fault.LoseReply, delivered: 1},
-		{kind: fault.DropRequest, delivered: 0},
-		{kind: fault.DoubleDelivery, delivered: 2, answered: true},
-		{kind: fault.Delay, delivered: 1, clientWait: 200 * time.Millisecond},
+		{kind: httpproxy.LoseReply, delivered: 1},
+		{kind: httpproxy.DropRequest, delivered: 0},
+		{kind: httpproxy.DoubleDelivery, delivered: 2, answered: true},
+		{kind: httpproxy.Delay, delivered: 1, clientWait: 200 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run("kind="+tc.kind, func(t *testing.T) {
@@ -33,14 +33,14 @@ func TestProxyFaults(t *testing.T) {
 			var header atomic.Value
 			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 				seen.Add(1)
-				header.Store(r.Header.Get(fault.Header))
+				header.Store(r.Header.Get(httpproxy.Header))
 				if got := readAll(r.Body); got != "payload" {
 					t.Errorf("target got body %q", got)
 				}
 				w.WriteHeader(http.StatusCreated)
 				io.WriteString(w, `{"id":"7"}`)
 			})
-			p, err := fault.StartProxy(strings.TrimPrefix(srv.URL, "http://"))
+			p, err := httpproxy.Start(strings.TrimPrefix(srv.URL, "http://"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestProxyFaults(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, "http://"+p.Addr()+"/tickets", strings.NewReader("payload"))
 			req.GetBody = nil
 			if tc.kind != "" {
-				req.Header.Set(fault.Header, tc.kind+" t1")
+				req.Header.Set(httpproxy.Header, tc.kind+" t1")
 			}
 			cl := &http.Client{Timeout: 10 * time.Second}
 			if tc.clientWait > 0 {
@@ -69,7 +69,7 @@ func TestProxyFaults(t *testing.T) {
 				t.Fatalf("the client got an answer (%d) through %q", resp.StatusCode, tc.kind)
 			}
 			// The proxy records the report once the exchange is over.
-			var rep fault.ProxyReport
+			var rep httpproxy.Report
 			var ok bool
 			for range 500 {
 				if rep, ok = p.Report("t1"); ok || tc.kind == "" {
@@ -96,13 +96,13 @@ func TestProxyNotFired(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	srv.Close() // nothing listens there now
-	p, err := fault.StartProxy(addr)
+	p, err := httpproxy.Start(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+p.Addr()+"/", strings.NewReader("x"))
-	req.Header.Set(fault.Header, fault.LoseReply+" t2")
+	req.Header.Set(httpproxy.Header, httpproxy.LoseReply+" t2")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("answer %d, want the connection closed as the target's was", resp.StatusCode)
@@ -124,7 +124,7 @@ func TestProxyWaitsForTheTarget(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	p, err := fault.StartProxy(addr)
+	p, err := httpproxy.Start(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestProxyWaitsForTheTarget(t *testing.T) {
 	_ = srv.Close()
 	<-done
 
-	gone, err := fault.StartProxy(addr) // nothing listens there now
+	gone, err := httpproxy.Start(addr) // nothing listens there now
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,27 +1,38 @@
-package fault
+package nemesis
 
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/respproxy"
 )
 
 // fakeService is a Service of two replicas that records what was done
 // to them; its replicas exit on their own when exits says so.
 type fakeService struct {
-	countingReplicas
+	killed             []int
 	ups                int
 	restarted, revived []int
 	exits              []process.Exit
 }
 
+func (s *fakeService) Addrs() []string          { return []string{"a", "b"} }
+func (s *fakeService) Kill(i int) error         { s.killed = append(s.killed, i); return nil }
+func (s *fakeService) Pause(int) error          { return nil }
+func (s *fakeService) Resume(int) error         { return nil }
 func (s *fakeService) Up(context.Context) error { s.ups++; return nil }
 func (s *fakeService) Restart(_ context.Context, i int) error {
 	s.restarted = append(s.restarted, i)
@@ -31,7 +42,7 @@ func (s *fakeService) Revive(_ context.Context, i int) error {
 	s.revived = append(s.revived, i)
 	return nil
 }
-func (s *fakeService) Dependency(string) (Dependency, bool) { return nil, false }
+func (s *fakeService) Dependency(string) (fault.Dependency, bool) { return nil, false }
 
 func (s *fakeService) ExitWithin(context.Context, time.Duration) (process.Exit, bool) {
 	if len(s.exits) == 0 {
@@ -42,25 +53,67 @@ func (s *fakeService) ExitWithin(context.Context, time.Duration) (process.Exit, 
 	return e, true
 }
 
-// fakeSender sends through a fakeEnv's proxy and counts the times it was
-// told a replica started again.
+// fakeSender sends through a real fault proxy and counts the times it
+// was told a replica started again.
 type fakeSender struct {
-	*fakeEnv
+	proxy     *httpproxy.Proxy
+	sent      int
 	contract  model.Contract
 	restarted int
 }
 
-func (s *fakeSender) Contract() model.Contract { return s.contract }
-func (s *fakeSender) Restarted()               { s.restarted++ }
+func (s *fakeSender) Token() string                  { return "t" + string(rune('0'+s.sent)) }
+func (s *fakeSender) Contract() model.Contract       { return s.contract }
+func (s *fakeSender) DB() *pgproxy.Proxy             { return nil }
+func (s *fakeSender) DBCall() *pgproxy.Call          { return nil }
+func (s *fakeSender) DepCall(string) *respproxy.Call { return nil }
+func (s *fakeSender) Restarted()                     { s.restarted++ }
+
+// Send posts through the proxy; an answer that never came is an unknown
+// outcome, as the executor records it.
+func (s *fakeSender) Send(ctx context.Context, call model.Call, _ int, extra map[string]string) (model.Op, error) {
+	s.sent++
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.proxy.Addr()+"/tickets", strings.NewReader("{}"))
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	op := model.Op{Call: call}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		op.Out = model.Outcome{Kind: model.Unknown, Err: "no answer"}
+		return op, nil
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	op.Out = model.Outcome{Kind: model.OK, Status: resp.StatusCode}
+	return op, nil
+}
+
+// proxyTo is a real fault proxy in front of a service that answers
+// status.
+func proxyTo(t *testing.T, status int) *httpproxy.Proxy {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		io.WriteString(w, `{"id":"7"}`)
+	}))
+	t.Cleanup(srv.Close)
+	p, err := httpproxy.Start(strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
 
 // begin begins a plan on a real fault proxy in front of a service that
 // answers status, and a fake service.
 func begin(t *testing.T, status int) (PlanFaults, *fakeService, *fakeSender) {
 	t.Helper()
-	env := proxiedEnv(t, status, nil)
+	proxy := proxyTo(t, status)
 	svc := &fakeService{}
-	s := &fakeSender{fakeEnv: env, contract: model.Contract{Recovery: time.Second}}
-	p, err := (&Faults{Service: svc, Proxies: []*Proxy{env.proxy}}).Begin(t.Context(), s)
+	s := &fakeSender{proxy: proxy, contract: model.Contract{Recovery: time.Second}}
+	p, err := (&Faults{Service: svc, Proxies: []*httpproxy.Proxy{proxy}}).Begin(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +196,7 @@ func TestPollsOnlyWhatACrashCutOff(t *testing.T) {
 // no word, during one as an exit the executor records.
 func TestExitedReplicasStartAgain(t *testing.T) {
 	svc := &fakeService{exits: []process.Exit{{Replica: 1}}}
-	s := &fakeSender{fakeEnv: &fakeEnv{}}
+	s := &fakeSender{}
 	p, err := (&Faults{Service: svc}).Begin(t.Context(), s)
 	if err != nil || !slices.Equal(svc.revived, []int{1}) || svc.ups != 1 {
 		t.Fatalf("Begin: %v, revived %v, ups %d; want replica 1 revived, then every replica up", err, svc.revived, svc.ups)
@@ -161,11 +214,11 @@ func TestExitedReplicasStartAgain(t *testing.T) {
 // What is no fault of the run's is not wrapped as its failure, and a
 // burst no db-stall holds goes as it is.
 func TestPlanFaultsWithoutWhatTheyNeed(t *testing.T) {
-	p, err := (*Faults)(nil).Begin(t.Context(), &fakeSender{fakeEnv: &fakeEnv{}})
+	p, err := (*Faults)(nil).Begin(t.Context(), &fakeSender{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Step(t.Context(), model.Step{Kind: model.StepRestart}); err == nil || errors.Is(err, ErrInfrastructure) || err.Error() != "fault: restart needs a service that idemstress starts" {
+	if _, err := p.Step(t.Context(), model.Step{Kind: model.StepRestart}); err == nil || errors.Is(err, fault.ErrInfrastructure) || err.Error() != "fault: restart needs a service that idemstress starts" {
 		t.Fatalf("restart without a service: %v; want it said, not as an infrastructure failure", err)
 	}
 	if _, err := p.Call(t.Context(), model.Call{Fault: "melt"}); !errors.Is(err, ErrUnknownKind) {

@@ -1,4 +1,4 @@
-package fault_test
+package dbstall_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
 
 // testLease is the lease of leaseTakeover's claims.
@@ -45,7 +46,7 @@ func leaseTakeover(pool *pgxpool.Pool) http.HandlerFunc {
 // send returns a call function that sends one request for key to url and
 // keeps what it got.
 func send(t *testing.T, url, key string, ex *[]client.Exchange) func(context.Context, *atomic.Int64) {
-	return burstOf(t, 1, url, key, ex)
+	return racedb.Burst(t, 1, url, key, ex)
 }
 
 // Overrun holds the original past the lease and sends the retry: a
@@ -54,12 +55,12 @@ func send(t *testing.T, url, key string, ex *[]client.Exchange) func(context.Con
 // once. Both fire. A request that never writes to the table is not held,
 // and no retry is sent.
 func TestOverrunHoldsTheOriginalPastTheLease(t *testing.T) {
-	db := newStallDB(t)
-	exec(t, db.tester, `CREATE TABLE claims (key text PRIMARY KEY, expires timestamptz NOT NULL)`)
-	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	db := racedb.New(t)
+	racedb.Exec(t, db.Tester, `CREATE TABLE claims (key text PRIMARY KEY, expires timestamptz NOT NULL)`)
+	stall := dbstall.Stall{Pool: db.Tester, Table: "items", Wait: 2 * time.Second}
 	hold := testLease + 30*time.Millisecond
 
-	buggy := serve(t, leaseTakeover(db.service)).URL
+	buggy := serve(t, leaseTakeover(db.Service)).URL
 	var orig, retry []client.Exchange
 	rep, err := stall.Overrun(t.Context(), hold, send(t, buggy, "k1", &orig), send(t, buggy, "k1", &retry))
 	if err != nil {
@@ -68,9 +69,9 @@ func TestOverrunHoldsTheOriginalPastTheLease(t *testing.T) {
 	if !rep.Fired || !rep.Held || !rep.Retried || rep.Blocked != 2 {
 		t.Fatalf("report %+v, want fired, both requests held", rep)
 	}
-	requireAnswered(t, orig)
-	requireAnswered(t, retry)
-	if n := db.count(t, "items", "k1"); n != 2 {
+	racedb.RequireAnswered(t, orig)
+	racedb.RequireAnswered(t, retry)
+	if n := db.Count(t, "items", "k1"); n != 2 {
 		t.Errorf("%d items after the takeover, want 2", n)
 	}
 
@@ -83,11 +84,11 @@ func TestOverrunHoldsTheOriginalPastTheLease(t *testing.T) {
 	if !rep.Fired || retry[0].Err != nil || retry[0].Resp.StatusCode != http.StatusConflict {
 		t.Fatalf("report %+v, retry %v %v; want fired, the retry answered 409", rep, retry[0].Resp, retry[0].Err)
 	}
-	if n := db.count(t, "items", "k2"); n != 1 {
+	if n := db.Count(t, "items", "k2"); n != 1 {
 		t.Errorf("%d items with the claim still held, want 1", n)
 	}
 
-	correct := serve(t, keyFirst(db.service)).URL
+	correct := serve(t, racedb.KeyFirst(db.Service)).URL
 	rep, err = stall.Overrun(t.Context(), hold, send(t, correct, "k3", &orig), send(t, correct, "k3", &retry))
 	if err != nil {
 		t.Fatal(err)
@@ -95,9 +96,9 @@ func TestOverrunHoldsTheOriginalPastTheLease(t *testing.T) {
 	if !rep.Fired || rep.Blocked != 2 {
 		t.Fatalf("report %+v, want fired with the retry waiting behind the original", rep)
 	}
-	requireAnswered(t, orig)
-	requireAnswered(t, retry)
-	if n := db.count(t, "items", "k3"); n != 1 {
+	racedb.RequireAnswered(t, orig)
+	racedb.RequireAnswered(t, retry)
+	if n := db.Count(t, "items", "k3"); n != 1 {
 		t.Errorf("%d items from a key-first service, want 1", n)
 	}
 

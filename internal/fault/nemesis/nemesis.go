@@ -1,4 +1,4 @@
-package fault
+package nemesis
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/fault/httpproxy"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
@@ -58,10 +61,10 @@ type Sender interface {
 type PlanFaults interface {
 	// Call does the fault call carries (Call.Fault, this package's
 	// registry), sending the call itself.
-	Call(ctx context.Context, call model.Call) (CallOutcome, error)
+	Call(ctx context.Context, call model.Call) (fault.CallOutcome, error)
 	// Step does a fault step: a restart of every replica, or a fault step
 	// of this package's registry (StepKind names its kind).
-	Step(ctx context.Context, step model.Step) (Outcome, error)
+	Step(ctx context.Context, step model.Step) (fault.Outcome, error)
 	// Burst runs a burst of n calls, under the run's db-stall when it has
 	// one; burst sends the calls (at, when not nil, is the hook of their
 	// sessions at the database proxy; answered, when not nil, counts the
@@ -110,7 +113,7 @@ var ErrUnknownKind = errors.New("not supported")
 // Service is the service's replicas that idemstress started
 // (process.Service, through Processes), as the nemesis sees them.
 type Service interface {
-	Replicas
+	fault.Replicas
 	// Up starts every replica that is not running, and waits until each
 	// is ready.
 	Up(ctx context.Context) error
@@ -119,7 +122,7 @@ type Service interface {
 	// ExitWithin waits up to d for a replica that exited on its own.
 	ExitWithin(ctx context.Context, d time.Duration) (process.Exit, bool)
 	// Dependency is the started dependency called name, if there is one.
-	Dependency(name string) (Dependency, bool)
+	Dependency(name string) (fault.Dependency, bool)
 }
 
 // Processes is svc as the nemesis sees it; nil when svc is.
@@ -132,7 +135,7 @@ func Processes(svc *process.Service) Service {
 
 type processes struct{ *process.Service }
 
-func (p processes) Dependency(name string) (Dependency, bool) {
+func (p processes) Dependency(name string) (fault.Dependency, bool) {
 	if d := p.Service.Dependency(name); d != nil {
 		return d, true
 	}
@@ -146,19 +149,19 @@ type Faults struct {
 	// Service is the service's replicas when idemstress started them.
 	Service Service
 	// Proxies are the fault proxies in front of the replicas, one each.
-	Proxies []*Proxy
+	Proxies []*httpproxy.Proxy
 	// EffectStall locks the last effect table, whose write a crash,
 	// db-error or overrun interrupts.
-	EffectStall *Stall
+	EffectStall *dbstall.Stall
 	// KeyStall locks the service's key table, where a crash-key-record
 	// crash lands.
-	KeyStall *Stall
+	KeyStall *dbstall.Stall
 	// Stall holds a write lock on an effect table while each burst is
 	// released (db-stall where no database proxy stands).
-	Stall *Stall
+	Stall *dbstall.Stall
 	// Barrier holds each call of a burst at its first write in the
 	// database proxy (db-stall where one stands); it wins over Stall.
-	Barrier *Barrier
+	Barrier *dbstall.Barrier
 }
 
 // Begin readies the service for a plan and returns the plan's faults. A
@@ -179,7 +182,7 @@ func (f *Faults) Begin(ctx context.Context, s Sender) (PlanFaults, error) {
 		return nil, err
 	}
 	if err := f.Service.Up(ctx); err != nil {
-		return nil, stoppedOr(ctx, fmt.Errorf("%w: before the plan: %w", ErrInfrastructure, err))
+		return nil, stoppedOr(ctx, fmt.Errorf("%w: before the plan: %w", fault.ErrInfrastructure, err))
 	}
 	return p, nil
 }
@@ -194,10 +197,10 @@ type planFaults struct {
 	cutOff map[model.Action]int64
 }
 
-func (p *planFaults) Call(ctx context.Context, call model.Call) (CallOutcome, error) {
+func (p *planFaults) Call(ctx context.Context, call model.Call) (fault.CallOutcome, error) {
 	do, ok := Call(call.Fault)
 	if !ok {
-		return CallOutcome{}, fmt.Errorf("fault %q of a call is %w", call.Fault, ErrUnknownKind)
+		return fault.CallOutcome{}, fmt.Errorf("fault %q of a call is %w", call.Fault, ErrUnknownKind)
 	}
 	out, err := do(ctx, planEnv{p}, call)
 	if out.Down {
@@ -212,17 +215,17 @@ func (p *planFaults) Call(ctx context.Context, call model.Call) (CallOutcome, er
 	return out, err
 }
 
-func (p *planFaults) Step(ctx context.Context, step model.Step) (Outcome, error) {
+func (p *planFaults) Step(ctx context.Context, step model.Step) (fault.Outcome, error) {
 	kind := StepKind(step)
 	do, ok := Step(kind)
 	if !ok {
-		return Outcome{}, fmt.Errorf("fault step %q is %w", kind, ErrUnknownKind)
+		return fault.Outcome{}, fmt.Errorf("fault step %q is %w", kind, ErrUnknownKind)
 	}
 	out, err := do(ctx, planEnv{p}, step.Target)
-	if errors.As(err, new(needsError)) {
-		return Outcome{}, err
+	if errors.As(err, new(fault.NeedsError)) {
+		return fault.Outcome{}, err
 	} else if err != nil {
-		return Outcome{}, stoppedOr(ctx, fmt.Errorf("%w: %s: %w", ErrInfrastructure, step, err))
+		return fault.Outcome{}, stoppedOr(ctx, fmt.Errorf("%w: %s: %w", fault.ErrInfrastructure, step, err))
 	}
 	if out.Up {
 		p.down = false
@@ -249,7 +252,7 @@ func (p *planFaults) End(ctx context.Context) error {
 	// A crash the plan did not follow by a restart: the next plan starts
 	// with every replica up.
 	if err := p.Service.Restart(ctx, 0); err != nil {
-		return stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", ErrInfrastructure, err))
+		return stoppedOr(ctx, fmt.Errorf("%w: restart after a crash: %w", fault.ErrInfrastructure, err))
 	}
 	p.down = false
 	p.s.Restarted()
@@ -268,24 +271,24 @@ func (e planEnv) Contract() model.Contract            { return e.p.s.Contract() 
 func (e planEnv) DB() *pgproxy.Proxy                  { return e.p.s.DB() }
 func (e planEnv) DBCall() *pgproxy.Call               { return e.p.s.DBCall() }
 func (e planEnv) DepCall(name string) *respproxy.Call { return e.p.s.DepCall(name) }
-func (e planEnv) EffectStall() *Stall                 { return e.p.EffectStall }
-func (e planEnv) KeyStall() *Stall                    { return e.p.KeyStall }
+func (e planEnv) EffectStall() *dbstall.Stall         { return e.p.EffectStall }
+func (e planEnv) KeyStall() *dbstall.Stall            { return e.p.KeyStall }
 
-func (e planEnv) Proxy() *Proxy {
+func (e planEnv) Proxy() *httpproxy.Proxy {
 	if len(e.p.Proxies) == 0 {
 		return nil
 	}
 	return e.p.Proxies[0]
 }
 
-func (e planEnv) Replicas() Replicas {
+func (e planEnv) Replicas() fault.Replicas {
 	if e.p.Service == nil {
 		return nil
 	}
 	return e.p.Service
 }
 
-func (e planEnv) Dependency(name string) (Dependency, bool) {
+func (e planEnv) Dependency(name string) (fault.Dependency, bool) {
 	if e.p.Service == nil {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package fault
+package nemesis
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
@@ -14,7 +16,7 @@ import (
 // statement barrier in the database proxy where one stands, else the
 // table lock; with neither, the burst goes as it is.
 func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcome, error) {
-	var report StallReport
+	var report dbstall.StallReport
 	var err error
 	switch {
 	case p.Barrier != nil:
@@ -31,7 +33,7 @@ func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcom
 	}
 	out := BurstOutcome{Kind: model.FaultDBStall}
 	if err != nil {
-		return out, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", ErrInfrastructure, err))
+		return out, cmp.Or(ctx.Err(), fmt.Errorf("%w: db-stall: %w", fault.ErrInfrastructure, err))
 	}
 	// The nemesis operation ends when it lets the burst go, not when the
 	// burst is over: a call still unanswered long after that hung in the
@@ -45,7 +47,7 @@ func (p *planFaults) Burst(ctx context.Context, n int, burst Burst) (BurstOutcom
 
 // unstalled says why a db-stall did not fire (no times or counts of
 // anything but the burst's requests).
-func (p *planFaults) unstalled(report StallReport, n int) string {
+func (p *planFaults) unstalled(report dbstall.StallReport, n int) string {
 	if p.Barrier != nil {
 		return fmt.Sprintf("%d of %d requests held at their first write in the database proxy, the others neither reached a write nor were answered within the nemesis's wait: "+
 			"a write inside a function (SELECT create_ticket($1)) or in a statement that carries none of the call's key, tag or tenant is not seen; "+

@@ -1,4 +1,4 @@
-package fault_test
+package dbstall_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
 
 // Fail ends the session of the request that waits on the stalled table:
@@ -19,11 +20,11 @@ import (
 // and the pool it came from serves the next request as before. A request
 // that never writes to the table is not failed, and the report says so.
 func TestFailEndsTheWaitingSession(t *testing.T) {
-	db := newStallDB(t)
-	url := serve(t, keyFirst(db.service)).URL
-	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	db := racedb.New(t)
+	url := serve(t, racedb.KeyFirst(db.Service)).URL
+	stall := dbstall.Stall{Pool: db.Tester, Table: "items", Wait: 2 * time.Second}
 	var ex []client.Exchange
-	rep, err := stall.Fail(t.Context(), burstOf(t, 1, url, "k1", &ex))
+	rep, err := stall.Fail(t.Context(), racedb.Burst(t, 1, url, "k1", &ex))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,19 +34,19 @@ func TestFailEndsTheWaitingSession(t *testing.T) {
 	if ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
 		t.Fatalf("the failed request got %v %v, want 500", ex[0].Resp, ex[0].Err)
 	}
-	if n := db.count(t, "items", "k1") + db.count(t, "uitems", "k1"); n != 0 {
+	if n := db.Count(t, "items", "k1") + db.Count(t, "uitems", "k1"); n != 0 {
 		t.Errorf("%d rows left by the failed transaction, want 0", n)
 	}
 	var retry []client.Exchange
-	burstOf(t, 1, url, "k1", &retry)(t.Context(), &atomic.Int64{})
-	requireAnswered(t, retry)
-	if n := db.count(t, "items", "k1"); n != 1 {
+	racedb.Burst(t, 1, url, "k1", &retry)(t.Context(), &atomic.Int64{})
+	racedb.RequireAnswered(t, retry)
+	if n := db.Count(t, "items", "k1"); n != 1 {
 		t.Errorf("%d rows after the retry, want 1", n)
 	}
 
 	// Already stored: the retry's INSERT ... ON CONFLICT writes no item.
 	rep, err = stall.Fail(t.Context(), func(ctx context.Context, answered *atomic.Int64) {
-		burstOf(t, 1, url, "k1", &retry)(ctx, answered)
+		racedb.Burst(t, 1, url, "k1", &retry)(ctx, answered)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -53,17 +54,17 @@ func TestFailEndsTheWaitingSession(t *testing.T) {
 	if rep.Fired {
 		t.Errorf("report %+v for a request that writes nothing to items, want not fired", rep)
 	}
-	requireAnswered(t, retry)
+	racedb.RequireAnswered(t, retry)
 }
 
 // Fail ends the call's session only: a bystander (another plan's call,
 // another client) already waiting behind the same lock keeps its session
 // and writes its row once the lock is released.
 func TestFailSparesABystander(t *testing.T) {
-	db := newStallDB(t)
-	url := serve(t, keyFirst(db.service)).URL
-	bystander, watcher := openPool(t, db.url), openPool(t, db.url)
-	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	db := racedb.New(t)
+	url := serve(t, racedb.KeyFirst(db.Service)).URL
+	bystander, watcher := racedb.OpenPool(t, db.URL), racedb.OpenPool(t, db.URL)
+	stall := dbstall.Stall{Pool: db.Tester, Table: "items", Wait: 2 * time.Second}
 	done := make(chan error, 1)
 	waits := func(ctx context.Context) {
 		go func() {
@@ -78,14 +79,14 @@ func TestFailSparesABystander(t *testing.T) {
 		}
 	}
 	var ex []client.Exchange
-	rep, err := fault.FailAfter(stall, t.Context(), waits, burstOf(t, 1, url, "k1", &ex))
+	rep, err := dbstall.FailAfter(stall, t.Context(), waits, racedb.Burst(t, 1, url, "k1", &ex))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Errorf("the bystander's statement: %v", err)
 	}
-	if n := db.count(t, "items", "bystander"); n != 1 {
+	if n := db.Count(t, "items", "bystander"); n != 1 {
 		t.Errorf("%d bystander rows, want 1", n)
 	}
 	if !rep.Fired || ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
@@ -93,7 +94,7 @@ func TestFailSparesABystander(t *testing.T) {
 	}
 }
 
-// keyFirstPausing is keyFirst that, once its key row is written, calls
+// keyFirstPausing is racedb.KeyFirst that, once its key row is written, calls
 // between before it writes the item (the test starts a bystander there).
 func keyFirstPausing(pool *pgxpool.Pool, between func()) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -120,8 +121,8 @@ func keyFirstPausing(pool *pgxpool.Pool, between func()) http.HandlerFunc {
 // the call's own key row, is neither ended nor a reason to leave the fault
 // unfired, and commits once the call's transaction is gone.
 func TestFailSparesABystanderBehindTheCall(t *testing.T) {
-	db := newStallDB(t)
-	bystander, watcher := openPool(t, db.url), openPool(t, db.url)
+	db := racedb.New(t)
+	bystander, watcher := racedb.OpenPool(t, db.URL), racedb.OpenPool(t, db.URL)
 	done := make(chan error, 1)
 	between := func() {
 		go func() {
@@ -140,10 +141,10 @@ func TestFailSparesABystanderBehindTheCall(t *testing.T) {
 			}
 		}
 	}
-	url := serve(t, keyFirstPausing(db.service, between)).URL
-	stall := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
+	url := serve(t, keyFirstPausing(db.Service, between)).URL
+	stall := dbstall.Stall{Pool: db.Tester, Table: "items", Wait: 2 * time.Second}
 	var ex []client.Exchange
-	rep, err := stall.Fail(t.Context(), burstOf(t, 1, url, "k1", &ex))
+	rep, err := stall.Fail(t.Context(), racedb.Burst(t, 1, url, "k1", &ex))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestFailSparesABystanderBehindTheCall(t *testing.T) {
 	if !rep.Fired || ex[0].Err != nil || ex[0].Resp.StatusCode != 500 {
 		t.Errorf("report %+v, answer %v %v: want the call's own session ended (500)", rep, ex[0].Resp, ex[0].Err)
 	}
-	if n := db.count(t, "items", "bystander"); n != 1 {
+	if n := db.Count(t, "items", "bystander"); n != 1 {
 		t.Errorf("%d bystander rows, want 1", n)
 	}
 }

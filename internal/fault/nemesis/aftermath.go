@@ -1,10 +1,11 @@
-package fault
+package nemesis
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/process"
 )
@@ -58,7 +59,7 @@ func (p *planFaults) Exit(ctx context.Context, wait time.Duration) (process.Exit
 		return e, false, nil
 	}
 	if err := p.Service.Revive(ctx, e.Replica); err != nil {
-		return e, true, stoppedOr(ctx, fmt.Errorf("%w: starting again replica %d, which exited on its own: %w", ErrInfrastructure, e.Replica, err))
+		return e, true, stoppedOr(ctx, fmt.Errorf("%w: starting again replica %d, which exited on its own: %w", fault.ErrInfrastructure, e.Replica, err))
 	}
 	p.s.Restarted()
 	return e, true, nil
@@ -73,7 +74,7 @@ func (p *planFaults) reviveStray(ctx context.Context) error {
 			return nil
 		}
 		if err := p.Service.Revive(ctx, e.Replica); err != nil {
-			return stoppedOr(ctx, fmt.Errorf("%w: before the plan: starting again replica %d, which exited on its own: %w", ErrInfrastructure, e.Replica, err))
+			return stoppedOr(ctx, fmt.Errorf("%w: before the plan: starting again replica %d, which exited on its own: %w", fault.ErrInfrastructure, e.Replica, err))
 		}
 		p.s.Restarted()
 	}

@@ -1,4 +1,10 @@
-package fault
+// Package httpproxy is the fault proxy in front of a replica: a loopback
+// HTTP/1.1 proxy that loses, drops, doubles or delays the one exchange
+// whose request asks for it by Header, and reports whether that fault
+// fired. It knows nothing of plans or of the nemesis: package fault's
+// call faults send through it, and the session (package stress) starts
+// one per replica.
+package httpproxy
 
 import (
 	"bufio"
@@ -55,14 +61,14 @@ type Proxy struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	reports map[string]ProxyReport
+	reports map[string]Report
 	// failed is the proxy's own first failure since Failure last took it:
 	// a target it could not connect to.
 	failed error
 }
 
-// ProxyReport says what a fault did to one call.
-type ProxyReport struct {
+// Report says what a fault did to one call.
+type Report struct {
 	Fired bool
 	// Note says why it did not fire.
 	Note string
@@ -78,15 +84,15 @@ const defaultHold = time.Minute
 // exchange with the target, so that no connection is held forever.
 const exchangeTimeout = 2 * time.Minute
 
-// StartProxy listens on a free 127.0.0.1 port and forwards to target
+// Start listens on a free 127.0.0.1 port and forwards to target
 // ("host:port") until Close.
-func StartProxy(target string) (*Proxy, error) {
+func Start(target string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fault: proxy for %s: %w", target, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{ln: ln, target: target, ctx: ctx, cancel: cancel, reports: map[string]ProxyReport{}}
+	p := &Proxy{ln: ln, target: target, ctx: ctx, cancel: cancel, reports: map[string]Report{}}
 	p.wg.Go(p.accept)
 	return p, nil
 }
@@ -104,12 +110,36 @@ func (p *Proxy) Close() error {
 
 // Report returns, and forgets, what the fault of the call with token did;
 // false when no call with that token came through.
-func (p *Proxy) Report(token string) (ProxyReport, bool) {
+func (p *Proxy) Report(token string) (Report, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.reports[token]
 	delete(p.reports, token)
 	return r, ok
+}
+
+// reportWait bounds the wait for the proxy's report of a call's fault,
+// which it files once the exchange is over, maybe just after the client
+// saw its end.
+const reportWait = 5 * time.Second
+
+// Await waits, bounded by reportWait, for the report of the call with
+// token; false when none came, or the context ended first.
+func (p *Proxy) Await(ctx context.Context, token string) (Report, bool) {
+	deadline := time.Now().Add(reportWait)
+	for {
+		if rep, ok := p.Report(token); ok {
+			return rep, true
+		}
+		if time.Now().After(deadline) {
+			return Report{}, false
+		}
+		select {
+		case <-ctx.Done():
+			return Report{}, false
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 func (p *Proxy) accept() {
@@ -147,38 +177,38 @@ func (p *Proxy) serve(client net.Conn) {
 }
 
 // apply does the fault of kind to one exchange and says whether it fired.
-func (p *Proxy) apply(client net.Conn, kind string, req *http.Request, body []byte) ProxyReport {
+func (p *Proxy) apply(client net.Conn, kind string, req *http.Request, body []byte) Report {
 	switch kind {
 	case DropRequest:
-		return ProxyReport{Fired: true}
+		return Report{Fired: true}
 	case "", LoseReply, DoubleDelivery, Delay:
 	default:
 		answer(client, badGateway("unknown fault "+kind))
-		return ProxyReport{Note: "the proxy knows no fault " + kind}
+		return Report{Note: "the proxy knows no fault " + kind}
 	}
 	resp, err := p.forward(req, body)
 	if err != nil {
 		// The client sees what it would see without the proxy: a
 		// connection that ended without an answer.
-		return ProxyReport{Note: "the target did not answer"}
+		return Report{Note: "the target did not answer"}
 	}
 	switch kind {
 	case LoseReply:
-		return ProxyReport{Fired: true, Status: resp.StatusCode}
+		return Report{Fired: true, Status: resp.StatusCode}
 	case DoubleDelivery:
 		if _, err := p.forward(req, body); err != nil {
 			answer(client, resp)
-			return ProxyReport{Note: "the target did not answer the second delivery"}
+			return Report{Note: "the target did not answer the second delivery"}
 		}
 	case Delay:
 		if gaveUp(client, p.hold()) {
-			return ProxyReport{Fired: true}
+			return Report{Fired: true}
 		}
 		answer(client, resp)
-		return ProxyReport{Note: "the client did not give up while the answer was held"}
+		return Report{Note: "the client did not give up while the answer was held"}
 	}
 	answer(client, resp)
-	return ProxyReport{Fired: kind != ""}
+	return Report{Fired: kind != ""}
 }
 
 func (p *Proxy) hold() time.Duration {

@@ -1,4 +1,17 @@
-package fault
+// Package dbstall holds a call's database work where a fault needs it
+// held: Stall locks a table (LOCK TABLE … IN EXCLUSIVE MODE) while a
+// burst arrives, so that every request reaches its write before any of
+// them commits and a check-then-insert race happens every time instead
+// of now and then; Barrier does the same in the database proxy (package
+// pgproxy) without a lock, holding each call at its first write. On the
+// same lock, Fail ends the session of the one call waiting on it (a
+// db-error where no proxy stands), Overrun holds it past its lease and
+// lets its retry arrive (slow-original), and HoldAfter catches it at its
+// write to a second table (the key record) after the first. It knows
+// nothing of plans or fault kinds: package fault's faults and its nemesis
+// hold what they hold through it, and the session (package stress)
+// checks that each stall can hold its table.
+package dbstall
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package fault_test
+package dbstall_test
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/fault"
+	"github.com/idemstress/idemstress/internal/fault/dbstall"
+	"github.com/idemstress/idemstress/internal/testbed/racedb"
 )
 
 // completeAfterCommit claims its key (uitems) and writes its item in one
@@ -73,18 +74,18 @@ func TestHoldAfter(t *testing.T) {
 	}{
 		{"complete after commit", completeAfterCommit, true, 1},
 		{"record last in one transaction", recordLast, true, 0},
-		{"record claimed first", keyFirst, false, 0},
+		{"record claimed first", racedb.KeyFirst, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := newStallDB(t)
-			url := serve(t, tc.handler(db.service)).URL
-			items := fault.Stall{Pool: db.tester, Table: "items", Wait: 2 * time.Second}
-			keys := fault.Stall{Pool: db.tester, Table: "uitems", Wait: 2 * time.Second}
+			db := racedb.New(t)
+			url := serve(t, tc.handler(db.Service)).URL
+			items := dbstall.Stall{Pool: db.Tester, Table: "items", Wait: 2 * time.Second}
+			keys := dbstall.Stall{Pool: db.Tester, Table: "uitems", Wait: 2 * time.Second}
 			var ex []client.Exchange
 			committed := -1
 			rep, err := items.HoldAfter(t.Context(), keys, func(ctx context.Context, answered *atomic.Int64) {
-				burstOf(t, 1, url, "k1", &ex)(ctx, answered)
-			}, func() { committed = db.count(t, "items", "k1") })
+				racedb.Burst(t, 1, url, "k1", &ex)(ctx, answered)
+			}, func() { committed = db.Count(t, "items", "k1") })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestHoldAfter(t *testing.T) {
 			if tc.fired && committed != tc.committed {
 				t.Errorf("%d items committed while held, want %d", committed, tc.committed)
 			}
-			requireAnswered(t, ex)
+			racedb.RequireAnswered(t, ex)
 		})
 	}
 }
