@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemstress/idemstress/internal/logtail"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -23,7 +24,7 @@ func TestLogTail(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var forwarded strings.Builder
-			tail := process.NewTail(tailLines, &forwarded)
+			tail := logtail.New(tailLines, &forwarded)
 			for _, w := range tc.writes {
 				if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)

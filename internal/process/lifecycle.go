@@ -12,12 +12,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/logtail"
 )
 
 type replica struct {
 	index int
 	op    sync.Mutex // one Restart, Crash, Kill, Pause or Resume at a time
-	out   *Tail
+	out   *logtail.Tail
 	port  int
 	cur   *proc // the latest process started for this replica
 }
@@ -71,7 +73,7 @@ func (p *Service) startReplica(ctx context.Context, r *replica) error {
 		if err := pr.end(context.Background(), 0); err != nil {
 			return fmt.Errorf("process: replica %d: %w", r.index, err)
 		}
-		r.out.note("port %d was taken by another process; starting replica %d again on another port", port, r.index)
+		note(r.out, "port %d was taken by another process; starting replica %d again on another port", port, r.index)
 	}
 }
 
@@ -171,7 +173,7 @@ func (p *Service) claim(r *replica, reason string) (*proc, error) {
 func exitedOnItsOwn(r *replica, pr *proc) error {
 	pr.settle()
 	return fmt.Errorf("process: replica %d (pid %d, port %d) %w: %s%s",
-		r.index, pr.pid, pr.port, ErrExited, exitStatus(pr.err), r.out.tailSince(pr.mark))
+		r.index, pr.pid, pr.port, ErrExited, exitStatus(pr.err), tailSince(r.out, pr.mark))
 }
 
 func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Duration) error {
@@ -191,7 +193,7 @@ func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Du
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("process: replica %d: %s cancelled after stopping it (pid %d): %w", r.index, reason, pr.pid, err)
 	}
-	r.out.note("%s of replica %d: pid %d ended (%s); starting it again on port %d", reason, r.index, pr.pid, exitStatus(pr.err), pr.port)
+	note(r.out, "%s of replica %d: pid %d ended (%s); starting it again on port %d", reason, r.index, pr.pid, exitStatus(pr.err), pr.port)
 	next, err := p.launch(r, pr.port)
 	if err != nil {
 		return err
@@ -235,7 +237,7 @@ func (p *Service) up(ctx context.Context, r *replica) error {
 	case down && ending == "":
 		return exitedOnItsOwn(r, pr)
 	case down:
-		r.out.note("replica %d: pid %d was left down (%s); starting it again on port %d", r.index, pr.pid, ending, pr.port)
+		note(r.out, "replica %d: pid %d was left down (%s); starting it again on port %d", r.index, pr.pid, ending, pr.port)
 		next, err := p.launch(r, pr.port)
 		if err != nil {
 			return err

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/logtail"
 	"github.com/idemstress/idemstress/internal/redact"
 )
 
@@ -143,7 +144,7 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 		if spec.Log != "" {
 			log = prefixed(log, fmt.Sprintf("replica %d: ", i))
 		}
-		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, log)})
+		p.reps = append(p.reps, &replica{index: i, out: logtail.New(outputLines, log)})
 	}
 	err = p.startDependencies(ctx)
 	if err == nil {
@@ -314,7 +315,7 @@ func (p *Service) Kill(i int) error {
 	if err := pr.end(context.Background(), 0); err != nil {
 		return fmt.Errorf("process: replica %d: kill: %w", r.index, err)
 	}
-	r.out.note("kill of replica %d: pid %d ended (%s); down until it is started again", r.index, pr.pid, exitStatus(pr.err))
+	note(r.out, "kill of replica %d: pid %d ended (%s); down until it is started again", r.index, pr.pid, exitStatus(pr.err))
 	return nil
 }
 

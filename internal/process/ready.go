@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/logtail"
 )
 
 // pickPort returns a port that is free now and not one of ours.
@@ -32,7 +34,7 @@ func (p *Service) pickPort() (int, error) {
 
 // exitedForPort reports whether pr exited because its port was in use: it
 // says so, or the port is taken now.
-func exitedForPort(pr *proc, out *Tail) bool {
+func exitedForPort(pr *proc, out *logtail.Tail) bool {
 	if !pr.exited() {
 		return false
 	}
@@ -86,7 +88,7 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 			}
 			pr.settle()
 			return fmt.Errorf("process: replica %d (pid %d) exited before accepting connections on %s: %s%s",
-				r.index, pr.pid, addr, exitStatus(pr.err), r.out.tailSince(pr.mark))
+				r.index, pr.pid, addr, exitStatus(pr.err), tailSince(r.out, pr.mark))
 		case <-ctx.Done():
 			return fmt.Errorf("process: replica %d (pid %d): waiting for %s to accept connections: %w", r.index, pr.pid, addr, ctx.Err())
 		case <-deadline.C:
@@ -99,7 +101,7 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 			}
 			return fmt.Errorf("process: replica %d (pid %d) did not %s within %s "+
 				"(the command must listen on {port} or $PORT; raise process.ready_timeout if it starts slowly)%s",
-				r.index, pr.pid, what, p.spec.Ready, r.out.tailSince(pr.mark))
+				r.index, pr.pid, what, p.spec.Ready, tailSince(r.out, pr.mark))
 		case <-tick.C:
 		}
 	}
