@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/logtail"
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // TestLogTail checks the cluster's log as Start uses it: forwarded to
@@ -58,7 +58,7 @@ func TestNewerVersionDirFirst(t *testing.T) {
 // must do so here too.
 func TestUnsupportedOS(t *testing.T) {
 	err := error(unsupportedOS{goos: "windows"})
-	for _, target := range []error{ErrNoBinaries, process.ErrUnsupported} {
+	for _, target := range []error{ErrNoBinaries, procgroup.ErrUnsupported} {
 		if !errors.Is(err, target) {
 			t.Errorf("errors.Is(%v, %v) = false, want true", err, target)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 type replica struct {
@@ -103,8 +104,8 @@ func (p *Service) launch(r *replica, port int) (*proc, error) {
 	defer wr.Close() // the process group has its own copies
 	cmd.Stdout, cmd.Stderr = wr, wr
 	// A process group of its own, so that signals reach everything the
-	// command started; SysProcAttr says what else it sets up.
-	cmd.SysProcAttr = groupAttr()
+	// command started; procgroup.SysProcAttr says what else it sets up.
+	cmd.SysProcAttr = procgroup.Attr()
 
 	// Under p.mu so that Stop either sees this process or prevents it.
 	p.mu.Lock()
@@ -247,11 +248,11 @@ func (p *Service) up(ctx context.Context, r *replica) error {
 		return p.waitReady(ctx, r, pr)
 	}
 	// One left SIGSTOPped (a pause whose stop could not be confirmed) goes on.
-	signalGroup(pr.pid, sigCont)
+	procgroup.Send(pr.pid, procgroup.SigCont)
 	return nil
 }
 
-func (p *Service) signal(i int, sig groupSignal) error {
+func (p *Service) signal(i int, sig procgroup.Signal) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -268,17 +269,17 @@ func (p *Service) signal(i int, sig groupSignal) error {
 	if ending != "" {
 		return fmt.Errorf("process: replica %d (pid %d) is not running (ended by %s); Restart starts it again", r.index, pr.pid, ending)
 	}
-	if err := signalGroup(pr.pid, sig); err != nil {
+	if err := procgroup.Send(pr.pid, sig); err != nil {
 		return fmt.Errorf("process: replica %d: %v to process group %d: %w", r.index, sig, pr.pid, err)
 	}
-	if sig != sigStop {
+	if sig != procgroup.SigStop {
 		return nil
 	}
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	for !groupStopped(pr.pid) {
+	for !procgroup.Stopped(pr.pid) {
 		select {
 		case <-deadline.C:
 			return fmt.Errorf("process: replica %d: process group %d did not stop within %s of SIGSTOP", r.index, pr.pid, killWait)
@@ -293,8 +294,8 @@ func (p *Service) signal(i int, sig groupSignal) error {
 // It returns once the leader is reaped and no member of the group runs.
 func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	if grace > 0 && !pr.exited() {
-		signalGroup(pr.pid, sigTerm)
-		signalGroup(pr.pid, sigCont) // a paused group acts on SIGTERM only once continued
+		procgroup.Send(pr.pid, procgroup.SigTerm)
+		procgroup.Send(pr.pid, procgroup.SigCont) // a paused group acts on SIGTERM only once continued
 		t := time.NewTimer(grace)
 		select {
 		case <-pr.done:
@@ -305,7 +306,7 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	}
 	// Also after a graceful exit: a wrapper that exited may have left the
 	// real server or its children behind in the group.
-	signalGroup(pr.pid, sigKill)
+	procgroup.Send(pr.pid, procgroup.SigKill)
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	select {
@@ -315,13 +316,13 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for groupRunning(pr.pid) {
+	for procgroup.Running(pr.pid) {
 		select {
 		case <-deadline.C:
 			return fmt.Errorf("process group %d still runs %s after SIGKILL", pr.pid, killWait)
 		case <-tick.C:
 		}
-		signalGroup(pr.pid, sigKill)
+		procgroup.Send(pr.pid, procgroup.SigKill)
 	}
 	drain := time.NewTimer(outputDrain)
 	defer drain.Stop()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // pickPort returns a port that is free now and not one of ours.
@@ -107,16 +108,6 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 	}
 }
 
-// listener is who listens on a replica's port, as far as the OS tells.
-type listener int
-
-const (
-	listenerUnknown listener = iota // the OS cannot tell
-	listenerNone
-	listenerOurs
-	listenerForeign
-)
-
 type readiness int
 
 const (
@@ -141,7 +132,7 @@ func ready(ctx context.Context, addr string, pr *proc, client *http.Client, path
 	}
 	// The port was free when picked; whoever took it since and answers is
 	// not pr, and calls must not go there.
-	if whoListens(pr.pid, pr.port) == listenerForeign {
+	if procgroup.WhoListens(pr.pid, pr.port) == procgroup.ListenerForeign {
 		return readyForeign
 	}
 	if probe != nil && !probe(ctx, addr) {
