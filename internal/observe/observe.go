@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
 // ErrSchema marks a declared table or column that the database does not have.
@@ -45,14 +46,14 @@ type Observer struct {
 	mu sync.Mutex
 	// info is what the catalog says about each table, read once (nil
 	// until then).
-	info map[string]*tableInfo
+	info map[string]*access.TableInfo
 	// planMarks are the marks read by Begin, for the last maxPlanMarks
 	// namespaces, oldest first in planOrder.
-	planMarks map[model.Namespace]marks
+	planMarks map[model.Namespace]access.Marks
 	planOrder []model.Namespace
 	// latest are the marks the last Observe read in its own transaction
 	// (nil until one has): Begin takes them instead of reading its own.
-	latest marks
+	latest access.Marks
 	// runs are the runs whose baseline was taken, by prefix.
 	runs  map[model.Namespace]*runState
 	notes []string
@@ -66,7 +67,7 @@ const maxPlanMarks = 64
 // NewObserver returns an observer of the declared effects.
 func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
 	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second, StatementTimeout: 30 * time.Second,
-		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
+		planMarks: map[model.Namespace]access.Marks{}, runs: map[model.Namespace]*runState{}}
 }
 
 // DB is the pool the observer reads with.
@@ -161,7 +162,7 @@ func (o *Observer) tables(ctx context.Context, schema *string) string {
 // namespace: by a tenant or key with its prefix, by a tag inside it, or by
 // pointing at such a row. What it reads follows what the plan wrote when
 // the tables have the indexes Indexes names, and Begin was called before
-// the plan's first call (see access.go).
+// the plan's first call (see package access).
 func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snapshot, error) {
 	info := o.prepare(ctx)
 	batch, setup, next := o.readBatch(info, o.marksFor(ns), ns)
@@ -189,7 +190,7 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 // setup statements come before the effects' queries, and the query for
 // the marks of the plans that begin after this read (Begin), if one is
 // needed, queued after them.
-func (o *Observer) readBatch(info map[string]*tableInfo, m marks, ns model.Namespace) (*pgx.Batch, int, *marksQuery) {
+func (o *Observer) readBatch(info map[string]*access.TableInfo, m access.Marks, ns model.Namespace) (*pgx.Batch, int, *marksQuery) {
 	// The statements are the same for every plan, and what they read is a
 	// plan's worth of rows: plan them once. A custom plan (what PostgreSQL
 	// otherwise picks, its estimates for the namespace being far lower than
@@ -202,9 +203,9 @@ func (o *Observer) readBatch(info map[string]*tableInfo, m marks, ns model.Names
 	}
 	byTable := o.byTable()
 	for _, e := range o.effects {
-		f := newFinder(o.Contract, info, byTable, m, ns)
+		f := access.NewFinder(o.Contract, info, byTable, m, ns)
 		cols, _ := rowCols(e)
-		batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+		batch.Queue(access.RowsQuery(e, f, strings.Join(cols, ", ")), f.Vals()...)
 	}
 	next := o.marksRead(info, true)
 	if next != nil {
@@ -290,19 +291,19 @@ type marksQuery struct {
 // marksRead is the statement that reads max(mark column) of the tables
 // that have one (only of those whose rows are found by it, when needed is
 // set); nil when there are none.
-func (o *Observer) marksRead(info map[string]*tableInfo, needed bool) *marksQuery {
+func (o *Observer) marksRead(info map[string]*access.TableInfo, needed bool) *marksQuery {
 	q := &marksQuery{}
 	var cols []string
 	byTable := o.byTable()
 	for _, e := range o.effects {
 		t := info[e.Table]
 		// Any ASCII namespace gives the same answer.
-		f := newFinder(o.Contract, info, byTable, nil, "x-")
-		if t == nil || t.mark == nil || e.Query != "" || needed && !f.needsMark(e) {
+		f := access.NewFinder(o.Contract, info, byTable, nil, "x-")
+		if t == nil || t.Mark == nil || e.Query != "" || needed && !f.NeedsMark(e) {
 			continue
 		}
 		q.tables = append(q.tables, e.Table)
-		cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)::bigint", ident(t.mark.name), ident(e.Table)))
+		cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)::bigint", access.Ident(t.Mark.Name), access.Ident(e.Table)))
 	}
 	if len(q.tables) == 0 {
 		return nil
@@ -317,8 +318,8 @@ func (o *Observer) marksRead(info map[string]*tableInfo, needed bool) *marksQuer
 }
 
 // marks are the values the statement read, by table.
-func (q *marksQuery) marks() marks {
-	m := marks{}
+func (q *marksQuery) marks() access.Marks {
+	m := access.Marks{}
 	for i, t := range q.tables {
 		m[t] = q.vals[i]
 	}
@@ -327,7 +328,7 @@ func (q *marksQuery) marks() marks {
 
 // readMarks reads the marks of marksRead in a read-only transaction of
 // their own; nil when there are none.
-func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, needed bool) (marks, error) {
+func (o *Observer) readMarks(ctx context.Context, info map[string]*access.TableInfo, needed bool) (access.Marks, error) {
 	q := o.marksRead(info, needed)
 	if q == nil {
 		return nil, nil
@@ -346,7 +347,7 @@ func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, ne
 
 // marksFor returns the marks to observe ns with: its plan's, else its
 // run's, else none.
-func (o *Observer) marksFor(ns model.Namespace) marks {
+func (o *Observer) marksFor(ns model.Namespace) access.Marks {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if m, ok := o.planMarks[ns]; ok {
@@ -362,21 +363,21 @@ func (o *Observer) marksFor(ns model.Namespace) marks {
 
 // prepare reads the catalog once, for every effect table. A table it
 // cannot read is searched by scans, and Notes says why.
-func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
+func (o *Observer) prepare(ctx context.Context) map[string]*access.TableInfo {
 	o.mu.Lock()
 	if o.info != nil {
 		defer o.mu.Unlock()
 		return o.info
 	}
 	o.mu.Unlock()
-	info := map[string]*tableInfo{}
+	info := map[string]*access.TableInfo{}
 	var notes []string
 	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
 		for _, e := range o.effects {
 			if e.Query != "" {
 				continue
 			}
-			t, err := inspect(ctx, tx, e)
+			t, err := access.Inspect(ctx, tx, e)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.Table, err)
 			}
@@ -386,14 +387,14 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return map[string]*tableInfo{} // try again next time
+			return map[string]*access.TableInfo{} // try again next time
 		}
 		notes = append(notes, fmt.Sprintf("observer: reading the catalog failed (%v): every plan scans every effect table", err))
-		info = map[string]*tableInfo{}
+		info = map[string]*access.TableInfo{}
 	}
 	byTable := o.byTable()
 	for _, e := range o.effects {
-		if n := scanNote(o.Contract, e, info, byTable); n != "" {
+		if n := access.ScanNote(o.Contract, e, info, byTable); n != "" {
 			notes = append(notes, n)
 		}
 	}
@@ -404,6 +405,18 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 		o.notes = append(o.notes, notes...)
 	}
 	return o.info
+}
+
+// Indexes says, for each effect table, which index observation uses and
+// which one it would need. It reads the catalog only.
+func (o *Observer) Indexes(ctx context.Context) []access.IndexAdvice {
+	info := o.prepare(ctx)
+	byTable := o.byTable()
+	out := make([]access.IndexAdvice, 0, len(o.effects))
+	for _, e := range o.effects {
+		out = append(out, access.Advise(o.Contract, e, info, byTable))
+	}
+	return out
 }
 
 // Notes says where the observer had to do more than a plan's worth of
@@ -462,25 +475,7 @@ func text(col string) string {
 	if col == "" {
 		return "NULL"
 	}
-	return ident(col) + "::text"
-}
-
-// source is what an effect reads from: its table, or its query.
-func source(e model.Effect) string {
-	if e.Query != "" {
-		return "(" + e.Query + ") AS q"
-	}
-	return ident(e.Table)
-}
-
-// rowsQuery selects cols from the effect's rows in the namespace: one
-// SELECT per branch, under UNION ALL.
-func rowsQuery(e model.Effect, f *finder, cols string) string {
-	var parts []string
-	for _, b := range f.branches(e) {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))
-	}
-	return strings.Join(parts, "\nUNION ALL\n")
+	return access.Ident(col) + "::text"
 }
 
 // rowCols is what readRows selects: tenant, key, id, reference, tag and
@@ -549,9 +544,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// ident quotes a possibly schema-qualified name.
-func ident(name string) string {
-	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }
