@@ -22,6 +22,7 @@ import (
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/observe"
+	"github.com/idemstress/idemstress/internal/observe/access"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/process"
@@ -249,7 +250,7 @@ func (s *Session) Close() {
 
 // Indexes says, one line per effect table, which index its observation
 // uses or which one it would need (doctor prints them).
-func (s *Session) Indexes(ctx context.Context) []observe.IndexAdvice { return s.observer.Indexes(ctx) }
+func (s *Session) Indexes(ctx context.Context) []access.IndexAdvice { return s.observer.Indexes(ctx) }
 
 // DB is the pool that reads the effect tables.
 func (s *Session) DB() *pgxpool.Pool { return s.observer.DB() }

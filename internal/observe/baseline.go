@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
 // runState is what the baseline before a run keeps for the ones after.
@@ -20,7 +21,7 @@ type runState struct {
 	xmax uint64
 	// marks are the mark columns' values before the run: the run's rows
 	// are above them (see markColumn).
-	marks  marks
+	marks  access.Marks
 	before model.Baseline
 	// byContent are the tables fingerprinted by their content instead of
 	// by xmin (see Baseline).
@@ -105,7 +106,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 // runOf is the state of the run in prefix, and whether this is its first
 // baseline; a first one starts with the marks of where the run's rows
 // begin.
-func (o *Observer) runOf(ctx context.Context, info map[string]*tableInfo, prefix model.Namespace) (st *runState, first bool) {
+func (o *Observer) runOf(ctx context.Context, info map[string]*access.TableInfo, prefix model.Namespace) (st *runState, first bool) {
 	o.mu.Lock()
 	st = o.runs[prefix]
 	o.mu.Unlock()
@@ -118,7 +119,7 @@ func (o *Observer) runOf(ctx context.Context, info map[string]*tableInfo, prefix
 	}
 	st = &runState{marks: m, byContent: map[string]bool{}}
 	if st.marks == nil {
-		st.marks = marks{}
+		st.marks = access.Marks{}
 	}
 	return st, true
 }
@@ -180,7 +181,7 @@ func xid32(x uint64) string {
 type counting struct {
 	o       *Observer
 	tx      pgx.Tx
-	info    map[string]*tableInfo
+	info    map[string]*access.TableInfo
 	byTable map[string]model.Effect
 	prefix  model.Namespace
 	st      *runState
@@ -204,15 +205,15 @@ func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, 
 	if _, err := sp.Exec(ctx, "SET LOCAL statement_timeout = "+strconv.FormatInt(max(left.Milliseconds(), 1), 10)); err != nil {
 		return "", err
 	}
-	f := newFinder(c.o.Contract, c.info, c.byTable, c.st.marks, c.prefix)
+	f := access.NewFinder(c.o.Contract, c.info, c.byTable, c.st.marks, c.prefix)
 	t := c.info[e.Table]
-	if t == nil || !t.found || (t.kind != "r" && t.kind != "p" && t.kind != "m") {
+	if t == nil || !t.Found || (t.Kind != "r" && t.Kind != "p" && t.Kind != "m") {
 		c.st.byContent[e.Table] = true
 	}
 	if first && !c.st.byContent[e.Table] && c.st.xmax >= 1<<32 {
 		// Past the first epoch: are there xmins ahead of the next one?
 		var ahead bool
-		q := fmt.Sprintf("SELECT EXISTS (SELECT FROM %s WHERE age(xmin) < 0)", ident(e.Table))
+		q := fmt.Sprintf("SELECT EXISTS (SELECT FROM %s WHERE age(xmin) < 0)", access.Ident(e.Table))
 		if err := sp.QueryRow(ctx, q).Scan(&ahead); err != nil {
 			return "", err
 		}
@@ -239,10 +240,10 @@ func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, 
 // before counts the rows outside the prefix: all, less those inside, found
 // as Observe finds them. (There are none inside yet: the prefix is the
 // run's own, drawn at random.)
-func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
+func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
 	var total, inside int64
-	q := fmt.Sprintf("SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM (%s) AS inside)", ident(e.Table), rowsQuery(e, f, "1"))
-	if err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&total, &inside); err != nil {
+	q := fmt.Sprintf("SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM (%s) AS inside)", access.Ident(e.Table), access.RowsQuery(e, f, "1"))
+	if err := tx.QueryRow(ctx, q, f.Vals()...).Scan(&total, &inside); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%d rows", total-inside), nil
@@ -250,28 +251,28 @@ func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *fin
 
 // after counts the rows outside the prefix, and the row versions outside
 // it committed since the baseline before the run.
-func (c *counting) after(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
+func (c *counting) after(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
 	recent := c.recent(f)
-	exact := f.inNamespace(e)
+	exact := f.InNamespace(e)
 	if e.Join != nil && c.missed[e.Join.Table] {
 		// Rows of the run that the marks missed in the joined table: the
 		// rows pointing at them are inside too. Found by one more pass over
 		// that table, only in this case. (Unqualified, the subquery's
 		// columns and xmin are its table's.)
 		ref := c.byTable[e.Join.Table]
-		col, refID := f.joinCols(e)
-		exact = fmt.Sprintf("(%s OR %s IN (SELECT %s FROM %s WHERE %s AND %s))", exact, col, refID, ident(ref.Table), recent, f.inNamespace(ref))
+		col, refID := f.JoinCols(e)
+		exact = fmt.Sprintf("(%s OR %s IN (SELECT %s FROM %s WHERE %s AND %s))", exact, col, refID, access.Ident(ref.Table), recent, f.InNamespace(ref))
 	}
 	// One pass: each recent row adds 1 when outside, 2^32 when inside.
 	var total, sum, inside, recentFound int64
 	q := fmt.Sprintf(`SELECT count(*), coalesce(sum(CASE WHEN %[2]s THEN CASE WHEN coalesce(%[3]s, false) THEN 4294967296 ELSE 1 END ELSE 0 END), 0) FROM %[1]s`,
-		ident(e.Table), recent, exact)
-	if err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&total, &sum); err != nil {
+		access.Ident(e.Table), recent, exact)
+	if err := tx.QueryRow(ctx, q, f.Vals()...).Scan(&total, &sum); err != nil {
 		return "", err
 	}
 	recentOutside, recentInside := sum&(1<<32-1), sum>>32
-	q = fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE recent) FROM (%s) AS inside", rowsQuery(e, f, recent+" AS recent"))
-	if err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&inside, &recentFound); err != nil {
+	q = fmt.Sprintf("SELECT count(*), count(*) FILTER (WHERE recent) FROM (%s) AS inside", access.RowsQuery(e, f, recent+" AS recent"))
+	if err := tx.QueryRow(ctx, q, f.Vals()...).Scan(&inside, &recentFound); err != nil {
 		return "", err
 	}
 	if n := recentInside - recentFound; n > 0 {
@@ -302,7 +303,7 @@ var maxListed uint64 = 1 << 16
 // same for every row of this transaction, so xmin >= st.xmax exactly when
 // 0 <= age(xmin) <= c.age; the mask makes a negative age (an xmin "ahead",
 // frozen long ago) large, so that one call of age() per row decides.
-func (c *counting) recent(f *finder) string {
+func (c *counting) recent(f *access.Finder) string {
 	if n := c.xmax - c.st.xmax; c.xmax >= c.st.xmax && n <= maxListed {
 		xids := make([]uint32, 0, n)
 		for x := c.st.xmax; x < c.xmax; x++ {
@@ -312,18 +313,18 @@ func (c *counting) recent(f *finder) string {
 		}
 		// A typed array parameter becomes a constant of the (custom) plan,
 		// which PostgreSQL then looks rows up in by hash.
-		return fmt.Sprintf("xmin = ANY(%s::xid[])", f.a.add("xids", xids))
+		return fmt.Sprintf("xmin = ANY(%s::xid[])", f.Add("xids", xids))
 	}
-	return fmt.Sprintf("(age(xmin)::bigint & 4294967295) <= %s", f.a.add("age", c.age))
+	return fmt.Sprintf("(age(xmin)::bigint & 4294967295) <= %s", f.Add("age", c.age))
 }
 
 // byContent fingerprints the rows outside the prefix by their content: a
 // count and a sum of row hashes, in one pass, in any order. It sees a row
 // changed to other values, added or removed, not one rewritten as it was.
-func byContent(ctx context.Context, tx pgx.Tx, e model.Effect, f *finder) (string, error) {
+func byContent(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
 	q := fmt.Sprintf(`SELECT count(*)::text || ' rows, content ' || coalesce(sum(hashtext(t::text)), 0)::text
-		FROM %s AS t WHERE NOT coalesce((%s), false)`, ident(e.Table), f.inNamespace(e))
+		FROM %s AS t WHERE NOT coalesce((%s), false)`, access.Ident(e.Table), f.InNamespace(e))
 	var fp string
-	err := tx.QueryRow(ctx, q, f.a.vals...).Scan(&fp)
+	err := tx.QueryRow(ctx, q, f.Vals()...).Scan(&fp)
 	return fp, err
 }

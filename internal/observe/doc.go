@@ -11,7 +11,11 @@
 //     tables and columns against information_schema ([ErrSchema]);
 //     [Observer.Begin] and [Observer.Observe] read a namespace's rows;
 //     [Observer.Baseline] fingerprints the rows outside a run's prefix.
-//   - [Observer.Indexes] and [IndexAdvice]: the index a contract's reads
-//     need on each table (doctor prints them); [Observer.Notes] says which
-//     reads fell back to a scan.
+//   - [Observer.Indexes] and [access.IndexAdvice]: the index a contract's
+//     reads need on each table (doctor prints them); [Observer.Notes] says
+//     which reads fell back to a scan.
+//
+// How a namespace's rows are found, and what the catalog says about each
+// table, is package access: this package runs its queries, keeps the marks
+// of where each plan's and run's rows begin, and takes the baseline.
 package observe

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
 // Query is one statement Observe runs, with its arguments.
@@ -20,15 +21,12 @@ func ObserveQueries(ctx context.Context, o *Observer, ns model.Namespace) map[st
 	m := o.marksFor(ns)
 	out := map[string]Query{}
 	for _, e := range o.effects {
-		f := newFinder(o.Contract, info, o.byTable(), m, ns)
+		f := access.NewFinder(o.Contract, info, o.byTable(), m, ns)
 		cols, _ := rowCols(e)
-		out[e.Table] = Query{SQL: rowsQuery(e, f, strings.Join(cols, ", ")), Args: f.a.vals}
+		out[e.Table] = Query{SQL: access.RowsQuery(e, f, strings.Join(cols, ", ")), Args: f.Vals()}
 	}
 	return out
 }
-
-// Successor is successor, for its test.
-var Successor = successor
 
 // ListRunTransactions sets whether Baseline lists a run's transactions
 // (or compares age()), for the test of each way; it returns the undo.

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
 // ErrSchema marks a declared table or column that the database does not have.
@@ -45,14 +46,14 @@ type Observer struct {
 	mu sync.Mutex
 	// info is what the catalog says about each table, read once (nil
 	// until then).
-	info map[string]*tableInfo
+	info map[string]*access.TableInfo
 	// planMarks are the marks read by Begin, for the last maxPlanMarks
 	// namespaces, oldest first in planOrder.
-	planMarks map[model.Namespace]marks
+	planMarks map[model.Namespace]access.Marks
 	planOrder []model.Namespace
 	// latest are the marks the last Observe read in its own transaction
 	// (nil until one has): Begin takes them instead of reading its own.
-	latest marks
+	latest access.Marks
 	// runs are the runs whose baseline was taken, by prefix.
 	runs  map[model.Namespace]*runState
 	notes []string
@@ -66,102 +67,17 @@ const maxPlanMarks = 64
 // NewObserver returns an observer of the declared effects.
 func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
 	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second, StatementTimeout: 30 * time.Second,
-		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
+		planMarks: map[model.Namespace]access.Marks{}, runs: map[model.Namespace]*runState{}}
 }
 
 // DB is the pool the observer reads with.
 func (o *Observer) DB() *pgxpool.Pool { return o.pool }
 
-// Validate checks that every declared table and column exists, and says
-// what exists instead when one does not.
-func (o *Observer) Validate(ctx context.Context) error {
-	for i, e := range o.effects {
-		cols, err := o.columns(ctx, i, e)
-		if err != nil {
-			return err
-		}
-		named := map[string]string{"tenant": e.Tenant, "key": e.Key, "id": e.ID, "tag": e.Tag}
-		if e.References != nil {
-			named["references.column"] = e.References.Column
-		}
-		if e.Join != nil {
-			named["join.column"] = e.Join.Column
-		}
-		for col := range e.Fields {
-			named["fields."+col] = col
-		}
-		what := fmt.Sprintf("table %q", e.Table)
-		if e.Query != "" {
-			what = fmt.Sprintf("the result of query %q", e.Table)
-		}
-		for _, field := range sortedKeys(named) {
-			col := named[field]
-			if col != "" && !slices.Contains(cols, col) {
-				return fmt.Errorf("%w: effects[%d].%s: column %q not found in %s (columns: %s)", ErrSchema, i, field, col, what, strings.Join(cols, ", "))
-			}
-		}
-	}
-	return nil
-}
-
-// columns lists the columns of an effect's table, or of its query's result.
-func (o *Observer) columns(ctx context.Context, i int, e model.Effect) ([]string, error) {
-	if e.Query != "" {
-		// The user's SQL, even to learn its columns, runs read-only.
-		var cols []string
-		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
-			rows, err := tx.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
-			if err != nil {
-				return err
-			}
-			for _, f := range rows.FieldDescriptions() {
-				cols = append(cols, f.Name)
-			}
-			rows.Close()
-			return rows.Err()
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%w: effects[%d].query (%s): %v", ErrSchema, i, e.Table, err)
-		}
-		return cols, nil
-	}
-	schema, table := splitName(e.Table)
-	rows, err := o.pool.Query(ctx, `SELECT column_name::text FROM information_schema.columns
-		WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2 ORDER BY ordinal_position`, schema, table)
-	var cols []string
-	if err == nil {
-		cols, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	}
-	if err != nil {
-		return nil, fmt.Errorf("effects[%d] (%s): reading its columns from information_schema: %w", i, e.Table, err)
-	}
-	if len(cols) == 0 {
-		return nil, fmt.Errorf("%w: effects[%d].table: table %q not found or not readable (tables: %s)", ErrSchema, i, e.Table, o.tables(ctx, schema))
-	}
-	return cols, nil
-}
-
-func (o *Observer) tables(ctx context.Context, schema *string) string {
-	rows, err := o.pool.Query(ctx, `SELECT table_name::text FROM information_schema.tables
-		WHERE table_schema = coalesce($1, current_schema()) ORDER BY table_name`, schema)
-	if err != nil {
-		return "unknown: " + err.Error()
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return "unknown: " + err.Error()
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
 // Observe reads every row of every effect table that belongs to the
 // namespace: by a tenant or key with its prefix, by a tag inside it, or by
 // pointing at such a row. What it reads follows what the plan wrote when
 // the tables have the indexes Indexes names, and Begin was called before
-// the plan's first call (see access.go).
+// the plan's first call (see package access).
 func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snapshot, error) {
 	info := o.prepare(ctx)
 	batch, setup, next := o.readBatch(info, o.marksFor(ns), ns)
@@ -189,7 +105,7 @@ func (o *Observer) Observe(ctx context.Context, ns model.Namespace) (model.Snaps
 // setup statements come before the effects' queries, and the query for
 // the marks of the plans that begin after this read (Begin), if one is
 // needed, queued after them.
-func (o *Observer) readBatch(info map[string]*tableInfo, m marks, ns model.Namespace) (*pgx.Batch, int, *marksQuery) {
+func (o *Observer) readBatch(info map[string]*access.TableInfo, m access.Marks, ns model.Namespace) (*pgx.Batch, int, *marksQuery) {
 	// The statements are the same for every plan, and what they read is a
 	// plan's worth of rows: plan them once. A custom plan (what PostgreSQL
 	// otherwise picks, its estimates for the namespace being far lower than
@@ -202,9 +118,9 @@ func (o *Observer) readBatch(info map[string]*tableInfo, m marks, ns model.Names
 	}
 	byTable := o.byTable()
 	for _, e := range o.effects {
-		f := newFinder(o.Contract, info, byTable, m, ns)
+		f := access.NewFinder(o.Contract, info, byTable, m, ns)
 		cols, _ := rowCols(e)
-		batch.Queue(rowsQuery(e, f, strings.Join(cols, ", ")), f.a.vals...)
+		batch.Queue(access.RowsQuery(e, f, strings.Join(cols, ", ")), f.Vals()...)
 	}
 	next := o.marksRead(info, true)
 	if next != nil {
@@ -242,141 +158,23 @@ func (o *Observer) readSnapshot(br pgx.BatchResults, setup int, next *marksQuery
 	return snap, nil
 }
 
-// Begin marks where a plan's rows will begin: for every table whose rows
-// are found by a mark (see markColumn), the greatest id there before the
-// plan in namespace ns makes its first call. Observe(ns) then reads only
-// the rows written since. Without Begin, Observe uses the marks of the run
-// ns belongs to (taken by Baseline), or searches whole tables: more
-// reading, the same rows. Begin never fails: when the marks cannot be
-// read, Observe falls back the same way.
-//
-// Every Observe reads the marks too, at the end of its transaction: those
-// were read before Begin is called, so before the plan's first call, and
-// are as good a mark for it. Begin takes the latest of them and costs no
-// round trip; it reads its own only before the first Observe. (A mark
-// read earlier than need be only means reading a few more rows, of other
-// namespaces, which the namespace's condition then leaves out.)
-func (o *Observer) Begin(ctx context.Context, ns model.Namespace) {
-	o.mu.Lock()
-	m := o.latest
-	o.mu.Unlock()
-	if m == nil {
-		var err error
-		if m, err = o.readMarks(ctx, o.prepare(ctx), true); err != nil || m == nil {
-			return
-		}
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, ok := o.planMarks[ns]; !ok {
-		o.planOrder = append(o.planOrder, ns)
-	}
-	o.planMarks[ns] = m
-	for len(o.planOrder) > maxPlanMarks {
-		delete(o.planMarks, o.planOrder[0])
-		o.planOrder = o.planOrder[1:]
-	}
-}
-
-// marksQuery is the statement that reads the marks of the tables whose
-// rows are found by one, and where its row goes.
-type marksQuery struct {
-	tables []string
-	sql    string
-	vals   []*int64
-	dest   []any
-}
-
-// marksRead is the statement that reads max(mark column) of the tables
-// that have one (only of those whose rows are found by it, when needed is
-// set); nil when there are none.
-func (o *Observer) marksRead(info map[string]*tableInfo, needed bool) *marksQuery {
-	q := &marksQuery{}
-	var cols []string
-	byTable := o.byTable()
-	for _, e := range o.effects {
-		t := info[e.Table]
-		// Any ASCII namespace gives the same answer.
-		f := newFinder(o.Contract, info, byTable, nil, "x-")
-		if t == nil || t.mark == nil || e.Query != "" || needed && !f.needsMark(e) {
-			continue
-		}
-		q.tables = append(q.tables, e.Table)
-		cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)::bigint", ident(t.mark.name), ident(e.Table)))
-	}
-	if len(q.tables) == 0 {
-		return nil
-	}
-	q.sql = "SELECT " + strings.Join(cols, ", ")
-	q.vals = make([]*int64, len(q.tables))
-	q.dest = make([]any, len(q.tables))
-	for i := range q.vals {
-		q.dest[i] = &q.vals[i]
-	}
-	return q
-}
-
-// marks are the values the statement read, by table.
-func (q *marksQuery) marks() marks {
-	m := marks{}
-	for i, t := range q.tables {
-		m[t] = q.vals[i]
-	}
-	return m
-}
-
-// readMarks reads the marks of marksRead in a read-only transaction of
-// their own; nil when there are none.
-func (o *Observer) readMarks(ctx context.Context, info map[string]*tableInfo, needed bool) (marks, error) {
-	q := o.marksRead(info, needed)
-	if q == nil {
-		return nil, nil
-	}
-	// One round trip: the transaction's statements pipelined. A connection
-	// left in the transaction by an error is closed by the pool, not reused.
-	batch := &pgx.Batch{}
-	batch.Queue(beginReadOnly)
-	batch.Queue(q.sql).QueryRow(func(row pgx.Row) error { return row.Scan(q.dest...) })
-	batch.Queue("COMMIT")
-	if err := o.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, fmt.Errorf("observer: reading the marks: %w", err)
-	}
-	return q.marks(), nil
-}
-
-// marksFor returns the marks to observe ns with: its plan's, else its
-// run's, else none.
-func (o *Observer) marksFor(ns model.Namespace) marks {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if m, ok := o.planMarks[ns]; ok {
-		return m
-	}
-	for prefix, r := range o.runs {
-		if strings.HasPrefix(string(ns), string(prefix)) {
-			return r.marks
-		}
-	}
-	return nil
-}
-
 // prepare reads the catalog once, for every effect table. A table it
 // cannot read is searched by scans, and Notes says why.
-func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
+func (o *Observer) prepare(ctx context.Context) map[string]*access.TableInfo {
 	o.mu.Lock()
 	if o.info != nil {
 		defer o.mu.Unlock()
 		return o.info
 	}
 	o.mu.Unlock()
-	info := map[string]*tableInfo{}
+	info := map[string]*access.TableInfo{}
 	var notes []string
 	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
 		for _, e := range o.effects {
 			if e.Query != "" {
 				continue
 			}
-			t, err := inspect(ctx, tx, e)
+			t, err := access.Inspect(ctx, tx, e)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.Table, err)
 			}
@@ -386,14 +184,14 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return map[string]*tableInfo{} // try again next time
+			return map[string]*access.TableInfo{} // try again next time
 		}
 		notes = append(notes, fmt.Sprintf("observer: reading the catalog failed (%v): every plan scans every effect table", err))
-		info = map[string]*tableInfo{}
+		info = map[string]*access.TableInfo{}
 	}
 	byTable := o.byTable()
 	for _, e := range o.effects {
-		if n := scanNote(o.Contract, e, info, byTable); n != "" {
+		if n := access.ScanNote(o.Contract, e, info, byTable); n != "" {
 			notes = append(notes, n)
 		}
 	}
@@ -404,6 +202,18 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 		o.notes = append(o.notes, notes...)
 	}
 	return o.info
+}
+
+// Indexes says, for each effect table, which index observation uses and
+// which one it would need. It reads the catalog only.
+func (o *Observer) Indexes(ctx context.Context) []access.IndexAdvice {
+	info := o.prepare(ctx)
+	byTable := o.byTable()
+	out := make([]access.IndexAdvice, 0, len(o.effects))
+	for _, e := range o.effects {
+		out = append(out, access.Advise(o.Contract, e, info, byTable))
+	}
+	return out
 }
 
 // Notes says where the observer had to do more than a plan's worth of
@@ -462,25 +272,7 @@ func text(col string) string {
 	if col == "" {
 		return "NULL"
 	}
-	return ident(col) + "::text"
-}
-
-// source is what an effect reads from: its table, or its query.
-func source(e model.Effect) string {
-	if e.Query != "" {
-		return "(" + e.Query + ") AS q"
-	}
-	return ident(e.Table)
-}
-
-// rowsQuery selects cols from the effect's rows in the namespace: one
-// SELECT per branch, under UNION ALL.
-func rowsQuery(e model.Effect, f *finder, cols string) string {
-	var parts []string
-	for _, b := range f.branches(e) {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))
-	}
-	return strings.Join(parts, "\nUNION ALL\n")
+	return access.Ident(col) + "::text"
 }
 
 // rowCols is what readRows selects: tenant, key, id, reference, tag and
@@ -534,14 +326,6 @@ func readRows(br pgx.BatchResults, e model.Effect) ([]model.Row, error) {
 	return out, rows.Err()
 }
 
-func splitName(name string) (*string, string) {
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		schema := name[:i]
-		return &schema, name[i+1:]
-	}
-	return nil, name
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -549,9 +333,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// ident quotes a possibly schema-qualified name.
-func ident(name string) string {
-	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }

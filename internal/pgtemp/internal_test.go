@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // TestLogTail checks the cluster's log as Start uses it: forwarded to
@@ -23,7 +24,7 @@ func TestLogTail(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var forwarded strings.Builder
-			tail := process.NewTail(tailLines, &forwarded)
+			tail := logtail.New(tailLines, &forwarded)
 			for _, w := range tc.writes {
 				if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
@@ -57,7 +58,7 @@ func TestNewerVersionDirFirst(t *testing.T) {
 // must do so here too.
 func TestUnsupportedOS(t *testing.T) {
 	err := error(unsupportedOS{goos: "windows"})
-	for _, target := range []error{ErrNoBinaries, process.ErrUnsupported} {
+	for _, target := range []error{ErrNoBinaries, procgroup.ErrUnsupported} {
 		if !errors.Is(err, target) {
 			t.Errorf("errors.Is(%v, %v) = false, want true", err, target)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/pgtemp"
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // TestStartUnsupported checks that where pgtemp cannot run PostgreSQL,
@@ -22,8 +22,8 @@ func TestStartUnsupported(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv(pgtemp.BinDirEnv, t.TempDir())
 	c, err := pgtemp.Start(context.Background(), pgtemp.Options{})
-	if c != nil || !errors.Is(err, pgtemp.ErrNoBinaries) || !errors.Is(err, process.ErrUnsupported) {
-		t.Fatalf("Start = %v, %v; want nil and an error wrapping ErrNoBinaries and process.ErrUnsupported", c, err)
+	if c != nil || !errors.Is(err, pgtemp.ErrNoBinaries) || !errors.Is(err, procgroup.ErrUnsupported) {
+		t.Fatalf("Start = %v, %v; want nil and an error wrapping ErrNoBinaries and procgroup.ErrUnsupported", c, err)
 	}
 	if !strings.Contains(err.Error(), "not supported on "+runtime.GOOS) {
 		t.Errorf("error %q does not name %s", err, runtime.GOOS)

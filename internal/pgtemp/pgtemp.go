@@ -23,7 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/logtail"
 )
 
 const (
@@ -54,7 +54,7 @@ type Options struct {
 type Cluster struct {
 	dir  string
 	port int
-	log  *process.Tail
+	log  *logtail.Tail
 	srv  *server // nil until a postmaster is running
 
 	closed    atomic.Bool
@@ -95,7 +95,7 @@ func start(ctx context.Context, opts Options, pickPort func() (int, error)) (_ *
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, log: process.NewTail(tailLines, opts.Log)}
+	c := &Cluster{dir: dir, log: logtail.New(tailLines, opts.Log)}
 	defer func() {
 		if err != nil {
 			if cerr := c.Close(); cerr != nil {
@@ -212,7 +212,7 @@ func (c *Cluster) boot(ctx context.Context, postgres, dataDir, sockDir string, c
 var errPortTaken = errors.New("port already in use")
 
 // initdb creates the cluster; as a short-lived child it may be bound to ctx.
-func initdb(ctx context.Context, binDir, dataDir string, cred *osUser, log *process.Tail) error {
+func initdb(ctx context.Context, binDir, dataDir string, cred *osUser, log *logtail.Tail) error {
 	path := filepath.Join(binDir, "initdb")
 	cmd := exec.CommandContext(ctx, path,
 		"-D", dataDir,

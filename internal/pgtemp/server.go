@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/logtail"
 )
 
 const (
@@ -33,7 +33,7 @@ type server struct {
 
 // startServer starts postgres in the background. Its lifetime is governed
 // by stop, not by any context: a Start context must not outlive Start.
-func startServer(path string, args []string, cred *osUser, dir string, log *process.Tail) (*server, error) {
+func startServer(path string, args []string, cred *osUser, dir string, log *logtail.Tail) (*server, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
 	cmd.Stdout = log

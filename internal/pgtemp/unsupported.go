@@ -1,11 +1,11 @@
 package pgtemp
 
-import "github.com/idemstress/idemstress/internal/process"
+import "github.com/idemstress/idemstress/internal/procgroup"
 
 // unsupportedOS is Start's error on a system where pgtemp cannot run
 // PostgreSQL as a child (no process groups or POSIX signals). It matches
 // ErrNoBinaries, so that callers offer an existing server as they do when
-// the binaries are missing, and process.ErrUnsupported.
+// the binaries are missing, and procgroup.ErrUnsupported.
 type unsupportedOS struct{ goos string }
 
 func (e unsupportedOS) Error() string {
@@ -13,4 +13,4 @@ func (e unsupportedOS) Error() string {
 		" (Linux and other Unix systems only): pass --database-url or set DATABASE_URL to use an existing server"
 }
 
-func (e unsupportedOS) Unwrap() []error { return []error{ErrNoBinaries, process.ErrUnsupported} }
+func (e unsupportedOS) Unwrap() []error { return []error{ErrNoBinaries, procgroup.ErrUnsupported} }

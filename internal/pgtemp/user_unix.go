@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // osUser is the OS user initdb and postgres run as; nil is the current user.
@@ -52,8 +52,8 @@ func chownTo(path string, cred *osUser) error {
 }
 
 // procAttr runs a child as cred in a process group of its own, which
-// process.SysProcAttr explains.
-func procAttr(cred *osUser) *syscall.SysProcAttr { return process.SysProcAttr(cred) }
+// procgroup.SysProcAttr explains.
+func procAttr(cred *osUser) *syscall.SysProcAttr { return procgroup.SysProcAttr(cred) }
 
 // killGroup SIGKILLs the process group pid leads: initdb runs postgres in
 // bootstrap mode as a child of its own, which must not outlive it.

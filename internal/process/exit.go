@@ -73,7 +73,7 @@ func (p *Service) Revive(ctx context.Context, i int) error {
 	case ending != "":
 		return fmt.Errorf("process: replica %d (pid %d) was ended by %s, not on its own; Up starts it again", r.index, pr.pid, ending)
 	}
-	r.out.note("replica %d: pid %d exited on its own (%s); starting it again on port %d", r.index, pr.pid, exitStatus(pr.err), pr.port)
+	note(r.out, "replica %d: pid %d exited on its own (%s); starting it again on port %d", r.index, pr.pid, exitStatus(pr.err), pr.port)
 	next, err := p.launch(r, pr.port)
 	if err != nil {
 		return err

@@ -12,12 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 type replica struct {
 	index int
 	op    sync.Mutex // one Restart, Crash, Kill, Pause or Resume at a time
-	out   *Tail
+	out   *logtail.Tail
 	port  int
 	cur   *proc // the latest process started for this replica
 }
@@ -71,7 +74,7 @@ func (p *Service) startReplica(ctx context.Context, r *replica) error {
 		if err := pr.end(context.Background(), 0); err != nil {
 			return fmt.Errorf("process: replica %d: %w", r.index, err)
 		}
-		r.out.note("port %d was taken by another process; starting replica %d again on another port", port, r.index)
+		note(r.out, "port %d was taken by another process; starting replica %d again on another port", port, r.index)
 	}
 }
 
@@ -101,8 +104,8 @@ func (p *Service) launch(r *replica, port int) (*proc, error) {
 	defer wr.Close() // the process group has its own copies
 	cmd.Stdout, cmd.Stderr = wr, wr
 	// A process group of its own, so that signals reach everything the
-	// command started; SysProcAttr says what else it sets up.
-	cmd.SysProcAttr = groupAttr()
+	// command started; procgroup.SysProcAttr says what else it sets up.
+	cmd.SysProcAttr = procgroup.Attr()
 
 	// Under p.mu so that Stop either sees this process or prevents it.
 	p.mu.Lock()
@@ -171,7 +174,7 @@ func (p *Service) claim(r *replica, reason string) (*proc, error) {
 func exitedOnItsOwn(r *replica, pr *proc) error {
 	pr.settle()
 	return fmt.Errorf("process: replica %d (pid %d, port %d) %w: %s%s",
-		r.index, pr.pid, pr.port, ErrExited, exitStatus(pr.err), r.out.tailSince(pr.mark))
+		r.index, pr.pid, pr.port, ErrExited, exitStatus(pr.err), tailSince(r.out, pr.mark))
 }
 
 func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Duration) error {
@@ -191,7 +194,7 @@ func (p *Service) cycle(ctx context.Context, i int, reason string, grace time.Du
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("process: replica %d: %s cancelled after stopping it (pid %d): %w", r.index, reason, pr.pid, err)
 	}
-	r.out.note("%s of replica %d: pid %d ended (%s); starting it again on port %d", reason, r.index, pr.pid, exitStatus(pr.err), pr.port)
+	note(r.out, "%s of replica %d: pid %d ended (%s); starting it again on port %d", reason, r.index, pr.pid, exitStatus(pr.err), pr.port)
 	next, err := p.launch(r, pr.port)
 	if err != nil {
 		return err
@@ -235,7 +238,7 @@ func (p *Service) up(ctx context.Context, r *replica) error {
 	case down && ending == "":
 		return exitedOnItsOwn(r, pr)
 	case down:
-		r.out.note("replica %d: pid %d was left down (%s); starting it again on port %d", r.index, pr.pid, ending, pr.port)
+		note(r.out, "replica %d: pid %d was left down (%s); starting it again on port %d", r.index, pr.pid, ending, pr.port)
 		next, err := p.launch(r, pr.port)
 		if err != nil {
 			return err
@@ -245,11 +248,11 @@ func (p *Service) up(ctx context.Context, r *replica) error {
 		return p.waitReady(ctx, r, pr)
 	}
 	// One left SIGSTOPped (a pause whose stop could not be confirmed) goes on.
-	signalGroup(pr.pid, sigCont)
+	procgroup.Send(pr.pid, procgroup.SigCont)
 	return nil
 }
 
-func (p *Service) signal(i int, sig groupSignal) error {
+func (p *Service) signal(i int, sig procgroup.Signal) error {
 	r, err := p.replica(i)
 	if err != nil {
 		return err
@@ -266,17 +269,17 @@ func (p *Service) signal(i int, sig groupSignal) error {
 	if ending != "" {
 		return fmt.Errorf("process: replica %d (pid %d) is not running (ended by %s); Restart starts it again", r.index, pr.pid, ending)
 	}
-	if err := signalGroup(pr.pid, sig); err != nil {
+	if err := procgroup.Send(pr.pid, sig); err != nil {
 		return fmt.Errorf("process: replica %d: %v to process group %d: %w", r.index, sig, pr.pid, err)
 	}
-	if sig != sigStop {
+	if sig != procgroup.SigStop {
 		return nil
 	}
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	for !groupStopped(pr.pid) {
+	for !procgroup.Stopped(pr.pid) {
 		select {
 		case <-deadline.C:
 			return fmt.Errorf("process: replica %d: process group %d did not stop within %s of SIGSTOP", r.index, pr.pid, killWait)
@@ -291,8 +294,8 @@ func (p *Service) signal(i int, sig groupSignal) error {
 // It returns once the leader is reaped and no member of the group runs.
 func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	if grace > 0 && !pr.exited() {
-		signalGroup(pr.pid, sigTerm)
-		signalGroup(pr.pid, sigCont) // a paused group acts on SIGTERM only once continued
+		procgroup.Send(pr.pid, procgroup.SigTerm)
+		procgroup.Send(pr.pid, procgroup.SigCont) // a paused group acts on SIGTERM only once continued
 		t := time.NewTimer(grace)
 		select {
 		case <-pr.done:
@@ -303,7 +306,7 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	}
 	// Also after a graceful exit: a wrapper that exited may have left the
 	// real server or its children behind in the group.
-	signalGroup(pr.pid, sigKill)
+	procgroup.Send(pr.pid, procgroup.SigKill)
 	deadline := time.NewTimer(killWait)
 	defer deadline.Stop()
 	select {
@@ -313,13 +316,13 @@ func (pr *proc) end(ctx context.Context, grace time.Duration) error {
 	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for groupRunning(pr.pid) {
+	for procgroup.Running(pr.pid) {
 		select {
 		case <-deadline.C:
 			return fmt.Errorf("process group %d still runs %s after SIGKILL", pr.pid, killWait)
 		case <-tick.C:
 		}
-		signalGroup(pr.pid, sigKill)
+		procgroup.Send(pr.pid, procgroup.SigKill)
 	}
 	drain := time.NewTimer(outputDrain)
 	defer drain.Stop()

@@ -1,9 +1,10 @@
 // Package process runs the service under test as replicas that idemstress
 // starts, restarts, crashes, pauses and stops. It needs process groups and
-// POSIX signals, so it runs on Linux and other Unix systems; elsewhere Start
-// fails with ErrUnsupported. Linux does more than the others can: replicas
-// die with idemstress, a port taken by another process is not mistaken for
-// a ready replica, and Pause returns once every thread has stopped.
+// POSIX signals (package procgroup), so it runs on Linux and other Unix
+// systems; elsewhere Start fails with procgroup.ErrUnsupported. Linux does
+// more than the others can: replicas die with idemstress, a port taken by
+// another process is not mistaken for a ready replica, and Pause returns
+// once every thread has stopped.
 package process
 
 import (
@@ -19,6 +20,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/idemstress/idemstress/internal/atomicfile"
+	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 	"github.com/idemstress/idemstress/internal/redact"
 )
 
@@ -122,7 +125,7 @@ type Service struct {
 // until Stop. On failure it stops what it started and returns an error with
 // the tail of the failing replica's output.
 func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error) {
-	if err := checkSupported(); err != nil {
+	if err := procgroup.CheckSupported(); err != nil {
 		return nil, err
 	}
 	spec, err := spec.withDefaults()
@@ -143,7 +146,7 @@ func Start(ctx context.Context, spec Spec, databaseURL string) (*Service, error)
 		if spec.Log != "" {
 			log = prefixed(log, fmt.Sprintf("replica %d: ", i))
 		}
-		p.reps = append(p.reps, &replica{index: i, out: NewTail(outputLines, log)})
+		p.reps = append(p.reps, &replica{index: i, out: logtail.New(outputLines, log)})
 	}
 	err = p.startDependencies(ctx)
 	if err == nil {
@@ -314,7 +317,7 @@ func (p *Service) Kill(i int) error {
 	if err := pr.end(context.Background(), 0); err != nil {
 		return fmt.Errorf("process: replica %d: kill: %w", r.index, err)
 	}
-	r.out.note("kill of replica %d: pid %d ended (%s); down until it is started again", r.index, pr.pid, exitStatus(pr.err))
+	note(r.out, "kill of replica %d: pid %d ended (%s); down until it is started again", r.index, pr.pid, exitStatus(pr.err))
 	return nil
 }
 
@@ -323,10 +326,10 @@ func (p *Service) Kill(i int) error {
 // every thread of the group has stopped: SIGSTOP wakes one thread to stop
 // the others, and until it runs, the rest go on answering. Other systems
 // cannot tell, and it returns once SIGSTOP is sent.
-func (p *Service) Pause(i int) error { return p.signal(i, sigStop) }
+func (p *Service) Pause(i int) error { return p.signal(i, procgroup.SigStop) }
 
 // Resume continues a paused replica with SIGCONT.
-func (p *Service) Resume(i int) error { return p.signal(i, sigCont) }
+func (p *Service) Resume(i int) error { return p.signal(i, procgroup.SigCont) }
 
 // Stop ends every replica: SIGTERM to its process group, up to StopTimeout
 // for it to exit, then SIGKILL to the group. It returns once no process of

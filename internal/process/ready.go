@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/logtail"
+	"github.com/idemstress/idemstress/internal/procgroup"
 )
 
 // pickPort returns a port that is free now and not one of ours.
@@ -32,7 +35,7 @@ func (p *Service) pickPort() (int, error) {
 
 // exitedForPort reports whether pr exited because its port was in use: it
 // says so, or the port is taken now.
-func exitedForPort(pr *proc, out *Tail) bool {
+func exitedForPort(pr *proc, out *logtail.Tail) bool {
 	if !pr.exited() {
 		return false
 	}
@@ -86,7 +89,7 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 			}
 			pr.settle()
 			return fmt.Errorf("process: replica %d (pid %d) exited before accepting connections on %s: %s%s",
-				r.index, pr.pid, addr, exitStatus(pr.err), r.out.tailSince(pr.mark))
+				r.index, pr.pid, addr, exitStatus(pr.err), tailSince(r.out, pr.mark))
 		case <-ctx.Done():
 			return fmt.Errorf("process: replica %d (pid %d): waiting for %s to accept connections: %w", r.index, pr.pid, addr, ctx.Err())
 		case <-deadline.C:
@@ -99,21 +102,11 @@ func (p *Service) waitReady(ctx context.Context, r *replica, pr *proc) error {
 			}
 			return fmt.Errorf("process: replica %d (pid %d) did not %s within %s "+
 				"(the command must listen on {port} or $PORT; raise process.ready_timeout if it starts slowly)%s",
-				r.index, pr.pid, what, p.spec.Ready, r.out.tailSince(pr.mark))
+				r.index, pr.pid, what, p.spec.Ready, tailSince(r.out, pr.mark))
 		case <-tick.C:
 		}
 	}
 }
-
-// listener is who listens on a replica's port, as far as the OS tells.
-type listener int
-
-const (
-	listenerUnknown listener = iota // the OS cannot tell
-	listenerNone
-	listenerOurs
-	listenerForeign
-)
 
 type readiness int
 
@@ -139,7 +132,7 @@ func ready(ctx context.Context, addr string, pr *proc, client *http.Client, path
 	}
 	// The port was free when picked; whoever took it since and answers is
 	// not pr, and calls must not go there.
-	if whoListens(pr.pid, pr.port) == listenerForeign {
+	if procgroup.WhoListens(pr.pid, pr.port) == procgroup.ListenerForeign {
 		return readyForeign
 	}
 	if probe != nil && !probe(ctx, addr) {

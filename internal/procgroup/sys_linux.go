@@ -1,4 +1,4 @@
-package process
+package procgroup
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 // runtime.LockOSThread, which nothing here does, so it fires only then.
 func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
-// whoListens finds the sockets listening on port in /proc/net/tcp{,6} and
+// WhoListens finds the sockets listening on port in /proc/net/tcp{,6} and
 // tells whether a process of group pgid holds one of them.
-func whoListens(pgid, port int) listener {
+func WhoListens(pgid, port int) Listener {
 	sockets := map[string]bool{}
 	read := false
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -41,33 +41,33 @@ func whoListens(pgid, port int) listener {
 		}
 	}
 	if !read {
-		return listenerUnknown
+		return ListenerUnknown
 	}
 	if len(sockets) == 0 {
-		return listenerNone
+		return ListenerNone
 	}
 	members, ok := groupMembers(pgid)
 	if !ok {
-		return listenerUnknown
+		return ListenerUnknown
 	}
 	for _, pid := range members {
 		dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
 		fds, err := os.ReadDir(dir)
 		if err != nil {
-			return listenerUnknown
+			return ListenerUnknown
 		}
 		for _, fd := range fds {
 			if link, err := os.Readlink(dir + fd.Name()); err == nil && sockets[link] {
-				return listenerOurs
+				return ListenerOurs
 			}
 		}
 	}
-	return listenerForeign
+	return ListenerForeign
 }
 
-// groupStopped reports whether every thread of every live process of group
+// Stopped reports whether every thread of every live process of group
 // pgid is stopped; true too when /proc cannot tell.
-func groupStopped(pgid int) bool {
+func Stopped(pgid int) bool {
 	members, ok := groupMembers(pgid)
 	if !ok {
 		return true

@@ -1,4 +1,4 @@
-package observe
+package access
 
 import (
 	"strings"
@@ -11,15 +11,15 @@ import (
 // tag's differ from the namespace's text, and from each other (a UUID
 // key, a DNS-label tenant). Each is a parameter of its own.
 
-// newFinder finds namespace ns's rows, with the marks m (nil: none).
-func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]model.Effect, m marks, ns model.Namespace) *finder {
-	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
+// NewFinder finds namespace ns's rows, with the marks m (nil: none).
+func NewFinder(c model.Contract, info map[string]*TableInfo, byTable map[string]model.Effect, m Marks, ns model.Namespace) *Finder {
+	return &Finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
 }
 
 // nsOf is what col's values start with in the rows of the namespace: the
 // key's or the tenant's prefix. ok is false for a tenant column under
 // fixed tenants, which carries no namespace.
-func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
+func (f *Finder) nsOf(e model.Effect, col string) (string, bool) {
 	if col == e.Tenant && col != e.Key {
 		return f.c.TenantPrefix(f.space)
 	}
@@ -27,7 +27,7 @@ func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
 }
 
 // nsArg is the placeholder of nsOf(e, col).
-func (f *finder) nsArg(e model.Effect, col string) string {
+func (f *Finder) nsArg(e model.Effect, col string) string {
 	p, _ := f.nsOf(e, col)
 	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
 		return f.a.add("tenant-ns", p)
@@ -36,13 +36,13 @@ func (f *finder) nsArg(e model.Effect, col string) string {
 }
 
 // tenantNamespaced says whether the tenant column carries the namespace.
-func (f *finder) tenantNamespaced(e model.Effect) bool {
+func (f *Finder) tenantNamespaced(e model.Effect) bool {
 	_, ok := f.nsOf(e, e.Tenant)
 	return ok && e.Tenant != ""
 }
 
 // tagArg is the placeholder of the tag's prefix.
-func (f *finder) tagArg() string {
+func (f *Finder) tagArg() string {
 	if p := f.c.TagPrefix(f.space); p != f.c.KeyPrefix(f.space) {
 		return f.a.add("tag-ns", p)
 	}

@@ -1,4 +1,4 @@
-package process_test
+package logtail_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/process"
+	"github.com/idemstress/idemstress/internal/logtail"
 )
 
 // writes records each Write it is given, as a log that stamps every Write
@@ -41,7 +41,7 @@ func TestTail(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var sent writes
-			tail := process.NewTail(lines, &sent)
+			tail := logtail.New(lines, &sent)
 			for _, w := range tc.writes {
 				if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
@@ -68,7 +68,7 @@ func repeat(s string, n int) []string {
 // TestTailSince shows one attempt's output without the one before it, the
 // way a retried start quotes only what the retry printed.
 func TestTailSince(t *testing.T) {
-	tail := process.NewTail(3, nil)
+	tail := logtail.New(3, nil)
 	tail.Write([]byte("first try\nAddress already in use\n"))
 	mark := tail.Mark()
 	if got := tail.Since(mark); got != "" {
@@ -90,7 +90,7 @@ func TestTailSince(t *testing.T) {
 // with the last lines, and a mark from before the kept bytes must show what
 // is left of them.
 func TestTailBounded(t *testing.T) {
-	tail := process.NewTail(2, nil)
+	tail := logtail.New(2, nil)
 	line := strings.Repeat("y", 1000) + "\n"
 	for range 1000 { // ~1 MB
 		tail.Write([]byte(line))
@@ -108,7 +108,7 @@ func TestTailBounded(t *testing.T) {
 // pieces rather than held back without bound.
 func TestTailForwardLongLine(t *testing.T) {
 	var sent writes
-	tail := process.NewTail(5, &sent)
+	tail := logtail.New(5, &sent)
 	long := strings.Repeat("z", 200<<10)
 	tail.Write([]byte(long))
 	tail.Write([]byte("\nnext\n"))
@@ -123,7 +123,7 @@ func TestTailForwardLongLine(t *testing.T) {
 // TestTailForwardFails: a broken log must not break the child's output.
 func TestTailForwardFails(t *testing.T) {
 	sent := writes{err: errors.New("disk full")}
-	tail := process.NewTail(5, &sent)
+	tail := logtail.New(5, &sent)
 	for _, w := range []string{"a\n", "b\n"} {
 		if n, err := tail.Write([]byte(w)); n != len(w) || err != nil {
 			t.Fatalf("Write(%q) with a failing forward writer = %d, %v; want %d, nil", w, n, err, len(w))
@@ -139,7 +139,7 @@ func TestTailForwardFails(t *testing.T) {
 func TestTailConcurrent(t *testing.T) {
 	var log strings.Builder
 	var mu sync.Mutex
-	tail := process.NewTail(10, writerFunc(func(p []byte) (int, error) {
+	tail := logtail.New(10, writerFunc(func(p []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return log.Write(p)

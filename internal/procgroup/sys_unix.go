@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package process
+package procgroup
 
 import "syscall"
 
@@ -13,8 +13,8 @@ import "syscall"
 // server outlives an idemstress killed without stopping it.
 func setDeathSignal(*syscall.SysProcAttr) {}
 
-func whoListens(pgid, port int) listener { return listenerUnknown }
+func WhoListens(pgid, port int) Listener { return ListenerUnknown }
 
-func groupStopped(pgid int) bool { return true }
+func Stopped(pgid int) bool { return true }
 
 func groupMembers(pgid int) (pids []int, ok bool) { return nil, false }

@@ -1,13 +1,15 @@
-package observe
+package access
 
 import (
-	"context"
 	"fmt"
-	"github.com/idemstress/idemstress/internal/model"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // IndexAdvice says how a plan's rows are found in one effect table, and
@@ -35,47 +37,35 @@ func (a IndexAdvice) String() string {
 	return "MISSING: " + strings.Join(a.Create, "; ") + " (" + a.Detail + ")"
 }
 
-// Indexes says, for each effect table, which index observation uses and
-// which one it would need. It reads the catalog only.
-func (o *Observer) Indexes(ctx context.Context) []IndexAdvice {
-	info := o.prepare(ctx)
-	byTable := o.byTable()
-	out := make([]IndexAdvice, 0, len(o.effects))
-	for _, e := range o.effects {
-		out = append(out, advise(o.Contract, e, info, byTable))
-	}
-	return out
-}
-
-// scanNote is the note for a table whose rows are searched by a scan for
+// ScanNote is the note for a table whose rows are searched by a scan for
 // every plan, "" for a table that needs none.
-func scanNote(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) string {
-	a := advise(c, e, info, byTable)
+func ScanNote(c model.Contract, e model.Effect, info map[string]*TableInfo, byTable map[string]model.Effect) string {
+	a := Advise(c, e, info, byTable)
 	if a.OK || e.Query != "" {
 		return ""
 	}
 	return fmt.Sprintf("observer: %s is scanned whole for every plan; to read only each plan's rows: %s", e.Table, strings.TrimPrefix(a.String(), "MISSING: "))
 }
 
-// advise says how observation finds e's rows and which index it lacks.
-func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
+// Advise says how observation finds e's rows and which index it lacks.
+func Advise(c model.Contract, e model.Effect, info map[string]*TableInfo, byTable map[string]model.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
 		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
 		return a
 	}
 	t := info[e.Table]
-	if t == nil || !t.found {
+	if t == nil || !t.Found {
 		a.OK = false
 		a.Detail = e.Table + ": its indexes could not be read from the catalog; each plan scans it"
 		return a
 	}
-	if t.kind != "r" && t.kind != "p" && t.kind != "m" {
+	if t.Kind != "r" && t.Kind != "p" && t.Kind != "m" {
 		a.OK = false
 		a.Detail = sqlName(e.Table) + " is not a table (a view?): each plan searches the whole of it; name the tables it reads in the contract, or give it a query: that uses their indexes"
 		return a
 	}
-	v := &advisor{IndexAdvice: a, e: e, t: t, byTable: byTable, f: newFinder(c, info, byTable, nil, "x-")}
+	v := &advisor{IndexAdvice: a, e: e, t: t, byTable: byTable, f: NewFinder(c, info, byTable, nil, "x-")}
 	switch e.Attribution() {
 	case model.ByTag:
 		v.byTag()
@@ -92,20 +82,20 @@ func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTabl
 type advisor struct {
 	IndexAdvice
 	e               model.Effect
-	t               *tableInfo
+	t               *TableInfo
 	byTable         map[string]model.Effect
-	f               *finder
+	f               *Finder
 	served, missing []string
 }
 
 // bySince says whether the table's mark serves the search for what (rows
 // written since the plan began), and notes it when it does.
 func (v *advisor) bySince(what string) bool {
-	if v.t.mark == nil {
+	if v.t.Mark == nil {
 		return false
 	}
 	v.served = append(v.served, fmt.Sprintf("%s is searched among the rows written since the plan began, by %s > its value then (%s)",
-		what, sqlName(v.t.mark.name), v.t.mark.index))
+		what, sqlName(v.t.Mark.Name), v.t.Mark.index))
 	return true
 }
 
@@ -130,7 +120,7 @@ func (v *advisor) byTag() {
 		return
 	}
 	v.OK = false
-	for _, name := range sortedKeys(t.cols) {
+	for _, name := range slices.Sorted(maps.Keys(t.cols)) {
 		if c := t.cols[name]; c.seq != "" && c.seqWhy == "" && c.integer && c.index == "" {
 			v.Create = append(v.Create, createIndex(e.Table, c))
 			break
@@ -206,7 +196,7 @@ func createIndex(table string, c *colInfo) string {
 	if c == nil {
 		return ""
 	}
-	col := sqlName(c.name)
+	col := sqlName(c.Name)
 	if c.textLike && !c.bytewise {
 		col += ` COLLATE "C"`
 	}

@@ -1,20 +1,20 @@
 //go:build unix
 
-package process
+package procgroup
 
 import (
 	"errors"
 	"syscall"
 )
 
-// groupSignal is a signal sent to a whole process group.
-type groupSignal = syscall.Signal
+// Signal is a signal sent to a whole process group.
+type Signal = syscall.Signal
 
 const (
-	sigTerm = syscall.SIGTERM
-	sigKill = syscall.SIGKILL
-	sigStop = syscall.SIGSTOP
-	sigCont = syscall.SIGCONT
+	SigTerm = syscall.SIGTERM
+	SigKill = syscall.SIGKILL
+	SigStop = syscall.SIGSTOP
+	SigCont = syscall.SIGCONT
 )
 
 // SysProcAttr starts a child as the leader of a process group of its own, so
@@ -29,18 +29,20 @@ func SysProcAttr(cred *syscall.Credential) *syscall.SysProcAttr {
 	return a
 }
 
-// checkSupported tells Start whether this OS can run replicas: every Unix
+// CheckSupported tells process.Start whether this OS can run replicas: every Unix
 // system has process groups and the signals used here.
-func checkSupported() error { return nil }
+func CheckSupported() error { return nil }
 
-func groupAttr() *syscall.SysProcAttr { return SysProcAttr(nil) }
+// Attr is SysProcAttr for a child run as the caller's user.
+func Attr() *syscall.SysProcAttr { return SysProcAttr(nil) }
 
-func signalGroup(pgid int, sig groupSignal) error { return syscall.Kill(-pgid, sig) }
+// Send sends sig to every process of group pgid.
+func Send(pgid int, sig Signal) error { return syscall.Kill(-pgid, sig) }
 
-// groupRunning reports whether a process of group pgid runs. Zombies do not
+// Running reports whether a process of group pgid runs. Zombies do not
 // count: they hold no port and no file, and orphans may stay zombies for
 // good where PID 1 is not an init that reaps them (containers).
-func groupRunning(pgid int) bool {
+func Running(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}

@@ -1,10 +1,13 @@
-package process
+// Package logtail keeps the end of a child process's output, bounded
+// however much it writes, to quote in error messages, and may forward it
+// line by line to a log. It knows nothing of how the child is started or
+// supervised (package process and package pgtemp do that); it is a byte-level
+// io.Writer.
+package logtail
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/idemstress/idemstress/internal/redact"
@@ -28,11 +31,11 @@ type Tail struct {
 	unsent  int       // bytes at the end of buf not forwarded yet: an unterminated line
 }
 
-// NewTail returns a Tail whose Since returns at most lines lines (at least
+// New returns a Tail whose Since returns at most lines lines (at least
 // one). Unless forward is nil, every complete line is also written to it,
 // newline included, in one Write of its own; an unterminated last line
 // waits for its newline.
-func NewTail(lines int, forward io.Writer) *Tail {
+func New(lines int, forward io.Writer) *Tail {
 	return &Tail{lines: max(lines, 1), forward: forward}
 }
 
@@ -106,50 +109,4 @@ func (t *Tail) Since(mark int64) string {
 	}
 	// The service's own lines may print its database URL or PGPASSWORD=.
 	return redact.String(string(b[i+1:]))
-}
-
-// note adds a line of idemstress's own to the output.
-func (t *Tail) note(format string, args ...any) {
-	fmt.Fprintf(t, "--- idemstress: "+format+" ---\n", args...)
-}
-
-// tailSince is Since(mark) set off for an error message.
-func (t *Tail) tailSince(mark int64) string {
-	if s := t.Since(mark); s != "" {
-		return "; last output:\n" + s
-	}
-	return "; no output"
-}
-
-// lockedWriter is one writer that several tails forward to at once: each
-// Write, a whole line, goes in one piece.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// prefixed writes each Write (a line) to w after prefix; nil when w is.
-func prefixed(w io.Writer, prefix string) io.Writer {
-	if w == nil {
-		return nil
-	}
-	return prefixWriter{w: w, prefix: []byte(prefix)}
-}
-
-type prefixWriter struct {
-	w      io.Writer
-	prefix []byte
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := p.w.Write(append(slices.Clip(p.prefix), b...)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }
