@@ -417,6 +417,7 @@ func TestObserveUsesTheIndexes(t *testing.T) {
 			map[string][]string{"tickets": {"tickets_pkey"}, "notification_outbox": {"notification_outbox_pkey", "tickets_pkey"}}},
 	} {
 		t.Run(layout.name, func(t *testing.T) {
+			t.Parallel() // a database of its own
 			url, _ := newDatabase(t)
 			pool := connect(t, url, "")
 			exec(t, pool, layout.schema)

@@ -72,49 +72,54 @@ func TestBaselineSeesEveryChangeOutside(t *testing.T) {
 	for _, listed := range []bool{true, false} {
 		way := map[bool]string{true: "xmin listed", false: "xmin by age"}[listed]
 		undo := observe.ListRunTransactions(listed)
-		for _, layout := range layouts {
-			for _, change := range append([]string{"none", "freeze"}, slices.Sorted(maps.Keys(layout.outside))...) {
-				t.Run(way+"/"+layout.name+"/"+change, func(t *testing.T) {
-					url, _ := newDatabase(t)
-					pool := connect(t, url, "")
-					exec(t, pool, layout.schema)
-					o := observe.NewObserver(pool, layout.effects)
-					prefix := model.Namespace("run7-")
-					before, err := o.Baseline(t.Context(), prefix)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(before) != 2 {
-						t.Fatalf("baseline before of %d tables: %v (notes %q)", len(before), before, o.Notes())
-					}
-					exec(t, pool, layout.inside)
-					switch change {
-					case "none":
-					case "freeze":
-						exec(t, pool, "VACUUM FREEZE tickets, notification_outbox")
-					default:
-						exec(t, pool, layout.outside[change])
-					}
-					after, err := o.Baseline(t.Context(), prefix)
-					if err != nil {
-						t.Fatal(err)
-					}
-					vs := checks.Outside(before, after)
-					if change == "none" || change == "freeze" {
-						if len(vs) != 0 {
-							t.Fatalf("rows inside the run counted as outside: %v", vs)
+		// The way's subtests run in parallel, each on a database of its
+		// own; this t.Run returns once they all have, before undo.
+		t.Run(way, func(t *testing.T) {
+			for _, layout := range layouts {
+				for _, change := range append([]string{"none", "freeze"}, slices.Sorted(maps.Keys(layout.outside))...) {
+					t.Run(layout.name+"/"+change, func(t *testing.T) {
+						t.Parallel()
+						url, _ := newDatabase(t)
+						pool := connect(t, url, "")
+						exec(t, pool, layout.schema)
+						o := observe.NewObserver(pool, layout.effects)
+						prefix := model.Namespace("run7-")
+						before, err := o.Baseline(t.Context(), prefix)
+						if err != nil {
+							t.Fatal(err)
 						}
-					} else if len(vs) == 0 || slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check != checks.StrayWrite }) {
-						t.Fatalf("%s outside the run: %v (before %v, after %v)", change, vs, before, after)
-					}
-					// An old row changed to carry the run's namespace is one the
-					// marks do not see: the notes say so then, and only then.
-					if notes := o.Notes(); len(notes) > 0 && layout.name == "tagged, serial ids" && change != "moved inside" {
-						t.Errorf("notes: %q", notes)
-					}
-				})
+						if len(before) != 2 {
+							t.Fatalf("baseline before of %d tables: %v (notes %q)", len(before), before, o.Notes())
+						}
+						exec(t, pool, layout.inside)
+						switch change {
+						case "none":
+						case "freeze":
+							exec(t, pool, "VACUUM FREEZE tickets, notification_outbox")
+						default:
+							exec(t, pool, layout.outside[change])
+						}
+						after, err := o.Baseline(t.Context(), prefix)
+						if err != nil {
+							t.Fatal(err)
+						}
+						vs := checks.Outside(before, after)
+						if change == "none" || change == "freeze" {
+							if len(vs) != 0 {
+								t.Fatalf("rows inside the run counted as outside: %v", vs)
+							}
+						} else if len(vs) == 0 || slices.ContainsFunc(vs, func(v checks.Violation) bool { return v.Check != checks.StrayWrite }) {
+							t.Fatalf("%s outside the run: %v (before %v, after %v)", change, vs, before, after)
+						}
+						// An old row changed to carry the run's namespace is one the
+						// marks do not see: the notes say so then, and only then.
+						if notes := o.Notes(); len(notes) > 0 && layout.name == "tagged, serial ids" && change != "moved inside" {
+							t.Errorf("notes: %q", notes)
+						}
+					})
+				}
 			}
-		}
+		})
 		undo()
 	}
 }

@@ -5,3 +5,5 @@ package pgtemp
 const BinDirEnv = binDirEnv
 
 var RemoveStale = removeStale
+
+var TempBase = tempBase

@@ -28,8 +28,10 @@ func TestMain(m *testing.M) {
 	pgtest.MainWithoutCluster(m, "Example")
 }
 
-// TestLifecycle starts a cluster, uses it, closes it, and checks that
-// nothing of it is left: process, directory, port, goroutines.
+// TestLifecycle starts a cluster, uses it, closes it from several
+// goroutines at once (a deferred Close racing a signal handler's), and
+// checks that nothing of it is left: process, directory, port, goroutines.
+// One cluster serves every check of a running one: a start costs seconds.
 func TestLifecycle(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()
@@ -45,6 +47,14 @@ func TestLifecycle(t *testing.T) {
 			c.Close()
 		}
 	}()
+
+	wantBase := pgtemp.TempBase()
+	if wantBase == "" {
+		wantBase = os.TempDir()
+	}
+	if got := filepath.Dir(c.Dir()); got != wantBase {
+		t.Errorf("cluster dir %s is in %s, want %s (TMPDIR=%q)", c.Dir(), got, wantBase, os.Getenv("TMPDIR"))
+	}
 
 	wantURL := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.Port())
 	if c.URL() != wantURL {
@@ -79,6 +89,17 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("CreateDatabase of an existing name: err = %v, want 'already exists'", err)
 	}
 
+	// CreateDatabase keeps its connection; one the server ended while it
+	// sat idle is replaced, not reported.
+	if got := queryString(t, c.URL(), `select count(pg_terminate_backend(pid))::text from pg_stat_activity
+		where datname = 'postgres' and backend_type = 'client backend' and pid <> pg_backend_pid()`); got != "1" {
+		t.Errorf("sessions of CreateDatabase on the postgres database = %s, want its one kept connection", got)
+	}
+	if _, err := c.CreateDatabase(ctx, "after_terminate"); err != nil {
+		t.Errorf("CreateDatabase after its connection was terminated: %v", err)
+	}
+	checkBadNames(t, c)
+
 	// A connection still open at Close must not delay the shutdown.
 	idle, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -88,10 +109,18 @@ func TestLifecycle(t *testing.T) {
 
 	pid, dir, port := c.PID(), c.Dir(), c.Port()
 	stopBegan := time.Now()
-	if err := c.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = c.Close() })
 	}
+	wg.Wait()
 	closed = true
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("concurrent Close #%d: %v", i, err)
+		}
+	}
 	t.Logf("time to close: %v", time.Since(stopBegan).Round(time.Millisecond))
 
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -115,30 +144,10 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
-// TestCloseConcurrent is a deferred Close racing a signal handler's.
-func TestCloseConcurrent(t *testing.T) {
-	c, err := pgtemp.Start(context.Background(), pgtemp.Options{})
-	pgtest.Require(t, err)
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Go(func() { errs[i] = c.Close() })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("Close #%d: %v", i, err)
-		}
-	}
-	if _, err := os.Stat(c.Dir()); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temp dir %s after Close: stat err = %v, want not exist", c.Dir(), err)
-	}
-}
-
-func TestCreateDatabaseRejectsBadNames(t *testing.T) {
-	c, err := pgtemp.Start(context.Background(), pgtemp.Options{})
-	pgtest.Require(t, err)
-	defer c.Close()
+// checkBadNames checks that CreateDatabase refuses names PostgreSQL
+// would quote or cut, and takes one of the longest allowed length.
+func checkBadNames(t *testing.T, c *pgtemp.Cluster) {
+	t.Helper()
 	for _, name := range []string{
 		"",
 		"Upper",
@@ -148,12 +157,10 @@ func TestCreateDatabaseRejectsBadNames(t *testing.T) {
 		"x; drop database postgres",
 		strings.Repeat("a", 64),
 	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := c.CreateDatabase(context.Background(), name)
-			if err == nil || !strings.Contains(err.Error(), "[a-z0-9_]") {
-				t.Errorf("CreateDatabase(%q): err = %v, want one naming the allowed characters", name, err)
-			}
-		})
+		_, err := c.CreateDatabase(context.Background(), name)
+		if err == nil || !strings.Contains(err.Error(), "[a-z0-9_]") {
+			t.Errorf("CreateDatabase(%q): err = %v, want one naming the allowed characters", name, err)
+		}
 	}
 	if _, err := c.CreateDatabase(context.Background(), strings.Repeat("a", 63)); err != nil {
 		t.Errorf("CreateDatabase of a 63-byte name: %v", err)
