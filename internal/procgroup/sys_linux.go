@@ -17,17 +17,33 @@ import (
 // runtime.LockOSThread, which nothing here does, so it fires only then.
 func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
-// WhoListens finds the sockets listening on port in /proc/net/tcp{,6} and
-// tells whether a process of group pgid holds one of them.
+// WhoListens finds the sockets listening on port (asked of sock_diag, or
+// read from /proc/net/tcp{,6} where netlink cannot tell) and tells whether
+// a process of group pgid holds one of them.
 func WhoListens(pgid, port int) Listener {
-	sockets := map[string]bool{}
-	read := false
+	sockets, read := listeningInodes(port)
+	if !read {
+		sockets = procListeners(port)
+		read = sockets != nil
+	}
+	if !read {
+		return ListenerUnknown
+	}
+	return heldBy(pgid, sockets)
+}
+
+// procListeners reads the sockets listening on port from
+// /proc/net/tcp{,6}; nil when neither could be read.
+func procListeners(port int) map[string]bool {
+	var sockets map[string]bool
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(table)
 		if err != nil {
 			continue
 		}
-		read = true
+		if sockets == nil {
+			sockets = map[string]bool{}
+		}
 		// "sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode"
 		for _, line := range strings.Split(string(b), "\n")[1:] {
 			f := strings.Fields(line)
@@ -40,9 +56,12 @@ func WhoListens(pgid, port int) Listener {
 			}
 		}
 	}
-	if !read {
-		return ListenerUnknown
-	}
+	return sockets
+}
+
+// heldBy tells whether a process of group pgid holds one of sockets, the
+// ones listening on a port.
+func heldBy(pgid int, sockets map[string]bool) Listener {
 	if len(sockets) == 0 {
 		return ListenerNone
 	}

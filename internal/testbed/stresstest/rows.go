@@ -34,10 +34,18 @@ func OneRowPerBug(t *testing.T, cluster *pgtemp.Cluster, bin string, modes []str
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 40, 5, 30*time.Second, "tickets"
+			// Every deal of the mode's one fault kind (up to 16 for
+			// crash-at's points, a first call's and a retry's) and free
+			// plans after them: the bug's later sightings fold into its
+			// row (res.Attributed), which is what a row count tests.
+			cfg.Plans, cfg.Seed, cfg.ShrinkTime, cfg.DBStall = 20, 5, 30*time.Second, "tickets"
 			res, err := stress.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			t.Logf("%d failing plan(s) after the row attributed to it", res.Attributed)
+			if res.Searched != cfg.Plans {
+				t.Errorf("searched %d plans, want all %d: the plans after a bug's row must fold into it", res.Searched, cfg.Plans)
 			}
 			var got []checks.ID
 			for _, f := range res.Failures {
