@@ -17,30 +17,15 @@ import (
 // runtime.LockOSThread, which nothing here does, so it fires only then.
 func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
-// whoListens finds the sockets listening on port in /proc/net/tcp{,6} and
-// tells whether a process of group pgid holds one of them.
+// whoListens finds the sockets listening on port (sock_diag, else
+// /proc/net/tcp{,6}) and tells whether a process of group pgid holds one
+// of them.
 func whoListens(pgid, port int) listener {
-	sockets := map[string]bool{}
-	read := false
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(table)
-		if err != nil {
-			continue
-		}
-		read = true
-		// "sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode"
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			f := strings.Fields(line)
-			if len(f) < 10 || f[3] != "0A" { // TCP_LISTEN
-				continue
-			}
-			_, hexPort, _ := strings.Cut(f[1], ":")
-			if n, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(n) == port {
-				sockets["socket:["+f[9]+"]"] = true
-			}
-		}
+	sockets, ok := listeningSockets(port)
+	if !ok {
+		sockets, ok = procListeners(port)
 	}
-	if !read {
+	if !ok {
 		return listenerUnknown
 	}
 	if len(sockets) == 0 {
@@ -63,6 +48,31 @@ func whoListens(pgid, port int) listener {
 		}
 	}
 	return listenerForeign
+}
+
+// procListeners reads the sockets listening on port from /proc/net/tcp{,6};
+// ok is false when neither can be read.
+func procListeners(port int) (sockets map[string]bool, ok bool) {
+	sockets = map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		ok = true
+		// "sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode"
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" { // TCP_LISTEN
+				continue
+			}
+			_, hexPort, _ := strings.Cut(f[1], ":")
+			if n, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(n) == port {
+				sockets["socket:["+f[9]+"]"] = true
+			}
+		}
+	}
+	return sockets, ok
 }
 
 // groupStopped reports whether every thread of every live process of group
