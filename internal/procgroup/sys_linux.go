@@ -65,6 +65,12 @@ func heldBy(pgid int, sockets map[string]bool) Listener {
 	if len(sockets) == 0 {
 		return ListenerNone
 	}
+	// The group's leader, the command started, listens itself most
+	// often: look at it before reading every process's stat in /proc to
+	// find the rest of its group (hundreds on a busy machine).
+	if holds(pgid, sockets) {
+		return ListenerOurs
+	}
 	members, ok := groupMembers(pgid)
 	if !ok {
 		return ListenerUnknown
@@ -82,6 +88,21 @@ func heldBy(pgid int, sockets map[string]bool) Listener {
 		}
 	}
 	return ListenerForeign
+}
+
+// holds reports whether process pid has one of sockets open.
+func holds(pid int, sockets map[string]bool) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if link, err := os.Readlink(dir + fd.Name()); err == nil && sockets[link] {
+			return true
+		}
+	}
+	return false
 }
 
 // Stopped reports whether every thread of every live process of group

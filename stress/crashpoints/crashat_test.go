@@ -117,5 +117,7 @@ func twoTransactionsCaught(t *testing.T, bin, mode string, seed uint64) {
 	if len(steps) != 3 || steps[0].Calls[0].Fault != model.FaultCrashAt || steps[1].Kind != model.StepRestart {
 		t.Errorf("seed %d: minimal plan, want a crash-at, the restart, the retry:\n%s", seed, f.Plan)
 	}
-	t.Logf("seed %d: %d plans, %s, minimal:\n%s", seed, res.Plans, time.Since(start).Round(time.Second), f.Plan)
+	t.Logf("seed %d: %d plans, %s (found in %s, shrunk from %d steps in %s, %d executions in all), minimal:\n%s",
+		seed, res.Plans, time.Since(start).Round(time.Second), f.Detect.Round(time.Millisecond),
+		len(f.Original.Steps), f.Shrink.Round(time.Millisecond), res.Executions, f.Plan)
 }

@@ -14,5 +14,5 @@ func TestMain(m *testing.M) { stresstest.Main(m, &cluster) }
 var (
 	skeleton              = stresstest.Skeleton
 	assertEveryPointTried = stresstest.AssertEveryPointTried
-	sampleBinary          = stresstest.SampleBinary
+	sampleBinary          = stresstest.SampleBinaryBesideCluster
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
+	"github.com/idemstress/idemstress/internal/testbed/stresstest"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -22,10 +23,7 @@ func TestThreeBugsInOneRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the sample service, starts processes and waits out hangs")
 	}
-	bin, err := sample.BuildBinary(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := stresstest.SampleBinaryBesideCluster(t)
 	const mode = "unique-violation-500,stuck-in-flight,hang-on-burst"
 	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
 	if err != nil {

@@ -191,3 +191,22 @@ func SampleBinary(t *testing.T) string {
 	}
 	return bin
 }
+
+// SampleBinaryBesideCluster is SampleBinary, built while the binary's
+// PostgreSQL cluster starts (pgtest.Shared, which the tests' first
+// database would otherwise start after the build): for a binary whose
+// first tests need both, the two waits overlap. A cluster that cannot
+// start fails the test at its first database, as before.
+func SampleBinaryBesideCluster(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the sample service and starts processes")
+	}
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		_, _ = pgtest.Shared()
+	}()
+	defer func() { <-started }()
+	return SampleBinary(t)
+}
