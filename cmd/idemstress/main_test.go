@@ -94,6 +94,7 @@ func TestUsageErrors(t *testing.T) {
 		{"doctor without config", []string{"doctor"}, "want --config FILE"},
 		{"sample-service of no sample", []string{"sample-service", "nosuch"}, `no sample "nosuch"`},
 		{"demo with a bad database URL", []string{"demo", "--database-url", "mysql://x"}, "bad database URL"},
+		{"replay with a negative duration", []string{"replay", "case.json", "--config", "c.yaml", "--duration", "-1s"}, "--duration -1s: want a positive duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)
