@@ -109,9 +109,9 @@ func TestReplayGolden(t *testing.T) {
 // replay runs, enough on one replica, whose mutex holds every time.
 func TestReplayTakesTheRunsHunt(t *testing.T) {
 	t.Parallel()
-	bin := sampleBinary(t)
-	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin +
-		"\", \"-listen\", \"127.0.0.1:{port}\", \"-database-url\", \"{database_url}\", \"-bug\", \"process-mutex\"]\n  replicas: 1\n"
+	svc := sampleCommand(t)
+	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [" + svc +
+		", \"-listen\", \"127.0.0.1:{port}\", \"-database-url\", \"{database_url}\", \"-bug\", \"process-mutex\"]\n  replicas: 1\n"
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
 	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
