@@ -50,10 +50,10 @@
 // again, and passes when it does not (other checks that fire are reported
 // beside it). A plan is run up to AttemptsFor times (attempts; racyAttempts
 // for a plan with a burst under a db-stall, which forces the race;
-// timedAttempts, within timedBudget, for one with a burst and no stall,
-// whose race is left to timing), stopping when the check fires: a race
-// does not go the failing way every time, and a correct service never
-// fires it.
+// timedAttempts, within timedBudget or the Config's Duration, for one
+// with a burst and no stall, whose race is left to timing), stopping when
+// the check fires: a race does not go the failing way every time, and a
+// correct service never fires it.
 //
 // read refuses a file of more than 16 MiB, and a case that would pass
 // unheard: a check outside the catalogue, a call or burst step without

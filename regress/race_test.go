@@ -2,6 +2,7 @@ package regress_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
@@ -54,10 +55,11 @@ func TestARaceLeftToTimingFailsOnReplay(t *testing.T) {
 	} else {
 		t.Logf("memory-keys failed again at try %d of %d", o.Attempts, o.Max)
 	}
-	// A correct service would run every try; past the time budget (none
-	// here) the replay stops after RacyAttempts and says so.
+	// A correct service would run every try; past the time budget (the
+	// Config's Duration, a nanosecond here) the replay stops after
+	// RacyAttempts and says so.
 	correct := serve(t, sample.Correct)
-	regress.SetTimedBudget(t, 0)
+	correct.Duration = time.Nanosecond
 	outs, err = regress.Run(t.Context(), correct, []regress.Case{c})
 	if err != nil {
 		t.Fatal(err)

@@ -37,9 +37,10 @@ const racyAttempts = 12
 const timedAttempts = 5000
 
 // timedBudget bounds the time one case's timed attempts may take (a
-// correct service runs them all): past it, once racyAttempts have run,
-// the replay stops and warns how many it tried.
-var timedBudget = time.Minute
+// correct service runs them all) unless the Config's Duration says
+// otherwise: past it, once racyAttempts have run, the replay stops and
+// warns how many it tried.
+const timedBudget = time.Minute
 
 // AttemptsFor is how many times Run tries plan, replayed under hunt h,
 // before it calls it passed.
@@ -78,7 +79,9 @@ func (o Outcome) Checks() []checks.ID { return checks.IDsOf(o.Trial.Violations) 
 
 // Run replays each case against the target cfg describes, under the case's
 // Hunt (replicas, sync, db-stall) where it has one, else cfg's: through one
-// stress.Session for each distinct hunt. The error says the target could
+// stress.Session for each distinct hunt. cfg.Duration, when set, bounds
+// the time a race left to timing is tried (default a minute; at least
+// racyAttempts tries run whatever it says). The error says the target could
 // not be opened at all; a case that could not be run is Inconclusive with
 // its own Err.
 func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error) {
@@ -91,6 +94,10 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 	digest := cfg.Digest()
 	prefix := fmt.Sprintf("rp%08x", randomUint32())
 	t0 := time.Now()
+	budget := timedBudget
+	if cfg.Duration > 0 {
+		budget = cfg.Duration
+	}
 	outs := make([]Outcome, len(cases))
 	for i, c := range cases {
 		o := Outcome{Case: c, Verdict: checks.Pass}
@@ -113,7 +120,7 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 			sessions[hunt] = session
 		}
 		o.Max = AttemptsFor(c.Plan, hunt)
-		o.replay(ctx, session, c, fmt.Sprintf("%s-%d", prefix, i+1), t0)
+		o.replay(ctx, session, c, fmt.Sprintf("%s-%d", prefix, i+1), t0, budget)
 		outs[i] = o
 		if ctx.Err() != nil {
 			return outs[:i+1], nil
@@ -125,13 +132,13 @@ func Run(ctx context.Context, cfg stress.Config, cases []Case) ([]Outcome, error
 // replay runs c's plan up to o.Max times, each in a namespace of its own
 // under prefix, until its check fires (Fail); a pass in which a planned
 // fault never fired proved nothing (Inconclusive). A race left to timing
-// stops early once timedBudget is spent, with a warning.
-func (o *Outcome) replay(ctx context.Context, session *stress.Session, c Case, prefix string, t0 time.Time) {
+// stops early once budget is spent, with a warning.
+func (o *Outcome) replay(ctx context.Context, session *stress.Session, c Case, prefix string, t0 time.Time, budget time.Duration) {
 	unfired := false
-	budget := time.Now().Add(timedBudget)
+	until := time.Now().Add(budget)
 	for a := range o.Max {
-		if a >= racyAttempts && time.Now().After(budget) {
-			o.Warnings = append(o.Warnings, fmt.Sprintf("a race left to timing (a burst with no db-stall) was tried %d of %d times in %s: one rarer than that may have been missed; give it a db-stall (--db-stall) or replay it again", a, o.Max, timedBudget))
+		if a >= racyAttempts && time.Now().After(until) {
+			o.Warnings = append(o.Warnings, fmt.Sprintf("a race left to timing (a burst with no db-stall) was tried %d of %d times in %s: one rarer than that may have been missed; give it a db-stall (--db-stall) or replay it again, for longer (--duration)", a, o.Max, budget))
 			break
 		}
 		ns := model.Namespace(fmt.Sprintf("%s-%d-", prefix, a+1))

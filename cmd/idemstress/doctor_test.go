@@ -16,9 +16,9 @@ import (
 // throwaway database and the service, and makes its two calls.
 func TestDoctorStartsTheService(t *testing.T) {
 	t.Parallel()
-	bin := sampleBinary(t)
+	svc := sampleCommand(t)
 	contract := filepath.Join(t.TempDir(), "contract.yaml")
-	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [\"" + bin + "\", -listen, \"127.0.0.1:{port}\", -database-url, \"{database_url}\"]\n"
+	yaml := string(ticketsvc.Contract) + "\nprocess:\n  command: [" + svc + ", -listen, \"127.0.0.1:{port}\", -database-url, \"{database_url}\"]\n"
 	if err := os.WriteFile(contract, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/idemstress/idemstress/contract"
@@ -26,8 +24,11 @@ var cluster *pgtemp.Cluster
 
 func TestMain(m *testing.M) {
 	// The demo serves its sample as processes of os.Executable(), its own
-	// binary: here, this test binary, which then acts as idemstress.
-	if len(os.Args) > 1 && os.Args[1] == sampleServiceCmd {
+	// binary: here, this test binary, which then acts as idemstress. So do
+	// the tests that start the sample or the command as a process
+	// (sampleCommand, idemstressBinary): go test starts a test binary with
+	// -test. flags, a process of idemstress with its command.
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
 		main()
 	}
 	// A contract whose service idemstress starts gets a throwaway
@@ -94,6 +95,7 @@ func TestUsageErrors(t *testing.T) {
 		{"doctor without config", []string{"doctor"}, "want --config FILE"},
 		{"sample-service of no sample", []string{"sample-service", "nosuch"}, `no sample "nosuch"`},
 		{"demo with a bad database URL", []string{"demo", "--database-url", "mysql://x"}, "bad database URL"},
+		{"replay with a negative duration", []string{"replay", "case.json", "--config", "c.yaml", "--duration", "-1s"}, "--duration -1s: want a positive duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := invoke(t, tc.args...)
@@ -127,41 +129,34 @@ func TestExitFor(t *testing.T) {
 	}
 }
 
-// sampleBinary is the sample service's binary for a test in which
-// idemstress starts it, with no database in the environment (TestMain
-// unsets DATABASE_URL) so that it starts a throwaway one; it skips under
-// -short. It is built once for the
-// tests of this binary (stresstest.SampleBinary), not once a test: the
-// four tests that run it share it.
-func sampleBinary(t *testing.T) string {
+// sampleCommand is the command that serves the sample service, for a
+// test in which idemstress starts it: this test binary's sample-service
+// (TestMain), as YAML flow items to put first in a contract's
+// process.command, before the service's flags. Its database is a
+// throwaway one unless the test gives one (TestMain unsets DATABASE_URL).
+// It skips under -short.
+func sampleCommand(t *testing.T) string {
 	t.Helper()
-	return stresstest.SampleBinary(t)
+	if testing.Short() {
+		t.Skip("starts the sample service as processes")
+	}
+	return fmt.Sprintf("%q, %q", self(t), sampleServiceCmd)
 }
 
-var (
-	selfOnce sync.Once
-	selfBin  string
-	selfErr  error
-)
-
-// idemstressBinary is this command built as users install it, for the
-// tests that send it real signals; built once for the tests of this
-// binary, in the system's temporary directory.
+// idemstressBinary is the command as a process, for the tests that send it
+// real signals: this test binary, which runs idemstress's main when its
+// first argument is a command (TestMain).
 func idemstressBinary(t *testing.T) string {
 	t.Helper()
-	selfOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "idemstress-self-")
-		if err != nil {
-			selfErr = err
-			return
-		}
-		selfBin = filepath.Join(dir, "idemstress")
-		if out, err := exec.Command("go", "build", "-o", selfBin, ".").CombinedOutput(); err != nil {
-			selfErr = fmt.Errorf("building idemstress: %v\n%s", err, out)
-		}
-	})
-	if selfErr != nil {
-		t.Fatal(selfErr)
+	return self(t)
+}
+
+// self is this test binary's path.
+func self(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return selfBin
+	return exe
 }

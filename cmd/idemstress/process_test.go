@@ -18,7 +18,7 @@ import (
 // across them under the db-stall nemesis, and stops everything it started.
 // The in-process mutex holds with one replica and breaks with two.
 func TestRunProcessReplicas(t *testing.T) {
-	bin := sampleBinary(t)
+	svc := sampleCommand(t)
 	for _, tc := range []struct {
 		bug      string
 		replicas int
@@ -38,7 +38,7 @@ func TestRunProcessReplicas(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%d/stall=%v", tc.bug, tc.replicas, tc.stall), func(t *testing.T) {
 			t.Parallel() // replicas, a cluster and ports of its own
-			command := `["` + bin + `", "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}"`
+			command := `[` + svc + `, "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}"`
 			if tc.bug != "" {
 				command += `, "-bug", "` + tc.bug + `"`
 			}

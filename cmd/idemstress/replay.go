@@ -30,9 +30,14 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	src.register(fs)
 	var h huntFlags
 	h.register(fs)
+	duration := fs.Duration("duration", 0, "try a race left to timing (a burst with no db-stall) this long, once 12 tries have run, before calling it passed (0: a minute)")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseExit(err)
+	}
+	if *duration < 0 {
+		fmt.Fprintf(stderr, "idemstress replay: --duration %s: want a positive duration such as 5m\n", *duration)
+		return exitUsage
 	}
 	if src.config == "" || len(paths) == 0 {
 		fmt.Fprintln(stderr, "idemstress replay: want FILE|DIR... and --config FILE")
@@ -51,6 +56,7 @@ func replayCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	overrideHunts(fs, h, cfg, cases)
 	cfg.DatabaseURL = cmp.Or(src.databaseURL, cfg.DatabaseURL)
 	cfg.Log = stderr
+	cfg.Duration = *duration
 	outs, err := regress.Run(ctx, cfg, cases)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemstress: %v\n", err)

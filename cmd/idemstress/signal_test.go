@@ -25,7 +25,7 @@ import (
 // The built binary runs as a real process here, and receives a real signal.
 func TestStressInterrupted(t *testing.T) {
 	t.Parallel()
-	svc := sampleBinary(t)
+	svc := sampleCommand(t)
 	bin := idemstressBinary(t)
 	for _, tc := range []struct {
 		bug, waitFor string
@@ -35,7 +35,7 @@ func TestStressInterrupted(t *testing.T) {
 		{"", " search: ", exitInconclusive},
 	} {
 		t.Run(cmp.Or(tc.bug, "correct"), func(t *testing.T) {
-			command := `["` + svc + `", "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}"`
+			command := `[` + svc + `, "-listen", "127.0.0.1:{port}", "-database-url", "{database_url}"`
 			if tc.bug != "" {
 				command += `, "-bug", "` + tc.bug + `"`
 			}
