@@ -77,6 +77,10 @@ func run(m *testing.M, cluster **pgtemp.Cluster, examples []string) int {
 		fmt.Fprintln(os.Stderr, withoutLine(err, examples))
 	}
 	code := m.Run()
+	if err := removeBinaryDir(); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the tests' binary directory:", err)
+		code = 1
+	}
 	if sharedC != nil {
 		if err := sharedC.Close(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the test cluster:", err)

@@ -7,7 +7,6 @@ package stresstest
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -170,8 +169,8 @@ var (
 )
 
 // SampleBinary is the ticketsvc binary, built once per test binary for
-// the tests that run the sample as processes (kept in the system's
-// temporary directory: tests of one binary share it). Under -short it
+// the tests that run the sample as processes (in pgtest.BinaryDir: tests
+// of one binary share it). Under -short it
 // skips the test.
 func SampleBinary(t *testing.T) string {
 	t.Helper()
@@ -179,7 +178,7 @@ func SampleBinary(t *testing.T) string {
 		t.Skip("builds the sample service and starts processes")
 	}
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "idemstress-sample-")
+		dir, err := pgtest.BinaryDir()
 		if err != nil {
 			binErr = err
 			return

@@ -5,11 +5,12 @@ package built
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 )
 
 var (
@@ -27,7 +28,7 @@ func Idemstress(t testing.TB) string {
 		t.Skip("builds idemstress and runs it as a process")
 	}
 	once.Do(func() {
-		dir, mkErr := os.MkdirTemp("", "idemstress-built-")
+		dir, mkErr := pgtest.BinaryDir()
 		if mkErr != nil {
 			err = mkErr
 			return
