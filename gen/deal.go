@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // A Deal is one fault a world can draw, as a plan carries it: a single
@@ -51,7 +52,7 @@ func Deals(w World) []Deal {
 			}
 			for _, p := range w.RetryPoints {
 				if k.AtPoint {
-					ds = append(ds, Deal{Fault: f, Point: model.RetryPoint(p), Retried: w.FollowUp && k.Retried})
+					ds = append(ds, Deal{Fault: f, Point: coverage.RetryPoint(p), Retried: w.FollowUp && k.Retried})
 				}
 			}
 			continue
@@ -92,7 +93,7 @@ func (d Deal) World(w World) World {
 	}
 	switch k, _ := model.KindOf(d.Fault); {
 	case k.AtPoint:
-		if p, ok := model.OfRetry(d.Point); ok {
+		if p, ok := coverage.OfRetry(d.Point); ok {
 			w.Points, w.RetryPoints = nil, []string{p}
 		} else {
 			w.Points, w.RetryPoints = []string{d.Point}, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // A deal is in a plan only when the plan carries that very fault: on a
@@ -145,7 +146,7 @@ func TestRetryPoints(t *testing.T) {
 			for _, c := range s.Calls {
 				if c.Fault == model.FaultCrashAt {
 					seen[c.Point] = true
-					_, retry := model.OfRetry(c.Point)
+					_, retry := coverage.OfRetry(c.Point)
 					before := calls[c.Action()]
 					switch {
 					case !retry && len(before) > 0:

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // World bounds what plans are drawn from. It holds a slice, so compare
@@ -146,7 +147,7 @@ func (w World) cannotName(f model.Fault) bool {
 func (w World) point(t *rapid.T, f model.Fault) (string, bool) {
 	ps := w.pointsOf(f)
 	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
-		return model.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
+		return coverage.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
 	}
 	if len(ps) == 0 {
 		return "", false
@@ -317,7 +318,7 @@ func crashes(p model.Plan) model.Plan {
 		crashed := false
 		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
 			c := s.Calls[0]
-			_, atRetry := model.OfRetry(c.Point)
+			_, atRetry := coverage.OfRetry(c.Point)
 			if c.NoKey || atRetry != (len(earlier[c.Action()]) > 0) || atRetry && (burst[c.Action()] || !completed(earlier[c.Action()], c)) {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault, s.Calls[0].Point = model.FaultNone, ""

@@ -19,6 +19,7 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -280,7 +281,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
+	tr.Coverage = coverage.Exercised(coverage.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
 	return tr, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/points"
 	"github.com/idemstress/idemstress/internal/usable"
 )
@@ -40,7 +41,7 @@ type runner struct {
 	// faults counts the fault events of every execution by kind, and
 	// unfiredExecs the executions where one of them did not fire.
 	faults       map[model.Fault]model.FaultCount
-	coverage     model.Coverage
+	coverage     coverage.Coverage
 	unfiredExecs int
 	// unfiredWhy is, by kind, why a fault first did not fire.
 	unfiredWhy map[model.Fault]string

@@ -6,6 +6,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Failure is one bug a run found: a failing plan, shrunk, with what it did
@@ -95,7 +96,7 @@ type Result struct {
 	// Coverage counts the transitions every execution made, shrinking
 	// included; a check none of whose transitions (checks.Check.Needs)
 	// happened was not exercised, and is never reported passed.
-	Coverage model.Coverage `json:"coverage"`
+	Coverage coverage.Coverage `json:"coverage"`
 	// Flaky says some minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Interrupted says the run's context ended before its budget was

@@ -5,5 +5,3 @@ package model
 const ShownBody = shownBody
 
 type Reading = reading
-
-var Canonical = canonical

@@ -237,7 +237,7 @@ func otherNumber(raw []byte, fractions bool) []byte {
 // sorted, no insignificant whitespace, strings in one escaping, numbers by
 // value (100, 100.0 and 1e2 are one number). Two documents are
 // canonical-equal when their forms are equal.
-func canonical(doc []byte) ([]byte, error) {
+func Canonical(doc []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
@@ -301,8 +301,8 @@ func (c Contract) Equivalent(a, b []byte) bool {
 		// parse alike and are compared as bytes.
 		return bytes.Equal(a, b)
 	}
-	ca, errA := canonical(a)
-	cb, errB := canonical(b)
+	ca, errA := Canonical(a)
+	cb, errB := Canonical(b)
 	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}

@@ -1,8 +1,6 @@
 package model_test
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,52 +34,6 @@ func TestDeliveryOf(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
-	}
-}
-
-// The sinks' transitions are counted only under a contract with sinks,
-// and each only where it happened: a delivery, a refused one, one of an
-// action called twice, an event retried at an at-least-once sink, and an
-// ok answer whose event must come.
-func TestExercisedCountsDeliveries(t *testing.T) {
-	c := model.DefaultContract()
-	ns := model.Namespace("ns1-")
-	first, again := covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 20, 30)
-	h := model.Calls(first, again)
-	delivery := func(key string, fault model.SinkFault, event string) model.Delivery {
-		return model.Delivery{Sink: "hooks", Body: model.Body(`{"key":"ns1-` + key + `","tenant":"ns1-A","id":"` + event + `"}`), Fault: fault, Accepted: fault == model.SinkNone}
-	}
-	h.Deliveries = []model.Delivery{delivery("k1", model.Sink500, "e1"), delivery("k1", model.SinkNone, "e1"), delivery("k9", model.SinkNone, "e9")}
-	if got := model.Exercised(model.Exercise{Contract: c, History: h, NS: ns}); !maps.Equal(got, model.Coverage{model.Called: 2, model.SequentialRetry: 1}) {
-		t.Errorf("no sinks: %v", got)
-	}
-	exactly := model.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
-	atLeast := exactly
-	atLeast.Delivery, atLeast.EventID = model.AtLeastOnce, "/id"
-	for _, tc := range []struct {
-		name  string
-		sink  model.Sink
-		h     model.History
-		retry int
-	}{
-		{"exactly-once", exactly, h, 0},
-		{"at-least-once", atLeast, h, 1},
-	} {
-		want := model.Coverage{model.Called: 2, model.SequentialRetry: 1, model.Delivered: 3, model.SinkRefused: 1,
-			model.DeliveredCalledAgain: 2, model.Redelivered: tc.retry, model.AwaitedEvent: 2}
-		if got := model.Exercised(model.Exercise{Contract: c, History: tc.h, NS: ns, Sinks: []model.Sink{tc.sink}}); !maps.Equal(got, want) {
-			t.Errorf("%s: %v, want %v", tc.name, got, want)
-		}
-	}
-	// A sink that received nothing still names its transitions, at zero.
-	quiet := model.Calls(first)
-	quiet.Ops[0].Out = model.Outcome{Kind: model.Conflict, Status: 409}
-	want := model.Coverage{model.Called: 1, model.Delivered: 0, model.SinkRefused: 0, model.DeliveredCalledAgain: 0, model.Redelivered: 0, model.AwaitedEvent: 0}
-	if got := model.Exercised(model.Exercise{Contract: c, History: quiet, NS: ns, Sinks: []model.Sink{atLeast}}); !maps.Equal(got, want) {
-		t.Errorf("nothing delivered: %v, want %v", got, want)
-	}
-	if got := want.Transitions(); !slices.Equal(got[len(model.CallTransitions):], model.SinkTransitions) {
-		t.Errorf("order: %v", got)
 	}
 }
 

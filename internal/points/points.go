@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -48,7 +49,7 @@ type Dealer struct {
 	Faults  []model.Fault
 	World   gen.World
 	// Coverage counts each point and failure tried (model.PointFired).
-	Coverage model.Coverage
+	Coverage coverage.Coverage
 	// NS is the namespace of the unfaulted calls the points are learned
 	// from.
 	NS   model.Namespace
@@ -89,7 +90,7 @@ func (r *Dealer) DealCodes() {
 			r.Note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
 		}
 		for _, c := range fc {
-			r.Coverage[model.PointFired(f, c)] = 0
+			r.Coverage[coverage.PointFired(f, c)] = 0
 		}
 		codes = append(codes, fc...)
 	}
@@ -131,10 +132,10 @@ func (r *Dealer) Learn(ctx context.Context) {
 		r.World.RetryPoints = append(pointNames(traces[1]), deps[1]...)
 	}
 	for _, p := range r.World.Points {
-		r.Coverage[model.PointFired(f, p)] = 0
+		r.Coverage[coverage.PointFired(f, p)] = 0
 	}
 	for _, p := range r.World.RetryPoints {
-		r.Coverage[model.PointFired(f, model.RetryPoint(p))] = 0
+		r.Coverage[coverage.PointFired(f, coverage.RetryPoint(p))] = 0
 	}
 }
 
@@ -157,7 +158,7 @@ func (r *Dealer) Tried() {
 		if ps := r.World.RetryPoints; len(ps) > 0 {
 			retry := make([]string, len(ps))
 			for j, p := range ps {
-				retry[j] = model.RetryPoint(p)
+				retry[j] = coverage.RetryPoint(p)
 			}
 			msg += "; " + strings.TrimPrefix(r.tried(r.Faults[i], retry, "of a retry's"), string(r.Faults[i])+": tried ")
 		}
@@ -176,7 +177,7 @@ func (r *Dealer) Tried() {
 func (r *Dealer) tried(f model.Fault, points []string, what string) string {
 	var untried []string
 	for _, p := range points {
-		if r.Coverage[model.PointFired(f, p)] == 0 {
+		if r.Coverage[coverage.PointFired(f, p)] == 0 {
 			untried = append(untried, p)
 		}
 	}

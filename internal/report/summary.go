@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Row is one target's result, as the demo and run commands print it.
@@ -43,7 +44,7 @@ type Row struct {
 	// Coverage counts the transitions the run's executions made, and
 	// CheckStatus says of every check whether it failed, passed, or was
 	// not exercised (none of the transitions it needs happened).
-	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	Coverage    coverage.Coverage           `json:"coverage,omitempty"`
 	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 	// Sightings are the same bug seen again another way (another check,
 	// fault or interleaving), listed under its row rather than as rows of

@@ -6,6 +6,7 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Candidates lists plans one step simpler than p, most reducing first:
@@ -130,7 +131,7 @@ func FirstCallPoints(p model.Plan) model.Plan {
 	called := map[model.Action]bool{}
 	for i, s := range p.Steps {
 		for j, c := range s.Calls {
-			if point, ok := model.OfRetry(c.Point); ok && !called[c.Action()] {
+			if point, ok := coverage.OfRetry(c.Point); ok && !called[c.Action()] {
 				p = clonePlan(p) // candidates may share steps
 				p.Steps[i].Calls[j].Point = point
 			}

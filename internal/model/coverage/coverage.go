@@ -1,10 +1,18 @@
-package model
+// Package coverage says which transitions a history exercised: the calls'
+// retries, changed payloads, other tenants, bursts and refusals, the
+// faults that fired and the sinks' deliveries, counted into a Coverage that
+// the checks read to tell a silent check from one never exercised. It holds
+// no judgement of an answer (internal/model/reference) and declares no data
+// of a run (internal/model).
+package coverage
 
 import (
 	"bytes"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Transition is something a plan's execution did that a check needs to have
@@ -66,12 +74,12 @@ const (
 var CallTransitions = []Transition{Called, SequentialRetry, ChangedPayload, OtherTenantSameKey, Keyless, Reencoding, FoldedKey, Burst, RefusedThenFixed}
 
 // FaultFired is the transition of a fault of kind f that fired.
-func FaultFired(f Fault) Transition { return Transition(f) }
+func FaultFired(f model.Fault) Transition { return Transition(f) }
 
 // PointFired is the transition of a fault of kind f that fired at point
 // p of a call's database work ("crash-at after tx 1"), counted beside
 // FaultFired: how many of the points learned a run tried.
-func PointFired(f Fault, p string) Transition { return Transition(string(f) + " " + p) }
+func PointFired(f model.Fault, p string) Transition { return Transition(string(f) + " " + p) }
 
 // RetryPoint is point p of a retry's database work, as a plan names it
 // ("retry after statement 1"): the same action called again, with the
@@ -122,14 +130,14 @@ type Coverage map[Transition]int
 
 // NewCoverage is a coverage with every call transition and each of the
 // faults at zero, so that a report names what never happened.
-func NewCoverage(faults []Fault) Coverage {
+func NewCoverage(faults []model.Fault) Coverage {
 	c := Coverage{}
 	for _, t := range CallTransitions {
 		c[t] = 0
 	}
 	for _, f := range faults {
 		c[FaultFired(f)] = 0
-		if Crashes(f) {
+		if model.Crashes(f) {
 			c[RecoveredRetry] = 0
 		}
 	}
@@ -163,18 +171,18 @@ func (c Coverage) Transitions() []Transition {
 
 // Exercise is what the coverage of one execution is counted from.
 type Exercise struct {
-	Contract Contract
+	Contract model.Contract
 	// KeyInTag says the service sees the action tag where it looks for the
 	// key (a {{tag}} in the URL, a header, or the payload: see
 	// stress.keyInTag): the tag holds the tenant and the key in its
 	// logical form, so no two tenants, and no two keys apart by white
 	// space or case, ever send the service one key.
 	KeyInTag bool
-	History  History
+	History  model.History
 	// Sinks are the contract's sinks, NS the namespace the execution ran
 	// in (by which a delivery names its action).
-	Sinks []Sink
-	NS    Namespace
+	Sinks []model.Sink
+	NS    model.Namespace
 }
 
 // Exercised counts what one execution did, from what actually ran: each
@@ -195,7 +203,7 @@ func Exercised(in Exercise) Coverage {
 		}
 	}
 	for _, ev := range in.History.Faults {
-		if ev.Fired && ev.Kind != FaultExit {
+		if ev.Fired && ev.Kind != model.FaultExit {
 			cov[FaultFired(ev.Kind)]++
 			if ev.Point != "" {
 				cov[PointFired(ev.Kind, ev.Point)]++
@@ -212,24 +220,24 @@ func Exercised(in Exercise) Coverage {
 // callIndex holds each call's action and canonical body, computed once:
 // Exercised compares every call with every other, and the pairs are many.
 type callIndex struct {
-	ops     []Op
-	actions []Action
+	ops     []model.Op
+	actions []model.Action
 	canon   [][]byte
 	// bytewise says the contract compares payloads byte for byte
 	// (EquivalenceBytes), not in canonical form.
 	bytewise bool
 }
 
-func indexCalls(c Contract, ops []Op) callIndex {
+func indexCalls(c model.Contract, ops []model.Op) callIndex {
 	x := callIndex{
 		ops:      ops,
-		actions:  make([]Action, len(ops)),
+		actions:  make([]model.Action, len(ops)),
 		canon:    make([][]byte, len(ops)),
-		bytewise: c.Equivalence == EquivalenceBytes,
+		bytewise: c.Equivalence == model.EquivalenceBytes,
 	}
 	for i, op := range ops {
 		x.actions[i] = c.ActionOf(op.Call)
-		if b, err := canonical(op.Body); err == nil {
+		if b, err := model.Canonical(op.Body); err == nil {
 			x.canon[i] = b
 		} else {
 			x.canon[i] = op.Body
@@ -272,7 +280,7 @@ func (x callIndex) pairTransitions(in Exercise, i int) []Transition {
 	var leak, fold, burst, retry, changed, reencoded, fixed bool
 	for j, other := range x.ops {
 		earlier := before(other, j, op, i)
-		if j == i || other.Call.NoKey || !earlier && !Overlap(op, other) {
+		if j == i || other.Call.NoKey || !earlier && !model.Overlap(op, other) {
 			continue
 		}
 		if x.actions[i] != x.actions[j] {
@@ -282,11 +290,11 @@ func (x callIndex) pairTransitions(in Exercise, i int) []Transition {
 		}
 		if op.Call.Broken > 0 || other.Call.Broken > 0 {
 			// A broken payload is no retry or change of a valid one.
-			fixed = fixed || op.Call.Broken == 0 && Refused(other.Out) && other.End < op.Start
+			fixed = fixed || op.Call.Broken == 0 && model.Refused(other.Out) && other.End < op.Start
 			continue
 		}
 		same := x.equivalent(i, j)
-		burst = burst || Overlap(op, other)
+		burst = burst || model.Overlap(op, other)
 		retry = retry || same && other.End < op.Start
 		changed = changed || !same && earlier
 		reencoded = reencoded || bytes.Equal(x.canon[i], x.canon[j]) && !bytes.Equal(other.Body, op.Body)
@@ -307,14 +315,14 @@ func (x callIndex) pairTransitions(in Exercise, i int) []Transition {
 // recoveredRetries counts the calls that retried an action a crash cut
 // off and settled whether its key was released within the recovery time
 // (RecoveredRetry). actions are the history's calls' actions.
-func recoveredRetries(c Contract, h History, actions []Action) int {
+func recoveredRetries(c model.Contract, h model.History, actions []model.Action) int {
 	if c.Recovery <= 0 {
 		return 0
 	}
 	// The end of each action's latest crashed call: where it was cut off.
-	cut := map[Action]int64{}
+	cut := map[model.Action]int64{}
 	for _, ev := range h.Faults {
-		if !ev.Fired || !Crashes(ev.Kind) {
+		if !ev.Fired || !model.Crashes(ev.Kind) {
 			continue
 		}
 		for _, i := range ev.Ops {
@@ -329,10 +337,10 @@ func recoveredRetries(c Contract, h History, actions []Action) int {
 	n := 0
 	for i, op := range h.Ops {
 		at, ok := cut[actions[i]]
-		if !ok || op.Call.NoKey || op.Call.Fault != FaultNone || !answered(op) || op.Start <= at {
+		if !ok || op.Call.NoKey || op.Call.Fault != model.FaultNone || !answered(op) || op.Start <= at {
 			continue
 		}
-		if op.Out.Kind != InFlight || op.Start-at > int64(c.Recovery) {
+		if op.Out.Kind != model.InFlight || op.Start-at > int64(c.Recovery) {
 			n++
 		}
 	}
@@ -340,26 +348,26 @@ func recoveredRetries(c Contract, h History, actions []Action) int {
 }
 
 // answered reports whether a call got an answer of the service's.
-func answered(op Op) bool { return op.Out.Err == "" && op.Out.Status != 0 }
+func answered(op model.Op) bool { return op.Out.Err == "" && op.Out.Status != 0 }
 
 // before reports whether call a (index i of the history) was made before
 // call b (index j): it started first, or at the same instant earlier in
 // the history.
-func before(a Op, i int, b Op, j int) bool {
+func before(a model.Op, i int, b model.Op, j int) bool {
 	return a.Start < b.Start || a.Start == b.Start && i < j
 }
 
 // otherTenant reports whether call sends the key other sent, from another
 // tenant, where tenants must not share keys.
-func otherTenant(in Exercise, call, other Call) bool {
-	return in.Contract.KeyScope != KeyScopeGlobal && !in.KeyInTag && call.Tenant != other.Tenant && call.Key == other.Key
+func otherTenant(in Exercise, call, other model.Call) bool {
+	return in.Contract.KeyScope != model.KeyScopeGlobal && !in.KeyInTag && call.Tenant != other.Tenant && call.Key == other.Key
 }
 
 // folded reports whether call's key differs from other's, of the same
 // tenant, only by white space, case or form (the calls are two actions:
 // the caller checked).
-func folded(in Exercise, call, other Call) bool {
+func folded(in Exercise, call, other model.Call) bool {
 	c := in.Contract
 	return !in.KeyInTag && c.ActionOf(call).Tenant == c.ActionOf(other).Tenant && call.Key != other.Key &&
-		PlainKey(call.Key) == PlainKey(other.Key)
+		model.PlainKey(call.Key) == model.PlainKey(other.Key)
 }

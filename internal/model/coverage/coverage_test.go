@@ -1,10 +1,11 @@
-package model_test
+package coverage_test
 
 import (
 	"maps"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // covOp is a call of the given tenant and key with body b, in flight from
@@ -33,67 +34,67 @@ func TestExercised(t *testing.T) {
 		keyInTag bool
 		history  model.History
 		faults   []model.FaultEvent
-		want     model.Coverage
+		want     coverage.Coverage
 	}{
 		{"one call", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
-			nil, model.Coverage{model.Called: 1}},
+			nil, coverage.Coverage{coverage.Called: 1}},
 		{"a retry after the first call ended", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1}},
 		{"a retry nobody heard back from is not judged", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), lost),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"a re-encoded retry", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1, model.Reencoding: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1, coverage.Reencoding: 1}},
 		{"a re-encoding under byte equivalence is a changed payload", bytesEq, false,
 			model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pSpaced, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Reencoding: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.ChangedPayload: 1, coverage.Reencoding: 1}},
 		{"a changed payload", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.ChangedPayload: 1}},
 		{"a changed payload at once", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", pOther, 0, 10)),
-			nil, model.Coverage{model.Called: 2, model.ChangedPayload: 1, model.Burst: 2}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.ChangedPayload: 1, coverage.Burst: 2}},
 		{"a burst of two", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1", p, 5, 15)),
-			nil, model.Coverage{model.Called: 2, model.Burst: 2}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.Burst: 2}},
 		{"another tenant's key", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.OtherTenantSameKey: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.OtherTenantSameKey: 1}},
 		{"another tenant, another key", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k2", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"one tenant", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k2", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"another tenant's key under a global scope is a retry", global, false,
 			model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1}},
 		{"another tenant's key inside a tag", exact, true, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"a key apart by white space", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.FoldedKey: 1}},
 		{"a key apart by white space that the contract trims is a retry", trim, false,
 			model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.SequentialRetry: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1}},
 		{"a key apart by case under trim", trim, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1c", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.FoldedKey: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.FoldedKey: 1}},
 		{"a key apart by white space inside a tag", exact, true, model.Calls(covOp("A", "k1", p, 0, 10), covOp("A", "k1s", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"a key apart by white space of another tenant", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), covOp("B", "k1s", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
-		{"a keyless call", exact, false, model.Calls(keyless), nil, model.Coverage{model.Called: 1, model.Keyless: 1}},
+			nil, coverage.Coverage{coverage.Called: 2}},
+		{"a keyless call", exact, false, model.Calls(keyless), nil, coverage.Coverage{coverage.Called: 1, coverage.Keyless: 1}},
 		{"a keyless call is no retry", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), keyless),
-			nil, model.Coverage{model.Called: 2, model.Keyless: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.Keyless: 1}},
 		{"a keyless create under key_required: false", keyOptional, false, model.Calls(keyless, keyless),
-			nil, model.Coverage{model.Called: 2, model.Keyless: 2, model.KeylessCreate: 2}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.Keyless: 2, coverage.KeylessCreate: 2}},
 		{"a fixed call after a refused one", exact, false, model.Calls(broken(covOp("A", "k1", pOther, 0, 10), 400), covOp("A", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2, model.RefusedThenFixed: 1}},
+			nil, coverage.Coverage{coverage.Called: 2, coverage.RefusedThenFixed: 1}},
 		{"a broken call accepted is not refused", exact, false, model.Calls(broken(covOp("A", "k1", pOther, 0, 10), 201), covOp("A", "k1", p, 20, 30)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"a broken call after a valid one is no changed payload", exact, false, model.Calls(covOp("A", "k1", p, 0, 10), broken(covOp("A", "k1", pOther, 20, 30), 400)),
-			nil, model.Coverage{model.Called: 2}},
+			nil, coverage.Coverage{coverage.Called: 2}},
 		{"faults count when they fired", exact, false, model.Calls(covOp("A", "k1", p, 0, 10)),
 			[]model.FaultEvent{{Kind: model.FaultCrash, Fired: true}, {Kind: model.FaultRestart, Fired: true}, {Kind: model.FaultLoseReply}},
-			model.Coverage{model.Called: 1, "crash": 1, "restart": 1}},
+			coverage.Coverage{coverage.Called: 1, "crash": 1, "restart": 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.history
 			h.Faults = tc.faults
-			got := model.Exercised(model.Exercise{Contract: tc.contract, KeyInTag: tc.keyInTag, History: h})
+			got := coverage.Exercised(coverage.Exercise{Contract: tc.contract, KeyInTag: tc.keyInTag, History: h})
 			if !maps.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
@@ -102,21 +103,21 @@ func TestExercised(t *testing.T) {
 }
 
 func TestCoverageAddAndOrder(t *testing.T) {
-	c := model.Coverage{model.Burst: 1, "crash": 2}
-	c.Add(model.Coverage{model.Burst: 2, "lose-reply": 1})
-	if !maps.Equal(c, model.Coverage{model.Burst: 3, "crash": 2, "lose-reply": 1}) {
+	c := coverage.Coverage{coverage.Burst: 1, "crash": 2}
+	c.Add(coverage.Coverage{coverage.Burst: 2, "lose-reply": 1})
+	if !maps.Equal(c, coverage.Coverage{coverage.Burst: 3, "crash": 2, "lose-reply": 1}) {
 		t.Fatalf("sum: %v", c)
 	}
 	got := c.Transitions()
-	if n := len(model.CallTransitions); len(got) != n+2 || got[n] != "crash" || got[n+1] != "lose-reply" || got[0] != model.Called {
+	if n := len(coverage.CallTransitions); len(got) != n+2 || got[n] != "crash" || got[n+1] != "lose-reply" || got[0] != coverage.Called {
 		t.Fatalf("order: %v", got)
 	}
 	// A planned crash brings its follow-up, the retry the recovery time decides.
-	zero := model.NewCoverage([]model.Fault{model.FaultCrash})
-	if len(zero) != len(model.CallTransitions)+2 || zero["crash"] != 0 || zero[model.RecoveredRetry] != 0 || zero.Transitions()[len(model.CallTransitions)] != "crash" {
+	zero := coverage.NewCoverage([]model.Fault{model.FaultCrash})
+	if len(zero) != len(coverage.CallTransitions)+2 || zero["crash"] != 0 || zero[coverage.RecoveredRetry] != 0 || zero.Transitions()[len(coverage.CallTransitions)] != "crash" {
 		t.Fatalf("new: %v", zero)
 	}
-	if model.OtherTenantSameKey.Label() != "other tenant same key" || model.FaultFired(model.FaultCrash).Label() != "crash" {
+	if coverage.OtherTenantSameKey.Label() != "other tenant same key" || coverage.FaultFired(model.FaultCrash).Label() != "crash" {
 		t.Fatal("labels")
 	}
 }
@@ -134,7 +135,7 @@ func BenchmarkExercised(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		model.Exercised(model.Exercise{Contract: c, History: h})
+		coverage.Exercised(coverage.Exercise{Contract: c, History: h})
 	}
 }
 

@@ -1,10 +1,11 @@
-package model_test
+package coverage_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Issue 27.1: a crash that fired is not IDEM-012's transition. Only a
@@ -47,9 +48,9 @@ func TestRecoveredRetry(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := model.History{Ops: tc.ops, Faults: tc.faults}
-			got := model.Exercised(model.Exercise{Contract: tc.contract, History: h})
-			if got[model.RecoveredRetry] != tc.want {
-				t.Errorf("%s: %d, want %d (coverage %v)", model.RecoveredRetry, got[model.RecoveredRetry], tc.want, got)
+			got := coverage.Exercised(coverage.Exercise{Contract: tc.contract, History: h})
+			if got[coverage.RecoveredRetry] != tc.want {
+				t.Errorf("%s: %d, want %d (coverage %v)", coverage.RecoveredRetry, got[coverage.RecoveredRetry], tc.want, got)
 			}
 		})
 	}
