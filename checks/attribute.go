@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.
@@ -25,10 +26,10 @@ const (
 
 // attribute maps a row back to its logical action. owner holds the actions
 // of the rows of tables attributed before, by table and ID.
-func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
+func attribute(in Input, e effect.Effect, r model.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
 	global := in.Contract.KeyScope == model.KeyScopeGlobal
 	switch e.Attribution() {
-	case model.ByJoin:
+	case effect.ByJoin:
 		a, ok := owner[e.Join.Table][r.Join]
 		switch {
 		case !ok:
@@ -38,7 +39,7 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 			return a, keylessRow
 		}
 		return a, rowOK
-	case model.ByTag:
+	case effect.ByTag:
 		tenant, key, ok := in.Contract.ParseTag(in.NS, r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
@@ -67,11 +68,11 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 }
 
 // describeRow names a row by the columns that attribute it.
-func describeRow(e model.Effect, r model.Row) string {
+func describeRow(e effect.Effect, r model.Row) string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return fmt.Sprintf("tagged %q", r.Tag)
-	case model.ByJoin:
+	case effect.ByJoin:
 		return fmt.Sprintf("pointing at %q", r.Join)
 	default:
 		return fmt.Sprintf("tenant %q key %q", r.Tenant, r.Key)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // keylessContract is key_required: false: a call without the key is an
@@ -131,7 +132,7 @@ func TestKeylessCreatesTagged(t *testing.T) {
 // create that wrote its row there is not blamed for a row nobody read.
 func TestKeylessCreatesUnseen(t *testing.T) {
 	w := plain
-	effects := []model.Effect{{Table: "tickets", Key: "request_key", ID: "id", PerAction: 1}}
+	effects := []effect.Effect{{Table: "tickets", Key: "request_key", ID: "id", PerAction: 1}}
 	h := history(op(0, model.Call{Tenant: w.a, NoKey: true}, ok(w.id1)))
 	got := checks.Evaluate(checks.Input{Contract: keylessContract(), Effects: effects, NS: w.ns, History: h, Rows: model.Snapshot{"tickets": nil}})
 	if len(got) != 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // A sink's deliveries are effects beyond the database, judged like rows:
@@ -32,7 +33,7 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 			if d.Sink != s.Name {
 				continue
 			}
-			if a, ok := in.Contract.DeliveryOf(in.NS, s, d.Body); ok {
+			if a, ok := effect.DeliveryOf(in.Contract, in.NS, s, d.Body); ok {
 				byAction[a] = append(byAction[a], d)
 			}
 		}
@@ -63,9 +64,9 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 
 // eventChecks count a committed action's events at sink s; stops are
 // when a replica of the service stopped (model.History.ReplicaStops).
-func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Violation {
+func eventChecks(s effect.Sink, a model.Action, ds []model.Delivery, stops []int64) []Violation {
 	want := s.EventsPerAction()
-	if s.Mode() == model.ExactlyOnce {
+	if s.Mode() == effect.ExactlyOnce {
 		if n := len(events(s, ds, true)); n > want {
 			return []Violation{violation(DuplicateDelivery, a, fmt.Sprintf("an action's event was accepted more than %d time(s) by sink %s (exactly-once)", want, s.Name),
 				fmt.Sprintf("action %s: %s", a, showDeliveries(s, ds)))}
@@ -93,12 +94,12 @@ func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int6
 // or crashed, stops): its retries died with the process that held them
 // in memory, which says nothing of the other ID, maybe a later call's
 // own event.
-func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool) {
+func replacedID(s effect.Sink, ds []model.Delivery, stops []int64) (string, bool) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
 		ids[i], _ = model.Pointer(d.Body, s.EventID)
 	}
-	open := model.OpenEvents(s, ds, stops)
+	open := effect.OpenEvents(s, ds, stops)
 	all := events(s, ds, false)
 	for k, id := range all[:len(all)-1] {
 		next := slices.Index(ids, all[k+1])
@@ -112,14 +113,14 @@ func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool)
 // events are the distinct events of deliveries ds in the order they
 // first came, those accepted only when accepted is set: under
 // exactly-once each delivery is one, under at-least-once each event ID.
-func events(s model.Sink, ds []model.Delivery, accepted bool) []string {
+func events(s effect.Sink, ds []model.Delivery, accepted bool) []string {
 	var out []string
 	for i, d := range ds {
 		if accepted && !d.Accepted {
 			continue
 		}
 		id := fmt.Sprint(i)
-		if s.Mode() == model.AtLeastOnce {
+		if s.Mode() == effect.AtLeastOnce {
 			id, _ = model.Pointer(d.Body, s.EventID)
 		}
 		if !slices.Contains(out, id) {
@@ -131,7 +132,7 @@ func events(s model.Sink, ds []model.Delivery, accepted bool) []string {
 
 // announcedIDs: a delivery's resource ID (the sink's id:) must be the ID
 // of a row the action committed, not one a rolled-back attempt made.
-func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed []string) []Violation {
+func announcedIDs(s effect.Sink, a model.Action, ds []model.Delivery, committed []string) []Violation {
 	if s.ID == "" {
 		return nil
 	}
@@ -147,7 +148,7 @@ func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed [
 // deliveryFields compare a delivery's fields with the winning payload, as
 // a row's are: the delivery stands for a row of a table named after the
 // sink, its fields for columns.
-func deliveryFields(in Input, s model.Sink, a model.Action, info *actionInfo, d model.Delivery) []Violation {
+func deliveryFields(in Input, s effect.Sink, a model.Action, info *actionInfo, d model.Delivery) []Violation {
 	if len(s.Fields) == 0 {
 		return nil
 	}
@@ -157,7 +158,7 @@ func deliveryFields(in Input, s model.Sink, a model.Action, info *actionInfo, d 
 			r.Fields[ptr] = v
 		}
 	}
-	return fieldChecks(model.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.winners), r)
+	return fieldChecks(effect.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.winners), r)
 }
 
 // Committed lists the actions with rows in some effect table: those
@@ -182,7 +183,7 @@ func committedRows(in Input) map[model.Action][]string {
 			break
 		}
 	}
-	for _, e := range model.JoinedLast(in.Effects) {
+	for _, e := range effect.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
@@ -204,7 +205,7 @@ func committedRows(in Input) map[model.Action][]string {
 
 // showDeliveries lists an action's deliveries for a violation's detail:
 // "2 deliveries to webhooks: at 12ms accepted event "evt_1", …".
-func showDeliveries(s model.Sink, ds []model.Delivery) string {
+func showDeliveries(s effect.Sink, ds []model.Delivery) string {
 	if len(ds) == 0 {
 		return "no delivery to " + s.Name
 	}

@@ -6,14 +6,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []model.Effect {
-	return []model.Effect{
+func taggedEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &effect.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Verdict is what a run concludes. One vocabulary from the run to the
@@ -27,8 +28,8 @@ const (
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
 	Contract model.Contract
-	Effects  []model.Effect
-	Sinks    []model.Sink
+	Effects  []effect.Effect
+	Sinks    []effect.Sink
 	NS       model.Namespace
 	History  model.History
 	Rows     model.Snapshot
@@ -348,7 +349,7 @@ func attributeRows(in Input, keyless []model.Op) (perAction map[string]map[model
 	perAction = map[string]map[model.Action][]model.Row{}
 	owner = map[string]map[string]model.Action{}
 	keylessRows = map[string]map[model.Action][]model.Row{}
-	for _, e := range model.JoinedLast(in.Effects) {
+	for _, e := range effect.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]model.Row{}
 		keylessRows[e.Table] = map[model.Action][]model.Row{}
@@ -395,7 +396,7 @@ func attributeRows(in Input, keyless []model.Op) (perAction map[string]map[model
 
 // partialIn is the first effect table other than e in which action a has
 // rows, "" when there is none.
-func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
+func partialIn(in Input, e effect.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
 	for _, o := range in.Effects {
 		if o.Table != e.Table && len(perAction[o.Table][a]) > 0 {
 			return o.Table
@@ -404,7 +405,7 @@ func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]ma
 	return ""
 }
 
-func actionRows(in Input, e model.Effect, a model.Action, info *actionInfo,
+func actionRows(in Input, e effect.Effect, a model.Action, info *actionInfo,
 	perAction map[string]map[model.Action][]model.Row, owner map[string]map[string]model.Action) []Violation {
 	var vs []Violation
 	rows := perAction[e.Table][a]
@@ -440,7 +441,7 @@ func actionRows(in Input, e model.Effect, a model.Action, info *actionInfo,
 
 // idChecks: every ok answer's ID must be the ID of the action's own row,
 // and never the ID of another tenant's row.
-func idChecks(e model.Effect, a model.Action, info *actionInfo, rows []model.Row, owner map[string]model.Action) []Violation {
+func idChecks(e effect.Effect, a model.Action, info *actionInfo, rows []model.Row, owner map[string]model.Action) []Violation {
 	var vs []Violation
 	for _, id := range info.okIDs {
 		if ownsID(rows, id) {
@@ -476,7 +477,7 @@ func ownsID(rows []model.Row, id string) bool {
 
 // referenceChecks: every row's reference must point at the same action's
 // row in the referenced table.
-func referenceChecks(e model.Effect, a model.Action, rows, targets []model.Row) []Violation {
+func referenceChecks(e effect.Effect, a model.Action, rows, targets []model.Row) []Violation {
 	var vs []Violation
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {

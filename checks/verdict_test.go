@@ -11,15 +11,16 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []model.Effect {
-	return []model.Effect{
+func sampleEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &effect.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }
 
@@ -706,7 +707,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"amount_cents": 1250, "rate": 2.5, "note": "coffee"}
 	body := []byte(`{"amount_cents":1250,"note":"coffee","rate":2.50}`)
-	effects := []model.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+	effects := []effect.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"amount_cents": "/amount_cents", "rate": "/rate", "note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}
 	for _, tc := range []struct {

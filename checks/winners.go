@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // The stored fields of an action must be those of the payload that won:
@@ -90,7 +91,7 @@ func sentWinners(in Input, a model.Action, winners [][]byte) [][]byte {
 // fieldChecks compare a row's fields with the winning payload; with more
 // than one possible winner the row must hold one of them, all its fields
 // from the same payload, and is reported against the first.
-func fieldChecks(e model.Effect, a model.Action, winners [][]byte, r model.Row) []Violation {
+func fieldChecks(e effect.Effect, a model.Action, winners [][]byte, r model.Row) []Violation {
 	var first []Violation
 	for i, w := range winners {
 		vs := fieldsAgainst(e, a, w, r)
@@ -105,7 +106,7 @@ func fieldChecks(e model.Effect, a model.Action, winners [][]byte, r model.Row) 
 }
 
 // fieldsAgainst compares a row's fields with one payload.
-func fieldsAgainst(e model.Effect, a model.Action, winner []byte, r model.Row) []Violation {
+func fieldsAgainst(e effect.Effect, a model.Action, winner []byte, r model.Row) []Violation {
 	var vs []Violation
 	for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
 		// By JSON value: a numeric column's 1250.00 is the payload's 1250.

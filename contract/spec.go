@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -23,11 +24,11 @@ type Spec struct {
 	// equivalence, key scope.
 	Contract model.Contract
 	// Effects are the tables one action writes.
-	Effects []model.Effect
+	Effects []effect.Effect
 	// Sinks are the receivers idemstress runs for the service's
 	// deliveries (webhooks): effects beyond the database, counted per
 	// action like rows.
-	Sinks []model.Sink
+	Sinks []effect.Sink
 	// DatabaseURL is where the effect tables are. Empty with Process set:
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
@@ -100,7 +101,7 @@ func (s *Spec) check(target client.Target) error {
 			return err
 		}
 	}
-	if err := model.ValidateEffects(s.Effects); err != nil {
+	if err := effect.ValidateEffects(s.Effects); err != nil {
 		return err
 	}
 	if err := s.checkSinks(); err != nil {
@@ -152,7 +153,7 @@ func (s *Spec) checkHTTP() error {
 // checkSinks refuses a sink whose fields point at nothing in the payload,
 // or that the service could never be told about.
 func (s *Spec) checkSinks() error {
-	if err := model.ValidateSinks(s.Sinks); err != nil {
+	if err := effect.ValidateSinks(s.Sinks); err != nil {
 		return err
 	}
 	base := s.Contract.WithDefaults().Render("", 0, 0)
@@ -178,7 +179,7 @@ func (s *Spec) checkSinks() error {
 
 // checkRedisSink checks that sink i's Redis is a dependency idemstress
 // starts, so that it can read it.
-func (s *Spec) checkRedisSink(i int, k model.Sink) error {
+func (s *Spec) checkRedisSink(i int, k effect.Sink) error {
 	dep := k.Redis.Dependency
 	if s.Process == nil || !slices.ContainsFunc(s.Process.Dependencies, func(d process.DependencySpec) bool { return d.Name == dep }) {
 		var names []string
@@ -255,7 +256,7 @@ func (s Spec) QueryAfterCrashTable() string {
 		return k.AtWrite
 	}
 	table := s.CrashTable()
-	i := slices.IndexFunc(s.Effects, func(e model.Effect) bool { return e.Query == "" && e.Table == table })
+	i := slices.IndexFunc(s.Effects, func(e effect.Effect) bool { return e.Query == "" && e.Table == table })
 	if table == "" || i == len(s.Effects)-1 || !slices.ContainsFunc(s.Faults, atWrite) {
 		return ""
 	}

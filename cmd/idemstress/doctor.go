@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -186,7 +187,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	return exitPass
 }
 
-func describeEffect(e model.Effect) string {
+func describeEffect(e effect.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

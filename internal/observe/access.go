@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // How a plan's rows are found, at a cost that follows what the plan wrote
@@ -98,7 +99,7 @@ const uuidOID = 2950
 func (c *colInfo) hasMark() bool { return c != nil && c.seq != "" && c.seqWhy == "" && c.index != "" }
 
 // inspect reads the catalog for one (non-query) effect table.
-func inspect(ctx context.Context, q querier, e model.Effect) (*tableInfo, error) {
+func inspect(ctx context.Context, q querier, e effect.Effect) (*tableInfo, error) {
 	t := &tableInfo{cols: map[string]*colInfo{}}
 	name := ident(e.Table)
 	var oid *uint32
@@ -241,7 +242,7 @@ func bytewiseSQL(expr string) string {
 // instead (Notes says so). The last cannot be read from the catalog: the
 // baseline after the run counts, by a scan it makes anyway, the run's rows
 // the marks did not find, and Notes says so when there are any.
-func markColumn(t *tableInfo, e model.Effect) (*colInfo, string) {
+func markColumn(t *tableInfo, e effect.Effect) (*colInfo, string) {
 	candidates := []*colInfo{}
 	if c := t.cols[e.ID]; c != nil {
 		candidates = append(candidates, c)
@@ -304,7 +305,7 @@ type marks map[string]*int64
 // finder builds the conditions that find a namespace's rows.
 type finder struct {
 	info    map[string]*tableInfo
-	byTable map[string]model.Effect
+	byTable map[string]effect.Effect
 	marks   marks // nil: no marks, search whole tables
 	a       *args
 	// c says how namespace space stands in keys, tenants and tags (the
@@ -315,14 +316,14 @@ type finder struct {
 
 // asText is a column as text, cast when it is not text already; in a
 // query effect's result, whose types are unknown, always cast.
-func (f *finder) asText(e model.Effect, col string) string {
+func (f *finder) asText(e effect.Effect, col string) string {
 	if c := f.col(e, col); c != nil && c.textLike {
 		return ident(col)
 	}
 	return ident(col) + "::text"
 }
 
-func (f *finder) col(e model.Effect, col string) *colInfo {
+func (f *finder) col(e effect.Effect, col string) *colInfo {
 	if t := f.info[e.Table]; t != nil && e.Query == "" {
 		return t.cols[col]
 	}
@@ -332,13 +333,13 @@ func (f *finder) col(e model.Effect, col string) *colInfo {
 // startsWith is the exact test: the column's bytes start with the
 // namespace. COLLATE "C" makes it a byte comparison in any collation (a
 // nondeterministic one refuses starts_with otherwise).
-func (f *finder) startsWith(e model.Effect, col string) string {
+func (f *finder) startsWith(e effect.Effect, col string) string {
 	return fmt.Sprintf(`starts_with(%s COLLATE "C", %s)`, f.asText(e, col), f.nsArg(e, col))
 }
 
 // prefix is startsWith with, in front of it, a range an index serves, when
 // the column has such an index; indexed says whether it has.
-func (f *finder) prefix(e model.Effect, col string) (cond string, indexed bool) {
+func (f *finder) prefix(e effect.Effect, col string) (cond string, indexed bool) {
 	exact := f.startsWith(e, col)
 	if !f.indexed(e, col) {
 		return exact, false
@@ -383,7 +384,7 @@ func successor(ns string) (string, bool) {
 // since is the condition "written since the mark", "" when the table has
 // no mark column, no mark was read, or it was empty then (every row is
 // new: no condition needed, and the table was empty).
-func (f *finder) since(e model.Effect) (cond string, ok bool) {
+func (f *finder) since(e effect.Effect) (cond string, ok bool) {
 	t := f.info[e.Table]
 	if t == nil || t.mark == nil || f.marks == nil {
 		return "", false
@@ -405,11 +406,11 @@ func (f *finder) since(e model.Effect) (cond string, ok bool) {
 // branches are disjoint conditions whose rows together are the effect's
 // rows in the namespace, each one an index can serve where the table has
 // the index (see the comment at the top of this file).
-func (f *finder) branches(e model.Effect) []string {
+func (f *finder) branches(e effect.Effect) []string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return []string{and(f.sinceCond(e), fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg()))}
-	case model.ByJoin:
+	case effect.ByJoin:
 		in := f.joinIn(e)
 		if f.joinIndexed(e, f.byTable[e.Join.Table]) {
 			return []string{in}
@@ -444,7 +445,7 @@ func (f *finder) branches(e model.Effect) []string {
 
 // joinIn is the condition that a joined row points at a row of the
 // namespace in the table it joins, found by that table's branches.
-func (f *finder) joinIn(e model.Effect) string {
+func (f *finder) joinIn(e effect.Effect) string {
 	ref := f.byTable[e.Join.Table]
 	col, refID := f.joinCols(e)
 	var subs []string
@@ -456,7 +457,7 @@ func (f *finder) joinIn(e model.Effect) string {
 
 // joinCols are the join column and the id it points at, as compared: both
 // cast to text when their types do not compare as they are.
-func (f *finder) joinCols(e model.Effect) (col, refID string) {
+func (f *finder) joinCols(e effect.Effect) (col, refID string) {
 	ref := f.byTable[e.Join.Table]
 	col, refID = ident(e.Join.Column), ident(ref.ID)
 	if !f.comparable(e, ref) {
@@ -465,19 +466,19 @@ func (f *finder) joinCols(e model.Effect) (col, refID string) {
 	return col, refID
 }
 
-func (f *finder) sinceCond(e model.Effect) string {
+func (f *finder) sinceCond(e effect.Effect) string {
 	c, _ := f.since(e)
 	return c
 }
 
 // comparable says whether a join column and the id it points at compare
 // without casts (and so through an index): the same type, or two integers.
-func (f *finder) comparable(e, ref model.Effect) bool {
+func (f *finder) comparable(e, ref effect.Effect) bool {
 	c, r := f.col(e, e.Join.Column), f.col(ref, ref.ID)
 	return c != nil && r != nil && (c.typeOID == r.typeOID || c.integer && r.integer)
 }
 
-func (f *finder) joinIndexed(e, ref model.Effect) bool {
+func (f *finder) joinIndexed(e, ref effect.Effect) bool {
 	c := f.col(e, e.Join.Column)
 	return f.comparable(e, ref) && c.index != ""
 }
@@ -498,11 +499,11 @@ func and(conds ...string) string {
 
 // inNamespace is one condition for "the row is in the namespace", exact and
 // for use on rows already at hand (a scan's filter): no index in mind.
-func (f *finder) inNamespace(e model.Effect) string {
+func (f *finder) inNamespace(e effect.Effect) string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg())
-	case model.ByJoin:
+	case effect.ByJoin:
 		return f.joinIn(e)
 	default:
 		if !f.tenantNamespaced(e) {
@@ -513,15 +514,15 @@ func (f *finder) inNamespace(e model.Effect) string {
 }
 
 // needsMark says whether finding the effect's rows uses its mark column.
-func (f *finder) needsMark(e model.Effect) bool {
+func (f *finder) needsMark(e effect.Effect) bool {
 	t := f.info[e.Table]
 	if t == nil || t.mark == nil || e.Query != "" {
 		return false
 	}
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return true
-	case model.ByJoin:
+	case effect.ByJoin:
 		return !f.joinIndexed(e, f.byTable[e.Join.Table])
 	default:
 		return f.tenantNamespaced(e) && !f.indexed(e, e.Tenant) || !f.indexed(e, e.Key)
@@ -531,7 +532,7 @@ func (f *finder) needsMark(e model.Effect) bool {
 // indexed says whether an index serves the namespace prefix on col: a
 // prefix index on a text column, or any btree index on a uuid column
 // whose values the namespace begins (a UUID key or tenant).
-func (f *finder) indexed(e model.Effect, col string) bool {
+func (f *finder) indexed(e effect.Effect, col string) bool {
 	c := f.col(e, col)
 	ns, _ := f.nsOf(e, col)
 	if c != nil && c.prefix == nil && c.uuid && c.index != "" {

@@ -3,11 +3,13 @@ package observe
 import (
 	"context"
 	"fmt"
-	"github.com/idemstress/idemstress/internal/model"
 	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // IndexAdvice says how a plan's rows are found in one effect table, and
@@ -49,7 +51,7 @@ func (o *Observer) Indexes(ctx context.Context) []IndexAdvice {
 
 // scanNote is the note for a table whose rows are searched by a scan for
 // every plan, "" for a table that needs none.
-func scanNote(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) string {
+func scanNote(c model.Contract, e effect.Effect, info map[string]*tableInfo, byTable map[string]effect.Effect) string {
 	a := advise(c, e, info, byTable)
 	if a.OK || e.Query != "" {
 		return ""
@@ -58,7 +60,7 @@ func scanNote(c model.Contract, e model.Effect, info map[string]*tableInfo, byTa
 }
 
 // advise says how observation finds e's rows and which index it lacks.
-func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTable map[string]model.Effect) IndexAdvice {
+func advise(c model.Contract, e effect.Effect, info map[string]*tableInfo, byTable map[string]effect.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
 		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
@@ -77,9 +79,9 @@ func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTabl
 	}
 	v := &advisor{IndexAdvice: a, e: e, t: t, byTable: byTable, f: newFinder(c, info, byTable, nil, "x-")}
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		v.byTag()
-	case model.ByJoin:
+	case effect.ByJoin:
 		v.byJoin()
 	default:
 		v.byKey()
@@ -91,9 +93,9 @@ func advise(c model.Contract, e model.Effect, info map[string]*tableInfo, byTabl
 // and what is missing.
 type advisor struct {
 	IndexAdvice
-	e               model.Effect
+	e               effect.Effect
 	t               *tableInfo
-	byTable         map[string]model.Effect
+	byTable         map[string]effect.Effect
 	f               *finder
 	served, missing []string
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // ErrSchema marks a declared table or column that the database does not have.
@@ -27,7 +28,7 @@ var ErrSchema = errors.New("effect tables do not match the contract")
 // Its methods may be called from several goroutines.
 type Observer struct {
 	pool    *pgxpool.Pool
-	effects []model.Effect
+	effects []effect.Effect
 	// Contract says how a namespace stands in the keys, tenants and tags
 	// (its identifier formats and fixed tenants); the zero value: as the
 	// namespace itself, in keys and tenants alike.
@@ -64,7 +65,7 @@ type Observer struct {
 const maxPlanMarks = 64
 
 // NewObserver returns an observer of the declared effects.
-func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
+func NewObserver(pool *pgxpool.Pool, effects []effect.Effect) *Observer {
 	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second, StatementTimeout: 30 * time.Second,
 		planMarks: map[model.Namespace]marks{}, runs: map[model.Namespace]*runState{}}
 }
@@ -105,11 +106,11 @@ func (o *Observer) Validate(ctx context.Context) error {
 }
 
 // columns lists the columns of an effect's table, or of its query's result.
-func (o *Observer) columns(ctx context.Context, i int, e model.Effect) ([]string, error) {
+func (o *Observer) columns(ctx context.Context, i int, e effect.Effect) ([]string, error) {
 	if e.Query != "" {
 		// The user's SQL, even to learn its columns, runs read-only.
 		var cols []string
-		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
+		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]effect.Effect) error {
 			rows, err := tx.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
 			if err != nil {
 				return err
@@ -371,7 +372,7 @@ func (o *Observer) prepare(ctx context.Context) map[string]*tableInfo {
 	o.mu.Unlock()
 	info := map[string]*tableInfo{}
 	var notes []string
-	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
+	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]effect.Effect) error {
 		for _, e := range o.effects {
 			if e.Query != "" {
 				continue
@@ -424,8 +425,8 @@ func (o *Observer) note(format string, args ...any) {
 	}
 }
 
-func (o *Observer) byTable() map[string]model.Effect {
-	byTable := map[string]model.Effect{}
+func (o *Observer) byTable() map[string]effect.Effect {
+	byTable := map[string]effect.Effect{}
 	for _, e := range o.effects {
 		byTable[e.Table] = e
 	}
@@ -448,7 +449,7 @@ func (o *Observer) setLocals() []string {
 // sees one consistent moment and could not write if it tried; its
 // settings go in the same round trip as BEGIN. byTable finds an effect by
 // its table name.
-func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
+func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]effect.Effect) error) error {
 	begin := strings.Join(append([]string{beginReadOnly}, o.setLocals()...), "; ")
 	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
@@ -466,7 +467,7 @@ func text(col string) string {
 }
 
 // source is what an effect reads from: its table, or its query.
-func source(e model.Effect) string {
+func source(e effect.Effect) string {
 	if e.Query != "" {
 		return "(" + e.Query + ") AS q"
 	}
@@ -475,7 +476,7 @@ func source(e model.Effect) string {
 
 // rowsQuery selects cols from the effect's rows in the namespace: one
 // SELECT per branch, under UNION ALL.
-func rowsQuery(e model.Effect, f *finder, cols string) string {
+func rowsQuery(e effect.Effect, f *finder, cols string) string {
 	var parts []string
 	for _, b := range f.branches(e) {
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))
@@ -485,7 +486,7 @@ func rowsQuery(e model.Effect, f *finder, cols string) string {
 
 // rowCols is what readRows selects: tenant, key, id, reference, tag and
 // join, each as text or NULL, then the fields in sorted order.
-func rowCols(e model.Effect) (cols, fields []string) {
+func rowCols(e effect.Effect) (cols, fields []string) {
 	fields = sortedKeys(e.Fields)
 	cols = []string{text(e.Tenant), text(e.Key), text(e.ID), "NULL", text(e.Tag), "NULL"}
 	if e.References != nil {
@@ -500,7 +501,7 @@ func rowCols(e model.Effect) (cols, fields []string) {
 	return cols, fields
 }
 
-func readRows(br pgx.BatchResults, e model.Effect) ([]model.Row, error) {
+func readRows(br pgx.BatchResults, e effect.Effect) ([]model.Row, error) {
 	const fixed = 6
 	cols, fields := rowCols(e)
 	rows, err := br.Query()

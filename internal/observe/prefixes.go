@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Where a namespace stands in a row: the contract's identifier formats
@@ -12,14 +13,14 @@ import (
 // key, a DNS-label tenant). Each is a parameter of its own.
 
 // newFinder finds namespace ns's rows, with the marks m (nil: none).
-func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]model.Effect, m marks, ns model.Namespace) *finder {
+func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]effect.Effect, m marks, ns model.Namespace) *finder {
 	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
 }
 
 // nsOf is what col's values start with in the rows of the namespace: the
 // key's or the tenant's prefix. ok is false for a tenant column under
 // fixed tenants, which carries no namespace.
-func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
+func (f *finder) nsOf(e effect.Effect, col string) (string, bool) {
 	if col == e.Tenant && col != e.Key {
 		return f.c.TenantPrefix(f.space)
 	}
@@ -27,7 +28,7 @@ func (f *finder) nsOf(e model.Effect, col string) (string, bool) {
 }
 
 // nsArg is the placeholder of nsOf(e, col).
-func (f *finder) nsArg(e model.Effect, col string) string {
+func (f *finder) nsArg(e effect.Effect, col string) string {
 	p, _ := f.nsOf(e, col)
 	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
 		return f.a.add("tenant-ns", p)
@@ -36,7 +37,7 @@ func (f *finder) nsArg(e model.Effect, col string) string {
 }
 
 // tenantNamespaced says whether the tenant column carries the namespace.
-func (f *finder) tenantNamespaced(e model.Effect) bool {
+func (f *finder) tenantNamespaced(e effect.Effect) bool {
 	_, ok := f.nsOf(e, e.Tenant)
 	return ok && e.Tenant != ""
 }

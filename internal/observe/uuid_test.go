@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -40,7 +41,7 @@ func TestObserveUUIDKeysInAUUIDColumn(t *testing.T) {
 		}
 	}
 	exec(t, pool, "VACUUM ANALYZE payments")
-	effects := []model.Effect{{Table: "payments", Tenant: "account", Key: "request_id", ID: "id", PerAction: 1, Fields: map[string]string{"note": "/note"}}}
+	effects := []effect.Effect{{Table: "payments", Tenant: "account", Key: "request_id", ID: "id", PerAction: 1, Fields: map[string]string{"note": "/note"}}}
 	o := observe.NewObserver(pool, effects)
 	o.Contract = c
 	snap, err := o.Observe(t.Context(), ns)

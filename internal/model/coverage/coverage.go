@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Transition is something a plan's execution did that a check needs to have
@@ -181,7 +182,7 @@ type Exercise struct {
 	History  model.History
 	// Sinks are the contract's sinks, NS the namespace the execution ran
 	// in (by which a delivery names its action).
-	Sinks []model.Sink
+	Sinks []effect.Sink
 	NS    model.Namespace
 }
 

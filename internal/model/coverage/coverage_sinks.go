@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // The transitions of a contract's sinks (Exercised counts them). They are
@@ -59,14 +60,14 @@ func sinkExercised(in Exercise, actions []model.Action, cov Coverage) {
 			if !d.Accepted {
 				cov[SinkRefused]++
 			}
-			a, ok := in.Contract.DeliveryOf(in.NS, s, d.Body)
+			a, ok := effect.DeliveryOf(in.Contract, in.NS, s, d.Body)
 			if !ok {
 				continue
 			}
 			if calls[a] > 1 {
 				cov[DeliveredCalledAgain]++
 			}
-			if refused[a] && s.Mode() == model.AtLeastOnce {
+			if refused[a] && s.Mode() == effect.AtLeastOnce {
 				cov[Redelivered]++
 			}
 			refused[a] = refused[a] || !d.Accepted

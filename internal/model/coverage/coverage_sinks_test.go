@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // The sinks' transitions are counted only under a contract with sinks,
@@ -25,12 +26,12 @@ func TestExercisedCountsDeliveries(t *testing.T) {
 	if got := coverage.Exercised(coverage.Exercise{Contract: c, History: h, NS: ns}); !maps.Equal(got, coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1}) {
 		t.Errorf("no sinks: %v", got)
 	}
-	exactly := model.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
+	exactly := effect.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
 	atLeast := exactly
-	atLeast.Delivery, atLeast.EventID = model.AtLeastOnce, "/id"
+	atLeast.Delivery, atLeast.EventID = effect.AtLeastOnce, "/id"
 	for _, tc := range []struct {
 		name  string
-		sink  model.Sink
+		sink  effect.Sink
 		h     model.History
 		retry int
 	}{
@@ -39,7 +40,7 @@ func TestExercisedCountsDeliveries(t *testing.T) {
 	} {
 		want := coverage.Coverage{coverage.Called: 2, coverage.SequentialRetry: 1, coverage.Delivered: 3, coverage.SinkRefused: 1,
 			coverage.DeliveredCalledAgain: 2, coverage.Redelivered: tc.retry, coverage.AwaitedEvent: 2}
-		if got := coverage.Exercised(coverage.Exercise{Contract: c, History: tc.h, NS: ns, Sinks: []model.Sink{tc.sink}}); !maps.Equal(got, want) {
+		if got := coverage.Exercised(coverage.Exercise{Contract: c, History: tc.h, NS: ns, Sinks: []effect.Sink{tc.sink}}); !maps.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, want)
 		}
 	}
@@ -47,7 +48,7 @@ func TestExercisedCountsDeliveries(t *testing.T) {
 	quiet := model.Calls(first)
 	quiet.Ops[0].Out = model.Outcome{Kind: model.Conflict, Status: 409}
 	want := coverage.Coverage{coverage.Called: 1, coverage.Delivered: 0, coverage.SinkRefused: 0, coverage.DeliveredCalledAgain: 0, coverage.Redelivered: 0, coverage.AwaitedEvent: 0}
-	if got := coverage.Exercised(coverage.Exercise{Contract: c, History: quiet, NS: ns, Sinks: []model.Sink{atLeast}}); !maps.Equal(got, want) {
+	if got := coverage.Exercised(coverage.Exercise{Contract: c, History: quiet, NS: ns, Sinks: []effect.Sink{atLeast}}); !maps.Equal(got, want) {
 		t.Errorf("nothing delivered: %v, want %v", got, want)
 	}
 	if got := want.Transitions(); !slices.Equal(got[len(coverage.CallTransitions):], coverage.SinkTransitions) {

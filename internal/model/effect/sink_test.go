@@ -1,4 +1,4 @@
-package model_test
+package effect_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // A delivery finds its action by its key and tenant as sent, or by the
@@ -13,12 +14,12 @@ import (
 func TestDeliveryOf(t *testing.T) {
 	c := model.DefaultContract()
 	ns := model.Namespace("ns1-")
-	byKey := model.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
-	byTag := model.Sink{Name: "hooks", Tag: "/subject"}
+	byKey := effect.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
+	byTag := effect.Sink{Name: "hooks", Tag: "/subject"}
 	tag := ns.Tag(c, model.Call{Tenant: "A", Key: "k1"})
 	for _, tc := range []struct {
 		name string
-		sink model.Sink
+		sink effect.Sink
 		body string
 		want model.Action
 		ok   bool
@@ -30,7 +31,7 @@ func TestDeliveryOf(t *testing.T) {
 		{"tag in a field", byTag, `{"subject":"Printer offline [` + tag + `]"}`, model.Action{Tenant: "A", Key: "k1"}, true},
 		{"no tag", byTag, `{"subject":"Printer offline"}`, model.Action{}, false},
 	} {
-		got, ok := c.DeliveryOf(ns, tc.sink, []byte(tc.body))
+		got, ok := effect.DeliveryOf(c, ns, tc.sink, []byte(tc.body))
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
@@ -39,17 +40,17 @@ func TestDeliveryOf(t *testing.T) {
 
 // The defaults a sink that says nothing gets.
 func TestSinkDefaults(t *testing.T) {
-	s := model.Sink{Name: "hooks", Key: "/key"}
-	if s.Mode() != model.ExactlyOnce || s.EventsPerAction() != 1 || s.Within() != model.DefaultDeliveryWithin || s.SlowFor() != model.DefaultSinkSlow || s.QuietFor() != model.DefaultSinkQuiet {
+	s := effect.Sink{Name: "hooks", Key: "/key"}
+	if s.Mode() != effect.ExactlyOnce || s.EventsPerAction() != 1 || s.Within() != effect.DefaultDeliveryWithin || s.SlowFor() != effect.DefaultSinkSlow || s.QuietFor() != effect.DefaultSinkQuiet {
 		t.Errorf("defaults: %s %d %s %s", s.Mode(), s.EventsPerAction(), s.Within(), s.SlowFor())
 	}
-	if err := model.ValidateSinks([]model.Sink{s}); err != nil {
+	if err := effect.ValidateSinks([]effect.Sink{s}); err != nil {
 		t.Errorf("a minimal sink: %v", err)
 	}
-	for _, q := range []time.Duration{-time.Millisecond, model.DefaultDeliveryWithin + time.Millisecond} {
+	for _, q := range []time.Duration{-time.Millisecond, effect.DefaultDeliveryWithin + time.Millisecond} {
 		loud := s
 		loud.Quiet = q
-		if err := model.ValidateSinks([]model.Sink{loud}); err == nil || !strings.Contains(err.Error(), "quiet") {
+		if err := effect.ValidateSinks([]effect.Sink{loud}); err == nil || !strings.Contains(err.Error(), "quiet") {
 			t.Errorf("quiet %s: %v", q, err)
 		}
 	}

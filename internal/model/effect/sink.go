@@ -1,10 +1,12 @@
-package model
+package effect
 
 import (
 	"fmt"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Sink declares an effect beyond the database: an HTTP receiver that
@@ -46,7 +48,7 @@ type Sink struct {
 	// Faults are what the sink does to the attempts of each event in
 	// turn, the first attempt getting the first; the attempts after
 	// the last are accepted. They make the service retry its deliveries.
-	Faults []SinkFault `yaml:"faults" json:"faults,omitempty"`
+	Faults []model.SinkFault `yaml:"faults" json:"faults,omitempty"`
 	// Slow is how long a slow answer waits (default DefaultSinkSlow).
 	Slow time.Duration `yaml:"slow" json:"slow,omitempty"`
 	// Quiet is how long the sink must receive nothing more, once every
@@ -71,21 +73,6 @@ const (
 	// AtLeastOnce: an event may arrive several times, each with the same
 	// event ID (event_id:), as Stripe delivers webhooks.
 	AtLeastOnce DeliveryMode = "at-least-once"
-)
-
-// SinkFault is what a sink does to one delivery attempt.
-type SinkFault string
-
-const (
-	// SinkNone accepts the delivery (200).
-	SinkNone SinkFault = ""
-	// Sink500 answers 500: the service must deliver the event again.
-	Sink500 SinkFault = "500"
-	// SinkSlow answers 200 only after Slow: a sender that gives up first
-	// must deliver it again.
-	SinkSlow SinkFault = "slow"
-	// SinkDrop closes the connection without an answer.
-	SinkDrop SinkFault = "drop"
 )
 
 // DefaultDeliveryWithin is how long a plan's events may take to arrive
@@ -192,7 +179,7 @@ func (s Sink) validate(at string) error {
 		return err
 	}
 	for _, f := range s.Faults {
-		if f != Sink500 && f != SinkSlow && f != SinkDrop {
+		if f != model.Sink500 && f != model.SinkSlow && f != model.SinkDrop {
 			return fmt.Errorf("%s.faults: %q; want 500, slow or drop", at, f)
 		}
 	}
@@ -227,50 +214,35 @@ func (s Sink) validatePointers(at string) error {
 	return nil
 }
 
-// Delivery is one request a sink received: an event of the history, on
-// the calls' clock.
-type Delivery struct {
-	Sink string `json:"sink"`
-	// Time is when it arrived, nanoseconds since the run began.
-	Time   int64               `json:"time"`
-	Method string              `json:"method"`
-	Header map[string][]string `json:"header,omitempty"`
-	Body   Body                `json:"body"`
-	// Fault is what the sink did to it; Accepted says the sender got the
-	// sink's 200 (neither refused, dropped, nor given up on while slow).
-	Fault    SinkFault `json:"fault,omitempty"`
-	Accepted bool      `json:"accepted"`
-}
-
 // DeliveryOf finds the action a delivery to sink s belongs to in
 // namespace ns, by its tag or its key and tenant; ok is false when its
 // body names no action of the namespace.
-func (c Contract) DeliveryOf(ns Namespace, s Sink, body []byte) (Action, bool) {
+func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (model.Action, bool) {
 	if s.Tag != "" {
-		v, ok := Pointer(body, s.Tag)
+		v, ok := model.Pointer(body, s.Tag)
 		if !ok {
-			return Action{}, false
+			return model.Action{}, false
 		}
 		tenant, key, ok := c.ParseTag(ns, v)
 		if !ok || key == "" {
-			return Action{}, false
+			return model.Action{}, false
 		}
-		return c.ActionOf(Call{Tenant: tenant, Key: key}), true
+		return c.ActionOf(model.Call{Tenant: tenant, Key: key}), true
 	}
-	sentKey, ok := Pointer(body, s.Key)
+	sentKey, ok := model.Pointer(body, s.Key)
 	if !ok {
-		return Action{}, false
+		return model.Action{}, false
 	}
 	key, ok := c.LogicalKey(ns, sentKey)
 	if !ok {
-		return Action{}, false
+		return model.Action{}, false
 	}
 	var tenant string
 	if s.Tenant != "" {
-		sentTenant, _ := Pointer(body, s.Tenant)
-		if tenant, ok = c.LogicalTenant(ns, sentTenant); !ok && c.KeyScope != KeyScopeGlobal {
-			return Action{}, false
+		sentTenant, _ := model.Pointer(body, s.Tenant)
+		if tenant, ok = c.LogicalTenant(ns, sentTenant); !ok && c.KeyScope != model.KeyScopeGlobal {
+			return model.Action{}, false
 		}
 	}
-	return c.ActionOf(Call{Tenant: tenant, Key: key}), true
+	return c.ActionOf(model.Call{Tenant: tenant, Key: key}), true
 }

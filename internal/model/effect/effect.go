@@ -1,4 +1,11 @@
-package model
+// Package effect declares what an action leaves beyond its answer, as the
+// contract names it: the rows it writes (Effect, one table or query each,
+// how a row maps back to its action, the admin calls a query must not make)
+// and the deliveries it causes (Sink, HTTP or a Redis stream; which action a
+// delivery belongs to, which events are still open). It validates both.
+// Reading the rows is internal/observe's; receiving the deliveries is
+// internal/sink's; the Delivery a history records is internal/model's.
+package effect
 
 import (
 	"fmt"
