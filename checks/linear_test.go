@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // linCall is one call of action A/k1 with payload variant v in encoding e,
@@ -151,7 +152,7 @@ func TestLinearizableAcceptsWhatStartOrderRejects(t *testing.T) {
 		linCall(0, 0, 0, 20, linConflict),
 		linCall(1, 0, 5, 15, linOK("7")),
 	}
-	if findings, _ := c.Walk(ops); len(findings) == 0 {
+	if findings, _ := reference.Walk(c, ops); len(findings) == 0 {
 		t.Fatalf("Walk in start order found nothing; the case no longer shows the difference")
 	}
 	if got, _ := checks.Linearizable(c, ops, 10*time.Second); got != porcupine.Ok {
@@ -211,7 +212,7 @@ func TestLinearizableAgreesWithWalkOnSequentialHistories(t *testing.T) {
 			ops[i] = linCall(v, e, at, at+took, out)
 			at += took + 1 + rapid.Int64Range(0, 5).Draw(t, "gap")
 		}
-		findings, _ := c.Walk(ops)
+		findings, _ := reference.Walk(c, ops)
 		got, _ := checks.Linearizable(c, ops, 10*time.Second)
 		want := porcupine.Ok
 		if len(findings) > 0 {

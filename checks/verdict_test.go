@@ -12,6 +12,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.
@@ -80,7 +81,7 @@ func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 
 
 // status is an answer without a resource ID, classified by the default contract.
 func status(code int) model.Outcome {
-	return model.Outcome{Kind: model.DefaultContract().Read(model.Answer{Status: code}).Kind, Status: code}
+	return model.Outcome{Kind: reference.Read(model.DefaultContract(), model.Answer{Status: code}).Kind, Status: code}
 }
 
 func noAnswer(why string) model.Outcome { return model.Outcome{Kind: model.Unknown, Err: why} }
@@ -754,7 +755,7 @@ func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := model.Outcome{Status: 200, Body: model.Body(tc.body)}
-			out.Kind = tc.contract.Read(model.Answer{Status: 200, Body: []byte(tc.body)}).Kind
+			out.Kind = reference.Read(tc.contract, model.Answer{Status: 200, Body: []byte(tc.body)}).Kind
 			if out.Kind != model.Other {
 				t.Fatalf("answer read as %s; the case needs one outside the contract", out.Kind)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // The stored fields of an action must be those of the payload that won:
@@ -20,7 +21,7 @@ import (
 
 // winners are the bodies of the possible final states when every one of
 // them has the action created: nil when it may not exist.
-func winners(states []model.State) [][]byte {
+func winners(states []reference.State) [][]byte {
 	var bodies [][]byte
 	for _, s := range states {
 		if !s.Present {
@@ -35,7 +36,7 @@ func winners(states []model.State) [][]byte {
 // the default policy every ok answer carried an equivalent payload, so
 // that payload won. Under changed_payload: replayed any call that may
 // have taken effect before the first ok answer ended may have won.
-func okStates(c model.Contract, ops []model.Op) []model.State {
+func okStates(c model.Contract, ops []model.Op) []reference.State {
 	var winner *model.Op
 	for i, op := range ops {
 		if op.Out.Kind != model.OK {
@@ -53,17 +54,17 @@ func okStates(c model.Contract, ops []model.Op) []model.State {
 		return nil
 	}
 	if !c.ChangedReplayed {
-		return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
+		return []reference.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
 	}
-	var states []model.State
+	var states []reference.State
 	for _, op := range ops {
 		mayWin := op.Out.Kind == model.OK || op.EffectUnknown()
 		// A call that started after an ok answer ended found the action made.
 		if !mayWin || op.Start > winner.End || op.Call.NoKey {
 			continue
 		}
-		if !slices.ContainsFunc(states, func(s model.State) bool { return c.Equivalent(s.Body, op.Body) }) {
-			states = append(states, model.State{Present: true, Body: op.Body, ID: winner.Out.ID})
+		if !slices.ContainsFunc(states, func(s reference.State) bool { return c.Equivalent(s.Body, op.Body) }) {
+			states = append(states, reference.State{Present: true, Body: op.Body, ID: winner.Out.ID})
 		}
 	}
 	return states

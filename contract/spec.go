@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -85,7 +86,7 @@ func (s *Spec) Validate(target client.Target) error {
 
 // check is Validate's part about what the contract promises and where.
 func (s *Spec) check(target client.Target) error {
-	if err := s.Contract.WithDefaults().CheckAnswers(); err != nil {
+	if err := reference.CheckAnswers(s.Contract.WithDefaults()); err != nil {
 		return err
 	}
 	if err := s.Contract.CheckUnique(); err != nil {

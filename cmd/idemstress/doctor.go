@@ -13,6 +13,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -143,7 +144,7 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 	switch {
 	case out.Kind != model.Invalid:
 		say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
-			out.Status, out.Kind, cfg.Contract.Expected("invalid"), out.Body)
+			out.Status, out.Kind, reference.Expected(cfg.Contract, "invalid"), out.Body)
 		code = max(code, exitViolations)
 	case len(tr.Violations) > 0:
 		for _, v := range tr.Violations {
@@ -165,7 +166,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	}
 	out := tr.History.Ops[0].Out
 	switch {
-	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
+	case out.Kind == model.Other && reference.Read(cfg.Contract, model.Answer{Status: out.Status, Body: out.Body}).MissingID():
 		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
 		return exitUsage
 	case out.Kind != model.OK && out.Status >= 400 && out.Status < 500:

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
 )
@@ -221,7 +222,7 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
-		r := c.Read(model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
+		r := reference.Read(c, model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
 		op.Out = model.Outcome{Kind: r.Kind, Status: resp.Status, ID: r.ID, Body: model.Excerpt(resp.Body, model.AnswerKept)}
 	}
 	return nil

@@ -181,17 +181,3 @@ func (c Contract) breakingAt() (Breakage, bool) {
 	}
 	return c.Breakage(c.breaking)
 }
-
-// Refused reports an answer that refuses a call: a conflict or invalid
-// answer, or a 4xx the contract names no outcome for. A service may
-// refuse a broken call with its validation status (400, 422) whatever
-// else that status means in the contract, so a refusal is any of these.
-func Refused(out Outcome) bool {
-	switch out.Kind {
-	case Conflict, Invalid:
-		return true
-	case Other:
-		return out.Status >= 400 && out.Status < 500
-	}
-	return false
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // ticketRules is the sample's contract with a rule of every kind.
@@ -133,39 +134,39 @@ func TestWalkRefusedThenFixed(t *testing.T) {
 		name     string
 		c        model.Contract
 		ops      []model.Op
-		findings []model.BadAnswer
-		final    []model.State
+		findings []reference.BadAnswer
+		final    []reference.State
 	}{
 		{"not stored: refused (400), then fixed and created", notStored, []model.Op{
 			brokenOp(t, refusal(400)), op(t, p, ok("1")),
-		}, nil, []model.State{present(p, "1")}},
+		}, nil, []reference.State{present(p, "1")}},
 		{"not stored: a validation 422 where conflicts are 422 too is a refusal", notStored, []model.Op{
 			brokenOp(t, refusal(422)), brokenOp(t, refusal(422)), op(t, p, ok("1")),
-		}, nil, []model.State{present(p, "1")}},
+		}, nil, []reference.State{present(p, "1")}},
 		{"not stored: any 4xx refuses a broken call", notStored, []model.Op{
 			brokenOp(t, refusal(413)), op(t, p, ok("1")),
-		}, nil, []model.State{present(p, "1")}},
+		}, nil, []reference.State{present(p, "1")}},
 		{"not stored: the fixed call refused the same way met a saved refusal", notStored, []model.Op{
 			brokenOp(t, refusal(400)), op(t, p, refusal(400)),
-		}, []model.BadAnswer{{Op: 1, Rule: model.RuleRefusalReplayed}}, []model.State{{Refused: 400}}},
+		}, []reference.BadAnswer{{Op: 1, Rule: reference.RuleRefusalReplayed}}, []reference.State{{Refused: 400}}},
 		{"not stored: refused after the action was created changes nothing", notStored, []model.Op{
 			op(t, p, ok("1")), brokenOp(t, refusal(400)), op(t, p, ok("1")),
-		}, nil, []model.State{present(p, "1")}},
+		}, nil, []reference.State{present(p, "1")}},
 		{"stored: the fixed call gets the saved refusal", stored, []model.Op{
 			brokenOp(t, refusal(400)), op(t, p, refusal(400)), op(t, p, refusal(400)),
-		}, nil, []model.State{{Refused: 400}}},
+		}, nil, []reference.State{{Refused: 400}}},
 		{"stored: a conflict for the fixed call's other payload", stored, []model.Op{
 			brokenOp(t, refusal(400)), op(t, p, refusal(422)),
-		}, nil, []model.State{{Refused: 400}}},
+		}, nil, []reference.State{{Refused: 400}}},
 		{"stored: the fixed call executed", stored, []model.Op{
 			brokenOp(t, refusal(400)), op(t, p, ok("1")),
-		}, []model.BadAnswer{{Op: 1, Rule: model.RuleRefusalNotReplayed}}, []model.State{present(p, "1")}},
+		}, []reference.BadAnswer{{Op: 1, Rule: reference.RuleRefusalNotReplayed}}, []reference.State{present(p, "1")}},
 		{"stored: a broken call with no answer may have saved any refusal", stored, []model.Op{
 			brokenOp(t, answer(model.Unknown)), op(t, p, refusal(403)),
-		}, nil, []model.State{{Refused: 403}}},
+		}, nil, []reference.State{{Refused: 403}}},
 		{"stored: a broken call with no answer may have saved nothing", stored, []model.Op{
 			brokenOp(t, answer(model.Unknown)), op(t, p, ok("1")),
-		}, nil, []model.State{present(p, "1")}},
+		}, nil, []reference.State{present(p, "1")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +174,7 @@ func TestWalkRefusedThenFixed(t *testing.T) {
 			for i := range ops {
 				ops[i].Start, ops[i].End = int64(i*10), int64(i*10+5)
 			}
-			findings, final := tt.c.Walk(ops)
+			findings, final := reference.Walk(tt.c, ops)
 			if !reflect.DeepEqual(findings, tt.findings) {
 				t.Errorf("findings = %+v, want %+v", findings, tt.findings)
 			}

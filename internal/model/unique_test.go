@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 func uniqueContract() model.Contract {
@@ -93,12 +94,12 @@ func TestCheckUnique(t *testing.T) {
 func TestJudgeTaken(t *testing.T) {
 	c := uniqueContract()
 	taken := model.Outcome{Kind: model.Taken, Status: 409}
-	for _, s := range []model.State{absent, present(p, "7")} {
-		if rule, next := c.Judge(s, model.Input{Body: p}, taken); rule != model.RuleHolds || len(next) != 1 || next[0].Present != s.Present {
-			t.Errorf("state %s: rule %d, next %s", states([]model.State{s}), rule, states(next))
+	for _, s := range []reference.State{absent, present(p, "7")} {
+		if rule, next := reference.Judge(c, s, reference.Input{Body: p}, taken); rule != reference.RuleHolds || len(next) != 1 || next[0].Present != s.Present {
+			t.Errorf("state %s: rule %d, next %s", states([]reference.State{s}), rule, states(next))
 		}
 	}
-	if rule, _ := c.Judge(absent, model.Input{Body: p, NoKey: true}, taken); rule != model.RuleWrongStatus {
+	if rule, _ := reference.Judge(c, absent, reference.Input{Body: p, NoKey: true}, taken); rule != reference.RuleWrongStatus {
 		t.Errorf("keyless taken: rule %d, want wrong status", rule)
 	}
 }

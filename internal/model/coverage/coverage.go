@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // Transition is something a plan's execution did that a check needs to have
@@ -291,7 +292,7 @@ func (x callIndex) pairTransitions(in Exercise, i int) []Transition {
 		}
 		if op.Call.Broken > 0 || other.Call.Broken > 0 {
 			// A broken payload is no retry or change of a valid one.
-			fixed = fixed || op.Call.Broken == 0 && model.Refused(other.Out) && other.End < op.Start
+			fixed = fixed || op.Call.Broken == 0 && reference.Refused(other.Out) && other.End < op.Start
 			continue
 		}
 		same := x.equivalent(i, j)

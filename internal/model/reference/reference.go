@@ -1,4 +1,14 @@
-package model
+// Package reference is the reference model of an idempotent create: how
+// the contract reads an answer (Read, the outcomes' matchers and their
+// checks), what answer a call of an action in a given state may get and the
+// states it leaves (Judge, Walk), and what counts as a refusal. It takes the
+// contract and the history as internal/model's plain values; it renders no
+// payload and reads no row.
+package reference
+
+import (
+	"github.com/idemstress/idemstress/internal/model"
+)
 
 // State is the reference model's state of one action: absent, or created
 // with the winning payload and the resource ID. An empty ID on a present
@@ -71,59 +81,59 @@ const (
 // afterwards: one, or two when an unknown call may or may not have created it.
 // Under ChangedReplayed a changed payload is answered as the original: ok
 // with its ID, and the state, the winning payload with it, stays the first.
-func (c Contract) Judge(s State, in Input, out Outcome) (Rule, []State) {
+func Judge(c model.Contract, s State, in Input, out model.Outcome) (Rule, []State) {
 	if in.NoKey {
-		return c.judgeKeyless(s, out)
+		return judgeKeyless(c, s, out)
 	}
-	if s.Refused != 0 && !s.Present && c.Refusals == RefusalsStored {
-		return c.judgeSaved(s, in, out)
+	if s.Refused != 0 && !s.Present && c.Refusals == model.RefusalsStored {
+		return judgeSaved(c, s, in, out)
 	}
-	if in.Broken && (Refused(out) || out.Kind == Unknown || out.Kind == Failed) {
-		return c.judgeBroken(s, in, out)
+	if in.Broken && (Refused(out) || out.Kind == model.Unknown || out.Kind == model.Failed) {
+		return judgeBroken(c, s, in, out)
 	}
 	if s.Refused != 0 && !s.Present && Refused(out) && out.Status == s.Refused {
 		return RuleRefusalReplayed, []State{s}
 	}
 	switch out.Kind {
-	case Failed:
+	case model.Failed:
 		return RuleHolds, []State{s}
-	case Unknown, Other:
+	case model.Unknown, model.Other:
 		rule := RuleHolds
-		if out.Kind == Other {
+		if out.Kind == model.Other {
 			rule = RuleWrongStatus
 		}
 		if s.Present {
 			return rule, []State{s}
 		}
 		return rule, []State{s, {Present: true, Body: in.Body}}
-	case Invalid:
+	case model.Invalid:
 		return RuleWrongStatus, []State{s}
-	case Taken:
+	case model.Taken:
 		// A refusal with no effect, in any state: whether another action
 		// held the call's unique values is judged across actions
 		// (checks, unique.go), since the holder is another action.
 		return RuleHolds, []State{s}
-	case InFlight:
+	case model.InFlight:
 		if in.Overlapped {
 			return RuleHolds, []State{s}
 		}
 		return RuleWrongStatus, []State{s}
-	case Conflict:
-		return c.judgeConflict(s, in), []State{s}
+	case model.Conflict:
+		return judgeConflict(c, s, in), []State{s}
 	default: // OK
-		return c.judgeOK(s, in, out)
+		return judgeOK(c, s, in, out)
 	}
 }
 
 // judgeKeyless judges a keyless call, alone: it is refused where the key
 // is required and an ordinary create where it is not (its rows and its ID
 // are the checks' to count, by tenant), so it leaves the state as it was.
-func (c Contract) judgeKeyless(s State, out Outcome) (Rule, []State) {
-	want := Invalid
+func judgeKeyless(c model.Contract, s State, out model.Outcome) (Rule, []State) {
+	want := model.Invalid
 	if c.KeylessCreates {
-		want = OK
+		want = model.OK
 	}
-	if out.Kind == want || out.Kind == Unknown || out.Kind == Failed {
+	if out.Kind == want || out.Kind == model.Unknown || out.Kind == model.Failed {
 		return RuleHolds, []State{s}
 	}
 	return RuleWrongStatus, []State{s}
@@ -133,7 +143,7 @@ func (c Contract) judgeKeyless(s State, out Outcome) (Rule, []State) {
 // payload not equivalent to the stored one, unless the contract replays
 // changed payloads, and for an action not created only while another
 // call holds it. A conflict never changes the state.
-func (c Contract) judgeConflict(s State, in Input) Rule {
+func judgeConflict(c model.Contract, s State, in Input) Rule {
 	switch {
 	case !s.Present && in.HeldOtherwise:
 		return RuleHolds
@@ -152,7 +162,7 @@ func (c Contract) judgeConflict(s State, in Input) Rule {
 // the ID it was first answered with (learning that ID if the creating
 // call's answer was lost), and must not accept a changed payload unless
 // the contract replays those.
-func (c Contract) judgeOK(s State, in Input, out Outcome) (Rule, []State) {
+func judgeOK(c model.Contract, s State, in Input, out model.Outcome) (Rule, []State) {
 	switch {
 	case !s.Present:
 		return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
@@ -174,7 +184,7 @@ func (c Contract) judgeOK(s State, in Input, out Outcome) (Rule, []State) {
 // maybe saved, with any status) or taken by a service that does not
 // enforce the rule. (A broken call answered ok is judged as any call: the
 // service took it, and the run notes the rule as the contract's mistake.)
-func (c Contract) judgeBroken(s State, in Input, out Outcome) (Rule, []State) {
+func judgeBroken(c model.Contract, s State, in Input, out model.Outcome) (Rule, []State) {
 	if Refused(out) {
 		if s.Present || s.Refused != 0 {
 			return RuleHolds, []State{s}
@@ -182,10 +192,10 @@ func (c Contract) judgeBroken(s State, in Input, out Outcome) (Rule, []State) {
 		return RuleHolds, []State{{Refused: out.Status}}
 	}
 	states := []State{s}
-	if out.Kind == Unknown && !s.Present {
+	if out.Kind == model.Unknown && !s.Present {
 		states = append(states, State{Present: true, Body: in.Body})
 	}
-	if c.Refusals == RefusalsStored && !s.Present && s.Refused == 0 {
+	if c.Refusals == model.RefusalsStored && !s.Present && s.Refused == 0 {
 		states = append(states, State{Refused: -1})
 	}
 	return RuleHolds, states
@@ -195,17 +205,17 @@ func (c Contract) judgeBroken(s State, in Input, out Outcome) (Rule, []State) {
 // (refusals: stored): it must get the same status again, or a conflict
 // (its payload differs from the one saved, which a service may check
 // first), or in_flight beside another call; it creates nothing.
-func (c Contract) judgeSaved(s State, in Input, out Outcome) (Rule, []State) {
+func judgeSaved(c model.Contract, s State, in Input, out model.Outcome) (Rule, []State) {
 	switch {
-	case out.Kind == Unknown || out.Kind == Failed:
+	case out.Kind == model.Unknown || out.Kind == model.Failed:
 		return RuleHolds, []State{s}
-	case out.Kind == InFlight && in.Overlapped:
+	case out.Kind == model.InFlight && in.Overlapped:
 		return RuleHolds, []State{s}
 	case Refused(out) && (s.Refused == -1 || out.Status == s.Refused):
 		return RuleHolds, []State{{Refused: out.Status}}
-	case out.Kind == Conflict:
+	case out.Kind == model.Conflict:
 		return RuleHolds, []State{s}
-	case out.Kind == OK:
+	case out.Kind == model.OK:
 		// The service executed it: go on from what it did.
 		return RuleRefusalNotReplayed, []State{{Present: true, Body: in.Body, ID: out.ID}}
 	}
@@ -225,22 +235,22 @@ type BadAnswer struct {
 // once and does not make a later, correct answer look wrong. A call may
 // answer in_flight when it overlaps an earlier one AtWork: after an
 // unknown call, whose work has no known end, every call is. It returns the bad answers and the possible final states.
-func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
+func Walk(c model.Contract, ops []model.Op) ([]BadAnswer, []State) {
 	states := []State{{}}
 	var findings []BadAnswer
 	for i, op := range ops {
 		in := Input{Body: op.Body, NoKey: op.Call.NoKey, Broken: op.Call.Broken > 0, Overlapped: concurrentWithEarlier(ops, i),
-			HeldOtherwise: c.heldOtherwise(ops, i)}
+			HeldOtherwise: heldOtherwise(c, ops, i)}
 		var next, all []State
 		firstRule := RuleHolds
 		for j, s := range states {
-			rule, succ := c.Judge(s, in, op.Out)
+			rule, succ := Judge(c, s, in, op.Out)
 			if j == 0 {
 				firstRule = rule
 			}
-			all = c.appendStates(all, succ)
+			all = appendStates(c, all, succ)
 			if rule == RuleHolds {
-				next = c.appendStates(next, succ)
+				next = appendStates(c, next, succ)
 			}
 		}
 		if next == nil {
@@ -254,9 +264,9 @@ func (c Contract) Walk(ops []Op) ([]BadAnswer, []State) {
 
 // concurrentWithEarlier reports whether ops[i] may have met an earlier
 // call with a key inside the target.
-func concurrentWithEarlier(ops []Op, i int) bool {
+func concurrentWithEarlier(ops []model.Op, i int) bool {
 	for _, earlier := range ops[:i] {
-		if !earlier.Call.NoKey && Overlap(ops[i].AtWork(), earlier.AtWork()) {
+		if !earlier.Call.NoKey && model.Overlap(ops[i].AtWork(), earlier.AtWork()) {
 			return true
 		}
 	}
@@ -266,9 +276,9 @@ func concurrentWithEarlier(ops []Op, i int) bool {
 // heldOtherwise reports whether a call of the action that left nothing,
 // with a payload not equivalent to ops[i]'s, was at work at the same time
 // (Input.HeldOtherwise).
-func (c Contract) heldOtherwise(ops []Op, i int) bool {
+func heldOtherwise(c model.Contract, ops []model.Op, i int) bool {
 	for j, other := range ops {
-		if j != i && HeldAndLeftNothing(other) && Overlap(ops[i].AtWork(), other.AtWork()) && !c.Equivalent(ops[i].Body, other.Body) {
+		if j != i && HeldAndLeftNothing(other) && model.Overlap(ops[i].AtWork(), other.AtWork()) && !c.Equivalent(ops[i].Body, other.Body) {
 			return true
 		}
 	}
@@ -279,16 +289,16 @@ func (c Contract) heldOtherwise(ops []Op, i int) bool {
 // ran although it certainly took no effect: refused as taken, refused for
 // the rule its payload broke, or failed (a server error the contract
 // promises left nothing).
-func HeldAndLeftNothing(op Op) bool {
+func HeldAndLeftNothing(op model.Op) bool {
 	if op.Call.NoKey {
 		return false
 	}
-	return op.Out.Kind == Taken || op.Out.Kind == Failed || op.Call.Broken > 0 && Refused(op.Out)
+	return op.Out.Kind == model.Taken || op.Out.Kind == model.Failed || op.Call.Broken > 0 && Refused(op.Out)
 }
 
 // appendStates adds the states of src not yet in dst; states whose bodies
 // are equivalent are one state, so a re-encoded retry does not split it.
-func (c Contract) appendStates(dst []State, src []State) []State {
+func appendStates(c model.Contract, dst []State, src []State) []State {
 	for _, s := range src {
 		dup := false
 		for _, d := range dst {

@@ -1,11 +1,11 @@
-package model_test
+package reference_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // square answers 400 to a reused key and to a missing key, told apart by
@@ -64,59 +64,59 @@ func TestRead(t *testing.T) {
 		name     string
 		contract model.Contract
 		answer   model.Answer
-		want     model.Reading
+		want     reference.Reading
 	}{
 		// The shorthand reads as it always did.
-		{"default 201 with ID", model.DefaultContract(), model.Answer{Status: 201, ID: "7"}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
-		{"default 201 without ID", model.DefaultContract(), model.Answer{Status: 201}, model.Reading{Kind: model.Other, Outcome: "created"}},
-		{"default 422", model.DefaultContract(), model.Answer{Status: 422}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
-		{"default 404", model.DefaultContract(), model.Answer{Status: 404}, model.Reading{Kind: model.Other}},
-		{"default 500", model.DefaultContract(), model.Answer{Status: 500}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
-		{"default 500 under no-effects", noEffects(model.DefaultContract()), model.Answer{Status: 500}, model.Reading{Kind: model.Failed, Outcome: "server_error"}},
+		{"default 201 with ID", model.DefaultContract(), model.Answer{Status: 201, ID: "7"}, reference.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"default 201 without ID", model.DefaultContract(), model.Answer{Status: 201}, reference.Reading{Kind: model.Other, Outcome: "created"}},
+		{"default 422", model.DefaultContract(), model.Answer{Status: 422}, reference.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"default 404", model.DefaultContract(), model.Answer{Status: 404}, reference.Reading{Kind: model.Other}},
+		{"default 500", model.DefaultContract(), model.Answer{Status: 500}, reference.Reading{Kind: model.Unknown, Outcome: "server_error"}},
+		{"default 500 under no-effects", noEffects(model.DefaultContract()), model.Answer{Status: 500}, reference.Reading{Kind: model.Failed, Outcome: "server_error"}},
 		// A 5xx another outcome takes is that outcome, no server error.
-		{"a 503 in flight", inFlight503(), model.Answer{Status: 503}, model.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
-		{"another 5xx beside it", inFlight503(), model.Answer{Status: 502}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
+		{"a 503 in flight", inFlight503(), model.Answer{Status: 503}, reference.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
+		{"another 5xx beside it", inFlight503(), model.Answer{Status: 502}, reference.Reading{Kind: model.Unknown, Outcome: "server_error"}},
 		// Square: one status, two outcomes, told apart by the body.
-		{"square created, ID from its own pointer", square(), model.Answer{Status: 200, Body: []byte(payment)}, model.Reading{Kind: model.OK, ID: "p7", Outcome: "created"}},
-		{"square reused key", square(), model.Answer{Status: 400, Body: []byte(reused)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
-		{"square missing key", square(), model.Answer{Status: 400, Body: []byte(missing)}, model.Reading{Kind: model.Invalid, Outcome: "invalid"}},
-		{"square other 400", square(), model.Answer{Status: 400, Body: []byte(`{"errors":[{"code":"INVALID_VALUE"}]}`)}, model.Reading{Kind: model.Other}},
-		{"square 400 not JSON", square(), model.Answer{Status: 400, Body: []byte(`Bad Request`)}, model.Reading{Kind: model.Other}},
-		{"square 422 is no longer a conflict", square(), model.Answer{Status: 422, Body: []byte(reused)}, model.Reading{Kind: model.Other}},
-		{"square 409 still in flight", square(), model.Answer{Status: 409}, model.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
-		{"square created without the ID", square(), model.Answer{Status: 200, Body: []byte(`{"payment":{}}`), ID: "x"}, model.Reading{Kind: model.Other, Outcome: "created"}},
+		{"square created, ID from its own pointer", square(), model.Answer{Status: 200, Body: []byte(payment)}, reference.Reading{Kind: model.OK, ID: "p7", Outcome: "created"}},
+		{"square reused key", square(), model.Answer{Status: 400, Body: []byte(reused)}, reference.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"square missing key", square(), model.Answer{Status: 400, Body: []byte(missing)}, reference.Reading{Kind: model.Invalid, Outcome: "invalid"}},
+		{"square other 400", square(), model.Answer{Status: 400, Body: []byte(`{"errors":[{"code":"INVALID_VALUE"}]}`)}, reference.Reading{Kind: model.Other}},
+		{"square 400 not JSON", square(), model.Answer{Status: 400, Body: []byte(`Bad Request`)}, reference.Reading{Kind: model.Other}},
+		{"square 422 is no longer a conflict", square(), model.Answer{Status: 422, Body: []byte(reused)}, reference.Reading{Kind: model.Other}},
+		{"square 409 still in flight", square(), model.Answer{Status: 409}, reference.Reading{Kind: model.InFlight, Outcome: "in_flight"}},
+		{"square created without the ID", square(), model.Answer{Status: 200, Body: []byte(`{"payment":{}}`), ID: "x"}, reference.Reading{Kind: model.Other, Outcome: "created"}},
 		// GoCardless: a replay is a 409 that carries the ID.
-		{"gocardless replay", gocardless(), model.Answer{Status: 409, Body: []byte(replay409)}, model.Reading{Kind: model.OK, ID: "PM7", Outcome: "replayed"}},
-		{"gocardless created", gocardless(), model.Answer{Status: 201, Body: []byte(`{"id":"PM7"}`), ID: "PM7"}, model.Reading{Kind: model.OK, ID: "PM7", Outcome: "created"}},
-		{"gocardless 409 without the reason", gocardless(), model.Answer{Status: 409, Body: []byte(`{"error":{}}`)}, model.Reading{Kind: model.Other}},
+		{"gocardless replay", gocardless(), model.Answer{Status: 409, Body: []byte(replay409)}, reference.Reading{Kind: model.OK, ID: "PM7", Outcome: "replayed"}},
+		{"gocardless created", gocardless(), model.Answer{Status: 201, Body: []byte(`{"id":"PM7"}`), ID: "PM7"}, reference.Reading{Kind: model.OK, ID: "PM7", Outcome: "created"}},
+		{"gocardless 409 without the reason", gocardless(), model.Answer{Status: 409, Body: []byte(`{"error":{}}`)}, reference.Reading{Kind: model.Other}},
 		{"gocardless replay without the ID", gocardless(), model.Answer{Status: 409, Body: []byte(`{"error":{"errors":[{"reason":"idempotent_creation_conflict"}]}}`)},
-			model.Reading{Kind: model.Other, Outcome: "replayed"}},
+			reference.Reading{Kind: model.Other, Outcome: "replayed"}},
 		// Stripe: the error type says which 400 it is.
-		{"stripe idempotency error", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"idempotency_error"}}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
-		{"stripe invalid request", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"invalid_request_error"}}`)}, model.Reading{Kind: model.Invalid, Outcome: "invalid"}},
-		{"stripe card error", stripe(), model.Answer{Status: 402, Body: []byte(`{"error":{"type":"card_error"}}`)}, model.Reading{Kind: model.Other}},
+		{"stripe idempotency error", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"idempotency_error"}}`)}, reference.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"stripe invalid request", stripe(), model.Answer{Status: 400, Body: []byte(`{"error":{"type":"invalid_request_error"}}`)}, reference.Reading{Kind: model.Invalid, Outcome: "invalid"}},
+		{"stripe card error", stripe(), model.Answer{Status: 402, Body: []byte(`{"error":{"type":"card_error"}}`)}, reference.Reading{Kind: model.Other}},
 		// GraphQL: present and absent pointers tell a 200 from a 200.
-		{"graphql created", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
-		{"graphql created, errors null", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":null}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
-		{"graphql reused key", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"extensions":{"code":"IDEMPOTENCY_KEY_REUSED"}}]}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
-		{"graphql data and errors both", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":[{"extensions":{"code":"INTERNAL"}}]}`)}, model.Reading{Kind: model.Other}},
-		{"graphql null data, no errors", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null}}`)}, model.Reading{Kind: model.Other}},
-		{"graphql not JSON", graphql(), model.Answer{Status: 200, Body: []byte(`<html>`), ID: "7"}, model.Reading{Kind: model.Other}},
+		{"graphql created", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, reference.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql created, errors null", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":null}`)}, reference.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql reused key", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null},"errors":[{"extensions":{"code":"IDEMPOTENCY_KEY_REUSED"}}]}`)}, reference.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+		{"graphql data and errors both", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}},"errors":[{"extensions":{"code":"INTERNAL"}}]}`)}, reference.Reading{Kind: model.Other}},
+		{"graphql null data, no errors", graphql(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":null}}`)}, reference.Reading{Kind: model.Other}},
+		{"graphql not JSON", graphql(), model.Answer{Status: 200, Body: []byte(`<html>`), ID: "7"}, reference.Reading{Kind: model.Other}},
 		// GraphQL: a failed mutation is a 200 server error, read as a 5xx is.
-		{"graphql server error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Unknown, Outcome: "server_error"}},
-		{"graphql server error under no-effects", noEffects(graphqlServerError()), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Failed, Outcome: "server_error"}},
-		{"graphql created beside server_error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, model.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
-		{"graphql 200 error without the matcher", graphql(), model.Answer{Status: 200, Body: []byte(internalError)}, model.Reading{Kind: model.Other}},
+		{"graphql server error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(internalError)}, reference.Reading{Kind: model.Unknown, Outcome: "server_error"}},
+		{"graphql server error under no-effects", noEffects(graphqlServerError()), model.Answer{Status: 200, Body: []byte(internalError)}, reference.Reading{Kind: model.Failed, Outcome: "server_error"}},
+		{"graphql created beside server_error", graphqlServerError(), model.Answer{Status: 200, Body: []byte(`{"data":{"createPayment":{"id":"7"}}}`)}, reference.Reading{Kind: model.OK, ID: "7", Outcome: "created"}},
+		{"graphql 200 error without the matcher", graphql(), model.Answer{Status: 200, Body: []byte(internalError)}, reference.Reading{Kind: model.Other}},
 		// Numbers and booleans compare as written in JSON.
 		{"number condition", withConflict(model.Matcher{Status: []int{200}, Equals: map[string]string{"/code": "7", "/retry": "false"}}),
-			model.Answer{Status: 200, Body: []byte(`{"code":7,"retry":false}`)}, model.Reading{Kind: model.Conflict, Outcome: "conflict"}},
+			model.Answer{Status: 200, Body: []byte(`{"code":7,"retry":false}`)}, reference.Reading{Kind: model.Conflict, Outcome: "conflict"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.contract.CheckAnswers(); err != nil {
+			if err := reference.CheckAnswers(tt.contract); err != nil {
 				t.Fatalf("CheckAnswers: %v", err)
 			}
-			if got := tt.contract.Read(tt.answer); got != tt.want {
+			if got := reference.Read(tt.contract, tt.answer); got != tt.want {
 				t.Errorf("Read = %+v, want %+v", got, tt.want)
 			}
 		})
@@ -214,7 +214,7 @@ func TestCheckAnswers(t *testing.T) {
 				c = gocardless()
 			}
 			c.Answers = tt.answers
-			err := c.CheckAnswers()
+			err := reference.CheckAnswers(c)
 			if tt.want == nil {
 				if err != nil {
 					t.Fatalf("CheckAnswers: %v; want it accepted", err)
@@ -246,56 +246,8 @@ func TestExpected(t *testing.T) {
 		{graphql(), "created", `{status: [200], present: [/data/createPayment], absent: [/errors], id: /data/createPayment/id}`},
 		{gocardless(), "replayed", `{status: [409], equals: {/error/errors/0/reason: "idempotent_creation_conflict"}, id: /error/links/conflicting_resource_id}`},
 	} {
-		if got := tc.c.Expected(tc.name); got != tc.want {
+		if got := reference.Expected(tc.c, tc.name); got != tc.want {
 			t.Errorf("Expected(%s) = %s, want %s", tc.name, got, tc.want)
 		}
-	}
-}
-
-// A contract without answers marshals as before answers existed, so the
-// digest of case files written then still matches.
-func TestAnswersLeftOutOfJSONWhenEmpty(t *testing.T) {
-	b, err := json.Marshal(model.DefaultContract())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(b), "Answers") {
-		t.Errorf("default contract marshals with answers: %s", b)
-	}
-	b, _ = json.Marshal(square())
-	if !strings.Contains(string(b), `"Answers":{"created"`) {
-		t.Errorf("a contract with answers marshals without them: %s", b)
-	}
-}
-
-// ServerError is the one predicate every check asks: a 5xx no other
-// outcome takes, or an answer answers.server_error takes; never a refusal,
-// an ok answer or no answer at all.
-func TestOutcomeServerError(t *testing.T) {
-	read := func(c model.Contract, status int, body string) model.Outcome {
-		r := c.Read(model.Answer{Status: status, Body: []byte(body), ID: "7"})
-		return model.Outcome{Kind: r.Kind, Status: status, ID: r.ID, Body: []byte(body)}
-	}
-	tests := []struct {
-		name string
-		out  model.Outcome
-		want bool
-	}{
-		{"a 500", read(model.DefaultContract(), 500, ""), true},
-		{"a 500 under no-effects", read(noEffects(model.DefaultContract()), 500, ""), true},
-		{"a GraphQL 200 error", read(graphqlServerError(), 200, internalError), true},
-		{"a GraphQL 200 error without server_error", read(graphql(), 200, internalError), false},
-		{"a created 200", read(graphqlServerError(), 200, `{"data":{"createPayment":{"id":"7"}}}`), false},
-		{"a 503 in flight", read(inFlight503(), 503, ""), false},
-		{"a 422 conflict", read(model.DefaultContract(), 422, ""), false},
-		{"no answer", model.Outcome{Kind: model.Unknown, Err: "timeout"}, false},
-	}
-	for _, tt := range tests {
-		if got := tt.out.ServerError(); got != tt.want {
-			t.Errorf("%s: %+v.ServerError() = %v, want %v", tt.name, tt.out, got, tt.want)
-		}
-	}
-	if got, want := read(graphqlServerError(), 200, internalError).String(), "unknown 200 (server error)"; got != want {
-		t.Errorf("a GraphQL server error renders %q, want %q", got, want)
 	}
 }
