@@ -8,6 +8,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -76,7 +77,7 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {
-		if !c.ChangedReplayed && !c.Equivalent(oks[0].Body, o.Body) {
+		if !c.ChangedReplayed && !payloads.Equivalent(c, oks[0].Body, o.Body) {
 			return brokenRule(reference.RuleChangedPayloadAccepted, a, detail), true
 		}
 	}
@@ -87,7 +88,7 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 	}
 	if len(oks) > 0 {
 		for _, op := range ops {
-			if op.Out.Kind == model.Conflict && c.Equivalent(oks[0].Body, op.Body) {
+			if op.Out.Kind == model.Conflict && payloads.Equivalent(c, oks[0].Body, op.Body) {
 				return brokenRule(reference.RuleEquivalentRejected, a, detail), true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A transient failure (the db-error fault, or dep-error at a dependency
@@ -46,7 +47,7 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 			// that fault is another transient failure (its 5xx is its own): a saved
 			// 500 replayed to a doubly delivered retry is a replay.
 			if retry.Start < failed.End || model.Transient(retry.Call.Fault) || retry.Out.Status == 0 ||
-				!c.ChangedReplayed && !c.Equivalent(failed.Body, retry.Body) {
+				!c.ChangedReplayed && !payloads.Equivalent(c, failed.Body, retry.Body) {
 				continue
 			}
 			// The same server error: a GraphQL API answers its saved

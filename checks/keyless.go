@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Under key_required: false (model.Contract.KeylessCreates) a call without
@@ -182,7 +183,7 @@ func keylessFields(e effect.Effect, g model.Action, calls *keylessCalls, rows []
 			}
 			return !slices.ContainsFunc(cols, func(col string) bool {
 				stored, set := r.Fields[col]
-				return !model.StoredEqual(op.Body, e.Fields[col], stored, !set)
+				return !payloads.StoredEqual(op.Body, e.Fields[col], stored, !set)
 			})
 		})
 		if !matches {

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A key column that holds the key inside its template ("order-ns1-k1")
@@ -18,7 +19,7 @@ func TestKeyInTemplateRows(t *testing.T) {
 	c := model.DefaultContract()
 	c.KeyTemplate = "order-{{key}}"
 	c.Payload = map[string]any{"note": "ref-{{key}}"}
-	body := c.Render("", 0, 0)
+	body := payloads.Render(c, "", 0, 0)
 	effects := []effect.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}

@@ -9,6 +9,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -80,7 +81,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	var bodies [][]byte
 	shared := func(body []byte) []byte {
 		for _, b := range bodies {
-			if c.Equivalent(b, body) {
+			if payloads.Equivalent(c, b, body) {
 				return b
 			}
 		}
@@ -94,7 +95,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 		for j, other := range keyed {
 			if j != i && model.Overlap(op.AtWork(), other.AtWork()) {
 				overlapped = true
-				heldOtherwise = heldOtherwise || reference.HeldAndLeftNothing(other) && !c.Equivalent(op.Body, other.Body)
+				heldOtherwise = heldOtherwise || reference.HeldAndLeftNothing(other) && !payloads.Equivalent(c, op.Body, other.Body)
 			}
 		}
 		if overlapped && op.Out.Kind == model.InFlight {

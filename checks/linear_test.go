@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -22,7 +23,7 @@ func linCall(v, e int, start, end int64, out model.Outcome) model.Op {
 	c := model.DefaultContract()
 	return model.Op{
 		Call:  model.Call{Tenant: "A", Key: "k1", Variant: v, Encoding: e},
-		Body:  model.RenderPayload(c.Payload, v, e),
+		Body:  payloads.RenderPayload(c.Payload, v, e),
 		Start: start,
 		End:   end,
 		Out:   out,
@@ -184,7 +185,7 @@ func TestLinearizableAgreesWithWalkOnSequentialHistories(t *testing.T) {
 		at := int64(0)
 		for i := range ops {
 			v := rapid.IntRange(0, 2).Draw(t, "variant")
-			e := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
+			e := rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding")
 			var out model.Outcome
 			switch {
 			case rapid.IntRange(0, 9).Draw(t, "wrong") == 0:
@@ -234,7 +235,7 @@ func linBurst(n int) []model.Op {
 		linCall(0, 1, 0, 100, linOK("8")),
 	}
 	for i := range n {
-		ops = append(ops, linCall(1+i%2, i%model.NumEncodings, 0, 100, linConflict))
+		ops = append(ops, linCall(1+i%2, i%payloads.NumEncodings, 0, 100, linConflict))
 	}
 	return ops
 }
@@ -264,7 +265,7 @@ func TestLinearizableBurstOfInFlightIsCheap(t *testing.T) {
 		linCall(0, 1, 0, 100, linOK("8")),
 	}
 	for i := range 40 {
-		ops = append(ops, linCall(i%3, i%model.NumEncodings, 0, 100, linInFlight))
+		ops = append(ops, linCall(i%3, i%payloads.NumEncodings, 0, 100, linInFlight))
 	}
 	if got, _ := checks.Linearizable(c, ops, 10*time.Second); got != porcupine.Illegal {
 		t.Errorf("Linearizable = %s, want %s", got, porcupine.Illegal)
@@ -352,9 +353,9 @@ func ExampleLinearizable() {
 	c := model.DefaultContract()
 	call := func(variant int) model.Call { return model.Call{Tenant: "A", Key: "k1", Variant: variant} }
 	ops := []model.Op{
-		{Call: call(0), Body: model.RenderPayload(c.Payload, 0, 0), Start: 0, End: 20,
+		{Call: call(0), Body: payloads.RenderPayload(c.Payload, 0, 0), Start: 0, End: 20,
 			Out: model.Outcome{Kind: model.Conflict, Status: 422}},
-		{Call: call(1), Body: model.RenderPayload(c.Payload, 1, 0), Start: 5, End: 15,
+		{Call: call(1), Body: payloads.RenderPayload(c.Payload, 1, 0), Start: 5, End: 15,
 			Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 	}
 	result, _ := checks.Linearizable(c, ops, time.Second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A sink's deliveries are effects beyond the database, judged like rows:
@@ -97,7 +98,7 @@ func eventChecks(s effect.Sink, a model.Action, ds []model.Delivery, stops []int
 func replacedID(s effect.Sink, ds []model.Delivery, stops []int64) (string, bool) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
-		ids[i], _ = model.Pointer(d.Body, s.EventID)
+		ids[i], _ = payloads.Pointer(d.Body, s.EventID)
 	}
 	open := effect.OpenEvents(s, ds, stops)
 	all := events(s, ds, false)
@@ -121,7 +122,7 @@ func events(s effect.Sink, ds []model.Delivery, accepted bool) []string {
 		}
 		id := fmt.Sprint(i)
 		if s.Mode() == effect.AtLeastOnce {
-			id, _ = model.Pointer(d.Body, s.EventID)
+			id, _ = payloads.Pointer(d.Body, s.EventID)
 		}
 		if !slices.Contains(out, id) {
 			out = append(out, id)
@@ -137,7 +138,7 @@ func announcedIDs(s effect.Sink, a model.Action, ds []model.Delivery, committed 
 		return nil
 	}
 	for _, d := range ds {
-		if id, _ := model.Pointer(d.Body, s.ID); !slices.Contains(committed, id) {
+		if id, _ := payloads.Pointer(d.Body, s.ID); !slices.Contains(committed, id) {
 			return []Violation{violation(PhantomDelivery, a, "sink "+s.Name+" received an event announcing a resource the action never committed",
 				fmt.Sprintf("action %s: a delivery announces id %s, committed: %s; %s", a, model.ShowID(id), strings.Join(committed, ", "), showDeliveries(s, ds)))}
 		}
@@ -154,7 +155,7 @@ func deliveryFields(in Input, s effect.Sink, a model.Action, info *actionInfo, d
 	}
 	r := model.Row{Fields: map[string]string{}}
 	for ptr := range s.Fields {
-		if v, ok := model.Pointer(d.Body, ptr); ok && v != "null" {
+		if v, ok := payloads.Pointer(d.Body, ptr); ok && v != "null" {
 			r.Fields[ptr] = v
 		}
 	}
@@ -213,7 +214,7 @@ func showDeliveries(s effect.Sink, ds []model.Delivery) string {
 	for i, d := range ds {
 		parts[i] = fmt.Sprintf("at %s %s", time.Duration(d.Time).Round(time.Millisecond), acceptance(d))
 		if s.EventID != "" {
-			id, _ := model.Pointer(d.Body, s.EventID)
+			id, _ := payloads.Pointer(d.Body, s.EventID)
 			parts[i] += fmt.Sprintf(" event %q", id)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
@@ -25,8 +26,8 @@ func TestEvaluateTagged(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	a := model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
-	subject, _ := model.Pointer(body, "/subject")
+	body := payloads.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
+	subject, _ := payloads.Pointer(body, "/subject")
 	created := model.History{Ops: []model.Op{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
@@ -78,8 +79,8 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	call := model.Call{Tenant: "A", NoKey: true}
-	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
-	subject, _ := model.Pointer(body, "/subject")
+	body := payloads.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
+	subject, _ := payloads.Pointer(body, "/subject")
 	h := model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}}
 	rows := model.Snapshot{
 		"tickets":             {{ID: "7", Tenant: "run9-2-A", Tag: subject, Fields: map[string]string{"subject": subject}}},

@@ -12,6 +12,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -91,14 +92,14 @@ func noAnswer(why string) model.Outcome { return model.Outcome{Kind: model.Unkno
 func op(step int, c model.Call, out model.Outcome) model.Op {
 	start := int64(step) * 100
 	return model.Op{Step: step, Call: c, Start: start, End: start + 50, Out: out,
-		Body: model.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
+		Body: payloads.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
 }
 
 func history(ops ...model.Op) model.History { return model.Calls(ops...) }
 
 // subject is what the tickets.subject column holds for a payload variant.
 func subject(variant int) string {
-	s, _ := model.Pointer(model.RenderPayload(model.DefaultContract().Payload, variant, 0), "/subject")
+	s, _ := payloads.Pointer(payloads.RenderPayload(model.DefaultContract().Payload, variant, 0), "/subject")
 	return s
 }
 
@@ -674,7 +675,7 @@ func TestTenantLeakOutranksItsMissingEffect(t *testing.T) {
 func ExampleEvaluate() {
 	ns := model.Namespace("ns1-")
 	c := model.DefaultContract()
-	body := model.RenderPayload(c.Payload, 0, 0)
+	body := payloads.RenderPayload(c.Payload, 0, 0)
 	call := model.Call{Tenant: "A", Key: "k1"}
 	vs := checks.Evaluate(checks.Input{
 		Contract: c,
@@ -780,7 +781,7 @@ func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
 func TestNoAnswerAfterTheStallReleased(t *testing.T) {
 	ns := model.Namespace("ns1-")
 	first, joined := model.Call{Tenant: "A", Key: "k1"}, model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	body := payloads.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	const ms = int64(time.Millisecond)
 	for _, tc := range []struct {
 		name    string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -42,7 +43,7 @@ func okStates(c model.Contract, ops []model.Op) []reference.State {
 		if op.Out.Kind != model.OK {
 			continue
 		}
-		if winner != nil && !c.ChangedReplayed && !c.Equivalent(winner.Body, op.Body) {
+		if winner != nil && !c.ChangedReplayed && !payloads.Equivalent(c, winner.Body, op.Body) {
 			return nil
 		}
 		// The first ok answer to end: under replayed the winner started before it.
@@ -63,7 +64,7 @@ func okStates(c model.Contract, ops []model.Op) []reference.State {
 		if !mayWin || op.Start > winner.End || op.Call.NoKey {
 			continue
 		}
-		if !slices.ContainsFunc(states, func(s reference.State) bool { return c.Equivalent(s.Body, op.Body) }) {
+		if !slices.ContainsFunc(states, func(s reference.State) bool { return payloads.Equivalent(c, s.Body, op.Body) }) {
 			states = append(states, reference.State{Present: true, Body: op.Body, ID: winner.Out.ID})
 		}
 	}
@@ -75,7 +76,7 @@ func okStates(c model.Contract, ops []model.Op) []reference.State {
 // filled in, while the payloads are judged with them as written.
 func sentWinners(in Input, a model.Action, winners [][]byte) [][]byte {
 	c := in.Contract
-	if !c.Carries("key") && !c.Carries("tenant") {
+	if !payloads.Carries(c, "key") && !payloads.Carries(c, "tenant") {
 		return winners
 	}
 	key, tenant := c.SentKey(in.NS, a.Key), ""
@@ -84,7 +85,7 @@ func sentWinners(in Input, a model.Action, winners [][]byte) [][]byte {
 	}
 	out := make([][]byte, len(winners))
 	for i, w := range winners {
-		out[i] = model.WithIdentity(w, key, tenant)
+		out[i] = payloads.WithIdentity(w, key, tenant)
 	}
 	return out
 }
@@ -112,8 +113,8 @@ func fieldsAgainst(e effect.Effect, a model.Action, winner []byte, r model.Row) 
 	for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
 		// By JSON value: a numeric column's 1250.00 is the payload's 1250.
 		stored, set := r.Fields[col]
-		if !model.StoredEqual(winner, e.Fields[col], stored, !set) {
-			want, _ := model.Pointer(winner, e.Fields[col])
+		if !payloads.StoredEqual(winner, e.Fields[col], stored, !set) {
+			want, _ := payloads.Pointer(winner, e.Fields[col])
 			shown := strconv.Quote(stored)
 			if !set {
 				shown = "NULL"

@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/process"
 )
@@ -89,7 +90,7 @@ func (s *Spec) check(target client.Target) error {
 	if err := reference.CheckAnswers(s.Contract.WithDefaults()); err != nil {
 		return err
 	}
-	if err := s.Contract.CheckUnique(); err != nil {
+	if err := payloads.CheckUnique(s.Contract); err != nil {
 		return err
 	}
 	if s.Process != nil {
@@ -111,15 +112,15 @@ func (s *Spec) check(target client.Target) error {
 	if err := s.checkFaults(target); err != nil {
 		return err
 	}
-	if err := s.Contract.CheckFields(); err != nil {
+	if err := payloads.CheckFields(s.Contract); err != nil {
 		return fmt.Errorf("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
 	}
 	// A field pointer that names nothing in the payload would compare every
 	// stored value with "" and cry wolf (IDEM-010).
-	base := s.Contract.WithDefaults().Render("", 0, 0)
+	base := payloads.Render(s.Contract.WithDefaults(), "", 0, 0)
 	for i, e := range s.Effects {
 		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
-			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
+			if _, ok := payloads.Pointer(base, e.Fields[col]); !ok {
 				return fmt.Errorf("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
 			}
 		}
@@ -142,10 +143,10 @@ func (s *Spec) checkHTTP() error {
 	// A template that never sends what names the action would have a
 	// correct service blamed for every answer.
 	c := s.Contract.WithDefaults()
-	if !s.HTTP.Sends("key") && !c.Carries("key") {
+	if !s.HTTP.Sends("key") && !payloads.Carries(c, "key") {
 		return fmt.Errorf("target: no {{key}} in target.url, target.headers or the payload, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers, or idempotency_key: \"{{key}}\" to the payload")
 	}
-	if c.KeyScope == model.KeyScopeTenant && !s.HTTP.Sends("tenant") && !c.Carries("tenant") {
+	if c.KeyScope == model.KeyScopeTenant && !s.HTTP.Sends("tenant") && !payloads.Carries(c, "tenant") {
 		return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
 	}
 	return nil
@@ -157,10 +158,10 @@ func (s *Spec) checkSinks() error {
 	if err := effect.ValidateSinks(s.Sinks); err != nil {
 		return err
 	}
-	base := s.Contract.WithDefaults().Render("", 0, 0)
+	base := payloads.Render(s.Contract.WithDefaults(), "", 0, 0)
 	for i, k := range s.Sinks {
 		for _, body := range slices.Sorted(maps.Keys(k.Fields)) {
-			if _, ok := model.Pointer(base, k.Fields[body]); !ok {
+			if _, ok := payloads.Pointer(base, k.Fields[body]); !ok {
 				return fmt.Errorf("sinks[%d].fields.%s: %q points at nothing in the payload %s", i, body, k.Fields[body], base)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // World bounds what plans are drawn from. It holds a slice, so compare
@@ -372,7 +373,7 @@ func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
 		Tenant:   TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant")),
 		Key:      d.key(t),
 		Variant:  rapid.IntRange(0, d.variants-1).Draw(t, "variant"),
-		Encoding: rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"),
+		Encoding: rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding"),
 		Noise:    d.noise(t),
 	}
 	// One call in ten omits its key; the draw shrinks to 0, a keyed call.
@@ -405,7 +406,7 @@ func (d dims) vary(t *rapid.T, base model.Call) model.Call {
 	c := base
 	switch rapid.IntRange(0, 7).Draw(t, "vary") {
 	case 1:
-		c.Encoding = rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
+		c.Encoding = rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding")
 	case 2:
 		c.Variant = rapid.IntRange(0, d.variants-1).Draw(t, "variant")
 	case 3:

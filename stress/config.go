@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Config is the one description of a run: what a contract file says (Load
@@ -149,7 +150,7 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 	}
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
-	w.MaxVariants = max(1, s.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	w.MaxVariants = max(1, payloads.DistinctVariants(s.Contract.WithDefaults(), w.MaxVariants))
 	// Only the key shapes the key's format admits are drawn; fixed
 	// tenants bound how many tenants a plan has.
 	if w.KeyShapes && w.Shapes == nil {
@@ -160,7 +161,7 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 		w.MaxTenants = min(w.MaxTenants, n)
 	}
 	// Every rule a call can break is a refused-then-fixed sequence to send.
-	w.Broken = len(s.Contract.WithDefaults().Breakages())
+	w.Broken = len(payloads.Breakages(s.Contract.WithDefaults()))
 	// A crash, a transient error or a lost reply is mostly followed by its
 	// call's retry: what the service does then is what they test.
 	w.FollowUp = true

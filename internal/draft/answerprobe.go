@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // ProbeAnswers asks the service how it answers what the contract must
@@ -45,16 +46,16 @@ func (d *Draft) ProbeAnswers(ctx context.Context, client *http.Client, ns string
 func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns string) (probed map[string]answer, createdID string, calls int, err error) {
 	rules := d.modelRules()
 	tenant, key := ns+"A", ns+"k1"
-	send := func(id model.Identity, v int) (answer, error) {
+	send := func(id payloads.Identity, v int) (answer, error) {
 		calls++
 		return d.sendAs(ctx, client, rules, id, v)
 	}
-	created, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
+	created, err := send(payloads.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil || created.Status/100 != 2 {
 		return nil, "", calls, err
 	}
-	createdID, _ = model.Pointer(created.Body, d.ID)
-	replay, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
+	createdID, _ = payloads.Pointer(created.Body, d.ID)
+	replay, err := send(payloads.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil {
 		return nil, "", calls, err
 	}
@@ -62,8 +63,8 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 	if replay.Status/100 != 2 {
 		probed["replayed"] = replay
 	}
-	if c := (model.Contract{Payload: d.Payload, Fields: rules}); c.ChangedField(1) != "" {
-		changed, err := send(model.Identity{Tenant: tenant, Key: key}, 1)
+	if c := (model.Contract{Payload: d.Payload, Fields: rules}); payloads.ChangedField(c, 1) != "" {
+		changed, err := send(payloads.Identity{Tenant: tenant, Key: key}, 1)
 		if err != nil {
 			return nil, "", calls, err
 		}
@@ -72,7 +73,7 @@ func (d *Draft) probeRefusals(ctx context.Context, client *http.Client, ns strin
 		}
 	}
 	if !d.keyInPath() {
-		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
+		keyless, err := send(payloads.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return nil, "", calls, err
 		}
@@ -166,7 +167,7 @@ func idWhere(body []byte, id string) string {
 		return ""
 	}
 	for _, ptr := range leafPointers(body) {
-		if v, _ := model.Pointer(body, ptr); v == id {
+		if v, _ := payloads.Pointer(body, ptr); v == id {
 			return ptr
 		}
 	}
@@ -194,7 +195,7 @@ func telling(body []byte, shared []string, self string, probed map[string]answer
 	})
 next:
 	for _, p := range ptrs {
-		v, _ := model.Pointer(body, p)
+		v, _ := payloads.Pointer(body, p)
 		if v == "" || strings.ContainsAny(v, " \n") && len(v) > 40 {
 			continue
 		}
@@ -202,7 +203,7 @@ next:
 			if o == self {
 				continue
 			}
-			if w, ok := model.Pointer(probed[o].Body, p); ok && w == v {
+			if w, ok := payloads.Pointer(probed[o].Body, p); ok && w == v {
 				continue next
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // answer is what the service answered one of init's calls.
@@ -23,12 +24,12 @@ type answer struct {
 // send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
 func (d *Draft) send(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (answer, error) {
-	return d.sendAs(ctx, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+	return d.sendAs(ctx, client, rules, payloads.Identity{Tenant: tenant, Key: key}, v)
 }
 
 // sendAs is send for an identity that may carry no key (NoKey): the
 // headers naming {{key}} and the payload member carrying it are left out.
-func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (answer, error) {
+func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[string]model.FieldRule, id payloads.Identity, v int) (answer, error) {
 	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
 		return answer{}, fmt.Errorf("draft: no URL or payload to call with")
@@ -44,9 +45,9 @@ func (d *Draft) sendAs(ctx context.Context, client *http.Client, rules map[strin
 		u = fill(u, url.PathEscape, tenant, key)
 	}
 	c, ct := model.Contract{Payload: d.Payload, Fields: rules}, "application/json"
-	body := c.Send(id, v, 0)
+	body := payloads.Send(c, id, v, 0)
 	if d.Body == "form" {
-		body, ct = c.SendForm(id, v, 0), "application/x-www-form-urlencoded"
+		body, ct = payloads.SendForm(c, id, v, 0), "application/x-www-form-urlencoded"
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

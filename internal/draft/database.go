@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // row is one row a call wrote: its table, its transaction and its columns.
@@ -297,7 +297,7 @@ func fieldsOf(cols map[string]any, skip map[string]bool, leaves map[string]any) 
 func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a answer) string {
 	want := text(cols[pk])
 	if d.ID != "" && d.ID != "location" && want != "" {
-		if v, ok := model.Pointer(a.Body, d.ID); ok && v == want {
+		if v, ok := payloads.Pointer(a.Body, d.ID); ok && v == want {
 			d.Notes["target.id"] = fmt.Sprintf("%s; the create call's answer has %s's id there", d.Notes["target.id"], table)
 			return pk
 		}
@@ -329,7 +329,7 @@ func (d *Draft) id(table string, cols map[string]any, pk, tenant, key string, a 
 			return ok && !sent[s] && prefixedID.MatchString(p)
 		}
 		if found := pointersTo(leaves, prefixed); len(found) > 0 {
-			v, _ := model.Pointer(a.Body, found[0])
+			v, _ := payloads.Pointer(a.Body, found[0])
 			d.setID(found[0], "guessed: the create call's answer has %s's id (%s) there behind a prefix (%s); effects[].id compares as text, so it names none: a query: effect can give it ('prefix' || %s AS id, docs/contract.md)", table, want, v, pk)
 			return ""
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
@@ -190,7 +191,7 @@ func (x *execution) request(ns model.Namespace, call model.Call, replica int) (c
 	}
 	// The op keeps the payload as judged: a key or tenant the body carries
 	// is identity, not payload (model.Contract.Send).
-	id := model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
+	id := payloads.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
 	if call.UniqueOf != "" {
 		// Another action's unique values: those its own calls send.
 		id.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
@@ -199,14 +200,14 @@ func (x *execution) request(ns model.Namespace, call model.Call, replica int) (c
 		// The tag of a keyless call names its tenant only, shared by
 		// every keyless create of it: its unique values need more.
 		x.keyless++
-		id.Unique = c.KeylessUnique(tag, x.keyless)
+		id.Unique = payloads.KeylessUnique(c, tag, x.keyless)
 	}
 	if e.HTTP.Body == client.BodyForm { // target.body: form
-		req.Body = c.SendForm(id, call.Variant, call.Encoding)
-		return req, model.Op{Call: call, Body: c.RenderFormAs(id, call.Variant, call.Encoding)}
+		req.Body = payloads.SendForm(c, id, call.Variant, call.Encoding)
+		return req, model.Op{Call: call, Body: payloads.RenderFormAs(c, id, call.Variant, call.Encoding)}
 	}
-	req.Body = c.Send(id, call.Variant, call.Encoding)
-	return req, model.Op{Call: call, Body: c.RenderAs(id, call.Variant, call.Encoding)}
+	req.Body = payloads.Send(c, id, call.Variant, call.Encoding)
+	return req, model.Op{Call: call, Body: payloads.RenderAs(c, id, call.Variant, call.Encoding)}
 }
 
 // outcome records what a call got back; err is an infrastructure failure.

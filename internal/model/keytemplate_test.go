@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // The key column holds the key as its template sends it: StoredKey and
@@ -75,7 +76,7 @@ func TestKeyTemplateLongKeyFits(t *testing.T) {
 
 // WithIdentity fills the key and the tenant in every string, numbers kept.
 func TestWithIdentity(t *testing.T) {
-	got := string(model.WithIdentity([]byte(`{"a":"ref-{{key}}","n":[1.50,"{{tenant}}/{{key}}"]}`), "ns-k1", "ns-A"))
+	got := string(payloads.WithIdentity([]byte(`{"a":"ref-{{key}}","n":[1.50,"{{tenant}}/{{key}}"]}`), "ns-k1", "ns-A"))
 	if want := `{"a":"ref-ns-k1","n":[1.50,"ns-A/ns-k1"]}`; got != want {
 		t.Errorf("%s; want %s", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 func TestNamespaceLogical(t *testing.T) {
@@ -92,11 +93,11 @@ func TestTagRoundTrip(t *testing.T) {
 
 func TestRenderTagged(t *testing.T) {
 	base := map[string]any{"subject": "Printer offline [{{tag}}]", "n": 1}
-	got := string(model.RenderTagged(base, "ns-A.k1.", 1, 0))
+	got := string(payloads.RenderTagged(base, "ns-A.k1.", 1, 0))
 	if want := `{"n":2,"subject":"Printer offline [ns-A.k1.]"}`; got != want {
 		t.Errorf("RenderTagged = %s, want %s", got, want)
 	}
-	if got := string(model.RenderPayload(base, 0, 0)); got != `{"n":1,"subject":"Printer offline []"}` {
+	if got := string(payloads.RenderPayload(base, 0, 0)); got != `{"n":1,"subject":"Printer offline []"}` {
 		t.Errorf("RenderPayload without a tag = %s", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
@@ -202,7 +203,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 	exec(t, pool, `DELETE FROM notification_outbox WHERE request_key IS DISTINCT FROM 'ns1-k1';
 		DELETE FROM tickets WHERE id <> 7`)
 	c := model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	body := payloads.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	answer := model.Outcome{Kind: model.OK, Status: 201, ID: "7"}
 	h := model.History{Ops: []model.Op{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}}
 	judge := func() []checks.Violation {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // maxBody bounds what is kept of one delivery's body: a webhook is a few
@@ -139,12 +140,12 @@ func (r *Receiver) fault(body []byte) model.SinkFault {
 		return model.SinkNone
 	}
 	ptr := cmp.Or(r.spec.Tag, r.spec.Key)
-	v, ok := model.Pointer(body, ptr)
+	v, ok := payloads.Pointer(body, ptr)
 	if !ok {
 		return model.SinkNone
 	}
 	if r.spec.Tenant != "" {
-		t, _ := model.Pointer(body, r.spec.Tenant)
+		t, _ := payloads.Pointer(body, r.spec.Tenant)
 		v += "\x00" + t
 	}
 	r.mu.Lock()

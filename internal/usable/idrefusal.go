@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Identifiers the API refused. Real APIs check a key's or a tenant's form
@@ -76,7 +77,7 @@ func (pr Probe) identifierRefusal(ctx context.Context) error {
 			return pr.shapeRefused(*op, pr.Clues.unusableNS, "")
 		}
 	}
-	tagSent := pr.HTTP.Sends("tag") || c.Carries("tag")
+	tagSent := pr.HTTP.Sends("tag") || payloads.Carries(c, "tag")
 	for i, p := range identifierProbes(c, tagSent) {
 		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", pr.Run, i))
 		got, err := pr.TryWith(ctx, p.c, ns, call)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -239,7 +240,7 @@ func indexCalls(c model.Contract, ops []model.Op) callIndex {
 	}
 	for i, op := range ops {
 		x.actions[i] = c.ActionOf(op.Call)
-		if b, err := model.Canonical(op.Body); err == nil {
+		if b, err := payloads.Canonical(op.Body); err == nil {
 			x.canon[i] = b
 		} else {
 			x.canon[i] = op.Body

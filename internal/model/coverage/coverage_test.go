@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // covOp is a call of the given tenant and key with body b, in flight from
@@ -130,7 +131,7 @@ func BenchmarkExercised(b *testing.B) {
 	for step := range 8 {
 		for j := range 16 {
 			tenant, key := string(rune('A'+j%3)), []string{"k1", "k2", "k1s", "k3"}[j%4]
-			body := c.Render("", j%2, j%3)
+			body := payloads.Render(c, "", j%2, j%3)
 			h.Ops = append(h.Ops, covOp(tenant, key, body, int64(step*100), int64(step*100+50)))
 		}
 	}

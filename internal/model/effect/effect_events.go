@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // OpenEvents are the event IDs of deliveries ds to an at-least-once
@@ -19,7 +20,7 @@ func OpenEvents(s Sink, ds []model.Delivery, stops []int64) []string {
 	last := map[string]int64{}
 	var order, taken []string
 	for _, d := range ds {
-		id, _ := model.Pointer(d.Body, s.EventID)
+		id, _ := payloads.Pointer(d.Body, s.EventID)
 		if _, ok := last[id]; !ok {
 			order = append(order, id)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Sink declares an effect beyond the database: an HTTP receiver that
@@ -219,7 +220,7 @@ func (s Sink) validatePointers(at string) error {
 // body names no action of the namespace.
 func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (model.Action, bool) {
 	if s.Tag != "" {
-		v, ok := model.Pointer(body, s.Tag)
+		v, ok := payloads.Pointer(body, s.Tag)
 		if !ok {
 			return model.Action{}, false
 		}
@@ -229,7 +230,7 @@ func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (mode
 		}
 		return c.ActionOf(model.Call{Tenant: tenant, Key: key}), true
 	}
-	sentKey, ok := model.Pointer(body, s.Key)
+	sentKey, ok := payloads.Pointer(body, s.Key)
 	if !ok {
 		return model.Action{}, false
 	}
@@ -239,7 +240,7 @@ func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (mode
 	}
 	var tenant string
 	if s.Tenant != "" {
-		sentTenant, _ := model.Pointer(body, s.Tenant)
+		sentTenant, _ := payloads.Pointer(body, s.Tenant)
 		if tenant, ok = c.LogicalTenant(ns, sentTenant); !ok && c.KeyScope != model.KeyScopeGlobal {
 			return model.Action{}, false
 		}

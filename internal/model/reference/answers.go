@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // reading is how the contract reads one answer.
@@ -95,7 +96,7 @@ func Read(c model.Contract, a model.Answer) reading {
 			if o.kind == model.OK {
 				r.ID = a.ID
 				if m.ID != "" {
-					r.ID, _ = model.Pointer(a.Body, m.ID)
+					r.ID, _ = payloads.Pointer(a.Body, m.ID)
 				}
 				if r.ID == "" {
 					r.Kind = model.Other
@@ -127,19 +128,19 @@ func matcherHolds(m model.Matcher, a model.Answer) bool {
 		return false
 	}
 	for ptr, want := range m.Equals {
-		if got, ok := model.Pointer(a.Body, ptr); !ok || got != want {
+		if got, ok := payloads.Pointer(a.Body, ptr); !ok || got != want {
 			return false
 		}
 	}
 	for ptr, expr := range m.Matches {
 		re, err := regexp.Compile(expr) // checked by CheckAnswers
-		got, ok := model.Pointer(a.Body, ptr)
+		got, ok := payloads.Pointer(a.Body, ptr)
 		if err != nil || !ok || !re.MatchString(got) {
 			return false
 		}
 	}
 	for _, ptr := range m.Present {
-		if got, ok := model.Pointer(a.Body, ptr); !ok || got == "null" {
+		if got, ok := payloads.Pointer(a.Body, ptr); !ok || got == "null" {
 			return false
 		}
 	}
@@ -147,7 +148,7 @@ func matcherHolds(m model.Matcher, a model.Answer) bool {
 		return false // not JSON: an answer of some other layer, not the API's
 	}
 	for _, ptr := range m.Absent {
-		if got, ok := model.Pointer(a.Body, ptr); ok && got != "null" {
+		if got, ok := payloads.Pointer(a.Body, ptr); ok && got != "null" {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ package reference
 
 import (
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // State is the reference model's state of one action: absent, or created
@@ -149,7 +150,7 @@ func judgeConflict(c model.Contract, s State, in Input) Rule {
 		return RuleHolds
 	case !s.Present:
 		return RuleWrongStatus
-	case c.Equivalent(s.Body, in.Body):
+	case payloads.Equivalent(c, s.Body, in.Body):
 		return RuleEquivalentRejected
 	case c.ChangedReplayed:
 		return RuleChangedPayloadRefused
@@ -166,7 +167,7 @@ func judgeOK(c model.Contract, s State, in Input, out model.Outcome) (Rule, []St
 	switch {
 	case !s.Present:
 		return RuleHolds, []State{{Present: true, Body: in.Body, ID: out.ID}}
-	case !c.ChangedReplayed && !c.Equivalent(s.Body, in.Body):
+	case !c.ChangedReplayed && !payloads.Equivalent(c, s.Body, in.Body):
 		return RuleChangedPayloadAccepted, []State{s}
 	case s.ID == "":
 		return RuleHolds, []State{{Present: true, Body: s.Body, ID: out.ID}}
@@ -278,7 +279,7 @@ func concurrentWithEarlier(ops []model.Op, i int) bool {
 // (Input.HeldOtherwise).
 func heldOtherwise(c model.Contract, ops []model.Op, i int) bool {
 	for j, other := range ops {
-		if j != i && HeldAndLeftNothing(other) && model.Overlap(ops[i].AtWork(), other.AtWork()) && !c.Equivalent(ops[i].Body, other.Body) {
+		if j != i && HeldAndLeftNothing(other) && model.Overlap(ops[i].AtWork(), other.AtWork()) && !payloads.Equivalent(c, ops[i].Body, other.Body) {
 			return true
 		}
 	}
@@ -302,7 +303,7 @@ func appendStates(c model.Contract, dst []State, src []State) []State {
 	for _, s := range src {
 		dup := false
 		for _, d := range dst {
-			if d.Present == s.Present && d.ID == s.ID && d.Refused == s.Refused && c.Equivalent(d.Body, s.Body) {
+			if d.Present == s.Present && d.ID == s.ID && d.Refused == s.Refused && payloads.Equivalent(c, d.Body, s.Body) {
 				dup = true
 				break
 			}

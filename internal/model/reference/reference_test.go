@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -246,7 +247,7 @@ func states(ss []reference.State) string {
 // answered ok tells which ID it got.
 func ExampleWalk() {
 	c := model.DefaultContract()
-	body := model.RenderPayload(c.Payload, 0, 0)
+	body := payloads.RenderPayload(c.Payload, 0, 0)
 	call := model.Call{Tenant: "A", Key: "k1"}
 	findings, states := reference.Walk(c, []model.Op{
 		{Call: call, Body: body, Out: model.Outcome{Kind: model.Unknown, Err: "timeout"}},

@@ -1,4 +1,4 @@
-package model_test
+package payloads_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -32,7 +33,7 @@ func TestBreakagesBreakEachRule(t *testing.T) {
 		"/subject longer than max_len 20",
 		"/weight = -1 outside number {min: 0, max: 1}",
 	}
-	bs := c.Breakages()
+	bs := payloads.Breakages(c)
 	var got []string
 	for _, b := range bs {
 		got = append(got, b.String())
@@ -47,7 +48,7 @@ func TestBreakagesBreakEachRule(t *testing.T) {
 		"/weight":   `"weight":-1`,
 	}
 	for i, b := range bs {
-		body := string(c.Breaking(i+1).Render("", 1, 0))
+		body := string(payloads.Render(c.Breaking(i+1), "", 1, 0))
 		var doc map[string]any
 		if err := json.Unmarshal([]byte(body), &doc); err != nil {
 			t.Fatalf("%s: broken body %s: %v", b, body, err)
@@ -67,11 +68,11 @@ func TestBreakagesBreakEachRule(t *testing.T) {
 			}
 		}
 	}
-	if body := c.Breaking(0).Render("", 1, 0); string(body) != string(c.Render("", 1, 0)) {
+	if body := payloads.Render(c.Breaking(0), "", 1, 0); string(body) != string(payloads.Render(c, "", 1, 0)) {
 		t.Errorf("Breaking(0) renders %s, want the variant itself", body)
 	}
 	c.Refusals = model.RefusalsUntested
-	if bs := c.Breakages(); len(bs) != 0 {
+	if bs := payloads.Breakages(c); len(bs) != 0 {
 		t.Errorf("refusals: untested still breaks %v", bs)
 	}
 }
@@ -81,7 +82,7 @@ func TestBreakagesOfEnumsThatCannotBeLeft(t *testing.T) {
 	c.Payload = map[string]any{"urgent": true, "level": 2, "idempotency_key": "{{key}}"}
 	c.Fields = map[string]model.FieldRule{"/urgent": {Enum: []any{true, false}}, "/level": {Enum: []any{1, 2, 7}}, "/subject": {Fixed: true},
 		"/idempotency_key": {MaxLen: 64, Required: true}}
-	bs := c.Breakages()
+	bs := payloads.Breakages(c)
 	if len(bs) != 1 || bs[0].String() != "/level = 8 outside enum [1 2 7]" {
 		t.Fatalf("breakages = %v, want only /level = 8", bs)
 	}

@@ -1,4 +1,4 @@
-package model
+package payloads
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // SendForm is Send for a service that reads its body as
@@ -13,9 +15,9 @@ import (
 // brackets (metadata[order]=7, items[0]=a), numbers as written, booleans as
 // true and false, null as an empty value. A form has no JSON re-encodings:
 // odd encodings send the fields in reverse order, even ones sorted.
-func (c Contract) SendForm(id Identity, variant, encoding int) []byte {
+func SendForm(c model.Contract, id Identity, variant, encoding int) []byte {
 	var pairs []string
-	formPairs(&pairs, "", c.varied(filler{id: id}, variant))
+	formPairs(&pairs, "", varied(c, filler{id: id}, variant))
 	if encoding%2 == 1 {
 		slices.Reverse(pairs)
 	}
@@ -33,14 +35,14 @@ func (c Contract) SendForm(id Identity, variant, encoding int) []byte {
 // in encoding e: the JSON encoding with the same order of fields, so that
 // under equivalence: bytes a reordered form is another payload, as it is
 // under canonical-json the same.
-func (c Contract) RenderForm(tag string, variant, encoding int) []byte {
-	return c.RenderFormAs(Identity{Tag: tag}, variant, encoding)
+func RenderForm(c model.Contract, tag string, variant, encoding int) []byte {
+	return RenderFormAs(c, Identity{Tag: tag}, variant, encoding)
 }
 
 // RenderFormAs is RenderForm for a call that may send another action's
 // unique values (id.Unique).
-func (c Contract) RenderFormAs(id Identity, variant, encoding int) []byte {
-	return c.RenderAs(id, variant, 2*(encoding%2))
+func RenderFormAs(c model.Contract, id Identity, variant, encoding int) []byte {
+	return RenderAs(c, id, variant, 2*(encoding%2))
 }
 
 func formPairs(pairs *[]string, name string, v any) {

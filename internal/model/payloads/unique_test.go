@@ -1,10 +1,11 @@
-package model_test
+package payloads_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -24,14 +25,14 @@ func TestUniqueValues(t *testing.T) {
 	borrow := own
 	borrow.UniqueOf = "k1"
 	holder := model.Call{Tenant: "A", Key: "k1"}
-	id := func(call model.Call) model.Identity {
-		i := model.Identity{Tag: ns.Tag(c, call)}
+	id := func(call model.Call) payloads.Identity {
+		i := payloads.Identity{Tag: ns.Tag(c, call)}
 		if call.UniqueOf != "" {
 			i.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
 		}
 		return i
 	}
-	get := func(body []byte, ptr string) string { v, _ := model.Pointer(body, ptr); return v }
+	get := func(body []byte, ptr string) string { v, _ := payloads.Pointer(body, ptr); return v }
 	for _, tc := range []struct {
 		call        model.Call
 		name, label string
@@ -41,26 +42,26 @@ func TestUniqueValues(t *testing.T) {
 		{borrow, "vm-ns1-Ak1.", "web-ns1-Ak1."},
 	} {
 		for v := range 3 {
-			body := c.RenderAs(id(tc.call), v, 0)
+			body := payloads.RenderAs(c, id(tc.call), v, 0)
 			if get(body, "/name") != tc.name || get(body, "/label") != tc.label {
 				t.Errorf("%s v%d: %s; want name %q, label %q", tc.call, v, body, tc.name, tc.label)
 			}
-			if sent := c.Send(id(tc.call), v, 0); get(sent, "/name") != tc.name {
+			if sent := payloads.Send(c, id(tc.call), v, 0); get(sent, "/name") != tc.name {
 				t.Errorf("%s v%d sent %s; want name %q", tc.call, v, sent, tc.name)
 			}
 		}
 	}
-	if body := c.RenderAs(id(own), 1, 0); get(body, "/zone") == "eu" {
+	if body := payloads.RenderAs(c, id(own), 1, 0); get(body, "/zone") == "eu" {
 		t.Errorf("variant 1 %s: the one field that is not unique is not varied", body)
 	}
 	// The contract's own payload, with no action, is the base as written.
-	if base := c.Render("", 0, 0); get(base, "/name") != "vm" {
+	if base := payloads.Render(c, "", 0, 0); get(base, "/name") != "vm" {
 		t.Errorf("base %s", base)
 	}
 	// The base is cut so that the value stays within max_len.
 	c.Payload["name"] = "virtualmachine"
 	c.Fields = map[string]model.FieldRule{"/name": {MaxLen: 17}}
-	if body := c.RenderAs(id(own), 0, 0); get(body, "/name") != "virtualm-ns1-Ak2." {
+	if body := payloads.RenderAs(c, id(own), 0, 0); get(body, "/name") != "virtualm-ns1-Ak2." {
 		t.Errorf("max_len 17: %s; want name virtualm-ns1-Ak2.", body)
 	}
 }
@@ -82,7 +83,7 @@ func TestCheckUnique(t *testing.T) {
 		c := model.DefaultContract()
 		c.Payload = map[string]any{"name": "vm", "count": 3, "key": "{{key}}"}
 		c.Unique, c.Fields = tc.unique, tc.rules
-		err := c.CheckUnique()
+		err := payloads.CheckUnique(c)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("unique %v, rules %v: %v; want %q", tc.unique, tc.rules, err, tc.want)
 		}

@@ -1,9 +1,11 @@
-package model
+package payloads
 
 import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // Identity is what names a call's action in a request, as sent: its
@@ -49,21 +51,21 @@ func identity(s string) bool {
 
 // Carries reports whether the payload carries placeholder name ("key",
 // "tenant", "tag") in one of its strings, at any depth.
-func (c Contract) Carries(name string) bool {
-	return c.anyString(func(s string) bool { return strings.Contains(s, "{{"+name+"}}") })
+func Carries(c model.Contract, name string) bool {
+	return anyString(c, func(s string) bool { return strings.Contains(s, "{{"+name+"}}") })
 }
 
 // CarriesAlone reports whether some string of the payload is placeholder
 // name and nothing else ("idempotency_key": "{{tag}}"): a field that holds
 // an identifier, where a tag inside a text ("Printer offline [{{tag}}]")
 // only marks the row as the action's.
-func (c Contract) CarriesAlone(name string) bool {
-	return c.anyString(func(s string) bool { return s == "{{"+name+"}}" })
+func CarriesAlone(c model.Contract, name string) bool {
+	return anyString(c, func(s string) bool { return s == "{{"+name+"}}" })
 }
 
 // anyString reports whether some string of the payload, at any depth,
 // meets f.
-func (c Contract) anyString(f func(string) bool) bool {
+func anyString(c model.Contract, f func(string) bool) bool {
 	var walk func(v any) bool
 	walk = func(v any) bool {
 		switch x := v.(type) {

@@ -1,4 +1,4 @@
-package model_test
+package payloads_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // jsonValue draws a value as encoding/json decodes it: strings, numbers,
@@ -89,7 +90,7 @@ func escapable(v any) bool {
 
 func mustCanonical(t *rapid.T, doc []byte) []byte {
 	t.Helper()
-	c, err := model.Canonical(doc)
+	c, err := payloads.Canonical(doc)
 	if err != nil {
 		t.Fatalf("Canonical(%s): %v", doc, err)
 	}
@@ -101,15 +102,15 @@ func TestRenderPayloadEncodingsAreCanonicalEqual(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		base := jsonObject(2).Draw(t, "base")
 		variant := rapid.IntRange(0, 5).Draw(t, "variant")
-		zero := model.RenderPayload(base, variant, 0)
+		zero := payloads.RenderPayload(base, variant, 0)
 		want := mustCanonical(t, zero)
 		differs := false
-		for e := 1; e < model.NumEncodings; e++ {
-			enc := model.RenderPayload(base, variant, e)
+		for e := 1; e < payloads.NumEncodings; e++ {
+			enc := payloads.RenderPayload(base, variant, e)
 			if got := mustCanonical(t, enc); !bytes.Equal(got, want) {
 				t.Fatalf("encoding %d: canonical %s, encoding 0: %s", e, got, want)
 			}
-			if !c.Equivalent(zero, enc) {
+			if !payloads.Equivalent(c, zero, enc) {
 				t.Fatalf("encoding %d %s not equivalent to encoding 0 %s", e, enc, zero)
 			}
 			differs = differs || !bytes.Equal(enc, zero)
@@ -117,7 +118,7 @@ func TestRenderPayloadEncodingsAreCanonicalEqual(t *testing.T) {
 		if hasString(base) && !differs {
 			t.Fatalf("every encoding of %s is byte-equal to encoding 0", zero)
 		}
-		if escapable(base) && bytes.Equal(model.RenderPayload(base, variant, 3), zero) {
+		if escapable(base) && bytes.Equal(payloads.RenderPayload(base, variant, 3), zero) {
 			t.Fatalf("encoding 3 escapes nothing in %s", zero)
 		}
 	})
@@ -129,9 +130,9 @@ func TestRenderPayloadVariantsDiffer(t *testing.T) {
 		base := jsonObject(2).Filter(func(m map[string]any) bool { return hasString(m) }).Draw(t, "base")
 		v := rapid.IntRange(0, 12).Draw(t, "v")
 		w := rapid.IntRange(0, 12).Filter(func(w int) bool { return w != v }).Draw(t, "w")
-		a := model.RenderPayload(base, v, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding of v"))
-		b := model.RenderPayload(base, w, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding of w"))
-		if c.Equivalent(a, b) {
+		a := payloads.RenderPayload(base, v, rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding of v"))
+		b := payloads.RenderPayload(base, w, rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding of w"))
+		if payloads.Equivalent(c, a, b) {
 			t.Fatalf("variants %d and %d are equivalent: %s and %s", v, w, a, b)
 		}
 	})
@@ -140,7 +141,7 @@ func TestRenderPayloadVariantsDiffer(t *testing.T) {
 func TestCanonicalIsIdempotent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		base := jsonObject(2).Draw(t, "base")
-		doc := model.RenderPayload(base, 0, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"))
+		doc := payloads.RenderPayload(base, 0, rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding"))
 		once := mustCanonical(t, doc)
 		if twice := mustCanonical(t, once); !bytes.Equal(once, twice) {
 			t.Fatalf("Canonical(%s) = %s, again: %s", doc, once, twice)
@@ -153,14 +154,14 @@ func TestEquivalenceBytesDistinguishesEncodings(t *testing.T) {
 	c.Equivalence = model.EquivalenceBytes
 	rapid.Check(t, func(t *rapid.T) {
 		base := jsonObject(2).Draw(t, "base")
-		e := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "e")
-		f := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "f")
-		a, b := model.RenderPayload(base, 0, e), model.RenderPayload(base, 0, f)
-		if got, want := c.Equivalent(a, b), bytes.Equal(a, b); got != want {
+		e := rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "e")
+		f := rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "f")
+		a, b := payloads.RenderPayload(base, 0, e), payloads.RenderPayload(base, 0, f)
+		if got, want := payloads.Equivalent(c, a, b), bytes.Equal(a, b); got != want {
 			t.Fatalf("bytes equivalence of %s and %s = %v, want %v", a, b, got, want)
 		}
 		// The spaced encoding differs from the compact one for every object.
-		if compact, spaced := model.RenderPayload(base, 0, 0), model.RenderPayload(base, 0, 1); c.Equivalent(compact, spaced) {
+		if compact, spaced := payloads.RenderPayload(base, 0, 0), payloads.RenderPayload(base, 0, 1); payloads.Equivalent(c, compact, spaced) {
 			t.Fatalf("bytes equivalence does not tell encoding 0 from 1: %s", compact)
 		}
 	})
@@ -176,14 +177,14 @@ func TestRenderPayloadEncodings(t *testing.T) {
 		"{\n\"n\":2,\n\"subject\":\"Hi\",\n\"tags\":[\"x\",true,5e-1]\n}",
 	}
 	for e, w := range want {
-		if got := string(model.RenderPayload(base, 0, e)); got != w {
+		if got := string(payloads.RenderPayload(base, 0, e)); got != w {
 			t.Errorf("encoding %d = %s, want %s", e, got, w)
 		}
 	}
-	if got, w := string(model.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x",true,0.5]}`; got != w {
+	if got, w := string(payloads.RenderPayload(base, 2, 0)), `{"n":2,"subject":"Hi #2","tags":["x",true,0.5]}`; got != w {
 		t.Errorf("variant 2 = %s, want %s", got, w)
 	}
-	if got, w := string(model.RenderPayload(base, 0, model.NumEncodings)), want[0]; got != w {
+	if got, w := string(payloads.RenderPayload(base, 0, payloads.NumEncodings)), want[0]; got != w {
 		t.Errorf("encoding NumEncodings = %s, want it to wrap to encoding 0 %s", got, w)
 	}
 }
@@ -204,7 +205,7 @@ func TestCanonical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.doc, func(t *testing.T) {
-			got, err := model.Canonical([]byte(tt.doc))
+			got, err := payloads.Canonical([]byte(tt.doc))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("Canonical(%s) error = %v, want one containing %q", tt.doc, err, tt.err)
@@ -239,10 +240,10 @@ func TestEquivalent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := canon.Equivalent([]byte(tt.a), []byte(tt.b)); got != tt.canon {
+			if got := payloads.Equivalent(canon, []byte(tt.a), []byte(tt.b)); got != tt.canon {
 				t.Errorf("canonical-json: Equivalent(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.canon)
 			}
-			if got := raw.Equivalent([]byte(tt.a), []byte(tt.b)); got != tt.raw {
+			if got := payloads.Equivalent(raw, []byte(tt.a), []byte(tt.b)); got != tt.raw {
 				t.Errorf("bytes: Equivalent(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.raw)
 			}
 		})
@@ -288,16 +289,16 @@ func TestPointer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.ptr, func(t *testing.T) {
-			got, ok := model.Pointer([]byte(doc), tt.ptr)
+			got, ok := payloads.Pointer([]byte(doc), tt.ptr)
 			if got != tt.want || ok != tt.ok {
 				t.Errorf("Pointer(%q) = %q, %v; want %q, %v", tt.ptr, got, ok, tt.want, tt.ok)
 			}
 		})
 	}
-	if got, ok := model.Pointer([]byte(`{"a":1}`), ""); !ok || got != `{"a":1}` {
+	if got, ok := payloads.Pointer([]byte(`{"a":1}`), ""); !ok || got != `{"a":1}` {
 		t.Errorf(`Pointer("") = %q, %v; want the whole document`, got, ok)
 	}
-	if _, ok := model.Pointer([]byte(`not json`), "/id"); ok {
+	if _, ok := payloads.Pointer([]byte(`not json`), "/id"); ok {
 		t.Error(`Pointer on a body that is not JSON found a value`)
 	}
 }
@@ -305,13 +306,13 @@ func TestPointer(t *testing.T) {
 // Every encoding of a variant is canonical-equal; variants are not.
 func ExampleRenderPayload() {
 	base := map[string]any{"subject": "Printer offline", "priority": float64(2)}
-	for e := 0; e < model.NumEncodings; e++ {
-		fmt.Printf("%s\n", model.RenderPayload(base, 0, e))
+	for e := 0; e < payloads.NumEncodings; e++ {
+		fmt.Printf("%s\n", payloads.RenderPayload(base, 0, e))
 	}
 	// Each variant changes one field: the first the priority, the second
 	// the subject.
-	fmt.Printf("%s\n", model.RenderPayload(base, 1, 0))
-	fmt.Printf("%s\n", model.RenderPayload(base, 2, 0))
+	fmt.Printf("%s\n", payloads.RenderPayload(base, 1, 0))
+	fmt.Printf("%s\n", payloads.RenderPayload(base, 2, 0))
 	// Output:
 	// {"priority":2,"subject":"Printer offline"}
 	// { "priority" : 2, "subject" : "Printer offline" }
@@ -326,14 +327,14 @@ func ExampleRenderPayload() {
 }
 
 func ExampleCanonical() {
-	c, _ := model.Canonical([]byte(`{ "b": "\u0078", "a": 1 }`))
+	c, _ := payloads.Canonical([]byte(`{ "b": "\u0078", "a": 1 }`))
 	fmt.Printf("%s\n", c)
 	// Output: {"a":1,"b":"x"}
 }
 
 // Pointer reads a resource ID out of an answer's body.
 func ExamplePointer() {
-	id, ok := model.Pointer([]byte(`{"ticket":{"id":1042}}`), "/ticket/id")
+	id, ok := payloads.Pointer([]byte(`{"ticket":{"id":1042}}`), "/ticket/id")
 	fmt.Println(id, ok)
 	// Output: 1042 true
 }
@@ -353,8 +354,8 @@ func TestRenderKeepsIntegers(t *testing.T) {
 	c := model.Contract{Payload: map[string]any{"amount_cents": 1250, "quantity": int64(3), "note": "x", "nested": map[string]any{"count": float64(7)}},
 		Fields: map[string]model.FieldRule{"/amount_cents": {Int: &model.Range{Min: 1, Max: 100000}}}}
 	for v := range 8 {
-		for e := range model.NumEncodings {
-			doc := c.Render("", v, e)
+		for e := range payloads.NumEncodings {
+			doc := payloads.Render(c, "", v, e)
 			d := json.NewDecoder(bytes.NewReader(doc))
 			d.DisallowUnknownFields()
 			var s strict
@@ -365,11 +366,11 @@ func TestRenderKeepsIntegers(t *testing.T) {
 	}
 	// Allowed: a number rule on the field, or LooseNumbers for all.
 	c.Fields = map[string]model.FieldRule{"/quantity": {Number: &model.Range{Min: 0, Max: 10}}}
-	if got, want := string(c.Render("", 0, 4)), "{\n\"amount_cents\":1250,\n\"nested\":{\n\"count\":7\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
+	if got, want := string(payloads.Render(c, "", 0, 4)), "{\n\"amount_cents\":1250,\n\"nested\":{\n\"count\":7\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
 		t.Errorf("encoding 4 under a number rule = %q, want %q", got, want)
 	}
 	c.LooseNumbers = true
-	if got, want := string(c.Render("", 0, 4)), "{\n\"amount_cents\":1250.0,\n\"nested\":{\n\"count\":7.0\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
+	if got, want := string(payloads.Render(c, "", 0, 4)), "{\n\"amount_cents\":1250.0,\n\"nested\":{\n\"count\":7.0\n},\n\"note\":\"x\",\n\"quantity\":3.0\n}"; got != want {
 		t.Errorf("encoding 4 with loose numbers = %q, want %q", got, want)
 	}
 }
@@ -400,10 +401,10 @@ func TestRenderQuotesStringsAsJSONMarshal(t *testing.T) {
 		}
 		base := map[string]any{k: v}
 		want, _ := json.Marshal(base)
-		if got := model.RenderPayload(base, 0, 0); !bytes.Equal(got, want) {
+		if got := payloads.RenderPayload(base, 0, 0); !bytes.Equal(got, want) {
 			t.Fatalf("encoding 0: %q, json.Marshal: %q", got, want)
 		}
-		if got, want := string(model.RenderPayload(base, 0, 3)), "{"+esc3(k)+":"+esc3(v)+"}"; got != want {
+		if got, want := string(payloads.RenderPayload(base, 0, 3)), "{"+esc3(k)+":"+esc3(v)+"}"; got != want {
 			t.Fatalf("encoding 3: %q, want %q", got, want)
 		}
 	})
@@ -414,7 +415,7 @@ func TestRenderQuotesStringsAsJSONMarshal(t *testing.T) {
 func TestCanonicalAsJSONMarshal(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		base := jsonObject(2).Draw(t, "doc")
-		doc := model.RenderPayload(base, 0, rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"))
+		doc := payloads.RenderPayload(base, 0, rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding"))
 		var v any
 		d := json.NewDecoder(bytes.NewReader(doc))
 		d.UseNumber()

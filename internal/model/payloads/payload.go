@@ -1,4 +1,11 @@
-package model
+// Package payloads renders what a call sends and reads what a body holds,
+// under the contract's payload rules: a payload's variants and byte
+// encodings (Render, Send, the form encoding), the fields a variant changes
+// and the rules a broken call breaks (Breakages), the identity a payload
+// carries (tag, key, tenant) and its unique values, canonical equality, and
+// JSON pointers into a body. The key and tenant as sent are
+// internal/model/identifiers'; judging an answer is internal/model/reference's.
+package payloads
 
 import (
 	"bytes"
@@ -9,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // NumEncodings is how many canonical-equal byte encodings Render knows.
@@ -17,13 +26,13 @@ const NumEncodings = 5
 // RenderPayload encodes variant v of the base payload with encoding e,
 // under the default field rules (see Contract.Render).
 func RenderPayload(base map[string]any, variant, encoding int) []byte {
-	return Contract{Payload: base}.Render("", variant, encoding)
+	return Render(model.Contract{Payload: base}, "", variant, encoding)
 }
 
 // RenderTagged is RenderPayload with every {{tag}} in the base payload's
 // strings replaced by the call's action tag.
 func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte {
-	return Contract{Payload: base}.Render(tag, variant, encoding)
+	return Render(model.Contract{Payload: base}, tag, variant, encoding)
 }
 
 // Render encodes variant v of the contract's payload with encoding e, every
@@ -40,16 +49,16 @@ func RenderTagged(base map[string]any, tag string, variant, encoding int) []byte
 // Render is the payload as the reference model judges it: {{key}} and
 // {{tenant}} in its strings stay as written, for they are the call's
 // identity, not its payload (Send fills them in).
-func (c Contract) Render(tag string, variant, encoding int) []byte {
-	return c.RenderAs(Identity{Tag: tag}, variant, encoding)
+func Render(c model.Contract, tag string, variant, encoding int) []byte {
+	return RenderAs(c, Identity{Tag: tag}, variant, encoding)
 }
 
 // RenderAs is Render for a call that may send another action's unique
 // values (id.Unique); only id's Tag and Unique are read.
-func (c Contract) RenderAs(id Identity, variant, encoding int) []byte {
+func RenderAs(c model.Contract, id Identity, variant, encoding int) []byte {
 	var b bytes.Buffer
 	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
-	e.encode("", c.varied(filler{id: Identity{Tag: id.Tag, Unique: id.Unique}, tagOnly: true}, variant))
+	e.encode("", varied(c, filler{id: Identity{Tag: id.Tag, Unique: id.Unique}, tagOnly: true}, variant))
 	return b.Bytes()
 }
 
@@ -57,10 +66,10 @@ func (c Contract) RenderAs(id Identity, variant, encoding int) []byte {
 // {{tenant}} and {{tag}} in the payload's strings filled in from id, and
 // for a call without its key (id.NoKey) every member whose value uses
 // {{key}} left out, as a client that has no key leaves the field out.
-func (c Contract) Send(id Identity, variant, encoding int) []byte {
+func Send(c model.Contract, id Identity, variant, encoding int) []byte {
 	var b bytes.Buffer
 	e := encoder{b: &b, enc: encoding % NumEncodings, contract: c}
-	e.encode("", c.varied(filler{id: id}, variant))
+	e.encode("", varied(c, filler{id: id}, variant))
 	return b.Bytes()
 }
 
@@ -69,7 +78,7 @@ func (c Contract) Send(id Identity, variant, encoding int) []byte {
 type encoder struct {
 	b        *bytes.Buffer
 	enc      int
-	contract Contract
+	contract model.Contract
 }
 
 // encode writes v, found at JSON pointer ptr in the payload, in e's
@@ -295,8 +304,8 @@ func plainInteger(n string) bool {
 
 // Equivalent reports whether two payloads count as the same under the
 // contract's equivalence.
-func (c Contract) Equivalent(a, b []byte) bool {
-	if c.Equivalence == EquivalenceBytes || bytes.Equal(a, b) {
+func Equivalent(c model.Contract, a, b []byte) bool {
+	if c.Equivalence == model.EquivalenceBytes || bytes.Equal(a, b) {
 		// The same bytes have the same canonical form, or fail to
 		// parse alike and are compared as bytes.
 		return bytes.Equal(a, b)

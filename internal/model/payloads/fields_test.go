@@ -1,10 +1,11 @@
-package model_test
+package payloads_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // payments is a payload as a payments service validates it: a fixed
@@ -32,7 +33,7 @@ func payments() model.Contract {
 
 func field(t *testing.T, doc []byte, ptr string) string {
 	t.Helper()
-	v, ok := model.Pointer(doc, ptr)
+	v, ok := payloads.Pointer(doc, ptr)
 	if !ok {
 		t.Fatalf("%s: no %s", doc, ptr)
 	}
@@ -46,14 +47,14 @@ func TestVariantsKeepTheRules(t *testing.T) {
 	c := payments()
 	seen := map[string]int{}
 	changed := map[string]bool{}
-	base := c.Render("", 0, 0)
+	base := payloads.Render(c, "", 0, 0)
 	for v := range 40 {
-		doc := c.Render("", v, 0)
-		canon, err := model.Canonical(doc)
+		doc := payloads.Render(c, "", v, 0)
+		canon, err := payloads.Canonical(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w, dup := seen[string(canon)]; dup && v < c.DistinctVariants(40) {
+		if w, dup := seen[string(canon)]; dup && v < payloads.DistinctVariants(c, 40) {
 			t.Fatalf("variants %d and %d are the same payload %s", w, v, doc)
 		}
 		seen[string(canon)] = v
@@ -89,9 +90,9 @@ func TestVariantsKeepTheRules(t *testing.T) {
 // fields is caught on the others.
 func TestAVariantChangesOneField(t *testing.T) {
 	c := payments()
-	base := c.Render("", 0, 0)
+	base := payloads.Render(c, "", 0, 0)
 	for v := 1; v < 12; v++ {
-		doc := c.Render("", v, 0)
+		doc := payloads.Render(c, "", v, 0)
 		diff := 0
 		for _, ptr := range []string{"/amount", "/method", "/priority", "/note", "/payer/country", "/currency"} {
 			if field(t, doc, ptr) != field(t, base, ptr) {
@@ -110,20 +111,20 @@ func TestDistinctVariants(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"channel": "email", "currency": "EUR"}
 	c.Fields = map[string]model.FieldRule{"/channel": {Enum: []any{"email", "sms"}}, "/currency": {Fixed: true}}
-	if got := c.DistinctVariants(3); got != 2 {
+	if got := payloads.DistinctVariants(c, 3); got != 2 {
 		t.Errorf("two-member enum: %d distinct variants, want 2", got)
 	}
 	c.Fields["/channel"] = model.FieldRule{Fixed: true}
-	if got := c.DistinctVariants(3); got != 1 {
+	if got := payloads.DistinctVariants(c, 3); got != 1 {
 		t.Errorf("nothing variable: %d distinct variants, want 1", got)
 	}
-	if got := payments().DistinctVariants(3); got != 3 {
+	if got := payloads.DistinctVariants(payments(), 3); got != 3 {
 		t.Errorf("payments: %d distinct variants, want 3", got)
 	}
 }
 
 func TestCheckFields(t *testing.T) {
-	if err := payments().CheckFields(); err != nil {
+	if err := payloads.CheckFields(payments()); err != nil {
 		t.Fatalf("valid rules refused: %v", err)
 	}
 	for _, tc := range []struct {
@@ -145,7 +146,7 @@ func TestCheckFields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := payments()
 			c.Fields[tc.ptr] = tc.rule
-			err := c.CheckFields()
+			err := payloads.CheckFields(c)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fields."+tc.ptr) {
 				t.Errorf("CheckFields = %v; want an error naming fields.%s and saying %q", err, tc.ptr, tc.want)
 			}

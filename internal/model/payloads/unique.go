@@ -1,10 +1,12 @@
-package model
+package payloads
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A resource may carry a second unique field beside its key (a Compute
@@ -22,7 +24,7 @@ import (
 // tag_format: word, whose alphabet has no dash), the base cut so that the
 // value stays within the field's max_len. With no tag (the base
 // payload as the contract wrote it) the base is filled in as it is.
-func (c Contract) uniqueValue(ptr, base string, fill filler) string {
+func uniqueValue(c model.Contract, ptr, base string, fill filler) string {
 	tag := fill.id.Unique
 	if tag == "" {
 		tag = fill.id.Tag
@@ -44,7 +46,7 @@ func (c Contract) uniqueValue(ptr, base string, fill filler) string {
 		}
 	}
 	sep := "-"
-	if c.TagFormat == IDWord {
+	if c.TagFormat == model.IDWord {
 		sep = "_"
 	}
 	return base + sep + tag
@@ -56,8 +58,8 @@ func (c Contract) uniqueValue(ptr, base string, fill filler) string {
 // would make two keyless creates of the tenant collide. It is the tag
 // with n after it, in the tag's alphabet, so that the tag in it still
 // parses (ParseTag) and names the tenant its rows are counted under.
-func (c Contract) KeylessUnique(tag string, n int) string {
-	if c.TagFormat == IDDNSLabel {
+func KeylessUnique(c model.Contract, tag string, n int) string {
+	if c.TagFormat == model.IDDNSLabel {
 		// A DNS tag ends where no letter or digit follows.
 		return fmt.Sprintf("%s-%d", tag, n)
 	}
@@ -69,12 +71,12 @@ func (c Contract) KeylessUnique(tag string, n int) string {
 // one that carries {{key}} or {{tenant}} (it is the key: a natural key
 // needs no unique:), or one too short for a tag; and a taken: matcher with
 // no unique field whose refusal it could read.
-func (c Contract) CheckUnique() error {
+func CheckUnique(c model.Contract) error {
 	if len(c.Answers.Taken) > 0 && len(c.Unique) == 0 {
 		return fmt.Errorf("answers.taken: no unique: field says which values another action's call may hold; list them (unique: [/name]) or drop answers.taken")
 	}
 	for _, ptr := range c.Unique {
-		raw, found := Pointer(c.Render("", 0, 0), ptr)
+		raw, found := Pointer(Render(c, "", 0, 0), ptr)
 		v, _ := resolvePayload(c.Payload, ptr)
 		s, isString := v.(string)
 		rule := c.Fields[ptr]

@@ -1,9 +1,9 @@
-package model_test
+package payloads_test
 
 import (
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Stored fields are compared with the payload by JSON value, not as text.
@@ -38,7 +38,7 @@ func TestStoredEqual(t *testing.T) {
 		{"/missing", "", true, true},
 		{"/missing", "x", false, false},
 	} {
-		if got := model.StoredEqual(doc, tc.ptr, tc.stored, tc.null); got != tc.want {
+		if got := payloads.StoredEqual(doc, tc.ptr, tc.stored, tc.null); got != tc.want {
 			t.Errorf("%s stored %q (null %v): equal %v, want %v", tc.ptr, tc.stored, tc.null, got, tc.want)
 		}
 	}

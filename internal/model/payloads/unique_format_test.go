@@ -1,9 +1,10 @@
-package model_test
+package payloads_test
 
 import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Under tag_format the tag stands in a field of that alphabet, and so does
@@ -16,9 +17,9 @@ func TestUniqueValuesInTheTagFormat(t *testing.T) {
 		c.Unique, c.TagFormat = []string{"/name", "/label"}, format
 		ns := model.Namespace("i4kx9a1c-")
 		for _, call := range []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "B", Key: "k2"}} {
-			body := c.Send(model.Identity{Tag: ns.Tag(c, call)}, 0, 0)
+			body := payloads.Send(c, payloads.Identity{Tag: ns.Tag(c, call)}, 0, 0)
 			for _, ptr := range c.Unique {
-				if v, _ := model.Pointer(body, ptr); !format.Accepts(v) {
+				if v, _ := payloads.Pointer(body, ptr); !format.Accepts(v) {
 					t.Errorf("tag_format %s: %s is %q, outside the format", format, ptr, v)
 				}
 			}

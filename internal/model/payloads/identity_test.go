@@ -1,4 +1,4 @@
-package model_test
+package payloads_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A payload may carry the key, tenant and tag (Square's idempotency_key,
@@ -18,11 +19,11 @@ func TestPayloadCarriesIdentity(t *testing.T) {
 		"order":           map[string]any{"location": "{{tenant}}", "ref": "{{key}}", "note": "lunch [{{tag}}]"},
 		"amount":          1250,
 	}}
-	id := model.Identity{Tenant: "ns-A", Key: "ns-k1", Tag: "T"}
+	id := payloads.Identity{Tenant: "ns-A", Key: "ns-k1", Tag: "T"}
 	for v := range 6 {
-		for e := range model.NumEncodings {
+		for e := range payloads.NumEncodings {
 			var sent map[string]any
-			if err := json.Unmarshal(c.Send(id, v, e), &sent); err != nil {
+			if err := json.Unmarshal(payloads.Send(c, id, v, e), &sent); err != nil {
 				t.Fatal(err)
 			}
 			order := sent["order"].(map[string]any)
@@ -32,14 +33,14 @@ func TestPayloadCarriesIdentity(t *testing.T) {
 			if v == 0 && order["note"] != "lunch [T]" {
 				t.Errorf("note %v; want the tag filled in", order["note"])
 			}
-			other := c.Send(model.Identity{Tenant: "ns-B", Key: "ns-k2", Tag: "T"}, v, e)
-			if bytes.Equal(other, c.Send(id, v, e)) {
+			other := payloads.Send(c, payloads.Identity{Tenant: "ns-B", Key: "ns-k2", Tag: "T"}, v, e)
+			if bytes.Equal(other, payloads.Send(c, id, v, e)) {
 				t.Errorf("variant %d: another tenant and key sent the same body", v)
 			}
 		}
 	}
 	var keyless map[string]any
-	if err := json.Unmarshal(c.Send(model.Identity{Tenant: "ns-A", NoKey: true}, 0, 0), &keyless); err != nil {
+	if err := json.Unmarshal(payloads.Send(c, payloads.Identity{Tenant: "ns-A", NoKey: true}, 0, 0), &keyless); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := keyless["idempotency_key"]; ok {
@@ -48,10 +49,10 @@ func TestPayloadCarriesIdentity(t *testing.T) {
 	if _, ok := keyless["order"].(map[string]any)["ref"]; ok {
 		t.Errorf("keyless call sent %v; want no order.ref member", keyless)
 	}
-	if got := string(c.Render("T", 0, 0)); got != `{"amount":1250,"idempotency_key":"{{key}}","order":{"location":"{{tenant}}","note":"lunch [T]","ref":"{{key}}"}}` {
+	if got := string(payloads.Render(c, "T", 0, 0)); got != `{"amount":1250,"idempotency_key":"{{key}}","order":{"location":"{{tenant}}","note":"lunch [T]","ref":"{{key}}"}}` {
 		t.Errorf("judged payload %s; want the key and tenant as written", got)
 	}
-	if !c.Carries("key") || !c.Carries("tenant") || !c.Carries("tag") || (model.Contract{Payload: map[string]any{"a": "b"}}).Carries("key") {
+	if !payloads.Carries(c, "key") || !payloads.Carries(c, "tenant") || !payloads.Carries(c, "tag") || payloads.Carries((model.Contract{Payload: map[string]any{"a": "b"}}), "key") {
 		t.Errorf("Carries: wrong")
 	}
 }
@@ -61,19 +62,19 @@ func TestPayloadCarriesIdentity(t *testing.T) {
 // member left out; a body without placeholders is shown as it is.
 func TestOpShownFillsIdentity(t *testing.T) {
 	c := model.Contract{Payload: map[string]any{"idempotency_key": "{{key}}", "account": "{{tenant}}", "amount": 5}}
-	for e := range model.NumEncodings {
-		op := model.Op{Call: model.Call{Tenant: "B", Key: "k2"}, Body: c.Render("", 0, e)}
+	for e := range payloads.NumEncodings {
+		op := model.Op{Call: model.Call{Tenant: "B", Key: "k2"}, Body: payloads.Render(c, "", 0, e)}
 		var shown map[string]any
 		if err := json.Unmarshal([]byte(op.Shown()), &shown); err != nil || shown["idempotency_key"] != "k2" || shown["account"] != "B" {
 			t.Errorf("encoding %d: shown %s (%v); want the key k2 and the tenant B", e, op.Shown(), err)
 		}
 	}
-	op := model.Op{Call: model.Call{Tenant: "B", Key: "k2"}, Body: c.Render("", 0, 0)}
+	op := model.Op{Call: model.Call{Tenant: "B", Key: "k2"}, Body: payloads.Render(c, "", 0, 0)}
 	op.Call.NoKey = true
 	if got, want := op.Shown(), `{"account":"B","amount":5,"idempotency_key":"(left out: no key)"}`; got != want {
 		t.Errorf("keyless shown %s; want %s", got, want)
 	}
-	plain := model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: model.Contract{Payload: map[string]any{"n": 1}}.Render("", 0, 0)}
+	plain := model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: payloads.Render(model.Contract{Payload: map[string]any{"n": 1}}, "", 0, 0)}
 	if got := plain.Shown(); got != plain.Body.String() || got != `{"n":1}` {
 		t.Errorf("a body without placeholders shown as %s", got)
 	}

@@ -1,4 +1,4 @@
-package model_test
+package payloads_test
 
 import (
 	"reflect"
