@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.
@@ -40,7 +41,7 @@ func attribute(in Input, e effect.Effect, r model.Row, owner map[string]map[stri
 		}
 		return a, rowOK
 	case effect.ByTag:
-		tenant, key, ok := in.Contract.ParseTag(in.NS, r.Tag)
+		tenant, key, ok := identifiers.ParseTag(in.Contract, in.NS, r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
 		}
@@ -48,13 +49,13 @@ func attribute(in Input, e effect.Effect, r model.Row, owner map[string]map[stri
 			return model.Action{Tenant: tenant}, keylessRow
 		}
 		a := in.Contract.ActionOf(model.Call{Tenant: tenant, Key: key})
-		if e.Tenant != "" && !global && r.Tenant != in.Contract.SentTenant(in.NS, tenant) {
+		if e.Tenant != "" && !global && r.Tenant != identifiers.SentTenant(in.Contract, in.NS, tenant) {
 			return a, foreignTenantRow
 		}
 		return a, rowOK
 	default:
-		tenant, okT := in.Contract.LogicalTenant(in.NS, r.Tenant)
-		key, okK := in.Contract.LogicalKey(in.NS, r.Key)
+		tenant, okT := identifiers.LogicalTenant(in.Contract, in.NS, r.Tenant)
+		key, okK := identifiers.LogicalKey(in.Contract, in.NS, r.Key)
 		switch {
 		case okT && (r.KeyNull || r.Key == ""):
 			return model.Action{Tenant: tenant}, keylessRow

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -26,7 +27,7 @@ func TestEvaluateTagged(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	a := model.Call{Tenant: "A", Key: "k1"}
-	body := payloads.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
+	body := payloads.RenderTagged(c.Payload, identifiers.Tag(ns, c, a), 0, 0)
 	subject, _ := payloads.Pointer(body, "/subject")
 	created := model.History{Ops: []model.Op{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
@@ -79,7 +80,7 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	call := model.Call{Tenant: "A", NoKey: true}
-	body := payloads.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
+	body := payloads.RenderTagged(c.Payload, identifiers.Tag(ns, c, call), 0, 0)
 	subject, _ := payloads.Pointer(body, "/subject")
 	h := model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}}
 	rows := model.Snapshot{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
@@ -79,9 +80,9 @@ func sentWinners(in Input, a model.Action, winners [][]byte) [][]byte {
 	if !payloads.Carries(c, "key") && !payloads.Carries(c, "tenant") {
 		return winners
 	}
-	key, tenant := c.SentKey(in.NS, a.Key), ""
+	key, tenant := identifiers.SentKey(c, in.NS, a.Key), ""
 	if a.Tenant != "" {
-		tenant = c.SentTenant(in.NS, a.Tenant)
+		tenant = identifiers.SentTenant(c, in.NS, a.Tenant)
 	}
 	out := make([][]byte, len(winners))
 	for i, w := range winners {

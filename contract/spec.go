@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/process"
@@ -63,7 +64,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Contract = s.Contract.WithDefaults()
 	if s.Contract.KeyTemplate == "" {
 		// The key column holds the key as the template sends it.
-		s.Contract.KeyTemplate = model.KeyTemplateOf(append(s.HTTP.KeyValues(), s.Contract.PayloadKeyStrings()...))
+		s.Contract.KeyTemplate = identifiers.KeyTemplateOf(append(s.HTTP.KeyValues(), identifiers.PayloadKeyStrings(s.Contract)...))
 	}
 	s.Sync, _ = client.ParseSyncMode(string(s.Sync)) // Validate refused a bad one
 	return s
@@ -82,7 +83,7 @@ func (s *Spec) Validate(target client.Target) error {
 	if _, err := client.ParseSyncMode(string(s.Sync)); err != nil {
 		return err
 	}
-	return s.Contract.ValidateIdentifiers()
+	return identifiers.Validate(s.Contract)
 }
 
 // check is Validate's part about what the contract promises and where.

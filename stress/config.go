@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -154,7 +155,7 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 	// Only the key shapes the key's format admits are drawn; fixed
 	// tenants bound how many tenants a plan has.
 	if w.KeyShapes && w.Shapes == nil {
-		w.Shapes = append([]byte{}, s.Contract.KeyShapes()...) // (not nil: identifierNotes)
+		w.Shapes = append([]byte{}, identifiers.KeyShapes(s.Contract)...) // (not nil: identifierNotes)
 		w.KeyShapes = len(w.Shapes) > 0
 	}
 	if n := len(s.Contract.Tenants); n > 0 {
@@ -252,10 +253,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("workers: %d; want 1 to %d", c.Workers, MaxWorkers)
 	}
 	// The run adds eight hex digits and each case its number (see Run).
-	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !c.Contract.NamespaceFits(ns) {
+	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !identifiers.NamespaceFits(c.Contract, ns) {
 		return fmt.Errorf("namespace %q: too long for a UUID key or tenant (key_format or tenant_format uuid): a UUID holds 30 hex digits, and each namespace character other than 0-9 and a-e takes two or more; give a shorter namespace", c.Namespace)
 	}
-	if f := c.Contract.KeyFormatOf(); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
+	if f := identifiers.KeyFormatOf(c.Contract); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
 		return fmt.Errorf("namespace %q: a DNS label (key_format dns-label) starts with a letter or digit", c.Namespace)
 	}
 	return nil

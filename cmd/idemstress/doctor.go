@@ -13,6 +13,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/stress"
@@ -121,7 +122,7 @@ func stage(err error) string {
 // fails both), and the root cause leads the FAIL lines.
 func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(string, string, ...any)) int {
 	ns := fmt.Sprintf("doctor%d-", time.Now().UnixNano())
-	if !cfg.Contract.NamespaceFits(model.Namespace(ns + "nokey-")) {
+	if !identifiers.NamespaceFits(cfg.Contract, model.Namespace(ns+"nokey-")) {
 		ns = fmt.Sprintf("dr%08x-", uint32(time.Now().UnixNano())) // a UUID holds 30 hex digits
 	}
 	one := func(c model.Call) model.Plan {
@@ -173,7 +174,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 		// An API may refuse the request for its identifiers alone.
 		c, call := cfg.Contract, plan.Steps[0].Calls[0]
 		say("target", "FAIL a call with a key got %s: %s (it sent the key %q and the tenant %q: if the API constrains identifiers, say how with key_format or key_pattern, and tenants or tenant_format)",
-			out, out.Body, c.SentKey(ns, call.Key), c.SentTenant(ns, call.Tenant))
+			out, out.Body, identifiers.SentKey(c, ns, call.Key), identifiers.SentTenant(c, ns, call.Tenant))
 		return exitViolations
 	case out.Kind != model.OK:
 		say("target", "FAIL a call with a key got %s: %s", out, out.Body)

@@ -21,6 +21,7 @@ import (
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/points"
 	"github.com/idemstress/idemstress/internal/usable"
 )
@@ -252,7 +253,7 @@ func newRunner(cfg Settings, seed uint64, t0 time.Time, trials trier) *runner {
 func runName(cfg Settings, seed uint64) string {
 	run := fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
 	for range 100 {
-		if cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
+		if identifiers.NamespaceFits(cfg.Contract, model.Namespace(run+"-1000000-")) {
 			break
 		}
 		run = fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -182,19 +183,19 @@ func (x *execution) add(ops []model.Op) []int {
 func (x *execution) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	// A broken call's body breaks the payload rule it names.
 	e, c := x.Executor, x.Contract.Breaking(call.Broken)
-	tag := ns.Tag(c, call)
-	req := client.Request{Tenant: c.SentTenant(ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
+	tag := identifiers.Tag(ns, c, call)
+	req := client.Request{Tenant: identifiers.SentTenant(c, ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
-		req.Key = c.SentKey(ns, call.Key)
+		req.Key = identifiers.SentKey(c, ns, call.Key)
 	}
 	// The op keeps the payload as judged: a key or tenant the body carries
 	// is identity, not payload (model.Contract.Send).
 	id := payloads.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
 	if call.UniqueOf != "" {
 		// Another action's unique values: those its own calls send.
-		id.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
+		id.Unique = identifiers.Tag(ns, c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
 	}
 	if call.NoKey && c.KeylessCreates && len(c.Unique) > 0 {
 		// The tag of a keyless call names its tenant only, shared by

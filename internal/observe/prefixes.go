@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Where a namespace stands in a row: the contract's identifier formats
@@ -14,7 +15,7 @@ import (
 
 // newFinder finds namespace ns's rows, with the marks m (nil: none).
 func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]effect.Effect, m marks, ns model.Namespace) *finder {
-	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
+	return &finder{info: info, byTable: byTable, marks: m, a: newArgs(identifiers.KeyPrefix(c, ns)), c: c, space: ns}
 }
 
 // nsOf is what col's values start with in the rows of the namespace: the
@@ -22,15 +23,15 @@ func newFinder(c model.Contract, info map[string]*tableInfo, byTable map[string]
 // fixed tenants, which carries no namespace.
 func (f *finder) nsOf(e effect.Effect, col string) (string, bool) {
 	if col == e.Tenant && col != e.Key {
-		return f.c.TenantPrefix(f.space)
+		return identifiers.TenantPrefix(f.c, f.space)
 	}
-	return f.c.KeyPrefix(f.space), true
+	return identifiers.KeyPrefix(f.c, f.space), true
 }
 
 // nsArg is the placeholder of nsOf(e, col).
 func (f *finder) nsArg(e effect.Effect, col string) string {
 	p, _ := f.nsOf(e, col)
-	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
+	if col == e.Tenant && col != e.Key && p != identifiers.KeyPrefix(f.c, f.space) {
 		return f.a.add("tenant-ns", p)
 	}
 	return "$1"
@@ -44,7 +45,7 @@ func (f *finder) tenantNamespaced(e effect.Effect) bool {
 
 // tagArg is the placeholder of the tag's prefix.
 func (f *finder) tagArg() string {
-	if p := f.c.TagPrefix(f.space); p != f.c.KeyPrefix(f.space) {
+	if p := identifiers.TagPrefix(f.c, f.space); p != identifiers.KeyPrefix(f.c, f.space) {
 		return f.a.add("tag-ns", p)
 	}
 	return "$1"

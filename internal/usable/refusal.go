@@ -10,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -24,7 +25,7 @@ import (
 func refusedInput(op model.Op) bool {
 	// A broken call is refused on purpose (see BrokenAccepted).
 	// So is a call with another action's unique values (answers.taken).
-	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
+	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || identifiers.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
 		op.Call.UniqueOf == "" &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&

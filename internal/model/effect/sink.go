@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -224,7 +225,7 @@ func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (mode
 		if !ok {
 			return model.Action{}, false
 		}
-		tenant, key, ok := c.ParseTag(ns, v)
+		tenant, key, ok := identifiers.ParseTag(c, ns, v)
 		if !ok || key == "" {
 			return model.Action{}, false
 		}
@@ -234,14 +235,14 @@ func DeliveryOf(c model.Contract, ns model.Namespace, s Sink, body []byte) (mode
 	if !ok {
 		return model.Action{}, false
 	}
-	key, ok := c.LogicalKey(ns, sentKey)
+	key, ok := identifiers.LogicalKey(c, ns, sentKey)
 	if !ok {
 		return model.Action{}, false
 	}
 	var tenant string
 	if s.Tenant != "" {
 		sentTenant, _ := payloads.Pointer(body, s.Tenant)
-		if tenant, ok = c.LogicalTenant(ns, sentTenant); !ok && c.KeyScope != model.KeyScopeGlobal {
+		if tenant, ok = identifiers.LogicalTenant(c, ns, sentTenant); !ok && c.KeyScope != model.KeyScopeGlobal {
 			return model.Action{}, false
 		}
 	}

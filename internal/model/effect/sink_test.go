@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // A delivery finds its action by its key and tenant as sent, or by the
@@ -16,7 +17,7 @@ func TestDeliveryOf(t *testing.T) {
 	ns := model.Namespace("ns1-")
 	byKey := effect.Sink{Name: "hooks", Key: "/key", Tenant: "/tenant"}
 	byTag := effect.Sink{Name: "hooks", Tag: "/subject"}
-	tag := ns.Tag(c, model.Call{Tenant: "A", Key: "k1"})
+	tag := identifiers.Tag(ns, c, model.Call{Tenant: "A", Key: "k1"})
 	for _, tc := range []struct {
 		name string
 		sink effect.Sink

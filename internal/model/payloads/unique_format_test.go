@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -17,7 +18,7 @@ func TestUniqueValuesInTheTagFormat(t *testing.T) {
 		c.Unique, c.TagFormat = []string{"/name", "/label"}, format
 		ns := model.Namespace("i4kx9a1c-")
 		for _, call := range []model.Call{{Tenant: "A", Key: "k1"}, {Tenant: "B", Key: "k2"}} {
-			body := payloads.Send(c, payloads.Identity{Tag: ns.Tag(c, call)}, 0, 0)
+			body := payloads.Send(c, payloads.Identity{Tag: identifiers.Tag(ns, c, call)}, 0, 0)
 			for _, ptr := range c.Unique {
 				if v, _ := payloads.Pointer(body, ptr); !format.Accepts(v) {
 					t.Errorf("tag_format %s: %s is %q, outside the format", format, ptr, v)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
@@ -26,9 +27,9 @@ func TestUniqueValues(t *testing.T) {
 	borrow.UniqueOf = "k1"
 	holder := model.Call{Tenant: "A", Key: "k1"}
 	id := func(call model.Call) payloads.Identity {
-		i := payloads.Identity{Tag: ns.Tag(c, call)}
+		i := payloads.Identity{Tag: identifiers.Tag(ns, c, call)}
 		if call.UniqueOf != "" {
-			i.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
+			i.Unique = identifiers.Tag(ns, c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
 		}
 		return i
 	}

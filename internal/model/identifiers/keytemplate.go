@@ -1,4 +1,4 @@
-package model
+package identifiers
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // The key column holds the key as the template sends it: a service given
@@ -45,7 +47,7 @@ func KeyTemplateOf(values []string) string {
 
 // PayloadKeyStrings are the payload's strings that hold {{key}}, in the
 // order of their JSON pointers, for KeyTemplateOf.
-func (c Contract) PayloadKeyStrings() []string {
+func PayloadKeyStrings(c model.Contract) []string {
 	var out []string
 	var walk func(ptr string, v any)
 	walk = func(ptr string, v any) {
@@ -70,7 +72,7 @@ func (c Contract) PayloadKeyStrings() []string {
 
 // keyParts is the template cut at its {{key}}s: the literal text before,
 // between and after them (["order-", ""] for "order-{{key}}").
-func (c Contract) keyParts() []string {
+func keyParts(c model.Contract) []string {
 	if c.KeyTemplate == "" {
 		return []string{"", ""}
 	}
@@ -79,16 +81,16 @@ func (c Contract) keyParts() []string {
 
 // StoredKey is the key column's value for a logical key in namespace ns:
 // the template rendered with the key sent (SentKey).
-func (c Contract) StoredKey(ns Namespace, logical string) string {
-	return strings.Join(c.keyParts(), c.SentKey(ns, logical))
+func StoredKey(c model.Contract, ns model.Namespace, logical string) string {
+	return strings.Join(keyParts(c), SentKey(c, ns, logical))
 }
 
 // sentFromStored is the key sent, read out of a key column's value
 // rendered from the template; ok is false for a value the template
 // cannot have made. With several {{key}}s the key's length follows from
 // the value's: every copy must then be the same.
-func (c Contract) sentFromStored(stored string) (string, bool) {
-	parts := c.keyParts()
+func sentFromStored(c model.Contract, stored string) (string, bool) {
+	parts := keyParts(c)
 	n := len(parts) - 1
 	first, last := parts[0], parts[n]
 	if !strings.HasPrefix(stored, first) || !strings.HasSuffix(stored[len(first):], last) {
@@ -108,7 +110,7 @@ func (c Contract) sentFromStored(stored string) (string, bool) {
 
 // keyRoom is the longest key that, rendered in the template, still fits
 // KeyMaxLen: the service's limit is on the value it receives.
-func (c Contract) keyRoom() int {
-	parts := c.keyParts()
-	return (c.keyMaxLen() - len(strings.Join(parts, ""))) / (len(parts) - 1)
+func keyRoom(c model.Contract) int {
+	parts := keyParts(c)
+	return (keyMaxLen(c) - len(strings.Join(parts, ""))) / (len(parts) - 1)
 }

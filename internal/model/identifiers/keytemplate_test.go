@@ -1,10 +1,11 @@
-package model_test
+package identifiers_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -17,20 +18,20 @@ func TestKeyTemplateMapping(t *testing.T) {
 		for _, f := range []model.IDFormat{model.IDAny, model.IDWord, model.IDUUID} {
 			c := model.Contract{KeyTemplate: tmpl, KeyFormat: f}
 			for _, logical := range []string{"k1", "k12", model.Shaped("k1", model.ShapeCase)} {
-				stored := c.StoredKey(ns, logical)
-				if want := strings.ReplaceAll(tmpl, "{{key}}", c.SentKey(ns, logical)); tmpl != "" && stored != want {
+				stored := identifiers.StoredKey(c, ns, logical)
+				if want := strings.ReplaceAll(tmpl, "{{key}}", identifiers.SentKey(c, ns, logical)); tmpl != "" && stored != want {
 					t.Errorf("%q %s: stored %q; want %q", tmpl, f, stored, want)
 				}
-				if back, ok := c.LogicalKey(ns, stored); !ok || back != logical {
+				if back, ok := identifiers.LogicalKey(c, ns, stored); !ok || back != logical {
 					t.Errorf("%q %s: %q back as %q, %v; want %q", tmpl, f, stored, back, ok, logical)
 				}
-				if !strings.HasPrefix(stored, c.KeyPrefix(ns)) {
-					t.Errorf("%q %s: %q outside prefix %q", tmpl, f, stored, c.KeyPrefix(ns))
+				if !strings.HasPrefix(stored, identifiers.KeyPrefix(c, ns)) {
+					t.Errorf("%q %s: %q outside prefix %q", tmpl, f, stored, identifiers.KeyPrefix(c, ns))
 				}
 			}
 			// The bare key is not what such a service stores.
-			if sent := c.SentKey(ns, "k1"); tmpl != "" {
-				if back, ok := c.LogicalKey(ns, sent); ok && back == "k1" {
+			if sent := identifiers.SentKey(c, ns, "k1"); tmpl != "" {
+				if back, ok := identifiers.LogicalKey(c, ns, sent); ok && back == "k1" {
 					t.Errorf("%q %s: the bare key %q read as k1", tmpl, f, sent)
 				}
 			}
@@ -42,7 +43,7 @@ func TestKeyTemplateMapping(t *testing.T) {
 func TestKeyTemplateCopiesDiffer(t *testing.T) {
 	c := model.Contract{KeyTemplate: "{{key}}-{{key}}"}
 	ns := model.Namespace("is1-")
-	if _, ok := c.LogicalKey(ns, "is1-k1-is1-k2"); ok {
+	if _, ok := identifiers.LogicalKey(c, ns, "is1-k1-is1-k2"); ok {
 		t.Error("is1-k1-is1-k2 read as a key of {{key}}-{{key}}")
 	}
 }
@@ -60,7 +61,7 @@ func TestKeyTemplateOf(t *testing.T) {
 		{[]string{"{{tenant}}-{{key}}"}, ""},
 		{nil, ""},
 	} {
-		if got := model.KeyTemplateOf(tc.values); got != tc.want {
+		if got := identifiers.KeyTemplateOf(tc.values); got != tc.want {
 			t.Errorf("%q: %q; want %q", tc.values, got, tc.want)
 		}
 	}
@@ -69,7 +70,7 @@ func TestKeyTemplateOf(t *testing.T) {
 // A long key leaves room for the template within key_max_len.
 func TestKeyTemplateLongKeyFits(t *testing.T) {
 	c := model.Contract{KeyTemplate: "order-{{key}}", KeyMaxLen: 64}
-	if n := len(c.StoredKey("is1-", model.Shaped("k1", 'l'))); n > 64 {
+	if n := len(identifiers.StoredKey(c, "is1-", model.Shaped("k1", 'l'))); n > 64 {
 		t.Errorf("long key stored in %d bytes; want at most 64", n)
 	}
 }

@@ -1,7 +1,9 @@
-package model
+package identifiers
 
 import (
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // A UUID identifier codes its namespace and logical name in its hex
@@ -96,7 +98,7 @@ func hexValue(c byte) int {
 
 // uuidData is the data digits of namespace ns and logical text rest, cut
 // at 30 when they do not fit (UUIDRoom tells a run before it starts).
-func uuidData(ns Namespace, rest string) string {
+func uuidData(ns model.Namespace, rest string) string {
 	nsCode, _ := uuidCode(string(ns))
 	code, _ := uuidCode(rest)
 	d := nsCode + string(hexDigit(min(len(code), 15))) + code
@@ -106,7 +108,7 @@ func uuidData(ns Namespace, rest string) string {
 
 // UUIDRoom is how many data digits a UUID identifier of namespace ns and
 // logical text rest leaves unused: negative when it does not fit.
-func UUIDRoom(ns Namespace, rest string) int {
+func UUIDRoom(ns model.Namespace, rest string) int {
 	nsCode, _ := uuidCode(string(ns))
 	code, _ := uuidCode(rest)
 	return uuidDigits - len(nsCode) - 1 - len(code)
@@ -142,7 +144,7 @@ func uuidTextAt(i int) int {
 
 // uuidPrefix is the text every UUID identifier of a namespace that starts
 // with ns starts with.
-func uuidPrefix(ns Namespace) string {
+func uuidPrefix(ns model.Namespace) string {
 	code, _ := uuidCode(string(ns))
 	code = code[:min(len(code), uuidDigits)]
 	if code == "" {
@@ -154,9 +156,9 @@ func uuidPrefix(ns Namespace) string {
 // uuidLogical is the logical text of a UUID identifier of namespace ns;
 // ok is false for a value that is no UUID, or not of the namespace. A
 // UUID read back in upper case is the same UUID.
-func uuidLogical(ns Namespace, s string) (string, bool) {
+func uuidLogical(ns model.Namespace, s string) (string, bool) {
 	s = strings.ToLower(s)
-	if !IDUUID.Accepts(s) {
+	if !model.IDUUID.Accepts(s) {
 		return "", false
 	}
 	var data strings.Builder

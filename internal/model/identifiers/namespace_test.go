@@ -1,10 +1,11 @@
-package model_test
+package identifiers_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -71,7 +72,7 @@ func TestTagRoundTrip(t *testing.T) {
 		{model.Call{Tenant: "A", Key: "k2s"}, trim, "i4kx9azzzz-Ak2.", "A", "k2"},
 		{model.Call{Tenant: "A", Key: "k2s"}, tenant, "i4kx9azzzz-Ak2s.", "A", "k2s"},
 	} {
-		tag := ns.Tag(tc.c, tc.call)
+		tag := identifiers.Tag(ns, tc.c, tc.call)
 		if tag != tc.tag {
 			t.Errorf("Tag(%v) = %q, want %q", tc.call, tag, tc.tag)
 		}
@@ -79,13 +80,13 @@ func TestTagRoundTrip(t *testing.T) {
 			t.Errorf("Tag(%v) = %q: %d characters, over 16", tc.call, tag, len(tag))
 		}
 		// The tag is found inside a longer value, as in a ticket subject.
-		tenant, key, ok := ns.ParseTag("Printer offline [" + tag + "] #2")
+		tenant, key, ok := identifiers.ParseNamespaceTag(ns, "Printer offline ["+tag+"] #2")
 		if !ok || tenant != tc.tenant || key != tc.key {
 			t.Errorf("ParseTag(%q) = %q, %q, %v", tag, tenant, key, ok)
 		}
 	}
 	for _, s := range []string{"", "Printer offline", "i4kx9azzzy-Ak1.", "i4kx9azzzz-", "i4kx9azzzz-Ak1"} {
-		if _, _, ok := ns.ParseTag(s); ok {
+		if _, _, ok := identifiers.ParseNamespaceTag(ns, s); ok {
 			t.Errorf("ParseTag(%q) found a tag", s)
 		}
 	}

@@ -1,10 +1,11 @@
-package model_test
+package identifiers_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Every key shape is sent as it says and read back as the same logical
@@ -20,24 +21,24 @@ func TestKeyShapesRoundTrip(t *testing.T) {
 		{"k3u", "i4kx9a1-κ3"},
 		{"k4l", "i4kx9a1-k4-" + strings.Repeat("x", 64-len("i4kx9a1-k4-"))},
 	} {
-		sent := c.SentKey(ns, tc.logical)
+		sent := identifiers.SentKey(c, ns, tc.logical)
 		if sent != tc.sent {
 			t.Errorf("SentKey(%q) = %q, want %q", tc.logical, sent, tc.sent)
 		}
-		if back, ok := c.LogicalKey(ns, sent); !ok || back != tc.logical {
+		if back, ok := identifiers.LogicalKey(c, ns, sent); !ok || back != tc.logical {
 			t.Errorf("LogicalKey(%q) = %q, %v; want %q", sent, back, ok, tc.logical)
 		}
 	}
-	if got := len(c.SentKey(ns, "k1l")); got != 64 {
+	if got := len(identifiers.SentKey(c, ns, "k1l")); got != 64 {
 		t.Errorf("a long key is %d bytes, want key_max_len 64", got)
 	}
 	// A service that trimmed or lower-cased the key stored the plain one.
 	for _, stored := range []string{"i4kx9a1-k1"} {
-		if back, _ := c.LogicalKey(ns, stored); back != "k1" {
+		if back, _ := identifiers.LogicalKey(c, ns, stored); back != "k1" {
 			t.Errorf("LogicalKey(%q) = %q, want k1", stored, back)
 		}
 	}
-	if _, ok := c.LogicalKey(ns, "other-k1"); ok {
+	if _, ok := identifiers.LogicalKey(c, ns, "other-k1"); ok {
 		t.Error("a key outside the namespace was read as ours")
 	}
 }

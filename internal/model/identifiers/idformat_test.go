@@ -1,4 +1,4 @@
-package model_test
+package identifiers_test
 
 import (
 	"regexp"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // formatRE is each format as the API documents it, written here apart
@@ -27,24 +28,24 @@ func TestKeyFormatsRoundTrip(t *testing.T) {
 		for f, re := range formatRE {
 			c := model.DefaultContract()
 			c.KeyFormat = f
-			shapes := c.KeyShapes()
+			shapes := identifiers.KeyShapes(c)
 			for _, k := range []string{"k1", "k4", "k12"} {
 				logical := []string{k}
 				for _, s := range shapes {
 					logical = append(logical, model.Shaped(k, s))
 				}
 				for _, l := range logical {
-					sent := c.SentKey(ns, l)
+					sent := identifiers.SentKey(c, ns, l)
 					if !re.MatchString(sent) {
 						t.Errorf("%s: SentKey(%q, %q) = %q: not in the format", f, ns, l, sent)
 					}
-					if !strings.HasPrefix(sent, c.KeyPrefix(ns)) || !strings.HasPrefix(sent, c.KeyPrefix(run)) {
-						t.Errorf("%s: SentKey(%q, %q) = %q: does not start with the namespace's prefix %q or the run's %q", f, ns, l, sent, c.KeyPrefix(ns), c.KeyPrefix(run))
+					if !strings.HasPrefix(sent, identifiers.KeyPrefix(c, ns)) || !strings.HasPrefix(sent, identifiers.KeyPrefix(c, run)) {
+						t.Errorf("%s: SentKey(%q, %q) = %q: does not start with the namespace's prefix %q or the run's %q", f, ns, l, sent, identifiers.KeyPrefix(c, ns), identifiers.KeyPrefix(c, run))
 					}
-					if back, ok := c.LogicalKey(ns, sent); !ok || back != l {
+					if back, ok := identifiers.LogicalKey(c, ns, sent); !ok || back != l {
 						t.Errorf("%s: LogicalKey(%q) = %q, %v; want %q", f, sent, back, ok, l)
 					}
-					if _, ok := c.LogicalKey("is4d980a21-2-", sent); ok && f != model.IDAny {
+					if _, ok := identifiers.LogicalKey(c, "is4d980a21-2-", sent); ok && f != model.IDAny {
 						t.Errorf("%s: key %q of %s read as one of another namespace", f, sent, ns)
 					}
 				}
@@ -74,10 +75,10 @@ func TestKeyShapesInsideTheFormat(t *testing.T) {
 	} {
 		c := model.DefaultContract()
 		c.KeyFormat, c.KeyPattern, c.KeyMaxLen = tc.format, tc.pattern, tc.maxLen
-		if err := c.ValidateIdentifiers(); err != nil {
+		if err := identifiers.Validate(c); err != nil {
 			t.Fatalf("%s %s: %v", tc.format, tc.pattern, err)
 		}
-		if got := string(c.KeyShapes()); got != tc.want {
+		if got := string(identifiers.KeyShapes(c)); got != tc.want {
 			t.Errorf("format %q pattern %q max %d: shapes %q, want %q", tc.format, tc.pattern, tc.maxLen, got, tc.want)
 		}
 	}
@@ -92,7 +93,7 @@ func TestKeyPatternPicksAFormat(t *testing.T) {
 	} {
 		c := model.DefaultContract()
 		c.KeyPattern = pattern
-		if got := c.KeyFormatOf(); got != want {
+		if got := identifiers.KeyFormatOf(c); got != want {
 			t.Errorf("key_pattern %s: format %s, want %s", pattern, got, want)
 		}
 	}
@@ -100,7 +101,7 @@ func TestKeyPatternPicksAFormat(t *testing.T) {
 	// dns-label, tenants are not.
 	c := model.DefaultContract()
 	c.TenantPattern = `[a-z0-9-]+`
-	if got := c.TenantFormatOf(); got != model.IDDNSLabel {
+	if got := identifiers.TenantFormatOf(c); got != model.IDDNSLabel {
 		t.Errorf("tenant_pattern [a-z0-9-]+: format %s, want dns-label", got)
 	}
 }
@@ -122,7 +123,7 @@ func TestIdentifierFieldsRefused(t *testing.T) {
 	} {
 		c := model.DefaultContract()
 		tc.set(&c)
-		err := c.ValidateIdentifiers()
+		err := identifiers.Validate(c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one naming %s", c, err, tc.want)
 		}
@@ -136,28 +137,28 @@ func TestTenantsRoundTrip(t *testing.T) {
 		c := model.DefaultContract()
 		c.TenantFormat = f
 		for _, tenant := range []string{"A", "B", "Z"} {
-			sent := c.SentTenant(ns, tenant)
-			prefix, ok := c.TenantPrefix(ns)
+			sent := identifiers.SentTenant(c, ns, tenant)
+			prefix, ok := identifiers.TenantPrefix(c, ns)
 			if !re.MatchString(sent) || !ok || !strings.HasPrefix(sent, prefix) {
 				t.Errorf("%s: SentTenant(%q) = %q: not in the format or not under %q", f, tenant, sent, prefix)
 			}
-			if back, ok := c.LogicalTenant(ns, sent); !ok || back != tenant {
+			if back, ok := identifiers.LogicalTenant(c, ns, sent); !ok || back != tenant {
 				t.Errorf("%s: LogicalTenant(%q) = %q, %v; want %q", f, sent, back, ok, tenant)
 			}
 		}
 	}
 	c := model.DefaultContract()
 	c.Tenants = []string{"acct_1", "acct_2"}
-	if got := c.SentTenant(ns, "B"); got != "acct_2" {
+	if got := identifiers.SentTenant(c, ns, "B"); got != "acct_2" {
 		t.Errorf("fixed tenant B sent as %q, want acct_2", got)
 	}
-	if back, ok := c.LogicalTenant(ns, "acct_1"); !ok || back != "A" {
+	if back, ok := identifiers.LogicalTenant(c, ns, "acct_1"); !ok || back != "A" {
 		t.Errorf("LogicalTenant(acct_1) = %q, %v; want A", back, ok)
 	}
-	if _, ok := c.LogicalTenant(ns, "acct_3"); ok {
+	if _, ok := identifiers.LogicalTenant(c, ns, "acct_3"); ok {
 		t.Error("a tenant that is none of the fixed ones read as ours")
 	}
-	if _, ok := c.TenantPrefix(ns); ok {
+	if _, ok := identifiers.TenantPrefix(c, ns); ok {
 		t.Error("fixed tenants carry no namespace, but TenantPrefix gave one")
 	}
 }
@@ -179,16 +180,16 @@ func TestTagFormats(t *testing.T) {
 			c := model.DefaultContract()
 			c.TagFormat, c.KeyScope = tc.format, scope
 			for _, call := range calls {
-				tag := ns.Tag(c, call)
+				tag := identifiers.Tag(ns, c, call)
 				a := c.ActionOf(call)
 				if call.NoKey {
 					a.Key = ""
 				}
-				if !tc.re.MatchString(tag) || !strings.HasPrefix(tag, c.TagPrefix(ns)) {
-					t.Errorf("%s: tag %q of %v: not in the format, or not under %q", tc.format, tag, call, c.TagPrefix(ns))
+				if !tc.re.MatchString(tag) || !strings.HasPrefix(tag, identifiers.TagPrefix(c, ns)) {
+					t.Errorf("%s: tag %q of %v: not in the format, or not under %q", tc.format, tag, call, identifiers.TagPrefix(c, ns))
 				}
 				for _, s := range []string{tag, tc.around[0] + tag + tc.around[1]} {
-					tenant, key, ok := c.ParseTag(ns, s)
+					tenant, key, ok := identifiers.ParseTag(c, ns, s)
 					if !ok || tenant != a.Tenant || key != a.Key {
 						t.Errorf("%s %s: ParseTag(%q) = %q, %q, %v; want %v", tc.format, scope, s, tenant, key, ok, a)
 					}
@@ -205,23 +206,23 @@ func TestUUIDPrefixes(t *testing.T) {
 	c.KeyFormat = model.IDUUID
 	var sent []string
 	for _, ns := range []model.Namespace{"is4d980a21-1-", "is4d980a21-11-", "is4d980a21-2-"} {
-		sent = append(sent, c.SentKey(ns, "k1"))
+		sent = append(sent, identifiers.SentKey(c, ns, "k1"))
 	}
 	for _, p := range []model.Namespace{"is", "is4d980a21-"} {
 		for _, s := range sent {
-			if !strings.HasPrefix(s, c.KeyPrefix(p)) {
-				t.Errorf("key %q is not under %q's prefix %q", s, p, c.KeyPrefix(p))
+			if !strings.HasPrefix(s, identifiers.KeyPrefix(c, p)) {
+				t.Errorf("key %q is not under %q's prefix %q", s, p, identifiers.KeyPrefix(c, p))
 			}
 		}
 	}
 	// Plan 1's prefix is no prefix of plan 11's keys.
-	if strings.HasPrefix(sent[1], c.KeyPrefix("is4d980a21-1-")) {
-		t.Errorf("plan 11's key %q is under plan 1's prefix %q", sent[1], c.KeyPrefix("is4d980a21-1-"))
+	if strings.HasPrefix(sent[1], identifiers.KeyPrefix(c, "is4d980a21-1-")) {
+		t.Errorf("plan 11's key %q is under plan 1's prefix %q", sent[1], identifiers.KeyPrefix(c, "is4d980a21-1-"))
 	}
 	if sorted := slices.Sorted(slices.Values(sent)); len(slices.Compact(sorted)) != 3 {
 		t.Errorf("keys of three namespaces: %q", sent)
 	}
-	if c.NamespaceFits("is4d980a21-123456-") != true || c.NamespaceFits("averyverylongname4d980a21-123456-") {
+	if identifiers.NamespaceFits(c, "is4d980a21-123456-") != true || identifiers.NamespaceFits(c, "averyverylongname4d980a21-123456-") {
 		t.Error("NamespaceFits does not tell a run's namespace from one too long for a UUID")
 	}
 }
