@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // entry is the catalogue entry of id.
@@ -105,7 +106,7 @@ func TestNeedsAreTransitions(t *testing.T) {
 		for _, tr := range c.Needs {
 			// A crash's follow-up is counted where a crash is planned.
 			if !slices.Contains(coverage.CallTransitions, tr) && tr != coverage.RecoveredRetry && !slices.Contains(coverage.SinkTransitions, tr) &&
-				!slices.ContainsFunc(model.PlannedFaults, func(f model.Fault) bool { return coverage.FaultFired(f) == tr }) {
+				!slices.ContainsFunc(faultkind.PlannedFaults, func(f model.Fault) bool { return coverage.FaultFired(f) == tr }) {
 				t.Errorf("%s needs %q, which no run counts", c.ID, tr)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -45,7 +46,7 @@ func sinkChecks(in Input, actions map[model.Action]*actionInfo) []Violation {
 					fmt.Sprintf("action %s has no rows, yet %s", a, showDeliveries(s, ds))))
 				continue
 			}
-			vs = append(vs, eventChecks(s, a, ds, in.History.ReplicaStops())...)
+			vs = append(vs, eventChecks(s, a, ds, faultkind.ReplicaStops(in.History))...)
 			vs = append(vs, announcedIDs(s, a, ds, ids)...)
 			if info := actions[a]; info != nil {
 				for _, d := range ds {

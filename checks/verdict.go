@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
@@ -86,7 +87,7 @@ func byAction(in Input) (actions map[model.Action]*actionInfo, keyless []model.O
 		// A call a fault of the history touched may go unanswered.
 		ev, touched := in.History.TouchedBy(i)
 		faulted := touched && mayExplainNoAnswer(ev, op) || op.Call.Fault != model.FaultNone
-		if touched && model.Transient(ev.Kind) && !ev.Fired {
+		if touched && faultkind.Transient(ev.Kind) && !ev.Fired {
 			// A db-error (dep-error) that did not fire failed nothing: the call's
 			// server error, if any, is the service's own (IDEM-008), and
 			// its retries' answers no replay of an error it caused.

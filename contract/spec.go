@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
@@ -202,13 +203,13 @@ func (s *Spec) checkRedisSink(i int, k effect.Sink) error {
 // is its entry of model's registry (model.FaultKind).
 func (s *Spec) checkFaults(target client.Target) error {
 	for _, f := range s.Faults {
-		k, ok := model.KindOf(f)
+		k, ok := faultkind.KindOf(f)
 		switch {
 		case !ok:
-			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
-		case k.Needs == model.NeedsService && s.Process == nil:
+			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(faultkind.PlannedFaults))
+		case k.Needs == faultkind.NeedsService && s.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
-		case k.Needs == model.NeedsDependency && (s.Process == nil || len(s.Process.Dependencies) == 0):
+		case k.Needs == faultkind.NeedsDependency && (s.Process == nil || len(s.Process.Dependencies) == 0):
 			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
 		case k.Replicas > 1 && (s.Process == nil || s.Process.Replicas < k.Replicas):
 			return fmt.Errorf("faults: %s needs process.replicas of %d or more: the retry goes to another replica while one is held", f, k.Replicas)
@@ -255,7 +256,7 @@ func (s Spec) CrashTable() string {
 // which no output would otherwise say. "" when there is nothing to say.
 func (s Spec) QueryAfterCrashTable() string {
 	atWrite := func(f model.Fault) bool {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		return k.AtWrite
 	}
 	table := s.CrashTable()

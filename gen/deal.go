@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A Deal is one fault a world can draw, as a plan carries it: a single
@@ -39,7 +40,7 @@ type Deal struct {
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.callFaults() {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		if ps := w.pointsOf(f); len(ps) > 0 {
 			// A failure a fault names shows some bugs alone (a partial
 			// effect), whatever the failure: one deal alone, then each
@@ -91,7 +92,7 @@ func (d Deal) World(w World) World {
 	if d.Point == "" {
 		return w
 	}
-	switch k, _ := model.KindOf(d.Fault); {
+	switch k, _ := faultkind.KindOf(d.Fault); {
 	case k.AtPoint:
 		if p, ok := coverage.OfRetry(d.Point); ok {
 			w.Points, w.RetryPoints = nil, []string{p}
@@ -150,5 +151,5 @@ func retried(steps []model.Step, c model.Call) bool {
 
 // crashing reports whether step s is a call that crashes its replica.
 func crashing(s model.Step) bool {
-	return s.Kind == model.StepCall && model.Crashes(s.Calls[0].Fault)
+	return s.Kind == model.StepCall && faultkind.Crashes(s.Calls[0].Fault)
 }

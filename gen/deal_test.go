@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A deal is in a plan only when the plan carries that very fault: on a
@@ -192,7 +193,7 @@ func TestCodesOfEachFault(t *testing.T) {
 	for seed := range 300 {
 		for _, s := range gen.Plan(w).Example(seed).Steps {
 			for _, c := range s.Calls {
-				if c.Fault != model.FaultNone && c.Point != "" && !model.CodeFor(c.Fault, c.Point) {
+				if c.Fault != model.FaultNone && c.Point != "" && !faultkind.CodeFor(c.Fault, c.Point) {
 					t.Fatalf("call %s names another fault's failure", c)
 				}
 			}

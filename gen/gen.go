@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
@@ -114,13 +115,13 @@ func (w World) Validate() error {
 // the points of its database work for a fault that lands at one, the
 // failures for one that names its failure; nil for any other.
 func (w World) pointsOf(f model.Fault) []string {
-	switch k, _ := model.KindOf(f); {
+	switch k, _ := faultkind.KindOf(f); {
 	case k.AtPoint:
 		return w.Points
 	case k.Coded:
 		// A run's failures are each coded fault's: db-error's SQLSTATEs,
 		// dep-error's failures at each dependency.
-		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !model.CodeFor(f, c) })
+		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !faultkind.CodeFor(f, c) })
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func (w World) callFaults() []model.Fault {
 }
 
 func (w World) cannotName(f model.Fault) bool {
-	return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
+	return faultkind.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
 }
 
 // point draws what a call with fault f names of it (model.Call.Point),
@@ -147,7 +148,7 @@ func (w World) cannotName(f model.Fault) bool {
 // (Deal.World).
 func (w World) point(t *rapid.T, f model.Fault) (string, bool) {
 	ps := w.pointsOf(f)
-	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
+	if k, _ := faultkind.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
 		return coverage.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
 	}
 	if len(ps) == 0 {
@@ -294,7 +295,7 @@ type group struct {
 // 100 plans with 9 to 22 crashes never retried one. The draw shrinks to
 // 0, no retry.
 func followUp(t *rapid.T, w World, c model.Call) *model.Step {
-	k, _ := model.KindOf(c.Fault)
+	k, _ := faultkind.KindOf(c.Fault)
 	if !w.FollowUp || !k.Retried || c.NoKey || rapid.IntRange(0, 3).Draw(t, "follow-up") == 0 {
 		return nil
 	}
@@ -324,7 +325,7 @@ func crashes(p model.Plan) model.Plan {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault, s.Calls[0].Point = model.FaultNone, ""
 			} else {
-				crashed = model.Crashes(c.Fault)
+				crashed = faultkind.Crashes(c.Fault)
 			}
 		}
 		for _, c := range s.Calls {
@@ -356,7 +357,7 @@ func completed(before []model.Call, retry model.Call) bool {
 // crash, a pause, a transient database failure), which a replay does not
 // make (model.FaultKind.FirstCall).
 func interrupts(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.FirstCall
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 )
@@ -135,11 +136,11 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
 	for _, f := range s.Faults {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		switch {
 		case f == model.FaultRestart:
 			w.Restart = true
-		case k.Needs == model.NeedsDependency && k.Scope == model.AsStep:
+		case k.Needs == faultkind.NeedsDependency && k.Scope == faultkind.AsStep:
 			for _, d := range s.Process.Dependencies {
 				if !slices.ContainsFunc(w.StepFaults, func(st model.Step) bool { return st.Fault == f && st.Target == d.Name }) {
 					w.StepFaults = append(w.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
@@ -265,7 +266,7 @@ func (c *Config) validate() error {
 // waitsOnLastTable reports whether fault f acts on a call once it waits on
 // its write to the last effect table (crashTable).
 func waitsOnLastTable(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.AtWrite
 }
 
@@ -273,6 +274,6 @@ func waitsOnLastTable(f model.Fault) bool {
 // front of each replica: the proxy's own faults, and the crash after the
 // commit, whose answer the proxy withholds.
 func needsProxy(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.Proxy
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/pgtemp"
@@ -168,7 +169,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.nemesis.EffectStall = &fault.Stall{Pool: pool, Table: s.cfg.CrashTable(), Wait: s.cfg.StallWait}
 	}
-	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
+	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.KeyTable }) {
 		s.nemesis.KeyStall = &fault.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/sink"
 )
 
@@ -103,7 +104,7 @@ type dueEvents struct {
 
 // due are the events plan history h must bring.
 func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) dueEvents {
-	due := dueEvents{actions: map[model.Action]bool{}, stops: h.ReplicaStops()}
+	due := dueEvents{actions: map[model.Action]bool{}, stops: faultkind.ReplicaStops(h)}
 	for _, a := range checks.Committed(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: h, Rows: rows}) {
 		due.actions[a] = true
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Failure is one bug a run found: a failing plan, shrunk, with what it did
@@ -92,7 +93,7 @@ type Result struct {
 	// Unfired counts the executions whose planned faults did not all fire.
 	Unfired int `json:"unfired,omitempty"`
 	// Faults counts the faults of every case, by kind: planned and fired.
-	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	Faults map[model.Fault]faultkind.FaultCount `json:"faults,omitempty"`
 	// Coverage counts the transitions every execution made, shrinking
 	// included; a check none of whose transitions (checks.Check.Needs)
 	// happened was not exercised, and is never reported passed.

@@ -15,6 +15,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
@@ -158,7 +159,7 @@ func (x *execution) unserved(calls []model.Call) {
 	}
 	idx := x.add(ops)
 	for i := len(x.h.Faults) - 1; i >= 0; i-- {
-		if ev := &x.h.Faults[i]; model.Crashes(ev.Kind) && ev.Fired {
+		if ev := &x.h.Faults[i]; faultkind.Crashes(ev.Kind) && ev.Fired {
 			ev.Ops = append(ev.Ops, idx...)
 			return
 		}

@@ -151,21 +151,6 @@ type History struct {
 // Calls is a history of calls alone, with no fault.
 func Calls(ops ...Op) History { return History{Ops: ops} }
 
-// ReplicaStops are the times (on the clock of Op.Start) a replica of the
-// service had stopped during the history: the end of a restart, a crash,
-// or an exit of its own. What a replica held in memory, such as a
-// delivery it was still retrying, is gone after each; a replica shutting
-// down gracefully may still send until then.
-func (h History) ReplicaStops() []int64 {
-	var out []int64
-	for _, ev := range h.Faults {
-		if ev.Fired && ev.Target == "" && (ev.Kind == FaultRestart || ev.Kind == FaultExit || Crashes(ev.Kind)) {
-			out = append(out, ev.End)
-		}
-	}
-	return out
-}
-
 // Len counts the history's calls.
 func (h History) Len() int { return len(h.Ops) }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -72,7 +73,7 @@ type Source interface {
 }
 
 // atPoint reports whether fault f lands at a point the plan names.
-func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
+func atPoint(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.AtPoint }
 
 // DealCodes makes each fault that names its failure draw and deal each
 // failure it can deal where the run stands: db-error each the database
@@ -86,7 +87,7 @@ func (r *Dealer) DealCodes() {
 	var codes []string
 	for _, f := range r.Faults {
 		fc := r.Session.CodesOf(f)
-		if len(fc) == 0 && model.NamesItsTarget(f) {
+		if len(fc) == 0 && faultkind.NamesItsTarget(f) {
 			r.Note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
 		}
 		for _, c := range fc {
@@ -165,7 +166,7 @@ func (r *Dealer) Tried() {
 		r.Note(msg)
 	}
 	for _, f := range r.Faults {
-		codes := slices.DeleteFunc(slices.Clone(r.World.Codes), func(c string) bool { return !model.CodeFor(f, c) })
+		codes := slices.DeleteFunc(slices.Clone(r.World.Codes), func(c string) bool { return !faultkind.CodeFor(f, c) })
 		if len(codes) > 0 {
 			r.Note(r.tried(f, codes, "failures"))
 		}

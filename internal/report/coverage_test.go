@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/report"
 )
 
@@ -119,7 +120,7 @@ func TestTableAndJSONCoverage(t *testing.T) {
 		t.Errorf("%d coverage lines:\n%s", n, b.String())
 	}
 	// two bugs of one run with faults: their faults line is said once too
-	c.Faults = map[model.Fault]model.FaultCount{model.FaultCrash: {Planned: 3, Fired: 3}}
+	c.Faults = map[model.Fault]faultkind.FaultCount{model.FaultCrash: {Planned: 3, Fired: 3}}
 	b.Reset()
 	if err := report.WriteTable(&b, []report.Row{c, c}); err != nil {
 		t.Fatal(err)

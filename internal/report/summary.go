@@ -12,6 +12,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Row is one target's result, as the demo and run commands print it.
@@ -40,7 +41,7 @@ type Row struct {
 	// failing plan found by then.
 	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Faults counts the run's faults by kind: planned and fired.
-	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	Faults map[model.Fault]faultkind.FaultCount `json:"faults,omitempty"`
 	// Coverage counts the transitions the run's executions made, and
 	// CheckStatus says of every check whether it failed, passed, or was
 	// not exercised (none of the transitions it needs happened).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/model/reference"
 )
@@ -140,7 +141,7 @@ func NewCoverage(faults []model.Fault) Coverage {
 	}
 	for _, f := range faults {
 		c[FaultFired(f)] = 0
-		if model.Crashes(f) {
+		if faultkind.Crashes(f) {
 			c[RecoveredRetry] = 0
 		}
 	}
@@ -325,7 +326,7 @@ func recoveredRetries(c model.Contract, h model.History, actions []model.Action)
 	// The end of each action's latest crashed call: where it was cut off.
 	cut := map[model.Action]int64{}
 	for _, ev := range h.Faults {
-		if !ev.Fired || !model.Crashes(ev.Kind) {
+		if !ev.Fired || !faultkind.Crashes(ev.Kind) {
 			continue
 		}
 		for _, i := range ev.Ops {

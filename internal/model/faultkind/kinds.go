@@ -1,8 +1,17 @@
-package model
+// Package faultkind is the registry of the fault kinds a plan may carry:
+// where each stands in a plan, what it needs (the proxy, the service's
+// processes, the database, a dependency), which crash or are transient, the
+// sets of them the generator and the loader read, the replica stops a
+// history's faults leave, and the tally of faults planned and fired. The
+// Fault names and the FaultEvent a history records are internal/model's;
+// doing a fault is internal/fault's.
+package faultkind
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/idemstress/idemstress/internal/model"
 )
 
 // FaultKind is one entry of the registry of fault kinds a plan may carry:
@@ -11,7 +20,7 @@ import (
 // dispatch all read it, so a new kind is one entry here and one file of
 // package fault (with its line in that package's registry) that does it.
 type FaultKind struct {
-	Name Fault
+	Name model.Fault
 	// Scope says where the fault stands in a plan: on one call (Call.Fault),
 	// or as a step of its own (StepRestart, StepFault).
 	Scope FaultScope
@@ -89,26 +98,26 @@ const (
 // them. db-stall is not here: it is set around every burst (db_stall:),
 // never planned.
 var faultKinds = []FaultKind{
-	{Name: FaultLoseReply, Needs: NeedsProxy, Proxy: true, Retried: true},
-	{Name: FaultDropRequest, Needs: NeedsProxy, Proxy: true},
-	{Name: FaultDoubleDelivery, Needs: NeedsProxy, Proxy: true},
-	{Name: FaultDelay, Needs: NeedsProxy, Proxy: true},
-	{Name: FaultRestart, Scope: AsStep, Needs: NeedsService},
-	{Name: FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, Retried: true},
-	{Name: FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true, Retried: true},
-	{Name: FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true, Retried: true},
-	{Name: FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true, Retried: true},
-	{Name: FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
-	{Name: FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
-	{Name: FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Coded: true, Transient: true, Retried: true},
-	{Name: FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
-	{Name: FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
-	{Name: FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},
-	{Name: FaultDepError, Needs: NeedsDependency, FirstCall: true, Coded: true, Transient: true, Retried: true},
+	{Name: model.FaultLoseReply, Needs: NeedsProxy, Proxy: true, Retried: true},
+	{Name: model.FaultDropRequest, Needs: NeedsProxy, Proxy: true},
+	{Name: model.FaultDoubleDelivery, Needs: NeedsProxy, Proxy: true},
+	{Name: model.FaultDelay, Needs: NeedsProxy, Proxy: true},
+	{Name: model.FaultRestart, Scope: AsStep, Needs: NeedsService},
+	{Name: model.FaultCrash, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, Retried: true},
+	{Name: model.FaultCrashKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, Crashes: true, KeyTable: true, Retried: true},
+	{Name: model.FaultCrashAfterCommit, Needs: NeedsService, Proxy: true, FirstCall: true, Crashes: true, Retried: true},
+	{Name: model.FaultCrashAt, Needs: NeedsService, FirstCall: true, Crashes: true, AtPoint: true, Retried: true},
+	{Name: model.FaultPause, Needs: NeedsService, AtWrite: true, FirstCall: true, Replicas: 2},
+	{Name: model.FaultPauseKeyRecord, Needs: NeedsService, AtWrite: true, FirstCall: true, KeyTable: true, Replicas: 2},
+	{Name: model.FaultDBError, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Coded: true, Transient: true, Retried: true},
+	{Name: model.FaultSlowOriginal, Needs: NeedsDatabase, AtWrite: true, FirstCall: true, Lease: true},
+	{Name: model.FaultDepRestart, Scope: AsStep, Needs: NeedsDependency},
+	{Name: model.FaultDepCrash, Scope: AsStep, Needs: NeedsDependency},
+	{Name: model.FaultDepError, Needs: NeedsDependency, FirstCall: true, Coded: true, Transient: true, Retried: true},
 }
 
 // KindOf is the registry's entry for fault f, and whether it has one.
-func KindOf(f Fault) (FaultKind, bool) {
+func KindOf(f model.Fault) (FaultKind, bool) {
 	for _, k := range faultKinds {
 		if k.Name == f {
 			return k, true
@@ -119,13 +128,13 @@ func KindOf(f Fault) (FaultKind, bool) {
 
 // Transient reports whether fault f fails its call's work once, as a
 // passing failure of one of the service's stores would (FaultKind.Transient).
-func Transient(f Fault) bool { return kind(f).Transient }
+func Transient(f model.Fault) bool { return kind(f).Transient }
 
 // CodeFor reports whether code, one of the failures a run deals
 // (gen.World.Codes), is one fault f names: a dependency's failure, its
 // name first ("redis OOM"), for a fault at a dependency (dep-error); a
 // SQLSTATE ("40001") for one at the database (db-error).
-func CodeFor(f Fault, code string) bool {
+func CodeFor(f model.Fault, code string) bool {
 	return kind(f).Coded && strings.Contains(code, " ") == (kind(f).Needs == NeedsDependency)
 }
 
@@ -133,11 +142,11 @@ func CodeFor(f Fault, code string) bool {
 // it names (Call.Point), because that names what it acts on: dep-error's
 // dependency ("redis OOM"). A world with no such failure for it never
 // draws it.
-func NamesItsTarget(f Fault) bool { k := kind(f); return k.Coded && k.Needs == NeedsDependency }
+func NamesItsTarget(f model.Fault) bool { k := kind(f); return k.Coded && k.Needs == NeedsDependency }
 
 // faultsThat lists the registered faults for which keep holds.
-func faultsThat(keep func(FaultKind) bool) []Fault {
-	var fs []Fault
+func faultsThat(keep func(FaultKind) bool) []model.Fault {
+	var fs []model.Fault
 	for _, k := range faultKinds {
 		if keep(k) {
 			fs = append(fs, k.Name)
@@ -151,7 +160,7 @@ func Kinds() []FaultKind { return slices.Clone(faultKinds) }
 
 // kind is the registry's entry for f; the zero entry (no needs) when f
 // has none.
-func kind(f Fault) FaultKind {
+func kind(f model.Fault) FaultKind {
 	k, _ := KindOf(f)
 	return k
 }
