@@ -31,19 +31,6 @@ func op(t *testing.T, body []byte, out model.Outcome) model.Op {
 	return model.Op{Call: model.Call{Tenant: "A", Key: "k1"}, Body: body, Out: out}
 }
 
-// timed gives an op its start and end.
-func timed(o model.Op, start, end int64) model.Op {
-	o.Start, o.End = start, end
-	return o
-}
-
-func keylessOp(t *testing.T, body []byte, out model.Outcome) model.Op {
-	t.Helper()
-	o := op(t, body, out)
-	o.Call.NoKey = true
-	return o
-}
-
 func states(ss []reference.State) string {
 	out := "["
 	for i, s := range ss {
