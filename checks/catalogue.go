@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // ID is a stable check ID, used in reports, regression cases and docs.
@@ -62,7 +63,7 @@ type Check struct {
 	// those under which a correct service gives the answers, or leaves the
 	// rows, that the check judges. A run in which none happened did not
 	// exercise it (NotExercised); nil: every run does.
-	Needs []model.Transition
+	Needs []coverage.Transition
 	// fail stops a case from a source line of this check's own: rapid
 	// keeps a smaller failing plan only when it fails from the same line,
 	// so a shrink stays with the check it started with instead of drifting
@@ -85,49 +86,49 @@ type Check struct {
 // failure, whatever its answers: it ranks above the answer checks. The checks of sinks need what happened
 // at a sink (model.SinkTransitions), so a contract without sinks exercises none.
 var catalogue = []Check{
-	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(model.OtherTenantSameKey),
+	{TenantLeak, "tenant leak", "one tenant's call was answered with, judged against, or wrote another tenant's action", anyOf(coverage.OtherTenantSameKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action", anyOf(model.FoldedKey),
+	{KeysFolded, "keys folded", "calls whose keys the contract tells apart (white space, case, form) were answered or stored as one action", anyOf(coverage.FoldedKey),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(model.SequentialRetry, model.ChangedPayload, model.Burst, model.FaultFired(model.FaultDoubleDelivery)),
+	{DuplicateEffect, "duplicate effect", "an action has more rows than per_action in some table", anyOf(coverage.SequentialRetry, coverage.ChangedPayload, coverage.Burst, coverage.FaultFired(model.FaultDoubleDelivery)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(model.Delivered),
+	{PhantomDelivery, "phantom delivery", "a sink received an event of an action that never committed, or one announcing a resource it never committed (sent before a commit that rolled back)", anyOf(coverage.Delivered),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(model.Redelivered),
+	{EventIDChanged, "event ID changed", "a delivery retried after the sink refused it carried a new event ID (delivery: at-least-once)", anyOf(coverage.Redelivered),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(model.SinkRefused, model.DeliveredCalledAgain),
+	{DuplicateDelivery, "duplicate delivery", "an action's events reached a sink more than per_action times: accepted again under exactly-once, under another event ID under at-least-once", anyOf(coverage.SinkRefused, coverage.DeliveredCalledAgain),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(model.Called),
+	{BrokenReference, "broken reference", "a row points at another action's row, or at none", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(model.Called),
+	{FieldsDiffer, "stored fields differ", "stored fields differ from the winning payload", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one, or one refused for breaking a payload rule) left rows", anyOf(model.ChangedPayload, model.Keyless, model.Burst, model.RefusedThenFixed),
+	{RejectedEffect, "effect of a rejected call", "a conflict, in_flight or invalid call (or a keyless one, or one refused for breaking a payload rule) left rows", anyOf(coverage.ChangedPayload, coverage.Keyless, coverage.Burst, coverage.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(model.ChangedPayload),
+	{ChangedAccepted, "changed payload accepted", "a payload not equivalent to the action's was answered ok", anyOf(coverage.ChangedPayload),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict", anyOf(model.SequentialRetry, model.Burst),
+	{EqualRejected, "equivalent payload rejected", "a payload equivalent to the action's was answered conflict", anyOf(coverage.SequentialRetry, coverage.Burst),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(model.SequentialRetry, model.Burst),
+	{UnstableResponse, "unstable response", "ok answers of one action carry different IDs, or not the stored row's ID", anyOf(coverage.SequentialRetry, coverage.Burst),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(model.Called),
+	{MissingEffect, "missing effect", "an action answered ok lacks rows, or a call that may have taken effect took only part of it (a ticket without its outbox row)", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(model.AwaitedEvent),
+	{LostDelivery, "lost delivery", "a committed action's event never reached a sink within its delivery_within", anyOf(coverage.AwaitedEvent),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 	{StrayWrite, "stray write", "rows of actions never called, rows mixing the namespace with foreign strings, or any change outside the run's namespace", nil,
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{ReplicaExited, "replica exited", "a replica of the service exited on its own during a plan (its process ended with no crash or restart of idemstress's), after the fault named", anyOf(model.Called),
+	{ReplicaExited, "replica exited", "a replica of the service exited on its own during a plan (its process ended with no crash or restart of idemstress's), after the fault named", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error, dep-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(model.FaultFired(model.FaultDBError), model.FaultFired(model.FaultDepError)),
+	{ErrorReplay, "wrong error replay", "a retry after a transient error (db-error, dep-error) got the error replayed where the contract says errors are not stored, or was executed afresh where it says they are", anyOf(coverage.FaultFired(model.FaultDBError), coverage.FaultFired(model.FaultDepError)),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{RefusalReplay, "wrong refusal replay", "a call after a refused one (its payload broke a rule) got the refusal again where the contract says refusals are not stored, or was executed where it says they are", anyOf(model.RefusedThenFixed),
+	{RefusalReplay, "wrong refusal replay", "a call after a refused one (its payload broke a rule) got the refusal again where the contract says refusals are not stored, or was executed where it says they are", anyOf(coverage.RefusedThenFixed),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(model.Called),
+	{WrongStatus, "wrong status", "an answer outside the contract (a 5xx, conflict for an action that does not exist, …)", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(model.RecoveredRetry),
+	{StuckAction, "stuck action", "a retry answers in_flight past the recovery time after the action's other calls ended", anyOf(coverage.RecoveredRetry),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(model.Called),
+	{NoAnswer, "no answer", "a call with no planned fault got no answer within the call timeout", anyOf(coverage.Called),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
-	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers", anyOf(model.Burst),
+	{NotLinearizable, "not linearizable", "no order of an action's concurrent calls explains their answers", anyOf(coverage.Burst),
 		func(t fataler, m string) { t.Fatalf("%s", m) }},
 }
 

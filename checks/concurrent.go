@@ -9,6 +9,8 @@ import (
 
 	"github.com/idemstress/idemstress/internal/linear"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // overlapping reports whether two calls of an action were in flight at
@@ -72,29 +74,29 @@ func orderFree(c model.Contract, a model.Action, ops []model.Op, detail string) 
 		case model.Other, model.Invalid:
 			// No state allows it (a 2xx without an ID, a 404, invalid
 			// for a call with a key): wrong in every order.
-			return ruleViolation(c, model.RuleWrongStatus, op, a), true
+			return ruleViolation(c, reference.RuleWrongStatus, op, a), true
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {
-		if !c.ChangedReplayed && !c.Equivalent(oks[0].Body, o.Body) {
-			return brokenRule(model.RuleChangedPayloadAccepted, a, detail), true
+		if !c.ChangedReplayed && !payloads.Equivalent(c, oks[0].Body, o.Body) {
+			return brokenRule(reference.RuleChangedPayloadAccepted, a, detail), true
 		}
 	}
 	for _, o := range oks[min(1, len(oks)):] {
 		if o.Out.ID != oks[0].Out.ID {
-			return brokenRule(model.RuleUnstableID, a, detail), true
+			return brokenRule(reference.RuleUnstableID, a, detail), true
 		}
 	}
 	if len(oks) > 0 {
 		for _, op := range ops {
-			if op.Out.Kind == model.Conflict && c.Equivalent(oks[0].Body, op.Body) {
-				return brokenRule(model.RuleEquivalentRejected, a, detail), true
+			if op.Out.Kind == model.Conflict && payloads.Equivalent(c, oks[0].Body, op.Body) {
+				return brokenRule(reference.RuleEquivalentRejected, a, detail), true
 			}
 		}
 		for _, op := range ops {
 			// Under replayed no state allows a conflict once the action is made.
 			if op.Out.Kind == model.Conflict && c.ChangedReplayed {
-				return brokenRule(model.RuleChangedPayloadRefused, a, detail), true
+				return brokenRule(reference.RuleChangedPayloadRefused, a, detail), true
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Status is what a run says of one check.
@@ -24,20 +24,20 @@ const (
 )
 
 // anyOf lists the transitions of which any one exercises a check.
-func anyOf(ts ...model.Transition) []model.Transition { return ts }
+func anyOf(ts ...coverage.Transition) []coverage.Transition { return ts }
 
 // Exercised reports whether cov holds one of the transitions the check needs.
-func (c Check) Exercised(cov model.Coverage) bool {
-	return c.Needs == nil || slices.ContainsFunc(c.Needs, func(t model.Transition) bool { return cov[t] > 0 })
+func (c Check) Exercised(cov coverage.Coverage) bool {
+	return c.Needs == nil || slices.ContainsFunc(c.Needs, func(t coverage.Transition) bool { return cov[t] > 0 })
 }
 
 // Unexercised says why cov did not exercise the check ("not exercised: no
 // call of another tenant with the same key"), or "" when it did.
-func (c Check) Unexercised(cov model.Coverage) string {
+func (c Check) Unexercised(cov coverage.Coverage) string {
 	if c.Exercised(cov) {
 		return ""
 	}
-	if !declaresSinks(cov) && len(c.Needs) > 0 && !slices.ContainsFunc(c.Needs, func(t model.Transition) bool { return !slices.Contains(model.SinkTransitions, t) }) {
+	if !declaresSinks(cov) && len(c.Needs) > 0 && !slices.ContainsFunc(c.Needs, func(t coverage.Transition) bool { return !slices.Contains(coverage.SinkTransitions, t) }) {
 		return "not exercised: " + noSink
 	}
 	var missing, faults []string
@@ -62,35 +62,35 @@ const noSink = "the contract declares no sink"
 
 // declaresSinks reports whether cov is of a contract with sinks: it names
 // the sink transitions, counted or not (model.Exercised).
-func declaresSinks(cov model.Coverage) bool {
-	return slices.ContainsFunc(model.SinkTransitions, func(t model.Transition) bool { _, ok := cov[t]; return ok })
+func declaresSinks(cov coverage.Coverage) bool {
+	return slices.ContainsFunc(coverage.SinkTransitions, func(t coverage.Transition) bool { _, ok := cov[t]; return ok })
 }
 
 // absences say what a run lacked when it never made a transition.
-var absences = map[model.Transition]string{
-	model.Called:             "no call",
-	model.SequentialRetry:    "no sequential retry",
-	model.ChangedPayload:     "no call with a changed payload for the same key",
-	model.OtherTenantSameKey: "no call of another tenant with the same key",
-	model.Keyless:            "no call without a key",
-	model.Reencoding:         "no re-encoded payload",
-	model.FoldedKey:          "no key that differs from another only by white space, case or form",
-	model.Burst:              "no calls of one action at once",
-	model.KeylessCreate:      "no call without a key under key_required: false",
-	model.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
-	model.RecoveredRetry:     "no crashed action retried until its key was released or the recovery time had passed",
+var absences = map[coverage.Transition]string{
+	coverage.Called:             "no call",
+	coverage.SequentialRetry:    "no sequential retry",
+	coverage.ChangedPayload:     "no call with a changed payload for the same key",
+	coverage.OtherTenantSameKey: "no call of another tenant with the same key",
+	coverage.Keyless:            "no call without a key",
+	coverage.Reencoding:         "no re-encoded payload",
+	coverage.FoldedKey:          "no key that differs from another only by white space, case or form",
+	coverage.Burst:              "no calls of one action at once",
+	coverage.KeylessCreate:      "no call without a key under key_required: false",
+	coverage.RefusedThenFixed:   "no call after a refused one of its action (no payload rule to break, or refusals: untested)",
+	coverage.RecoveredRetry:     "no crashed action retried until its key was released or the recovery time had passed",
 	// The sinks'.
-	model.Delivered:            "no delivery to a sink",
-	model.SinkRefused:          "no delivery a sink refused",
-	model.DeliveredCalledAgain: "no delivery of an action called again",
-	model.Redelivered:          "no delivery retried after an at-least-once sink refused it",
-	model.AwaitedEvent:         "no ok answer under a sink",
+	coverage.Delivered:            "no delivery to a sink",
+	coverage.SinkRefused:          "no delivery a sink refused",
+	coverage.DeliveredCalledAgain: "no delivery of an action called again",
+	coverage.Redelivered:          "no delivery retried after an at-least-once sink refused it",
+	coverage.AwaitedEvent:         "no ok answer under a sink",
 }
 
 // Statuses is the status of every check of the catalogue after a run that
 // covered cov and fired the checks fired: failed, else inconclusive when
 // the run was, else not exercised or passed.
-func Statuses(cov model.Coverage, fired []ID, inconclusive bool) map[ID]Status {
+func Statuses(cov coverage.Coverage, fired []ID, inconclusive bool) map[ID]Status {
 	out := map[ID]Status{}
 	for _, c := range catalogue {
 		switch {

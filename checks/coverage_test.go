@@ -10,6 +10,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // entry is the catalogue entry of id.
@@ -26,48 +28,48 @@ func entry(t *testing.T, id checks.ID) checks.Check {
 // Each check is exercised by a run that made one of its transitions, and
 // only by one: a run of one tenant never exercises the tenant-leak check.
 func TestCheckExercised(t *testing.T) {
-	allCalls := model.Coverage{}
-	for _, tr := range model.CallTransitions {
+	allCalls := coverage.Coverage{}
+	for _, tr := range coverage.CallTransitions {
 		allCalls[tr] = 1
 	}
 	tests := []struct {
 		check checks.ID
-		by    model.Coverage // exercises it
-		not   model.Coverage // does not
-		why   string         // what not says
+		by    coverage.Coverage // exercises it
+		not   coverage.Coverage // does not
+		why   string            // what not says
 	}{
-		{checks.TenantLeak, model.Coverage{model.OtherTenantSameKey: 1},
-			model.Coverage{model.Called: 40, model.SequentialRetry: 12, model.FoldedKey: 3, model.Burst: 9},
+		{checks.TenantLeak, coverage.Coverage{coverage.OtherTenantSameKey: 1},
+			coverage.Coverage{coverage.Called: 40, coverage.SequentialRetry: 12, coverage.FoldedKey: 3, coverage.Burst: 9},
 			"not exercised: no call of another tenant with the same key"},
-		{checks.KeysFolded, model.Coverage{model.FoldedKey: 1}, model.Coverage{model.Called: 9, model.OtherTenantSameKey: 2},
+		{checks.KeysFolded, coverage.Coverage{coverage.FoldedKey: 1}, coverage.Coverage{coverage.Called: 9, coverage.OtherTenantSameKey: 2},
 			"not exercised: no key that differs from another only by white space, case or form"},
-		{checks.ChangedAccepted, model.Coverage{model.ChangedPayload: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+		{checks.ChangedAccepted, coverage.Coverage{coverage.ChangedPayload: 1}, coverage.Coverage{coverage.Called: 9, coverage.SequentialRetry: 3},
 			"not exercised: no call with a changed payload for the same key"},
-		{checks.RejectedEffect, model.Coverage{model.Keyless: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+		{checks.RejectedEffect, coverage.Coverage{coverage.Keyless: 1}, coverage.Coverage{coverage.Called: 9, coverage.SequentialRetry: 3},
 			"not exercised: no call with a changed payload for the same key, no call without a key, no calls of one action at once, no call after a refused one of its action (no payload rule to break, or refusals: untested)"},
-		{checks.RefusalReplay, model.Coverage{model.RefusedThenFixed: 1}, model.Coverage{model.Called: 9, model.ChangedPayload: 3},
+		{checks.RefusalReplay, coverage.Coverage{coverage.RefusedThenFixed: 1}, coverage.Coverage{coverage.Called: 9, coverage.ChangedPayload: 3},
 			"not exercised: no call after a refused one of its action (no payload rule to break, or refusals: untested)"},
-		{checks.DuplicateEffect, model.Coverage{"double-delivery": 1}, model.Coverage{model.Called: 9, model.Keyless: 3},
+		{checks.DuplicateEffect, coverage.Coverage{"double-delivery": 1}, coverage.Coverage{coverage.Called: 9, coverage.Keyless: 3},
 			"not exercised: no sequential retry, no call with a changed payload for the same key, no calls of one action at once, no double-delivery fault fired"},
-		{checks.EqualRejected, model.Coverage{model.SequentialRetry: 1}, model.Coverage{model.Called: 9, model.ChangedPayload: 3},
+		{checks.EqualRejected, coverage.Coverage{coverage.SequentialRetry: 1}, coverage.Coverage{coverage.Called: 9, coverage.ChangedPayload: 3},
 			"not exercised: no sequential retry, no calls of one action at once"},
 		// A crash that fired is not enough: its action must be retried.
-		{checks.StuckAction, model.Coverage{model.RecoveredRetry: 1}, model.Coverage{model.Called: 9, "crash": 2}, "not exercised: no crashed action retried until its key was released or the recovery time had passed"},
-		{checks.NotLinearizable, model.Coverage{model.Burst: 1}, model.Coverage{model.Called: 9, model.SequentialRetry: 3},
+		{checks.StuckAction, coverage.Coverage{coverage.RecoveredRetry: 1}, coverage.Coverage{coverage.Called: 9, "crash": 2}, "not exercised: no crashed action retried until its key was released or the recovery time had passed"},
+		{checks.NotLinearizable, coverage.Coverage{coverage.Burst: 1}, coverage.Coverage{coverage.Called: 9, coverage.SequentialRetry: 3},
 			"not exercised: no calls of one action at once"},
-		{checks.NoAnswer, model.Coverage{model.Called: 1}, model.Coverage{}, "not exercised: no call"},
-		{checks.StrayWrite, model.Coverage{}, nil, ""},
+		{checks.NoAnswer, coverage.Coverage{coverage.Called: 1}, coverage.Coverage{}, "not exercised: no call"},
+		{checks.StrayWrite, coverage.Coverage{}, nil, ""},
 		// The checks of sinks: never by calls alone, and under a
 		// contract without sinks (no sink transition named) for that reason.
-		{checks.PhantomDelivery, model.Coverage{model.Delivered: 1}, allCalls, "not exercised: the contract declares no sink"},
-		{checks.PhantomDelivery, model.Coverage{model.Delivered: 1}, withSinks(allCalls), "not exercised: no delivery to a sink"},
-		{checks.DuplicateDelivery, model.Coverage{model.SinkRefused: 1}, withSinks(allCalls),
+		{checks.PhantomDelivery, coverage.Coverage{coverage.Delivered: 1}, allCalls, "not exercised: the contract declares no sink"},
+		{checks.PhantomDelivery, coverage.Coverage{coverage.Delivered: 1}, withSinks(allCalls), "not exercised: no delivery to a sink"},
+		{checks.DuplicateDelivery, coverage.Coverage{coverage.SinkRefused: 1}, withSinks(allCalls),
 			"not exercised: no delivery a sink refused, no delivery of an action called again"},
-		{checks.DuplicateDelivery, model.Coverage{model.DeliveredCalledAgain: 1}, allCalls, "not exercised: the contract declares no sink"},
-		{checks.EventIDChanged, model.Coverage{model.Redelivered: 1}, withSinks(model.Coverage{model.Delivered: 9, model.SinkRefused: 3}),
+		{checks.DuplicateDelivery, coverage.Coverage{coverage.DeliveredCalledAgain: 1}, allCalls, "not exercised: the contract declares no sink"},
+		{checks.EventIDChanged, coverage.Coverage{coverage.Redelivered: 1}, withSinks(coverage.Coverage{coverage.Delivered: 9, coverage.SinkRefused: 3}),
 			"not exercised: no delivery retried after an at-least-once sink refused it"},
-		{checks.LostDelivery, model.Coverage{model.AwaitedEvent: 1}, withSinks(allCalls), "not exercised: no ok answer under a sink"},
-		{checks.LostDelivery, model.Coverage{model.AwaitedEvent: 1}, allCalls, "not exercised: the contract declares no sink"},
+		{checks.LostDelivery, coverage.Coverage{coverage.AwaitedEvent: 1}, withSinks(allCalls), "not exercised: no ok answer under a sink"},
+		{checks.LostDelivery, coverage.Coverage{coverage.AwaitedEvent: 1}, allCalls, "not exercised: the contract declares no sink"},
 	}
 	for _, tc := range tests {
 		c := entry(t, tc.check)
@@ -88,9 +90,9 @@ func TestCheckExercised(t *testing.T) {
 
 // withSinks is cov of a contract with sinks: its sink transitions named,
 // at zero where cov does not count them.
-func withSinks(cov model.Coverage) model.Coverage {
-	out := model.Coverage{}
-	for _, t := range model.SinkTransitions {
+func withSinks(cov coverage.Coverage) coverage.Coverage {
+	out := coverage.Coverage{}
+	for _, t := range coverage.SinkTransitions {
 		out[t] = 0
 	}
 	out.Add(cov)
@@ -103,8 +105,8 @@ func TestNeedsAreTransitions(t *testing.T) {
 	for _, c := range checks.Catalogue() {
 		for _, tr := range c.Needs {
 			// A crash's follow-up is counted where a crash is planned.
-			if !slices.Contains(model.CallTransitions, tr) && tr != model.RecoveredRetry && !slices.Contains(model.SinkTransitions, tr) &&
-				!slices.ContainsFunc(model.PlannedFaults, func(f model.Fault) bool { return model.FaultFired(f) == tr }) {
+			if !slices.Contains(coverage.CallTransitions, tr) && tr != coverage.RecoveredRetry && !slices.Contains(coverage.SinkTransitions, tr) &&
+				!slices.ContainsFunc(faultkind.PlannedFaults, func(f model.Fault) bool { return coverage.FaultFired(f) == tr }) {
 				t.Errorf("%s needs %q, which no run counts", c.ID, tr)
 			}
 		}
@@ -112,7 +114,7 @@ func TestNeedsAreTransitions(t *testing.T) {
 }
 
 func TestStatuses(t *testing.T) {
-	cov := model.Coverage{model.Called: 10, model.SequentialRetry: 4, model.ChangedPayload: 2, model.Burst: 3, model.Keyless: 1}
+	cov := coverage.Coverage{coverage.Called: 10, coverage.SequentialRetry: 4, coverage.ChangedPayload: 2, coverage.Burst: 3, coverage.Keyless: 1}
 	got := checks.Statuses(cov, []checks.ID{checks.ChangedAccepted}, false)
 	want := map[checks.ID]checks.Status{
 		checks.ChangedAccepted: checks.Failed, checks.TenantLeak: checks.NotExercised, checks.KeysFolded: checks.NotExercised,
@@ -179,7 +181,7 @@ func TestStuckActionNeedsTheCrashedActionRetried(t *testing.T) {
 		{"a retry followed until past the recovery time", []model.Op{crashed, retry, late}, checks.Passed},
 		{"a retry answered ok: the key was released", []model.Op{crashed, late}, checks.Passed},
 	} {
-		cov := model.Exercised(model.Exercise{Contract: c, History: model.History{Ops: tc.ops, Faults: faults}})
+		cov := coverage.Exercised(coverage.Exercise{Contract: c, History: model.History{Ops: tc.ops, Faults: faults}})
 		if got := checks.Statuses(cov, nil, false)[checks.StuckAction]; got != tc.want {
 			t.Errorf("%s: IDEM-012 %s, want %s (coverage %v)", tc.name, got, tc.want, cov)
 		}

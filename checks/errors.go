@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A transient failure (the db-error fault, or dep-error at a dependency
@@ -22,7 +24,7 @@ import (
 // it carried the fault and was answered with a server error. Its server
 // error is what the fault asked for, not a wrong status.
 func failedByFault(op model.Op) bool {
-	return model.Transient(op.Call.Fault) && op.Out.ServerError()
+	return faultkind.Transient(op.Call.Fault) && op.Out.ServerError()
 }
 
 // errorReplays judges the retries of an action's calls that a transient
@@ -45,8 +47,8 @@ func errorReplays(c model.Contract, a model.Action, ops []model.Op) ([]Violation
 			// A retry that carries a fault of its own is one still, unless
 			// that fault is another transient failure (its 5xx is its own): a saved
 			// 500 replayed to a doubly delivered retry is a replay.
-			if retry.Start < failed.End || model.Transient(retry.Call.Fault) || retry.Out.Status == 0 ||
-				!c.ChangedReplayed && !c.Equivalent(failed.Body, retry.Body) {
+			if retry.Start < failed.End || faultkind.Transient(retry.Call.Fault) || retry.Out.Status == 0 ||
+				!c.ChangedReplayed && !payloads.Equivalent(c, failed.Body, retry.Body) {
 				continue
 			}
 			// The same server error: a GraphQL API answers its saved

@@ -6,6 +6,9 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // keylessContract is key_required: false: a call without the key is an
@@ -97,8 +100,8 @@ func TestKeylessCreatesTagged(t *testing.T) {
 	c := keylessContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	call := model.Call{Tenant: "A", NoKey: true}
-	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
-	subject, _ := model.Pointer(body, "/subject")
+	body := payloads.RenderTagged(c.Payload, identifiers.Tag(ns, c, call), 0, 0)
+	subject, _ := payloads.Pointer(body, "/subject")
 	two := model.History{Ops: []model.Op{
 		{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: call, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "8"}},
@@ -131,7 +134,7 @@ func TestKeylessCreatesTagged(t *testing.T) {
 // create that wrote its row there is not blamed for a row nobody read.
 func TestKeylessCreatesUnseen(t *testing.T) {
 	w := plain
-	effects := []model.Effect{{Table: "tickets", Key: "request_key", ID: "id", PerAction: 1}}
+	effects := []effect.Effect{{Table: "tickets", Key: "request_key", ID: "id", PerAction: 1}}
 	h := history(op(0, model.Call{Tenant: w.a, NoKey: true}, ok(w.id1)))
 	got := checks.Evaluate(checks.Input{Contract: keylessContract(), Effects: effects, NS: w.ns, History: h, Rows: model.Snapshot{"tickets": nil}})
 	if len(got) != 0 {

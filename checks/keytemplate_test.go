@@ -6,6 +6,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A key column that holds the key inside its template ("order-ns1-k1")
@@ -17,8 +19,8 @@ func TestKeyInTemplateRows(t *testing.T) {
 	c := model.DefaultContract()
 	c.KeyTemplate = "order-{{key}}"
 	c.Payload = map[string]any{"note": "ref-{{key}}"}
-	body := c.Render("", 0, 0)
-	effects := []model.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+	body := payloads.Render(c, "", 0, 0)
+	effects := []effect.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}
 	for _, tc := range []struct {

@@ -6,20 +6,21 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // testSinks are the sinks a scenario's deliveries may go to: hooks takes
 // each event once, events at least once by event ID and names the
 // resource each announces.
-var testSinks = []model.Sink{
+var testSinks = []effect.Sink{
 	{Name: "hooks", Key: "/key", Tenant: "/tenant", Fields: map[string]string{"/subject": "/subject"}},
-	{Name: "events", Key: "/key", Tenant: "/tenant", ID: "/ticket_id", Delivery: model.AtLeastOnce, EventID: "/id"},
+	{Name: "events", Key: "/key", Tenant: "/tenant", ID: "/ticket_id", Delivery: effect.AtLeastOnce, EventID: "/id"},
 }
 
 // sinksOf declares the sinks a history's deliveries went to: a scenario
 // without deliveries has no sink, as the contracts of the other cases.
-func sinksOf(h model.History) []model.Sink {
-	var out []model.Sink
+func sinksOf(h model.History) []effect.Sink {
+	var out []effect.Sink
 	for _, s := range testSinks {
 		if slices.ContainsFunc(h.Deliveries, func(d model.Delivery) bool { return d.Sink == s.Name }) {
 			out = append(out, s)

@@ -6,14 +6,17 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []model.Effect {
-	return []model.Effect{
+func taggedEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &effect.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }
 
@@ -24,8 +27,8 @@ func TestEvaluateTagged(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	a := model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderTagged(c.Payload, ns.Tag(c, a), 0, 0)
-	subject, _ := model.Pointer(body, "/subject")
+	body := payloads.RenderTagged(c.Payload, identifiers.Tag(ns, c, a), 0, 0)
+	subject, _ := payloads.Pointer(body, "/subject")
 	created := model.History{Ops: []model.Op{
 		{Call: a, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 		{Call: a, Body: body, Start: 100, End: 150, Out: model.Outcome{Kind: model.OK, Status: 200, ID: "7"}},
@@ -77,8 +80,8 @@ func TestEvaluateTaggedKeyless(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"subject": "Printer offline [{{tag}}]"}
 	call := model.Call{Tenant: "A", NoKey: true}
-	body := model.RenderTagged(c.Payload, ns.Tag(c, call), 0, 0)
-	subject, _ := model.Pointer(body, "/subject")
+	body := payloads.RenderTagged(c.Payload, identifiers.Tag(ns, c, call), 0, 0)
+	subject, _ := payloads.Pointer(body, "/subject")
 	h := model.History{Ops: []model.Op{{Call: call, Body: body, Start: 0, End: 50, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}}}}
 	rows := model.Snapshot{
 		"tickets":             {{ID: "7", Tenant: "run9-2-A", Tag: subject, Fields: map[string]string{"subject": subject}}},

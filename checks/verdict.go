@@ -7,6 +7,9 @@ import (
 
 	"github.com/idemstress/idemstress/internal/effects"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // Verdict is what a run concludes. One vocabulary from the run to the
@@ -27,8 +30,8 @@ const (
 // effects, the plan's namespace, what the calls got back, and the rows.
 type Input struct {
 	Contract model.Contract
-	Effects  []model.Effect
-	Sinks    []model.Sink
+	Effects  []effect.Effect
+	Sinks    []effect.Sink
 	NS       model.Namespace
 	History  model.History
 	Rows     model.Snapshot
@@ -51,7 +54,7 @@ type actionInfo struct {
 func Evaluate(in Input) []Violation {
 	actions, keyless, vs := byAction(in)
 	for _, op := range keyless {
-		findings, _ := in.Contract.Walk([]model.Op{op})
+		findings, _ := reference.Walk(in.Contract, []model.Op{op})
 		for _, f := range findings {
 			vs = append(vs, ruleViolation(in.Contract, f.Rule, op, model.Action{Tenant: op.Call.Tenant}))
 		}
@@ -78,7 +81,7 @@ func byAction(in Input) (actions map[model.Action]*actionInfo, keyless []model.O
 		// A call a fault of the history touched may go unanswered.
 		ev, touched := in.History.TouchedBy(i)
 		faulted := touched && mayExplainNoAnswer(ev, op) || op.Call.Fault != model.FaultNone
-		if touched && model.Transient(ev.Kind) && !ev.Fired {
+		if touched && faultkind.Transient(ev.Kind) && !ev.Fired {
 			// A db-error (dep-error) that did not fire failed nothing: the call's
 			// server error, if any, is the service's own (IDEM-008), and
 			// its retries' answers no replay of an error it caused.
@@ -113,7 +116,7 @@ func judgeAction(in Input, a model.Action, info *actionInfo) []Violation {
 		}
 	}
 	vs = append(vs, stuckChecks(in.Contract, a, info.ops)...)
-	var states []model.State
+	var states []reference.State
 	if overlapping(info.ops) {
 		// Calls that ran at the same time have no order of their own:
 		// porcupine searches every order real time allows.
@@ -123,11 +126,11 @@ func judgeAction(in Input, a model.Action, info *actionInfo) []Violation {
 		// In the order they ran: a burst's calls are listed in plan
 		// order, and a fast target may answer one before the next starts.
 		ran := slices.SortedStableFunc(slices.Values(info.ops), func(x, y model.Op) int { return cmp.Compare(x.Start, y.Start) })
-		var findings []model.BadAnswer
-		findings, states = in.Contract.Walk(ran)
+		var findings []reference.BadAnswer
+		findings, states = reference.Walk(in.Contract, ran)
 		for _, f := range findings {
 			op := ran[f.Op]
-			if f.Rule == model.RuleWrongStatus {
+			if f.Rule == reference.RuleWrongStatus {
 				if v, leaked := leakedConflict(in, a, op, ""); leaked {
 					vs = append(vs, v)
 					continue
@@ -143,7 +146,7 @@ func judgeAction(in Input, a model.Action, info *actionInfo) []Violation {
 			info.MayExist = true
 		case model.Unknown, model.Other:
 			// A broken call's refusal is no effect, whatever its status.
-			info.MayExist = info.MayExist || !(op.Call.Broken > 0 && model.Refused(op.Out))
+			info.MayExist = info.MayExist || !(op.Call.Broken > 0 && reference.Refused(op.Out))
 		}
 	}
 	info.Winners = winners(states)
@@ -251,22 +254,22 @@ func answerChecks(c model.Contract, op model.Op, faulted bool) []Violation {
 // ruleChecks names the check and its message for each row of the reference
 // model's table that an answer can break; the sequential walk and the
 // concurrent judgement both report through it.
-var ruleChecks = map[model.Rule]struct {
+var ruleChecks = map[reference.Rule]struct {
 	id   ID
 	what string
 }{
-	model.RuleChangedPayloadAccepted: {ChangedAccepted, "a payload not equivalent to the first was answered ok"},
-	model.RuleEquivalentRejected:     {EqualRejected, "a payload equivalent to the first was answered conflict"},
-	model.RuleUnstableID:             {UnstableResponse, "ok answers of one action carry different IDs"},
-	model.RuleChangedPayloadRefused: {WrongStatus,
+	reference.RuleChangedPayloadAccepted: {ChangedAccepted, "a payload not equivalent to the first was answered ok"},
+	reference.RuleEquivalentRejected:     {EqualRejected, "a payload equivalent to the first was answered conflict"},
+	reference.RuleUnstableID:             {UnstableResponse, "ok answers of one action carry different IDs"},
+	reference.RuleChangedPayloadRefused: {WrongStatus,
 		"a changed payload was answered conflict, but the contract replays the original (changed_payload: replayed)"},
-	model.RuleRefusalReplayed:    {RefusalReplay, "a valid call after a refused one got the same refusal, but the contract does not store refusals (refusals: not-stored)"},
-	model.RuleRefusalNotReplayed: {RefusalReplay, "a call after a refused one was not answered with the saved refusal, but the contract stores refusals (refusals: stored)"},
+	reference.RuleRefusalReplayed:    {RefusalReplay, "a valid call after a refused one got the same refusal, but the contract does not store refusals (refusals: not-stored)"},
+	reference.RuleRefusalNotReplayed: {RefusalReplay, "a call after a refused one was not answered with the saved refusal, but the contract stores refusals (refusals: stored)"},
 }
 
 // ruleViolation reports the rule an answer broke; a wrong status says
 // which answer was wrong for what.
-func ruleViolation(c model.Contract, rule model.Rule, op model.Op, a model.Action) Violation {
+func ruleViolation(c model.Contract, rule reference.Rule, op model.Op, a model.Action) Violation {
 	detail := fmt.Sprintf("call %s got %s", op.Call, op.Out)
 	if rc, ok := ruleChecks[rule]; ok {
 		return violation(rc.id, a, rc.what, detail)
@@ -275,7 +278,7 @@ func ruleViolation(c model.Contract, rule model.Rule, op model.Op, a model.Actio
 }
 
 // brokenRule reports a rule broken by the action's calls together.
-func brokenRule(rule model.Rule, a model.Action, detail string) Violation {
+func brokenRule(rule reference.Rule, a model.Action, detail string) Violation {
 	rc := ruleChecks[rule]
 	return violation(rc.id, a, rc.what, detail)
 }
@@ -299,11 +302,11 @@ func wrongStatusReason(c model.Contract, op model.Op) string {
 		return "a 2xx answer without a resource ID"
 	case op.Out.Status >= 200 && op.Out.Status < 300:
 		// The answer matchers decide what a success is: say what they take.
-		if r := c.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body, ID: op.Out.ID}); r.MissingID() {
-			return fmt.Sprintf("an answer that answers.%s takes, without a resource ID where it says (%s)", r.Outcome, c.Expected(r.Outcome))
+		if r := reference.Read(c, model.Answer{Status: op.Out.Status, Body: op.Out.Body, ID: op.Out.ID}); r.MissingID() {
+			return fmt.Sprintf("an answer that answers.%s takes, without a resource ID where it says (%s)", r.Outcome, reference.Expected(c, r.Outcome))
 		}
-		takes := "created: " + c.Expected("created")
-		if r := c.Expected("replayed"); r != "none" {
+		takes := "created: " + reference.Expected(c, "created")
+		if r := reference.Expected(c, "replayed"); r != "none" {
 			takes += "; replayed: " + r
 		}
 		return "a 2xx answer that no matcher takes (" + takes + ")"

@@ -11,15 +11,18 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []model.Effect {
-	return []model.Effect{
+func sampleEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &effect.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }
 
@@ -79,7 +82,7 @@ func ok(id string) model.Outcome { return model.Outcome{Kind: model.OK, Status: 
 
 // status is an answer without a resource ID, classified by the default contract.
 func status(code int) model.Outcome {
-	return model.Outcome{Kind: model.DefaultContract().Read(model.Answer{Status: code}).Kind, Status: code}
+	return model.Outcome{Kind: reference.Read(model.DefaultContract(), model.Answer{Status: code}).Kind, Status: code}
 }
 
 func noAnswer(why string) model.Outcome { return model.Outcome{Kind: model.Unknown, Err: why} }
@@ -89,14 +92,14 @@ func noAnswer(why string) model.Outcome { return model.Outcome{Kind: model.Unkno
 func op(step int, c model.Call, out model.Outcome) model.Op {
 	start := int64(step) * 100
 	return model.Op{Step: step, Call: c, Start: start, End: start + 50, Out: out,
-		Body: model.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
+		Body: payloads.RenderPayload(model.DefaultContract().Payload, c.Variant, c.Encoding)}
 }
 
 func history(ops ...model.Op) model.History { return model.Calls(ops...) }
 
 // subject is what the tickets.subject column holds for a payload variant.
 func subject(variant int) string {
-	s, _ := model.Pointer(model.RenderPayload(model.DefaultContract().Payload, variant, 0), "/subject")
+	s, _ := payloads.Pointer(payloads.RenderPayload(model.DefaultContract().Payload, variant, 0), "/subject")
 	return s
 }
 
@@ -672,7 +675,7 @@ func TestTenantLeakOutranksItsMissingEffect(t *testing.T) {
 func ExampleEvaluate() {
 	ns := model.Namespace("ns1-")
 	c := model.DefaultContract()
-	body := model.RenderPayload(c.Payload, 0, 0)
+	body := payloads.RenderPayload(c.Payload, 0, 0)
 	call := model.Call{Tenant: "A", Key: "k1"}
 	vs := checks.Evaluate(checks.Input{
 		Contract: c,
@@ -706,7 +709,7 @@ func TestFieldsComparedByValue(t *testing.T) {
 	c := model.DefaultContract()
 	c.Payload = map[string]any{"amount_cents": 1250, "rate": 2.5, "note": "coffee"}
 	body := []byte(`{"amount_cents":1250,"note":"coffee","rate":2.50}`)
-	effects := []model.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
+	effects := []effect.Effect{{Table: "payments", Tenant: "tenant", Key: "idem_key", ID: "id", PerAction: 1,
 		Fields: map[string]string{"amount_cents": "/amount_cents", "rate": "/rate", "note": "/note"}}}
 	call := model.Call{Tenant: "A", Key: "k1"}
 	for _, tc := range []struct {
@@ -753,7 +756,7 @@ func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := model.Outcome{Status: 200, Body: model.Body(tc.body)}
-			out.Kind = tc.contract.Read(model.Answer{Status: 200, Body: []byte(tc.body)}).Kind
+			out.Kind = reference.Read(tc.contract, model.Answer{Status: 200, Body: []byte(tc.body)}).Kind
 			if out.Kind != model.Other {
 				t.Fatalf("answer read as %s; the case needs one outside the contract", out.Kind)
 			}
@@ -778,7 +781,7 @@ func TestWrongStatusSaysWhatMatchersTake(t *testing.T) {
 func TestNoAnswerAfterTheStallReleased(t *testing.T) {
 	ns := model.Namespace("ns1-")
 	first, joined := model.Call{Tenant: "A", Key: "k1"}, model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	body := payloads.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	const ms = int64(time.Millisecond)
 	for _, tc := range []struct {
 		name    string

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // The stored fields of an action must be those of the payload that won:
@@ -16,7 +18,7 @@ import (
 
 // winners are the bodies of the possible final states when every one of
 // them has the action created: nil when it may not exist.
-func winners(states []model.State) [][]byte {
+func winners(states []reference.State) [][]byte {
 	var bodies [][]byte
 	for _, s := range states {
 		if !s.Present {
@@ -31,13 +33,13 @@ func winners(states []model.State) [][]byte {
 // the default policy every ok answer carried an equivalent payload, so
 // that payload won. Under changed_payload: replayed any call that may
 // have taken effect before the first ok answer ended may have won.
-func okStates(c model.Contract, ops []model.Op) []model.State {
+func okStates(c model.Contract, ops []model.Op) []reference.State {
 	var winner *model.Op
 	for i, op := range ops {
 		if op.Out.Kind != model.OK {
 			continue
 		}
-		if winner != nil && !c.ChangedReplayed && !c.Equivalent(winner.Body, op.Body) {
+		if winner != nil && !c.ChangedReplayed && !payloads.Equivalent(c, winner.Body, op.Body) {
 			return nil
 		}
 		// The first ok answer to end: under replayed the winner started before it.
@@ -49,17 +51,17 @@ func okStates(c model.Contract, ops []model.Op) []model.State {
 		return nil
 	}
 	if !c.ChangedReplayed {
-		return []model.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
+		return []reference.State{{Present: true, Body: winner.Body, ID: winner.Out.ID}}
 	}
-	var states []model.State
+	var states []reference.State
 	for _, op := range ops {
 		mayWin := op.Out.Kind == model.OK || op.EffectUnknown()
 		// A call that started after an ok answer ended found the action made.
 		if !mayWin || op.Start > winner.End || op.Call.NoKey {
 			continue
 		}
-		if !slices.ContainsFunc(states, func(s model.State) bool { return c.Equivalent(s.Body, op.Body) }) {
-			states = append(states, model.State{Present: true, Body: op.Body, ID: winner.Out.ID})
+		if !slices.ContainsFunc(states, func(s reference.State) bool { return payloads.Equivalent(c, s.Body, op.Body) }) {
+			states = append(states, reference.State{Present: true, Body: op.Body, ID: winner.Out.ID})
 		}
 	}
 	return states

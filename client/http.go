@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/httpbound"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}
@@ -386,7 +386,7 @@ func (h *HTTP) id(resp *http.Response, body []byte) string {
 		}
 		return id
 	}
-	id, ok := model.IDPointer(body, h.spec.ID)
+	id, ok := payloads.IDPointer(body, h.spec.ID)
 	if !ok {
 		return ""
 	}

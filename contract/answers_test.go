@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // answers: in a contract file: statuses as numbers, classes or one
@@ -37,10 +38,10 @@ answers:
 	if len(a.Replayed) != 1 || !slices.Equal(a.Replayed[0].Status, []int{409}) || a.Replayed[0].Equals["/error/code"] != "409" || a.Replayed[0].ID != "/error/links/id" {
 		t.Errorf("replayed: %+v", a.Replayed)
 	}
-	if got := cfg.Contract.Read(model.Answer{Status: 409, Body: []byte(`{"error":{"code":409,"reason":"idempotent_creation_conflict","links":{"id":"7"}}}`)}); got.Kind != model.OK || got.ID != "7" {
+	if got := reference.Read(cfg.Contract, model.Answer{Status: 409, Body: []byte(`{"error":{"code":409,"reason":"idempotent_creation_conflict","links":{"id":"7"}}}`)}); got.Kind != model.OK || got.ID != "7" {
 		t.Errorf("a replay read as %+v, want ok with ID 7", got)
 	}
-	if got := cfg.Contract.Read(model.Answer{Status: 400, Body: []byte(`{"errors":[{"code":"IDEMPOTENCY_KEY_REUSED"}]}`)}); got.Kind != model.Conflict {
+	if got := reference.Read(cfg.Contract, model.Answer{Status: 400, Body: []byte(`{"errors":[{"code":"IDEMPOTENCY_KEY_REUSED"}]}`)}); got.Kind != model.Conflict {
 		t.Errorf("a reused key read as %+v, want conflict", got)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Digest is "sha256:" and the hex SHA-256 of the canonical JSON of what
@@ -53,7 +54,7 @@ func (s Spec) Digest() string {
 		Effects     any
 		// Sinks are left out when there are none, so that the digest of
 		// a contract without sinks is what it was before they existed.
-		Sinks []model.Sink `json:",omitempty"`
+		Sinks []effect.Sink `json:",omitempty"`
 	}{method, path, s.HTTP.Headers, s.HTTP.ID, s.Contract.WithDefaults(), !s.Contract.KeylessCreates, s.addedNoise(), s.Effects, sinkPromises(s.Sinks)}
 	b, err := json.Marshal(canonical)
 	if err != nil {
@@ -80,8 +81,8 @@ func (s Spec) addedNoise() []model.Noise {
 // sinkPromises are the sinks as the digest sees them: what each promises
 // (attribution, per_action, fields, delivery, event_id, delivery_within
 // with its default), without its address, faults, slow answer and quiet.
-func sinkPromises(sinks []model.Sink) []model.Sink {
-	var out []model.Sink
+func sinkPromises(sinks []effect.Sink) []effect.Sink {
+	var out []effect.Sink
 	for _, s := range sinks {
 		s.Addr, s.Faults, s.Slow, s.Quiet = "", nil, 0, 0
 		s.Delivery, s.DeliveryWithin, s.PerAction = s.Mode(), s.Within(), s.EventsPerAction()

@@ -18,6 +18,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/redact"
 )
@@ -42,11 +43,11 @@ type contractFile struct {
 	Recovery *time.Duration `yaml:"recovery"`
 	// Lease: the service's in-progress lease, after which a retry may take
 	// over an unfinished original (slow-original); absent: no lease.
-	Lease       *time.Duration `yaml:"lease"`
-	DatabaseURL string         `yaml:"database_url"`
-	Effects     []model.Effect `yaml:"effects"`
+	Lease       *time.Duration  `yaml:"lease"`
+	DatabaseURL string          `yaml:"database_url"`
+	Effects     []effect.Effect `yaml:"effects"`
 	// Sinks are effects beyond the database: receivers of the service's webhooks.
-	Sinks []model.Sink `yaml:"sinks"`
+	Sinks []effect.Sink `yaml:"sinks"`
 	// Process: idemstress starts the service (command, replicas).
 	Process *process.Spec `yaml:"process"`
 	// Sync: "lastbyte" (default) or "naive".

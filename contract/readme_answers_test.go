@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // docs/contract.md's "Answers" section: its contracts are under 30 lines, what
@@ -67,7 +68,7 @@ func TestREADMEAnswersContracts(t *testing.T) {
 			t.Errorf("%s: its answers: %v", tc.name, err)
 			continue
 		}
-		if got := cfg.Contract.Read(tc.answer).Kind; got != tc.want {
+		if got := reference.Read(cfg.Contract, tc.answer).Kind; got != tc.want {
 			t.Errorf("%s reads %d %s as %s, want %s", tc.name, tc.answer.Status, tc.answer.Body, got, tc.want)
 		}
 		if !strings.Contains(block, "key-in-body work") && i > 0 {

@@ -8,6 +8,11 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -23,11 +28,11 @@ type Spec struct {
 	// equivalence, key scope.
 	Contract model.Contract
 	// Effects are the tables one action writes.
-	Effects []model.Effect
+	Effects []effect.Effect
 	// Sinks are the receivers idemstress runs for the service's
 	// deliveries (webhooks): effects beyond the database, counted per
 	// action like rows.
-	Sinks []model.Sink
+	Sinks []effect.Sink
 	// DatabaseURL is where the effect tables are. Empty with Process set:
 	// a throwaway PostgreSQL is started and its URL handed to the service.
 	DatabaseURL string
@@ -60,7 +65,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Contract = s.Contract.WithDefaults()
 	if s.Contract.KeyTemplate == "" {
 		// The key column holds the key as the template sends it.
-		s.Contract.KeyTemplate = model.KeyTemplateOf(append(s.HTTP.KeyValues(), s.Contract.PayloadKeyStrings()...))
+		s.Contract.KeyTemplate = identifiers.KeyTemplateOf(append(s.HTTP.KeyValues(), identifiers.PayloadKeyStrings(s.Contract)...))
 	}
 	s.Sync, _ = client.ParseSyncMode(string(s.Sync)) // Validate refused a bad one
 	return s
@@ -79,15 +84,15 @@ func (s *Spec) Validate(target client.Target) error {
 	if _, err := client.ParseSyncMode(string(s.Sync)); err != nil {
 		return err
 	}
-	return s.Contract.ValidateIdentifiers()
+	return identifiers.Validate(s.Contract)
 }
 
 // check is Validate's part about what the contract promises and where.
 func (s *Spec) check(target client.Target) error {
-	if err := s.Contract.WithDefaults().CheckAnswers(); err != nil {
+	if err := reference.CheckAnswers(s.Contract.WithDefaults()); err != nil {
 		return err
 	}
-	if err := s.Contract.CheckUnique(); err != nil {
+	if err := payloads.CheckUnique(s.Contract); err != nil {
 		return err
 	}
 	if s.Process != nil {
@@ -100,7 +105,7 @@ func (s *Spec) check(target client.Target) error {
 			return err
 		}
 	}
-	if err := model.ValidateEffects(s.Effects); err != nil {
+	if err := effect.ValidateEffects(s.Effects); err != nil {
 		return err
 	}
 	if err := s.checkSinks(); err != nil {
@@ -109,15 +114,15 @@ func (s *Spec) check(target client.Target) error {
 	if err := s.checkFaults(target); err != nil {
 		return err
 	}
-	if err := s.Contract.CheckFields(); err != nil {
+	if err := payloads.CheckFields(s.Contract); err != nil {
 		return fmt.Errorf("payload_rules%s", strings.TrimPrefix(err.Error(), "fields"))
 	}
 	// A field pointer that names nothing in the payload would compare every
 	// stored value with "" and cry wolf (IDEM-010).
-	base := s.Contract.WithDefaults().Render("", 0, 0)
+	base := payloads.Render(s.Contract.WithDefaults(), "", 0, 0)
 	for i, e := range s.Effects {
 		for _, col := range slices.Sorted(maps.Keys(e.Fields)) {
-			if _, ok := model.Pointer(base, e.Fields[col]); !ok {
+			if _, ok := payloads.Pointer(base, e.Fields[col]); !ok {
 				return fmt.Errorf("effects[%d].fields.%s: %q points at nothing in the payload %s", i, col, e.Fields[col], base)
 			}
 		}
@@ -140,10 +145,10 @@ func (s *Spec) checkHTTP() error {
 	// A template that never sends what names the action would have a
 	// correct service blamed for every answer.
 	c := s.Contract.WithDefaults()
-	if !s.HTTP.Sends("key") && !c.Carries("key") {
+	if !s.HTTP.Sends("key") && !payloads.Carries(c, "key") {
 		return fmt.Errorf("target: no {{key}} in target.url, target.headers or the payload, so no call would carry its idempotency key; add e.g. Idempotency-Key: \"{{key}}\" under target.headers, or idempotency_key: \"{{key}}\" to the payload")
 	}
-	if c.KeyScope == model.KeyScopeTenant && !s.HTTP.Sends("tenant") && !c.Carries("tenant") {
+	if c.KeyScope == model.KeyScopeTenant && !s.HTTP.Sends("tenant") && !payloads.Carries(c, "tenant") {
 		return fmt.Errorf("target: no {{tenant}} in target.url, target.headers or the payload while key_scope is tenant, so the service could not tell tenants apart; send it (e.g. X-Tenant: \"{{tenant}}\" under target.headers, a path segment or a payload field) or set key_scope: global")
 	}
 	return nil
@@ -152,13 +157,13 @@ func (s *Spec) checkHTTP() error {
 // checkSinks refuses a sink whose fields point at nothing in the payload,
 // or that the service could never be told about.
 func (s *Spec) checkSinks() error {
-	if err := model.ValidateSinks(s.Sinks); err != nil {
+	if err := effect.ValidateSinks(s.Sinks); err != nil {
 		return err
 	}
-	base := s.Contract.WithDefaults().Render("", 0, 0)
+	base := payloads.Render(s.Contract.WithDefaults(), "", 0, 0)
 	for i, k := range s.Sinks {
 		for _, body := range slices.Sorted(maps.Keys(k.Fields)) {
-			if _, ok := model.Pointer(base, k.Fields[body]); !ok {
+			if _, ok := payloads.Pointer(base, k.Fields[body]); !ok {
 				return fmt.Errorf("sinks[%d].fields.%s: %q points at nothing in the payload %s", i, body, k.Fields[body], base)
 			}
 		}
@@ -178,7 +183,7 @@ func (s *Spec) checkSinks() error {
 
 // checkRedisSink checks that sink i's Redis is a dependency idemstress
 // starts, so that it can read it.
-func (s *Spec) checkRedisSink(i int, k model.Sink) error {
+func (s *Spec) checkRedisSink(i int, k effect.Sink) error {
 	dep := k.Redis.Dependency
 	if s.Process == nil || !slices.ContainsFunc(s.Process.Dependencies, func(d process.DependencySpec) bool { return d.Name == dep }) {
 		var names []string
@@ -198,13 +203,13 @@ func (s *Spec) checkRedisSink(i int, k model.Sink) error {
 // is its entry of model's registry (model.FaultKind).
 func (s *Spec) checkFaults(target client.Target) error {
 	for _, f := range s.Faults {
-		k, ok := model.KindOf(f)
+		k, ok := faultkind.KindOf(f)
 		switch {
 		case !ok:
-			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(model.PlannedFaults))
-		case k.Needs == model.NeedsService && s.Process == nil:
+			return fmt.Errorf("faults: %q; want some of %s", f, faultNames(faultkind.PlannedFaults))
+		case k.Needs == faultkind.NeedsService && s.Process == nil:
 			return fmt.Errorf("faults: %s needs a process section: idemstress restarts and crashes only a service it starts itself", f)
-		case k.Needs == model.NeedsDependency && (s.Process == nil || len(s.Process.Dependencies) == 0):
+		case k.Needs == faultkind.NeedsDependency && (s.Process == nil || len(s.Process.Dependencies) == 0):
 			return fmt.Errorf("faults: %s needs process.dependencies: idemstress restarts and crashes only a dependency it starts itself", f)
 		case k.Replicas > 1 && (s.Process == nil || s.Process.Replicas < k.Replicas):
 			return fmt.Errorf("faults: %s needs process.replicas of %d or more: the retry goes to another replica while one is held", f, k.Replicas)
@@ -251,11 +256,11 @@ func (s Spec) CrashTable() string {
 // which no output would otherwise say. "" when there is nothing to say.
 func (s Spec) QueryAfterCrashTable() string {
 	atWrite := func(f model.Fault) bool {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		return k.AtWrite
 	}
 	table := s.CrashTable()
-	i := slices.IndexFunc(s.Effects, func(e model.Effect) bool { return e.Query == "" && e.Table == table })
+	i := slices.IndexFunc(s.Effects, func(e effect.Effect) bool { return e.Query == "" && e.Table == table })
 	if table == "" || i == len(s.Effects)-1 || !slices.ContainsFunc(s.Faults, atWrite) {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/process"
 )
 
@@ -13,18 +14,18 @@ import (
 // after it are never cut off from it, and the run says so; with the last
 // effect a table, or no fault that lands there, it says nothing.
 func TestQueryAfterCrashTableNoted(t *testing.T) {
-	orders := model.Effect{Table: "orders"}
-	lines := model.Effect{Table: "order_lines", Query: "SELECT 1"}
+	orders := effect.Effect{Table: "orders"}
+	lines := effect.Effect{Table: "order_lines", Query: "SELECT 1"}
 	for _, tc := range []struct {
 		faults  []model.Fault
-		effects []model.Effect
+		effects []effect.Effect
 		noted   bool
 	}{
-		{[]model.Fault{model.FaultCrash}, []model.Effect{orders, lines}, true},
-		{[]model.Fault{model.FaultDBError}, []model.Effect{orders, lines}, true},
-		{[]model.Fault{model.FaultCrash}, []model.Effect{lines, orders}, false},
-		{[]model.Fault{model.FaultLoseReply}, []model.Effect{orders, lines}, false},
-		{[]model.Fault{model.FaultCrash}, []model.Effect{orders}, false},
+		{[]model.Fault{model.FaultCrash}, []effect.Effect{orders, lines}, true},
+		{[]model.Fault{model.FaultDBError}, []effect.Effect{orders, lines}, true},
+		{[]model.Fault{model.FaultCrash}, []effect.Effect{lines, orders}, false},
+		{[]model.Fault{model.FaultLoseReply}, []effect.Effect{orders, lines}, false},
+		{[]model.Fault{model.FaultCrash}, []effect.Effect{orders}, false},
 	} {
 		n := Spec{Faults: tc.faults, Effects: tc.effects}.QueryAfterCrashTable()
 		if tc.noted != (n != "") || (tc.noted && !strings.Contains(n, "order_lines") || tc.noted && !strings.Contains(n, "write to orders")) {
@@ -37,7 +38,7 @@ func TestQueryAfterCrashTableNoted(t *testing.T) {
 // missing is refused with what it is, and a contract that has them all is
 // accepted.
 func TestFaultNeedsFromTheRegistry(t *testing.T) {
-	effects := []model.Effect{{Table: "tickets"}}
+	effects := []effect.Effect{{Table: "tickets"}}
 	two := &process.Spec{Replicas: 2}
 	for _, tc := range []struct {
 		name   string
@@ -47,7 +48,7 @@ func TestFaultNeedsFromTheRegistry(t *testing.T) {
 	}{
 		{"pause-key-record on one replica", Spec{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: &process.Spec{Replicas: 1}, KeyTable: "keys", Effects: effects}, nil, "needs process.replicas of 2"},
 		{"pause-key-record without key_table", Spec{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, Effects: effects}, nil, "needs key_table"},
-		{"pause-key-record with effects only by query", Spec{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: []model.Effect{{Table: "t", Query: "SELECT 1"}}}, nil, "needs an effect table"},
+		{"pause-key-record with effects only by query", Spec{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: []effect.Effect{{Table: "t", Query: "SELECT 1"}}}, nil, "needs an effect table"},
 		{"pause-key-record with all it needs", Spec{Faults: []model.Fault{model.FaultPauseKeyRecord}, Process: two, KeyTable: "keys", Effects: effects}, nil, ""},
 		{"crash-after-commit of a Go target", Spec{Faults: []model.Fault{model.FaultCrashAfterCommit}, Process: two, Effects: effects}, client.Func(nil), "needs an HTTP target"},
 	} {

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A Deal is one fault a world can draw, as a plan carries it: a single
@@ -38,7 +40,7 @@ type Deal struct {
 func Deals(w World) []Deal {
 	var ds []Deal
 	for _, f := range w.callFaults() {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		if ps := w.pointsOf(f); len(ps) > 0 {
 			// A failure a fault names shows some bugs alone (a partial
 			// effect), whatever the failure: one deal alone, then each
@@ -51,7 +53,7 @@ func Deals(w World) []Deal {
 			}
 			for _, p := range w.RetryPoints {
 				if k.AtPoint {
-					ds = append(ds, Deal{Fault: f, Point: model.RetryPoint(p), Retried: w.FollowUp && k.Retried})
+					ds = append(ds, Deal{Fault: f, Point: coverage.RetryPoint(p), Retried: w.FollowUp && k.Retried})
 				}
 			}
 			continue
@@ -90,9 +92,9 @@ func (d Deal) World(w World) World {
 	if d.Point == "" {
 		return w
 	}
-	switch k, _ := model.KindOf(d.Fault); {
+	switch k, _ := faultkind.KindOf(d.Fault); {
 	case k.AtPoint:
-		if p, ok := model.OfRetry(d.Point); ok {
+		if p, ok := coverage.OfRetry(d.Point); ok {
 			w.Points, w.RetryPoints = nil, []string{p}
 		} else {
 			w.Points, w.RetryPoints = []string{d.Point}, nil
@@ -149,5 +151,5 @@ func retried(steps []model.Step, c model.Call) bool {
 
 // crashing reports whether step s is a call that crashes its replica.
 func crashing(s model.Step) bool {
-	return s.Kind == model.StepCall && model.Crashes(s.Calls[0].Fault)
+	return s.Kind == model.StepCall && faultkind.Crashes(s.Calls[0].Fault)
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A deal is in a plan only when the plan carries that very fault: on a
@@ -145,7 +147,7 @@ func TestRetryPoints(t *testing.T) {
 			for _, c := range s.Calls {
 				if c.Fault == model.FaultCrashAt {
 					seen[c.Point] = true
-					_, retry := model.OfRetry(c.Point)
+					_, retry := coverage.OfRetry(c.Point)
 					before := calls[c.Action()]
 					switch {
 					case !retry && len(before) > 0:
@@ -191,7 +193,7 @@ func TestCodesOfEachFault(t *testing.T) {
 	for seed := range 300 {
 		for _, s := range gen.Plan(w).Example(seed).Steps {
 			for _, c := range s.Calls {
-				if c.Fault != model.FaultNone && c.Point != "" && !model.CodeFor(c.Fault, c.Point) {
+				if c.Fault != model.FaultNone && c.Point != "" && !faultkind.CodeFor(c.Fault, c.Point) {
 					t.Fatalf("call %s names another fault's failure", c)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // everyKind is a world that plans every fault kind a call or a step may
@@ -15,8 +16,8 @@ import (
 // point by chance left one or two untried.
 func everyKind() gen.World {
 	w := gen.DefaultWorld()
-	for _, k := range model.Kinds() {
-		if k.Scope == model.OnCall {
+	for _, k := range faultkind.Kinds() {
+		if k.Scope == faultkind.OnCall {
 			w.Faults = append(w.Faults, k.Name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Issue 27.1: under FollowUp a call that crashed, errored or lost its
@@ -19,7 +20,7 @@ func TestPlanFollowsAFaultedCallByItsRetry(t *testing.T) {
 	followed := func(p model.Plan, i int) bool {
 		c := p.Steps[i].Calls[0]
 		next := i + 1
-		if model.Crashes(c.Fault) {
+		if faultkind.Crashes(c.Fault) {
 			if p.Steps[next].Kind != model.StepRestart {
 				t.Fatalf("a crash without its restart:\n%s", p)
 			}

@@ -11,6 +11,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // World bounds what plans are drawn from. It holds a slice, so compare
@@ -112,13 +115,13 @@ func (w World) Validate() error {
 // the points of its database work for a fault that lands at one, the
 // failures for one that names its failure; nil for any other.
 func (w World) pointsOf(f model.Fault) []string {
-	switch k, _ := model.KindOf(f); {
+	switch k, _ := faultkind.KindOf(f); {
 	case k.AtPoint:
 		return w.Points
 	case k.Coded:
 		// A run's failures are each coded fault's: db-error's SQLSTATEs,
 		// dep-error's failures at each dependency.
-		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !model.CodeFor(f, c) })
+		return slices.DeleteFunc(slices.Clone(w.Codes), func(c string) bool { return !faultkind.CodeFor(f, c) })
 	}
 	return nil
 }
@@ -135,7 +138,7 @@ func (w World) callFaults() []model.Fault {
 }
 
 func (w World) cannotName(f model.Fault) bool {
-	return model.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
+	return faultkind.NamesItsTarget(f) && len(w.pointsOf(f)) == 0
 }
 
 // point draws what a call with fault f names of it (model.Call.Point),
@@ -145,8 +148,8 @@ func (w World) cannotName(f model.Fault) bool {
 // (Deal.World).
 func (w World) point(t *rapid.T, f model.Fault) (string, bool) {
 	ps := w.pointsOf(f)
-	if k, _ := model.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
-		return model.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
+	if k, _ := faultkind.KindOf(f); k.AtPoint && len(w.RetryPoints) > 0 && (len(ps) == 0 || rapid.IntRange(0, 2).Draw(t, "retry's point") == 2) {
+		return coverage.RetryPoint(rapid.SampledFrom(w.RetryPoints).Draw(t, "point")), true
 	}
 	if len(ps) == 0 {
 		return "", false
@@ -292,7 +295,7 @@ type group struct {
 // 100 plans with 9 to 22 crashes never retried one. The draw shrinks to
 // 0, no retry.
 func followUp(t *rapid.T, w World, c model.Call) *model.Step {
-	k, _ := model.KindOf(c.Fault)
+	k, _ := faultkind.KindOf(c.Fault)
 	if !w.FollowUp || !k.Retried || c.NoKey || rapid.IntRange(0, 3).Draw(t, "follow-up") == 0 {
 		return nil
 	}
@@ -317,12 +320,12 @@ func crashes(p model.Plan) model.Plan {
 		crashed := false
 		if f := s.Calls; s.Kind == model.StepCall && interrupts(f[0].Fault) {
 			c := s.Calls[0]
-			_, atRetry := model.OfRetry(c.Point)
+			_, atRetry := coverage.OfRetry(c.Point)
 			if c.NoKey || atRetry != (len(earlier[c.Action()]) > 0) || atRetry && (burst[c.Action()] || !completed(earlier[c.Action()], c)) {
 				s.Calls = []model.Call{c}
 				s.Calls[0].Fault, s.Calls[0].Point = model.FaultNone, ""
 			} else {
-				crashed = model.Crashes(c.Fault)
+				crashed = faultkind.Crashes(c.Fault)
 			}
 		}
 		for _, c := range s.Calls {
@@ -354,7 +357,7 @@ func completed(before []model.Call, retry model.Call) bool {
 // crash, a pause, a transient database failure), which a replay does not
 // make (model.FaultKind.FirstCall).
 func interrupts(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.FirstCall
 }
 
@@ -371,7 +374,7 @@ func (d dims) call(t *rapid.T, keyRequired bool) model.Call {
 		Tenant:   TenantName(rapid.IntRange(0, d.tenants-1).Draw(t, "tenant")),
 		Key:      d.key(t),
 		Variant:  rapid.IntRange(0, d.variants-1).Draw(t, "variant"),
-		Encoding: rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding"),
+		Encoding: rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding"),
 		Noise:    d.noise(t),
 	}
 	// One call in ten omits its key; the draw shrinks to 0, a keyed call.
@@ -404,7 +407,7 @@ func (d dims) vary(t *rapid.T, base model.Call) model.Call {
 	c := base
 	switch rapid.IntRange(0, 7).Draw(t, "vary") {
 	case 1:
-		c.Encoding = rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
+		c.Encoding = rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding")
 	case 2:
 		c.Variant = rapid.IntRange(0, d.variants-1).Draw(t, "variant")
 	case 3:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // checkBounds fails t when a plan leaves the world it was drawn from.
@@ -51,8 +52,8 @@ func checkCall(t *rapid.T, w gen.World, i int, c model.Call, tenants, keys map[s
 		t.Fatalf("step %d: noise %s outside the world's %v", i+1, c.Noise, w.Noise)
 	case c.Variant < 0 || c.Variant >= w.MaxVariants:
 		t.Fatalf("step %d: variant %d, want 0..%d", i+1, c.Variant, w.MaxVariants-1)
-	case c.Encoding < 0 || c.Encoding >= model.NumEncodings:
-		t.Fatalf("step %d: encoding %d, want 0..%d", i+1, c.Encoding, model.NumEncodings-1)
+	case c.Encoding < 0 || c.Encoding >= payloads.NumEncodings:
+		t.Fatalf("step %d: encoding %d, want 0..%d", i+1, c.Encoding, payloads.NumEncodings-1)
 	case c.Fault != model.FaultNone:
 		t.Fatalf("step %d: fault %q in a plan without faults", i+1, c.Fault)
 	case c.NoKey && !w.KeyRequired:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Every key drawn for a world whose shapes are the contract's is one the
@@ -27,7 +28,7 @@ func TestDrawnKeysMatchThePattern(t *testing.T) {
 		c.KeyPattern, c.KeyMaxLen = tc.pattern, tc.maxLen
 		re := regexp.MustCompile(`^(?:` + tc.pattern + `)$`)
 		w := gen.DefaultWorld()
-		w.Shapes = c.KeyShapes()
+		w.Shapes = identifiers.KeyShapes(c)
 		w.KeyShapes = len(w.Shapes) > 0
 		drawn := map[byte]bool{}
 		rapid.Check(t, func(rt *rapid.T) {
@@ -37,8 +38,8 @@ func TestDrawnKeysMatchThePattern(t *testing.T) {
 					if call.NoKey {
 						continue
 					}
-					drawn[model.KeyShape(call.Key)] = true
-					if sent := c.SentKey("is4d980a21-12-", call.Key); !re.MatchString(sent) {
+					drawn[identifiers.KeyShape(call.Key)] = true
+					if sent := identifiers.SentKey(c, "is4d980a21-12-", call.Key); !re.MatchString(sent) {
 						rt.Fatalf("key_pattern %s: key %s sent as %q, which it does not match", tc.pattern, call.Key, sent)
 					}
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/regress"
 	"github.com/idemstress/idemstress/stress"
@@ -153,38 +154,38 @@ func TestContractDigest(t *testing.T) {
 	if d != "sha256:2d083b06b3d09947efc06cb292e1239e9eb5feb349683cb890f99b7ac180a24e" {
 		t.Errorf("the digest of a contract without sinks changed: %s", d)
 	}
-	hooks := model.Sink{Name: "webhooks", Key: "/key", Tenant: "/tenant", Delivery: model.AtLeastOnce, EventID: "/id"}
+	hooks := effect.Sink{Name: "webhooks", Key: "/key", Tenant: "/tenant", Delivery: effect.AtLeastOnce, EventID: "/id"}
 	withSink := contract(t)
-	withSink.Sinks = []model.Sink{hooks}
+	withSink.Sinks = []effect.Sink{hooks}
 	ds := withSink.Digest()
 	if ds == d {
 		t.Error("declaring a sink leaves the digest alone")
 	}
-	for name, change := range map[string]func(*model.Sink){
-		"address, faults, slow answer and quiet": func(s *model.Sink) {
+	for name, change := range map[string]func(*effect.Sink){
+		"address, faults, slow answer and quiet": func(s *effect.Sink) {
 			s.Addr, s.Faults, s.Slow, s.Quiet = "127.0.0.1:9090", []model.SinkFault{model.Sink500}, time.Second, time.Second
 		},
-		"defaults spelt out": func(s *model.Sink) { s.PerAction, s.DeliveryWithin = 1, model.DefaultDeliveryWithin },
+		"defaults spelt out": func(s *effect.Sink) { s.PerAction, s.DeliveryWithin = 1, effect.DefaultDeliveryWithin },
 	} {
 		c := contract(t)
 		s := hooks
 		change(&s)
-		c.Sinks = []model.Sink{s}
+		c.Sinks = []effect.Sink{s}
 		if c.Digest() != ds {
 			t.Errorf("changing a sink's %s changes the digest", name)
 		}
 	}
-	for name, change := range map[string]func(*model.Sink){
-		"delivery":        func(s *model.Sink) { s.Delivery, s.EventID = model.ExactlyOnce, "" },
-		"event_id":        func(s *model.Sink) { s.EventID = "/event" },
-		"per_action":      func(s *model.Sink) { s.PerAction = 2 },
-		"delivery_within": func(s *model.Sink) { s.DeliveryWithin = time.Second },
-		"key pointer":     func(s *model.Sink) { s.Key = "/data/key" },
+	for name, change := range map[string]func(*effect.Sink){
+		"delivery":        func(s *effect.Sink) { s.Delivery, s.EventID = effect.ExactlyOnce, "" },
+		"event_id":        func(s *effect.Sink) { s.EventID = "/event" },
+		"per_action":      func(s *effect.Sink) { s.PerAction = 2 },
+		"delivery_within": func(s *effect.Sink) { s.DeliveryWithin = time.Second },
+		"key pointer":     func(s *effect.Sink) { s.Key = "/data/key" },
 	} {
 		c := contract(t)
 		s := hooks
 		change(&s)
-		c.Sinks = []model.Sink{s}
+		c.Sinks = []effect.Sink{s}
 		if c.Digest() == ds {
 			t.Errorf("changing a sink's %s leaves the digest alone", name)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/idemstress/idemstress/internal/boundedfile"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Write writes c into dir (created if missing) as NAME.json and returns its
@@ -121,7 +122,7 @@ func runnable(p model.Plan) error {
 			}
 		case model.StepFault:
 			// A fault of its own: a dependency's restart or crash.
-			if k, ok := model.KindOf(st.Fault); !ok || k.Scope != model.AsStep {
+			if k, ok := faultkind.KindOf(st.Fault); !ok || k.Scope != faultkind.AsStep {
 				return fmt.Errorf("step %d of the plan: fault step %q; want one of %v", i+1, st.Fault, stepFaults())
 			}
 			if len(st.Calls) > 0 || st.Target == "" {
@@ -131,10 +132,10 @@ func runnable(p model.Plan) error {
 			return fmt.Errorf("step %d of the plan: kind %q; want %q, %q, %q or %q", i+1, st.Kind, model.StepCall, model.StepBurst, model.StepRestart, model.StepFault)
 		}
 		for _, call := range st.Calls {
-			if k, ok := model.KindOf(call.Fault); call.Fault != model.FaultNone && (!ok || k.Scope != model.OnCall) {
+			if k, ok := faultkind.KindOf(call.Fault); call.Fault != model.FaultNone && (!ok || k.Scope != faultkind.OnCall) {
 				return fmt.Errorf("step %d of the plan: fault %q of a call; want one of %v", i+1, call.Fault, callFaults())
 			}
-			switch k, _ := model.KindOf(call.Fault); {
+			switch k, _ := faultkind.KindOf(call.Fault); {
 			case k.AtPoint:
 				if _, err := fault.ParsePoint(call.Point); err != nil {
 					return fmt.Errorf("step %d of the plan: call %s: %w", i+1, call, err)
@@ -160,14 +161,14 @@ func runnable(p model.Plan) error {
 
 // callFaults are the faults a call of a plan may carry.
 func callFaults() []model.Fault {
-	return slices.DeleteFunc(slices.Clone(model.PlannedFaults), func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Scope != model.OnCall })
+	return slices.DeleteFunc(slices.Clone(faultkind.PlannedFaults), func(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.Scope != faultkind.OnCall })
 }
 
 // stepFaults are the faults that are steps of their own (StepFault).
 func stepFaults() []model.Fault {
-	return slices.DeleteFunc(slices.Clone(model.PlannedFaults), func(f model.Fault) bool {
-		k, _ := model.KindOf(f)
-		return k.Scope != model.AsStep || f == model.FaultRestart
+	return slices.DeleteFunc(slices.Clone(faultkind.PlannedFaults), func(f model.Fault) bool {
+		k, _ := faultkind.KindOf(f)
+		return k.Scope != faultkind.AsStep || f == model.FaultRestart
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/redact"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
@@ -152,7 +153,7 @@ func (o *Outcome) replay(ctx context.Context, session *stress.Session, c Case, p
 			o.Verdict = checks.Fail
 			return
 		}
-		unfired = unfired || !model.AllFired(tr.History.Faults)
+		unfired = unfired || !faultkind.AllFired(tr.History.Faults)
 	}
 	if o.Verdict == checks.Pass && unfired {
 		// A planned fault that did not fire proved nothing: never a pass.

@@ -15,6 +15,9 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Config is the one description of a run: what a contract file says (Load
@@ -133,11 +136,11 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 	}
 	w.Faults, w.StepFaults = slices.Clone(w.Faults), slices.Clone(w.StepFaults)
 	for _, f := range s.Faults {
-		k, _ := model.KindOf(f)
+		k, _ := faultkind.KindOf(f)
 		switch {
 		case f == model.FaultRestart:
 			w.Restart = true
-		case k.Needs == model.NeedsDependency && k.Scope == model.AsStep:
+		case k.Needs == faultkind.NeedsDependency && k.Scope == faultkind.AsStep:
 			for _, d := range s.Process.Dependencies {
 				if !slices.ContainsFunc(w.StepFaults, func(st model.Step) bool { return st.Fault == f && st.Target == d.Name }) {
 					w.StepFaults = append(w.StepFaults, model.Step{Kind: model.StepFault, Fault: f, Target: d.Name})
@@ -149,18 +152,18 @@ func worldOf(s contract.Spec, bounds gen.World) gen.World {
 	}
 	// Variants that would be the same payload are one variant: a payload
 	// whose only variable field is a two-member enum has two.
-	w.MaxVariants = max(1, s.Contract.WithDefaults().DistinctVariants(w.MaxVariants))
+	w.MaxVariants = max(1, payloads.DistinctVariants(s.Contract.WithDefaults(), w.MaxVariants))
 	// Only the key shapes the key's format admits are drawn; fixed
 	// tenants bound how many tenants a plan has.
 	if w.KeyShapes && w.Shapes == nil {
-		w.Shapes = append([]byte{}, s.Contract.KeyShapes()...) // (not nil: identifierNotes)
+		w.Shapes = append([]byte{}, identifiers.KeyShapes(s.Contract)...) // (not nil: identifierNotes)
 		w.KeyShapes = len(w.Shapes) > 0
 	}
 	if n := len(s.Contract.Tenants); n > 0 {
 		w.MaxTenants = min(w.MaxTenants, n)
 	}
 	// Every rule a call can break is a refused-then-fixed sequence to send.
-	w.Broken = len(s.Contract.WithDefaults().Breakages())
+	w.Broken = len(payloads.Breakages(s.Contract.WithDefaults()))
 	// A crash, a transient error or a lost reply is mostly followed by its
 	// call's retry: what the service does then is what they test.
 	w.FollowUp = true
@@ -251,10 +254,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("workers: %d; want 1 to %d", c.Workers, MaxWorkers)
 	}
 	// The run adds eight hex digits and each case its number (see Run).
-	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !c.Contract.NamespaceFits(ns) {
+	if ns := model.Namespace(c.Namespace + "00000000-1000000-"); c.Namespace != "" && !identifiers.NamespaceFits(c.Contract, ns) {
 		return fmt.Errorf("namespace %q: too long for a UUID key or tenant (key_format or tenant_format uuid): a UUID holds 30 hex digits, and each namespace character other than 0-9 and a-e takes two or more; give a shorter namespace", c.Namespace)
 	}
-	if f := c.Contract.KeyFormatOf(); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
+	if f := identifiers.KeyFormatOf(c.Contract); f == model.IDDNSLabel && c.Namespace != "" && c.Namespace[0] == '-' {
 		return fmt.Errorf("namespace %q: a DNS label (key_format dns-label) starts with a letter or digit", c.Namespace)
 	}
 	return nil
@@ -263,7 +266,7 @@ func (c *Config) validate() error {
 // waitsOnLastTable reports whether fault f acts on a call once it waits on
 // its write to the last effect table (crashTable).
 func waitsOnLastTable(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.AtWrite
 }
 
@@ -271,6 +274,6 @@ func waitsOnLastTable(f model.Fault) bool {
 // front of each replica: the proxy's own faults, and the crash after the
 // commit, whose answer the proxy withholds.
 func needsProxy(f model.Fault) bool {
-	k, _ := model.KindOf(f)
+	k, _ := faultkind.KindOf(f)
 	return k.Proxy
 }

@@ -1,5 +1,9 @@
 package stress
 
+import (
+	"github.com/idemstress/idemstress/internal/model/payloads"
+)
+
 // keyInTag says the service sees the action tag where it looks for the
 // key (model.Exercise.KeyInTag): a {{tag}} in the URL or a header, a
 // payload field that is {{tag}} alone (Square's "idempotency_key"), or a
@@ -10,6 +14,6 @@ package stress
 // skipped, where one wrongly called exercised makes it passed.
 func keyInTag(cfg Config) bool {
 	c := cfg.Contract
-	return cfg.HTTP.Sends("tag") || c.CarriesAlone("tag") ||
-		c.Carries("tag") && !cfg.HTTP.Sends("key") && !c.Carries("key")
+	return cfg.HTTP.Sends("tag") || payloads.CarriesAlone(c, "tag") ||
+		payloads.Carries(c, "tag") && !cfg.HTTP.Sends("key") && !payloads.Carries(c, "key")
 }

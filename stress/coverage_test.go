@@ -7,7 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -29,18 +29,18 @@ func TestCoverageNotExercised(t *testing.T) {
 		mode   string
 		layout ticketsvc.Layout
 		change func(*stress.Config)
-		zero   []model.Transition
+		zero   []coverage.Transition
 		skip   []checks.ID
 	}{
 		{"two tenants", sample.Correct, ticketsvc.LayoutKeys, func(*stress.Config) {}, nil, nil},
 		{"one tenant", sample.Correct, ticketsvc.LayoutKeys, func(c *stress.Config) { c.World.MaxTenants = 1 },
-			[]model.Transition{model.OtherTenantSameKey}, []checks.ID{checks.TenantLeak}},
+			[]coverage.Transition{coverage.OtherTenantSameKey}, []checks.ID{checks.TenantLeak}},
 		{"the key carried by the tag", "global-keys", ticketsvc.LayoutTagged, func(c *stress.Config) {
 			c.HTTP.Headers = maps.Clone(c.HTTP.Headers)
 			c.HTTP.Headers["Idempotency-Key"] = "{{tag}}"
 			c.HTTP.Headers["X-Client-Key"] = "{{key}}" // the service reads no such header
 			c.World.KeyRequired = false                // a keyless call's tag is a key too
-		}, []model.Transition{model.OtherTenantSameKey, model.FoldedKey, model.Keyless}, []checks.ID{checks.TenantLeak, checks.KeysFolded}},
+		}, []coverage.Transition{coverage.OtherTenantSameKey, coverage.FoldedKey, coverage.Keyless}, []checks.ID{checks.TenantLeak, checks.KeysFolded}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestCoverageNotExercised(t *testing.T) {
 			}
 			status := res.Statuses()
 			t.Logf("%s", report.CoverageLine(res.Coverage, status))
-			for _, tr := range model.CallTransitions {
+			for _, tr := range coverage.CallTransitions {
 				zero := res.Coverage[tr] == 0
 				if want := slices.Contains(tc.zero, tr); zero != want {
 					t.Errorf("%s: %d, want zero: %v (coverage %v)", tr, res.Coverage[tr], want, res.Coverage)
@@ -79,7 +79,7 @@ func TestCoverageNotExercised(t *testing.T) {
 				}
 			}
 			cs := res.Row(svc.URL)
-			if cs.CheckStatus[checks.TenantLeak] != status[checks.TenantLeak] || cs.Coverage[model.Called] != res.Calls {
+			if cs.CheckStatus[checks.TenantLeak] != status[checks.TenantLeak] || cs.Coverage[coverage.Called] != res.Calls {
 				t.Errorf("the report's case: coverage %v (%d calls), statuses %v", cs.Coverage, res.Calls, cs.CheckStatus)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -45,8 +46,8 @@ func TestDocsDependencies(t *testing.T) {
 	if got.Name != want.Name || !slices.Equal(got.Command, want.Command) || got.URL != want.URL || got.Ready != want.Ready {
 		t.Errorf("README's dependency %+v\nthe sample's         %+v", got, want)
 	}
-	if !slices.Equal(cfg.Faults, model.DependencyFaults) {
-		t.Errorf("faults %v, want %v", cfg.Faults, model.DependencyFaults)
+	if !slices.Equal(cfg.Faults, faultkind.DependencyFaults) {
+		t.Errorf("faults %v, want %v", cfg.Faults, faultkind.DependencyFaults)
 	}
 	if !slices.Contains(cfg.Process.Command, "{dep.redis.url}") {
 		t.Errorf("the service's command %q is not handed {dep.redis.url}", cfg.Process.Command)
@@ -104,8 +105,8 @@ func TestREADMEFaultsBeyondTheService(t *testing.T) {
 	if got.Name != want.Name || !slices.Equal(got.Command, want.Command) || got.URL != want.URL || got.Ready != want.Ready {
 		t.Errorf("README's dependency %+v\nthe sample's         %+v", got, want)
 	}
-	if !slices.Equal(deps.Faults, model.DependencyFaults) {
-		t.Errorf("dependencies block: faults %v, want %v", deps.Faults, model.DependencyFaults)
+	if !slices.Equal(deps.Faults, faultkind.DependencyFaults) {
+		t.Errorf("dependencies block: faults %v, want %v", deps.Faults, faultkind.DependencyFaults)
 	}
 	if errs.Contract.ErrorsStored || !slices.Equal(errs.Faults, []model.Fault{model.FaultDBError}) {
 		t.Errorf("errors block: stored %v, faults %v; want not stored, [db-error]", errs.Contract.ErrorsStored, errs.Faults)

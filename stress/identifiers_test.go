@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/usable"
 )
 
@@ -116,8 +117,8 @@ func TestIdentifierDocSnippets(t *testing.T) {
 		}
 		switch i {
 		case 0:
-			if c.Contract.KeyFormatOf() != model.IDUUID || c.Contract.TenantFormatOf() != model.IDDNSLabel {
-				t.Errorf("snippet 1: key %s, tenant %s", c.Contract.KeyFormatOf(), c.Contract.TenantFormatOf())
+			if identifiers.KeyFormatOf(c.Contract) != model.IDUUID || identifiers.TenantFormatOf(c.Contract) != model.IDDNSLabel {
+				t.Errorf("snippet 1: key %s, tenant %s", identifiers.KeyFormatOf(c.Contract), identifiers.TenantFormatOf(c.Contract))
 			}
 		case 1:
 			if len(c.Contract.Tenants) != 2 || c.Contract.KeyPattern == "" {

@@ -6,6 +6,7 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // Issue 16.7: a tag that carries the key in the payload (a body field that
@@ -42,8 +43,8 @@ func TestKeyInTag(t *testing.T) {
 			a, b := model.Call{Tenant: "A", Key: "k1"}, model.Call{Tenant: "B", Key: "k1"}
 			hist := model.Calls(model.Op{Call: a, Start: 0, End: 1, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "1"}},
 				model.Op{Call: b, Start: 2, End: 3, Out: model.Outcome{Kind: model.OK, Status: 201, ID: "2"}})
-			cov := model.Exercised(model.Exercise{Contract: c, KeyInTag: keyInTag(cfg), History: hist})
-			if got := cov[model.OtherTenantSameKey] > 0; got == tc.want {
+			cov := coverage.Exercised(coverage.Exercise{Contract: c, KeyInTag: keyInTag(cfg), History: hist})
+			if got := cov[coverage.OtherTenantSameKey] > 0; got == tc.want {
 				t.Errorf("other tenant, same key exercised: %v, want %v", got, !tc.want)
 			}
 		})

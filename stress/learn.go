@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
 )
@@ -18,7 +19,7 @@ import (
 // where the run stands, and the points of an unfaulted call's work.
 
 // coded reports whether fault f names the failure it deals.
-func coded(f model.Fault) bool { k, _ := model.KindOf(f); return k.Coded }
+func coded(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.Coded }
 
 // codesOf are the failures fault f deals where the session stands; none
 // for a fault that names no failure.

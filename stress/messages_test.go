@@ -9,7 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -74,8 +74,8 @@ func TestContractDocRedisSinkExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := model.RedisSink{Dependency: "redis", Stream: "tickets:events"}
-	if len(cfg.Sinks) != 1 || cfg.Sinks[0].Redis == nil || *cfg.Sinks[0].Redis != want || cfg.Sinks[0].Mode() != model.AtLeastOnce ||
+	want := effect.RedisSink{Dependency: "redis", Stream: "tickets:events"}
+	if len(cfg.Sinks) != 1 || cfg.Sinks[0].Redis == nil || *cfg.Sinks[0].Redis != want || cfg.Sinks[0].Mode() != effect.AtLeastOnce ||
 		cfg.Sinks[0].Within() != 2*time.Second || cfg.Sinks[0].Fields["/subject"] != "/subject" {
 		t.Errorf("sinks read as %+v, want the stream %+v, at-least-once within 2s", cfg.Sinks, want)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -66,7 +66,7 @@ func TestKeyInPathMakesNoKeylessCall(t *testing.T) {
 		}
 		t.Fatalf("verdict %s (%v); want pass", res.Verdict, res.Err)
 	}
-	if n := res.Coverage[model.Keyless]; n != 0 {
+	if n := res.Coverage[coverage.Keyless]; n != 0 {
 		t.Errorf("%d keyless call(s) counted", n)
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "target.url's path") }) {

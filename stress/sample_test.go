@@ -11,7 +11,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -94,7 +94,7 @@ func TestRunSchemaMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Effects = append([]model.Effect(nil), cfg.Effects...)
+	cfg.Effects = append([]effect.Effect(nil), cfg.Effects...)
 	cfg.Effects[0].Key = "idempotency_key"
 	_, err = stress.Run(t.Context(), cfg)
 	if !errors.Is(err, observe.ErrSchema) {

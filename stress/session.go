@@ -21,6 +21,8 @@ import (
 	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/observe/access"
 	"github.com/idemstress/idemstress/internal/pgproxy"
@@ -170,7 +172,7 @@ func (s *Session) faults(pool *pgxpool.Pool) error {
 	if slices.ContainsFunc(s.cfg.Faults, waitsOnLastTable) {
 		s.nemesis.EffectStall = &dbstall.Stall{Pool: pool, Table: s.cfg.CrashTable(), Wait: s.cfg.StallWait}
 	}
-	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.KeyTable }) {
+	if slices.ContainsFunc(s.cfg.Faults, func(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.KeyTable }) {
 		s.nemesis.KeyStall = &dbstall.Stall{Pool: pool, Table: s.cfg.KeyTable, Wait: s.cfg.StallWait}
 	}
 	return nil
@@ -283,7 +285,7 @@ func (s *Session) Try(ctx context.Context, ns model.Namespace, plan model.Plan, 
 	}
 	// A {{tag}} where the key travels is what the service tells actions
 	// apart by: it holds the tenant, so no two tenants share a key.
-	tr.Coverage = model.Exercised(model.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
+	tr.Coverage = coverage.Exercised(coverage.Exercise{Contract: s.cfg.Contract, KeyInTag: keyInTag(s.cfg), History: tr.History, Sinks: s.cfg.Sinks, NS: ns})
 	return tr, nil
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/sink"
 )
 
@@ -18,7 +20,7 @@ const sinkPoll = 10 * time.Millisecond
 
 // receiver is a running sink and its declaration.
 type receiver struct {
-	spec model.Sink
+	spec effect.Sink
 	inbox
 }
 
@@ -102,7 +104,7 @@ type dueEvents struct {
 
 // due are the events plan history h must bring.
 func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) dueEvents {
-	due := dueEvents{actions: map[model.Action]bool{}, stops: h.ReplicaStops()}
+	due := dueEvents{actions: map[model.Action]bool{}, stops: faultkind.ReplicaStops(h)}
 	for _, a := range checks.Committed(checks.Input{Contract: s.cfg.Contract, Effects: s.cfg.Effects, NS: ns, History: h, Rows: rows}) {
 		due.actions[a] = true
 	}
@@ -118,7 +120,7 @@ func (s *Session) due(ns model.Namespace, h model.History, rows model.Snapshot) 
 // (beyond had, those already taken) to hold the events of every action
 // due, and takes them.
 func (s *Session) await(ctx context.Context, r receiver, ns model.Namespace, due dueEvents, had []model.Delivery, t0 time.Time, within time.Duration) ([]model.Delivery, error) {
-	belongs := func(body []byte) bool { _, ok := s.cfg.Contract.DeliveryOf(ns, r.spec, body); return ok }
+	belongs := func(body []byte) bool { _, ok := effect.DeliveryOf(s.cfg.Contract, ns, r.spec, body); return ok }
 	deadline := time.Now().Add(within)
 	seen, changed := -1, time.Now()
 	for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -198,11 +200,11 @@ func (s *Session) lateLook(ctx context.Context, tr *Trial, rows model.Snapshot, 
 // retried under a new ID (IDEM-021). An event whose sender stopped after
 // its last attempt is not waited for: its retries, if held in memory,
 // died with the process, and the check reads it so too.
-func (s *Session) delivered(ns model.Namespace, spec model.Sink, due dueEvents, got []model.Delivery) bool {
+func (s *Session) delivered(ns model.Namespace, spec effect.Sink, due dueEvents, got []model.Delivery) bool {
 	accepted := map[model.Action]int{}
 	var mine []model.Delivery
 	for _, d := range got {
-		a, ok := s.cfg.Contract.DeliveryOf(ns, spec, d.Body)
+		a, ok := effect.DeliveryOf(s.cfg.Contract, ns, spec, d.Body)
 		if !ok {
 			continue
 		}
@@ -216,5 +218,5 @@ func (s *Session) delivered(ns model.Namespace, spec model.Sink, due dueEvents, 
 			return false
 		}
 	}
-	return len(model.OpenEvents(spec, mine, due.stops)) == 0
+	return len(effect.OpenEvents(spec, mine, due.stops)) == 0
 }

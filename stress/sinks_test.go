@@ -11,6 +11,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -39,8 +40,8 @@ func TestContractDocSinksSnippet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := model.Sink{Name: "webhooks", Key: "/request_key", Tenant: "/tenant", ID: "/ticket_id", PerAction: 1,
-		Delivery: model.AtLeastOnce, EventID: "/event_id", DeliveryWithin: 5 * time.Second,
+	want := effect.Sink{Name: "webhooks", Key: "/request_key", Tenant: "/tenant", ID: "/ticket_id", PerAction: 1,
+		Delivery: effect.AtLeastOnce, EventID: "/event_id", DeliveryWithin: 5 * time.Second,
 		Fields: map[string]string{"/subject": "/subject"}, Faults: []model.SinkFault{model.Sink500, model.SinkDrop}, Slow: 3 * time.Second}
 	if len(c.Sinks) != 1 || c.Sinks[0].Name != want.Name || c.Sinks[0].EventID != want.EventID || c.Sinks[0].Within() != want.DeliveryWithin ||
 		len(c.Sinks[0].Faults) != 2 || c.Sinks[0].SlowFor() != want.Slow || c.Sinks[0].QuietFor() != 200*time.Millisecond || c.Sinks[0].Fields["/subject"] != "/subject" {
@@ -87,7 +88,7 @@ func TestSinkWaitCutShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Sinks = []model.Sink{{Name: "hooks", Addr: "127.0.0.1:0", Key: "/request_key", Tenant: "/tenant", DeliveryWithin: time.Minute}}
+	cfg.Sinks = []effect.Sink{{Name: "hooks", Addr: "127.0.0.1:0", Key: "/request_key", Tenant: "/tenant", DeliveryWithin: time.Minute}}
 	s, err := stress.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -12,7 +12,7 @@ import (
 // explained by the bug its calls show in sequence) failed in the run: it is
 // never reported "passed" beside them.
 func TestAttributedChecksAreNotPassed(t *testing.T) {
-	cov := model.Coverage{model.Called: 10, model.Burst: 4, model.SequentialRetry: 3}
+	cov := coverage.Coverage{coverage.Called: 10, coverage.Burst: 4, coverage.SequentialRetry: 3}
 	res := &stress.Result{Verdict: checks.Fail, Coverage: cov}
 	if got := res.Statuses()[checks.NotLinearizable]; got != checks.Passed {
 		t.Fatalf("IDEM-013 with nothing fired: %s, want passed", got)

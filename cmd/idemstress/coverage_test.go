@@ -10,7 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // A contract whose keys are global puts one tenant in play: no call of
@@ -37,14 +37,14 @@ func TestRunNotExercised(t *testing.T) {
 	code, stdout, stderr := invoke(t, "run", "--config", contract, "--database-url", db, "--plans", "30", "--seed", "5", "--json", "--junit", junit)
 	var cases []struct {
 		Verdict     checks.Verdict              `json:"verdict"`
-		Coverage    model.Coverage              `json:"coverage"`
+		Coverage    coverage.Coverage           `json:"coverage"`
 		CheckStatus map[checks.ID]checks.Status `json:"check_status"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &cases); err != nil || code != exitPass || len(cases) != 1 {
 		t.Fatalf("exit %d, %v\n%s%s", code, err, stdout, stderr)
 	}
 	c := cases[0]
-	if n, ok := c.Coverage[model.OtherTenantSameKey]; !ok || n != 0 || c.Coverage[model.SequentialRetry] == 0 || c.Coverage[model.Called] == 0 {
+	if n, ok := c.Coverage[coverage.OtherTenantSameKey]; !ok || n != 0 || c.Coverage[coverage.SequentialRetry] == 0 || c.Coverage[coverage.Called] == 0 {
 		t.Errorf("JSON coverage: %v", c.Coverage)
 	}
 	if c.CheckStatus[checks.TenantLeak] != checks.NotExercised || c.CheckStatus[checks.DuplicateEffect] != checks.Passed {
@@ -95,7 +95,7 @@ func TestRunNotExercised(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitPass {
 		t.Fatalf("idemstress: exit %d, %v\n%s%s", code, err, stdout, stderr)
 	}
-	if rep.Coverage[model.Called] != rep.Calls || rep.CheckStatus[checks.TenantLeak] != checks.NotExercised {
+	if rep.Coverage[coverage.Called] != rep.Calls || rep.CheckStatus[checks.TenantLeak] != checks.NotExercised {
 		t.Errorf("stress report: %d calls, coverage %v, statuses %v", rep.Calls, rep.Coverage, rep.CheckStatus)
 	}
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -119,7 +122,7 @@ func stage(err error) string {
 // fails both), and the root cause leads the FAIL lines.
 func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(string, string, ...any)) int {
 	ns := fmt.Sprintf("doctor%d-", time.Now().UnixNano())
-	if !cfg.Contract.NamespaceFits(model.Namespace(ns + "nokey-")) {
+	if !identifiers.NamespaceFits(cfg.Contract, model.Namespace(ns+"nokey-")) {
 		ns = fmt.Sprintf("dr%08x-", uint32(time.Now().UnixNano())) // a UUID holds 30 hex digits
 	}
 	one := func(c model.Call) model.Plan {
@@ -142,7 +145,7 @@ func probe(ctx context.Context, cfg stress.Config, s *stress.Session, say func(s
 	switch {
 	case out.Kind != model.Invalid:
 		say("target", "FAIL a call without a key got %d (%s); the contract says invalid is %s: %s",
-			out.Status, out.Kind, cfg.Contract.Expected("invalid"), out.Body)
+			out.Status, out.Kind, reference.Expected(cfg.Contract, "invalid"), out.Body)
 		code = max(code, exitViolations)
 	case len(tr.Violations) > 0:
 		for _, v := range tr.Violations {
@@ -164,14 +167,14 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	}
 	out := tr.History.Ops[0].Out
 	switch {
-	case out.Kind == model.Other && cfg.Contract.Read(model.Answer{Status: out.Status, Body: out.Body}).MissingID():
+	case out.Kind == model.Other && reference.Read(cfg.Contract, model.Answer{Status: out.Status, Body: out.Body}).MissingID():
 		say("target", "FAIL target.id %q: a call with a key got %d, with no ID there: %s", cfg.HTTP.ID, out.Status, out.Body)
 		return exitUsage
 	case out.Kind != model.OK && out.Status >= 400 && out.Status < 500:
 		// An API may refuse the request for its identifiers alone.
 		c, call := cfg.Contract, plan.Steps[0].Calls[0]
 		say("target", "FAIL a call with a key got %s: %s (it sent the key %q and the tenant %q: if the API constrains identifiers, say how with key_format or key_pattern, and tenants or tenant_format)",
-			out, out.Body, c.SentKey(ns, call.Key), c.SentTenant(ns, call.Tenant))
+			out, out.Body, identifiers.SentKey(c, ns, call.Key), identifiers.SentTenant(c, ns, call.Tenant))
 		return exitViolations
 	case out.Kind != model.OK:
 		say("target", "FAIL a call with a key got %s: %s", out, out.Body)
@@ -186,7 +189,7 @@ func probeKey(ctx context.Context, cfg stress.Config, s *stress.Session, say fun
 	return exitPass
 }
 
-func describeEffect(e model.Effect) string {
+func describeEffect(e effect.Effect) string {
 	var by string
 	switch {
 	case e.Join != nil:

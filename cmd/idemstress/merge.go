@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 )
 
@@ -86,7 +87,7 @@ func (out *stressReport) addTallies(r stressReport) {
 	out.ContractError = model.CutLines(cmp.Or(out.ContractError, r.ContractError))
 	if r.Coverage != nil {
 		if out.Coverage == nil {
-			out.Coverage = model.Coverage{}
+			out.Coverage = coverage.Coverage{}
 		}
 		out.Coverage.Add(r.Coverage)
 	}

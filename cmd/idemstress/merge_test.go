@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 )
 
@@ -12,24 +13,24 @@ import (
 // exercised it: a shard of one tenant does not make the job's tenant-leak
 // check "not exercised" when another shard had two.
 func TestMergeCoverage(t *testing.T) {
-	pass := func(cov model.Coverage) stressReport {
+	pass := func(cov coverage.Coverage) stressReport {
 		return stressReport{Verdict: checks.Pass, Target: "svc", Coverage: cov,
 			Cases: []report.Row{{Target: "svc", Verdict: checks.Pass, Checks: []checks.ID{}, Coverage: cov}}}
 	}
-	oneTenant := pass(model.Coverage{model.Called: 10, model.SequentialRetry: 4, model.OtherTenantSameKey: 0})
-	twoTenants := pass(model.Coverage{model.Called: 5, model.OtherTenantSameKey: 2})
+	oneTenant := pass(coverage.Coverage{coverage.Called: 10, coverage.SequentialRetry: 4, coverage.OtherTenantSameKey: 0})
+	twoTenants := pass(coverage.Coverage{coverage.Called: 5, coverage.OtherTenantSameKey: 2})
 	alone := merge([]stressReport{oneTenant})
 	if alone.CheckStatus[checks.TenantLeak] != checks.NotExercised || alone.CheckStatus[checks.DuplicateEffect] != checks.Passed {
 		t.Errorf("one shard of one tenant: %v", alone.CheckStatus)
 	}
 	both := merge([]stressReport{oneTenant, twoTenants})
-	if both.Coverage[model.Called] != 15 || both.Coverage[model.OtherTenantSameKey] != 2 || both.Coverage[model.SequentialRetry] != 4 {
+	if both.Coverage[coverage.Called] != 15 || both.Coverage[coverage.OtherTenantSameKey] != 2 || both.Coverage[coverage.SequentialRetry] != 4 {
 		t.Errorf("summed coverage: %v", both.Coverage)
 	}
 	if both.CheckStatus[checks.TenantLeak] != checks.Passed || both.CheckStatus[checks.KeysFolded] != checks.NotExercised {
 		t.Errorf("merged statuses: %v", both.CheckStatus)
 	}
-	if c := both.Cases[0]; c.Coverage[model.Called] != 15 || c.CheckStatus[checks.TenantLeak] != checks.Passed {
+	if c := both.Cases[0]; c.Coverage[coverage.Called] != 15 || c.CheckStatus[checks.TenantLeak] != checks.Passed {
 		t.Errorf("the merged case keeps a shard's coverage: %v %v", c.Coverage, c.CheckStatus)
 	}
 	// Reports of an idemstress that counted no coverage merge without one.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -37,7 +38,7 @@ type stressReport struct {
 	// Coverage counts the transitions the executions made (summed over
 	// shards), and CheckStatus says of every check whether it failed,
 	// passed or was not exercised (in no shard).
-	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	Coverage    coverage.Coverage           `json:"coverage,omitempty"`
 	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 	// Cases has one case for each bug found, most severe first, or one
 	// for the whole run when nothing failed.

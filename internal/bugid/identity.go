@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A bug is told apart from another by what went wrong, not by its check
@@ -118,7 +119,7 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 		}
 		for _, call := range s.Calls {
 			if !mine(call) {
-				if model.Crashes(call.Fault) {
+				if faultkind.Crashes(call.Fault) {
 					restarted = true
 				}
 				continue
@@ -129,7 +130,7 @@ func transitionOf(plan model.Plan, mine func(model.Call) bool) Transition {
 			case restarted:
 				t = AfterRestart
 			}
-			if model.Crashes(call.Fault) || call.Fault == model.FaultRestart {
+			if faultkind.Crashes(call.Fault) || call.Fault == model.FaultRestart {
 				restarted = true
 			}
 		}
@@ -149,7 +150,7 @@ func restartedBefore(plan model.Plan, mine func(model.Call) bool) bool {
 			if restarted && mine(call) {
 				return true
 			}
-			if model.Crashes(call.Fault) {
+			if faultkind.Crashes(call.Fault) {
 				restarted = true
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // rowProblem says why a row cannot simply be counted for its action.
@@ -25,10 +27,10 @@ const (
 
 // attribute maps a row back to its logical action. owner holds the actions
 // of the rows of tables attributed before, by table and ID.
-func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
+func attribute(in Input, e effect.Effect, r model.Row, owner map[string]map[string]model.Action) (model.Action, rowProblem) {
 	global := in.Contract.KeyScope == model.KeyScopeGlobal
 	switch e.Attribution() {
-	case model.ByJoin:
+	case effect.ByJoin:
 		a, ok := owner[e.Join.Table][r.Join]
 		switch {
 		case !ok:
@@ -38,8 +40,8 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 			return a, keylessRow
 		}
 		return a, rowOK
-	case model.ByTag:
-		tenant, key, ok := in.Contract.ParseTag(in.NS, r.Tag)
+	case effect.ByTag:
+		tenant, key, ok := identifiers.ParseTag(in.Contract, in.NS, r.Tag)
 		if !ok {
 			return model.Action{}, strayRow
 		}
@@ -47,13 +49,13 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 			return model.Action{Tenant: tenant}, keylessRow
 		}
 		a := in.Contract.ActionOf(model.Call{Tenant: tenant, Key: key})
-		if e.Tenant != "" && !global && r.Tenant != in.Contract.SentTenant(in.NS, tenant) {
+		if e.Tenant != "" && !global && r.Tenant != identifiers.SentTenant(in.Contract, in.NS, tenant) {
 			return a, foreignTenantRow
 		}
 		return a, rowOK
 	default:
-		tenant, okT := in.Contract.LogicalTenant(in.NS, r.Tenant)
-		key, okK := in.Contract.LogicalKey(in.NS, r.Key)
+		tenant, okT := identifiers.LogicalTenant(in.Contract, in.NS, r.Tenant)
+		key, okK := identifiers.LogicalKey(in.Contract, in.NS, r.Key)
 		switch {
 		case okT && (r.KeyNull || r.Key == ""):
 			return model.Action{Tenant: tenant}, keylessRow
@@ -67,11 +69,11 @@ func attribute(in Input, e model.Effect, r model.Row, owner map[string]map[strin
 }
 
 // describeRow names a row by the columns that attribute it.
-func describeRow(e model.Effect, r model.Row) string {
+func describeRow(e effect.Effect, r model.Row) string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return fmt.Sprintf("tagged %q", r.Tag)
-	case model.ByJoin:
+	case effect.ByJoin:
 		return fmt.Sprintf("pointing at %q", r.Join)
 	default:
 		return fmt.Sprintf("tenant %q key %q", r.Tenant, r.Key)

@@ -10,6 +10,7 @@ package effects
 
 import (
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Input is what the effect checks read of a plan's execution: the
@@ -18,8 +19,8 @@ import (
 // has checks.Input's fields, so that package converts one to the other.
 type Input struct {
 	Contract model.Contract
-	Effects  []model.Effect
-	Sinks    []model.Sink
+	Effects  []effect.Effect
+	Sinks    []effect.Sink
 	NS       model.Namespace
 	History  model.History
 	Rows     model.Snapshot

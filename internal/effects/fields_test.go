@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/effects"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // A wrong stored field is named in the detail, not in What (which package
@@ -13,7 +14,7 @@ import (
 // upsert that overwrites whatever a changed payload changes is one bug,
 // whichever column a plan's payloads differ in.
 func TestFieldsDifferMessageNamesTheTableNotTheColumn(t *testing.T) {
-	e := model.Effect{Table: "things", Fields: map[string]string{"color": "/color", "replicas": "/replicas"}}
+	e := effect.Effect{Table: "things", Fields: map[string]string{"color": "/color", "replicas": "/replicas"}}
 	a := model.Action{Tenant: "A", Key: "k1"}
 	winner := []byte(`{"color":"blue","replicas":2}`)
 	color := effects.FieldsAgainst(e, a, winner, model.Row{Fields: map[string]string{"color": "green", "replicas": "2"}})

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Under key_required: false (model.Contract.KeylessCreates) a call without
@@ -93,7 +95,7 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 				vs = append(vs, keylessIDs(e, g, calls, got)...)
 			}
 			vs = append(vs, keylessFields(e, g, calls, got)...)
-			if ref := e.References; ref != nil && slices.ContainsFunc(in.Effects, func(o model.Effect) bool { return o.Table == ref.Table && keylessVisible(in.Contract, in.Effects, o) }) {
+			if ref := e.References; ref != nil && slices.ContainsFunc(in.Effects, func(o effect.Effect) bool { return o.Table == ref.Table && keylessVisible(in.Contract, in.Effects, o) }) {
 				vs = append(vs, referenceChecks(e, g, got, rows[ref.Table][g])...)
 			}
 		}
@@ -108,13 +110,13 @@ func keylessRowChecks(in Input, keyless []model.Op, rows map[string]map[model.Ac
 // is seen when the row it points at is. Where none can be seen, no
 // keyless row is counted, rather than each ok keyless create blamed for
 // rows nobody could read.
-func keylessVisible(c model.Contract, effects []model.Effect, e model.Effect) bool {
+func keylessVisible(c model.Contract, effects []effect.Effect, e effect.Effect) bool {
 	for range effects { // a join chain is at most as long as the list
 		switch e.Attribution() {
-		case model.ByTag:
+		case effect.ByTag:
 			return true
-		case model.ByJoin:
-			i := slices.IndexFunc(effects, func(o model.Effect) bool { return o.Table == e.Join.Table })
+		case effect.ByJoin:
+			i := slices.IndexFunc(effects, func(o effect.Effect) bool { return o.Table == e.Join.Table })
 			if i < 0 {
 				return false
 			}
@@ -127,7 +129,7 @@ func keylessVisible(c model.Contract, effects []model.Effect, e model.Effect) bo
 }
 
 // keylessIDs: a keyless create's ID is the ID of a row it wrote.
-func keylessIDs(e model.Effect, g model.Action, calls *keylessCalls, rows []model.Row) []Finding {
+func keylessIDs(e effect.Effect, g model.Action, calls *keylessCalls, rows []model.Row) []Finding {
 	var vs []Finding
 	for _, op := range calls.ops {
 		if op.Out.Kind == model.OK && !ownsID(rows, op.Out.ID) {
@@ -140,7 +142,7 @@ func keylessIDs(e model.Effect, g model.Action, calls *keylessCalls, rows []mode
 
 // keylessFields: every keyless row holds the fields of one of its group's
 // keyless calls that may have written it.
-func keylessFields(e model.Effect, g model.Action, calls *keylessCalls, rows []model.Row) []Finding {
+func keylessFields(e effect.Effect, g model.Action, calls *keylessCalls, rows []model.Row) []Finding {
 	if len(e.Fields) == 0 {
 		return nil
 	}
@@ -153,7 +155,7 @@ func keylessFields(e model.Effect, g model.Action, calls *keylessCalls, rows []m
 			}
 			return !slices.ContainsFunc(cols, func(col string) bool {
 				stored, set := r.Fields[col]
-				return !model.StoredEqual(op.Body, e.Fields[col], stored, !set)
+				return !payloads.StoredEqual(op.Body, e.Fields[col], stored, !set)
 			})
 		})
 		if !matches {

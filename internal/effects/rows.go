@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // rowChecks compare the committed rows with what the answers promised.
@@ -37,7 +38,7 @@ func attributeRows(in Input, keyless []model.Op) (perAction map[string]map[model
 	perAction = map[string]map[model.Action][]model.Row{}
 	owner = map[string]map[string]model.Action{}
 	keylessRows = map[string]map[model.Action][]model.Row{}
-	for _, e := range model.JoinedLast(in.Effects) {
+	for _, e := range effect.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		perAction[e.Table] = map[model.Action][]model.Row{}
 		keylessRows[e.Table] = map[model.Action][]model.Row{}
@@ -84,7 +85,7 @@ func attributeRows(in Input, keyless []model.Op) (perAction map[string]map[model
 
 // partialIn is the first effect table other than e in which action a has
 // rows, "" when there is none.
-func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
+func partialIn(in Input, e effect.Effect, a model.Action, perAction map[string]map[model.Action][]model.Row) string {
 	for _, o := range in.Effects {
 		if o.Table != e.Table && len(perAction[o.Table][a]) > 0 {
 			return o.Table
@@ -93,7 +94,7 @@ func partialIn(in Input, e model.Effect, a model.Action, perAction map[string]ma
 	return ""
 }
 
-func actionRows(in Input, e model.Effect, a model.Action, info *Promised,
+func actionRows(in Input, e effect.Effect, a model.Action, info *Promised,
 	perAction map[string]map[model.Action][]model.Row, owner map[string]map[string]model.Action) []Finding {
 	var vs []Finding
 	rows := perAction[e.Table][a]
@@ -129,7 +130,7 @@ func actionRows(in Input, e model.Effect, a model.Action, info *Promised,
 
 // idChecks: every ok answer's ID must be the ID of the action's own row,
 // and never the ID of another tenant's row.
-func idChecks(e model.Effect, a model.Action, info *Promised, rows []model.Row, owner map[string]model.Action) []Finding {
+func idChecks(e effect.Effect, a model.Action, info *Promised, rows []model.Row, owner map[string]model.Action) []Finding {
 	var vs []Finding
 	for _, id := range info.OKIDs {
 		if ownsID(rows, id) {
@@ -165,7 +166,7 @@ func ownsID(rows []model.Row, id string) bool {
 
 // referenceChecks: every row's reference must point at the same action's
 // row in the referenced table.
-func referenceChecks(e model.Effect, a model.Action, rows, targets []model.Row) []Finding {
+func referenceChecks(e effect.Effect, a model.Action, rows, targets []model.Row) []Finding {
 	var vs []Finding
 	for _, r := range rows {
 		if r.RefNull || !ownsID(targets, r.Ref) {

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A sink's deliveries are effects beyond the database, judged like rows:
@@ -32,7 +35,7 @@ func sinkChecks(in Input, actions map[model.Action]*Promised) []Finding {
 			if d.Sink != s.Name {
 				continue
 			}
-			if a, ok := in.Contract.DeliveryOf(in.NS, s, d.Body); ok {
+			if a, ok := effect.DeliveryOf(in.Contract, in.NS, s, d.Body); ok {
 				byAction[a] = append(byAction[a], d)
 			}
 		}
@@ -43,7 +46,7 @@ func sinkChecks(in Input, actions map[model.Action]*Promised) []Finding {
 					fmt.Sprintf("action %s has no rows, yet %s", a, showDeliveries(s, ds))))
 				continue
 			}
-			vs = append(vs, eventChecks(s, a, ds, in.History.ReplicaStops())...)
+			vs = append(vs, eventChecks(s, a, ds, faultkind.ReplicaStops(in.History))...)
 			vs = append(vs, announcedIDs(s, a, ds, ids)...)
 			if info := actions[a]; info != nil {
 				for _, d := range ds {
@@ -63,9 +66,9 @@ func sinkChecks(in Input, actions map[model.Action]*Promised) []Finding {
 
 // eventChecks count a committed action's events at sink s; stops are
 // when a replica of the service stopped (model.History.ReplicaStops).
-func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int64) []Finding {
+func eventChecks(s effect.Sink, a model.Action, ds []model.Delivery, stops []int64) []Finding {
 	want := s.EventsPerAction()
-	if s.Mode() == model.ExactlyOnce {
+	if s.Mode() == effect.ExactlyOnce {
 		if n := len(events(s, ds, true)); n > want {
 			return []Finding{violation(DuplicateDelivery, a, fmt.Sprintf("an action's event was accepted more than %d time(s) by sink %s (exactly-once)", want, s.Name),
 				fmt.Sprintf("action %s: %s", a, showDeliveries(s, ds)))}
@@ -93,12 +96,12 @@ func eventChecks(s model.Sink, a model.Action, ds []model.Delivery, stops []int6
 // or crashed, stops): its retries died with the process that held them
 // in memory, which says nothing of the other ID, maybe a later call's
 // own event.
-func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool) {
+func replacedID(s effect.Sink, ds []model.Delivery, stops []int64) (string, bool) {
 	ids := make([]string, len(ds))
 	for i, d := range ds {
-		ids[i], _ = model.Pointer(d.Body, s.EventID)
+		ids[i], _ = payloads.Pointer(d.Body, s.EventID)
 	}
-	open := model.OpenEvents(s, ds, stops)
+	open := effect.OpenEvents(s, ds, stops)
 	all := events(s, ds, false)
 	for k, id := range all[:len(all)-1] {
 		next := slices.Index(ids, all[k+1])
@@ -112,15 +115,15 @@ func replacedID(s model.Sink, ds []model.Delivery, stops []int64) (string, bool)
 // events are the distinct events of deliveries ds in the order they
 // first came, those accepted only when accepted is set: under
 // exactly-once each delivery is one, under at-least-once each event ID.
-func events(s model.Sink, ds []model.Delivery, accepted bool) []string {
+func events(s effect.Sink, ds []model.Delivery, accepted bool) []string {
 	var out []string
 	for i, d := range ds {
 		if accepted && !d.Accepted {
 			continue
 		}
 		id := fmt.Sprint(i)
-		if s.Mode() == model.AtLeastOnce {
-			id, _ = model.Pointer(d.Body, s.EventID)
+		if s.Mode() == effect.AtLeastOnce {
+			id, _ = payloads.Pointer(d.Body, s.EventID)
 		}
 		if !slices.Contains(out, id) {
 			out = append(out, id)
@@ -131,12 +134,12 @@ func events(s model.Sink, ds []model.Delivery, accepted bool) []string {
 
 // announcedIDs: a delivery's resource ID (the sink's id:) must be the ID
 // of a row the action committed, not one a rolled-back attempt made.
-func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed []string) []Finding {
+func announcedIDs(s effect.Sink, a model.Action, ds []model.Delivery, committed []string) []Finding {
 	if s.ID == "" {
 		return nil
 	}
 	for _, d := range ds {
-		if id, _ := model.Pointer(d.Body, s.ID); !slices.Contains(committed, id) {
+		if id, _ := payloads.Pointer(d.Body, s.ID); !slices.Contains(committed, id) {
 			return []Finding{violation(PhantomDelivery, a, "sink "+s.Name+" received an event announcing a resource the action never committed",
 				fmt.Sprintf("action %s: a delivery announces id %s, committed: %s; %s", a, model.ShowID(id), strings.Join(committed, ", "), showDeliveries(s, ds)))}
 		}
@@ -147,17 +150,17 @@ func announcedIDs(s model.Sink, a model.Action, ds []model.Delivery, committed [
 // deliveryFields compare a delivery's fields with the winning payload, as
 // a row's are: the delivery stands for a row of a table named after the
 // sink, its fields for columns.
-func deliveryFields(in Input, s model.Sink, a model.Action, info *Promised, d model.Delivery) []Finding {
+func deliveryFields(in Input, s effect.Sink, a model.Action, info *Promised, d model.Delivery) []Finding {
 	if len(s.Fields) == 0 {
 		return nil
 	}
 	r := model.Row{Fields: map[string]string{}}
 	for ptr := range s.Fields {
-		if v, ok := model.Pointer(d.Body, ptr); ok && v != "null" {
+		if v, ok := payloads.Pointer(d.Body, ptr); ok && v != "null" {
 			r.Fields[ptr] = v
 		}
 	}
-	return fieldChecks(model.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.Winners), r)
+	return fieldChecks(effect.Effect{Table: "sink " + s.Name, Fields: s.Fields}, a, sentWinners(in, a, info.Winners), r)
 }
 
 // Committed lists the actions with rows in some effect table: those
@@ -182,7 +185,7 @@ func committedRows(in Input) map[model.Action][]string {
 			break
 		}
 	}
-	for _, e := range model.JoinedLast(in.Effects) {
+	for _, e := range effect.JoinedLast(in.Effects) {
 		owner[e.Table] = map[string]model.Action{}
 		for _, r := range in.Rows[e.Table] {
 			a, problem := attribute(in, e, r, owner)
@@ -204,7 +207,7 @@ func committedRows(in Input) map[model.Action][]string {
 
 // showDeliveries lists an action's deliveries for a violation's detail:
 // "2 deliveries to webhooks: at 12ms accepted event "evt_1", …".
-func showDeliveries(s model.Sink, ds []model.Delivery) string {
+func showDeliveries(s effect.Sink, ds []model.Delivery) string {
 	if len(ds) == 0 {
 		return "no delivery to " + s.Name
 	}
@@ -212,7 +215,7 @@ func showDeliveries(s model.Sink, ds []model.Delivery) string {
 	for i, d := range ds {
 		parts[i] = fmt.Sprintf("at %s %s", time.Duration(d.Time).Round(time.Millisecond), acceptance(d))
 		if s.EventID != "" {
-			id, _ := model.Pointer(d.Body, s.EventID)
+			id, _ := payloads.Pointer(d.Body, s.EventID)
 			parts[i] += fmt.Sprintf(" event %q", id)
 		}
 	}

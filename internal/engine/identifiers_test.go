@@ -6,6 +6,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Every run's name leaves room for its cases, under a UUID key and a
@@ -18,7 +19,7 @@ func TestRunNameFitsAUUID(t *testing.T) {
 	}
 	cfg := Settings{Spec: s.WithDefaults(), Namespace: "n1"}
 	for seed := range uint64(200) {
-		if run := runName(cfg, seed); !cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
+		if run := runName(cfg, seed); !identifiers.NamespaceFits(cfg.Contract, model.Namespace(run+"-1000000-")) {
 			t.Fatalf("run name %q leaves no room for a million cases in a UUID", run)
 		}
 	}

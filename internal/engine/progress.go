@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Progress is how far a run has got, for a caller that shows it while the
@@ -31,7 +31,7 @@ func (r *runner) progress(phase string) {
 	if r.cfg.Progress == nil {
 		return
 	}
-	p := Progress{Phase: phase, Plans: r.searched, Executions: int(r.executions.Load()), Calls: r.calls, FaultsFired: model.FaultsFired(r.faults),
+	p := Progress{Phase: phase, Plans: r.searched, Executions: int(r.executions.Load()), Calls: r.calls, FaultsFired: faultkind.FaultsFired(r.faults),
 		Elapsed: time.Since(r.t0)}
 	for _, f := range r.bugs {
 		p.Bugs = append(p.Bugs, f.Check)

@@ -20,6 +20,9 @@ import (
 	"github.com/idemstress/idemstress/internal/findings"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/points"
 	"github.com/idemstress/idemstress/internal/usable"
 )
@@ -39,8 +42,8 @@ type runner struct {
 	deals []gen.Deal
 	// faults counts the fault events of every execution by kind, and
 	// unfiredExecs the executions where one of them did not fire.
-	faults       map[model.Fault]model.FaultCount
-	coverage     model.Coverage
+	faults       map[model.Fault]faultkind.FaultCount
+	coverage     coverage.Coverage
 	unfiredExecs int
 	// unfiredWhy is, by kind, why a fault first did not fire.
 	unfiredWhy map[model.Fault]string
@@ -141,7 +144,7 @@ func runOn(cfg Settings, session Session) *runner {
 // the run and the final verdict.
 func (r *runner) result(ctx context.Context, cerr error) *findings.Result {
 	res := &findings.Result{Target: r.session.Where(), Seed: r.seed, Plans: r.plans, Searched: r.searched, Executions: int(r.executions.Load()),
-		Calls: r.calls, FaultsFired: model.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
+		Calls: r.calls, FaultsFired: faultkind.FaultsFired(r.faults), Failures: r.bugs, Attributed: r.attributed, Interrupted: ctx.Err() != nil,
 		Contract: cerr}
 	for _, b := range r.explained {
 		if !slices.Contains(res.AttributedChecks, b.Check) {
@@ -240,7 +243,7 @@ func (s sessionTrier) Try(ctx context.Context, ns model.Namespace, plan model.Pl
 // newRunner is the state of a run with seed begun at t0, trying its plans
 // with trials.
 func newRunner(cfg Settings, seed uint64, t0 time.Time, trials trier) *runner {
-	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]model.FaultCount{}, coverage: points.StartCoverage(cfg.Faults, cfg.DBStall, cfg.World),
+	return &runner{cfg: cfg, trials: trials, seed: seed, deals: gen.Deals(cfg.World), t0: t0, faults: map[model.Fault]faultkind.FaultCount{}, coverage: points.StartCoverage(cfg.Faults, cfg.DBStall, cfg.World),
 		unfiredWhy: map[model.Fault]string{}, run: runName(cfg, seed)}
 }
 
@@ -251,7 +254,7 @@ func newRunner(cfg Settings, seed uint64, t0 time.Time, trials trier) *runner {
 func runName(cfg Settings, seed uint64) string {
 	run := fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
 	for range 100 {
-		if cfg.Contract.NamespaceFits(model.Namespace(run + "-1000000-")) {
+		if identifiers.NamespaceFits(cfg.Contract, model.Namespace(run+"-1000000-")) {
 			break
 		}
 		run = fmt.Sprintf("%s%08x", cmp.Or(cfg.Namespace, "is"), uint32(seed^randomSeed()))
@@ -403,9 +406,9 @@ func (r *runner) once(ctx context.Context, plan model.Plan) ([]checks.Violation,
 // kind and whether they all fired, IDs, refused variants.
 func (r *runner) account(tr Trial) {
 	r.calls += len(tr.History.Ops)
-	model.Tally(r.faults, tr.History.Faults)
+	faultkind.Tally(r.faults, tr.History.Faults)
 	r.coverage.Add(tr.Coverage)
-	if !model.AllFired(tr.History.Faults) {
+	if !faultkind.AllFired(tr.History.Faults) {
 		r.unfiredExecs++
 	}
 	for _, ev := range tr.History.Faults {
@@ -437,7 +440,7 @@ func randomSeed() uint64 {
 
 // unfiredKinds says which kinds of fault did not always fire, each with
 // why, as the first case where it did not fire said (why, by kind).
-func unfiredKinds(counts map[model.Fault]model.FaultCount, why map[model.Fault]string) string {
+func unfiredKinds(counts map[model.Fault]faultkind.FaultCount, why map[model.Fault]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[k]

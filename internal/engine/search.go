@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // The search draws plan i of a run from a seed of its own, DeriveSeed(seed,
@@ -170,8 +171,8 @@ func (r *runner) workers() int {
 		r.note(fmt.Sprintf("workers: %d asked, 1 used: the db-stall nemesis (on %s) holds every request of a burst, so plans run one at a time", w, r.cfg.DBStall))
 		return 1
 	}
-	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { k, _ := model.KindOf(f); return k.Needs != model.NeedsProxy }); i >= 0 && w > 1 {
-		k, _ := model.KindOf(r.cfg.Faults[i])
+	if i := slices.IndexFunc(r.cfg.Faults, func(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.Needs != faultkind.NeedsProxy }); i >= 0 && w > 1 {
+		k, _ := faultkind.KindOf(r.cfg.Faults[i])
 		r.note(fmt.Sprintf("workers: %d asked, 1 used: the %s fault acts on %s every plan shares, so plans run one at a time", w, k.Name, shared[k.Needs]))
 		return 1
 	}
@@ -180,8 +181,8 @@ func (r *runner) workers() int {
 
 // shared says what a fault that needs need acts on, which every plan of
 // a run shares.
-var shared = map[model.FaultNeed]string{
-	model.NeedsService:    "the service's processes",
-	model.NeedsDependency: "the service's dependencies",
-	model.NeedsDatabase:   "a whole effect table (locked, its waiting sessions ended or held)",
+var shared = map[faultkind.FaultNeed]string{
+	faultkind.NeedsService:    "the service's processes",
+	faultkind.NeedsDependency: "the service's dependencies",
+	faultkind.NeedsDatabase:   "a whole effect table (locked, its waiting sessions ended or held)",
 }

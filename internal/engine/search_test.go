@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // The search draws plans outside rapid.Check and has rapid shrink a failing
@@ -114,8 +115,8 @@ func TestFirstPlansAreDealtEveryFault(t *testing.T) {
 // the dealt point, and is the plan its seed draws there.
 func TestFirstPlansAreDealtEveryPoint(t *testing.T) {
 	w := gen.DefaultWorld()
-	for _, k := range model.Kinds() {
-		if k.Scope == model.OnCall {
+	for _, k := range faultkind.Kinds() {
+		if k.Scope == faultkind.OnCall {
 			w.Faults = append(w.Faults, k.Name)
 		}
 	}

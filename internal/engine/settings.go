@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/points"
 )
 
@@ -61,7 +62,7 @@ type Trial struct {
 	History    model.History
 	Violations []checks.Violation
 	// Coverage counts the transitions the execution made (model.Exercised).
-	Coverage model.Coverage
+	Coverage coverage.Coverage
 	// Notes say something about the run that is no violation (an event
 	// that came after delivery_within).
 	Notes []string

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Issue 16.11: an inconclusive run names, for each fault kind that did not
 // always fire, why it first did not.
 func TestUnfiredKindsSayWhy(t *testing.T) {
-	counts := map[model.Fault]model.FaultCount{
+	counts := map[model.Fault]faultkind.FaultCount{
 		model.FaultCrash:     {Planned: 3, Fired: 1},
 		model.FaultDBStall:   {Planned: 2, Fired: 2},
 		model.FaultLoseReply: {Planned: 1, Fired: 0},

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -161,7 +162,7 @@ func PointName(s pgproxy.Step) string { return PointOf(s).String() }
 // of a retry's ("retry after statement 1": model.RetryPoint), which the
 // proxy matches alike within the faulted call's own work.
 func ParsePoint(s string) (Point, error) {
-	p, _ := model.OfRetry(s)
+	p, _ := coverage.OfRetry(s)
 	if dp, ok := parseDepPoint(p); ok {
 		return dp, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
 )
@@ -34,8 +34,8 @@ func TestPointNames(t *testing.T) {
 			t.Errorf("%q does not match %+v", tc.name, pt)
 		}
 		// A retry's point names the same point of the retry's own work.
-		if r, err := ParsePoint(model.RetryPoint(tc.name)); err != nil || r != p {
-			t.Errorf("ParsePoint(%q) = %v, %v; want %v", model.RetryPoint(tc.name), r, err, p)
+		if r, err := ParsePoint(coverage.RetryPoint(tc.name)); err != nil || r != p {
+			t.Errorf("ParsePoint(%q) = %v, %v; want %v", coverage.RetryPoint(tc.name), r, err, p)
 		}
 		pt.Index, pt.Tx = pt.Index+1, pt.Tx+1
 		if p.matches(pt) {

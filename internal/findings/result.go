@@ -6,6 +6,8 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/bugid"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Failure is one bug a run found: a failing plan, shrunk, with what it did
@@ -91,11 +93,11 @@ type Result struct {
 	// Unfired counts the executions whose planned faults did not all fire.
 	Unfired int `json:"unfired,omitempty"`
 	// Faults counts the faults of every case, by kind: planned and fired.
-	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	Faults map[model.Fault]faultkind.FaultCount `json:"faults,omitempty"`
 	// Coverage counts the transitions every execution made, shrinking
 	// included; a check none of whose transitions (checks.Check.Needs)
 	// happened was not exercised, and is never reported passed.
-	Coverage model.Coverage `json:"coverage"`
+	Coverage coverage.Coverage `json:"coverage"`
 	// Flaky says some minimal plan did not fail again the same way when rerun.
 	Flaky bool `json:"flaky,omitempty"`
 	// Interrupted says the run's context ended before its budget was

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -18,13 +19,13 @@ func (x *execution) markers(call model.Call) [][]byte {
 	c := x.Contract.Breaking(call.Broken)
 	var ms [][]byte
 	if !call.NoKey {
-		ms = append(ms, []byte(c.StoredKey(x.ns, call.Key)), []byte(c.SentKey(x.ns, call.Key)))
+		ms = append(ms, []byte(identifiers.StoredKey(c, x.ns, call.Key)), []byte(identifiers.SentKey(c, x.ns, call.Key)))
 	}
-	if tag := x.ns.Tag(c, call); tag != "" {
+	if tag := identifiers.Tag(x.ns, c, call); tag != "" {
 		ms = append(ms, []byte(tag))
 	}
 	if len(ms) == 0 {
-		ms = append(ms, []byte(c.SentTenant(x.ns, call.Tenant)))
+		ms = append(ms, []byte(identifiers.SentTenant(c, x.ns, call.Tenant)))
 	}
 	return ms
 }

@@ -16,6 +16,10 @@ import (
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/fault/nemesis"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
 )
@@ -156,7 +160,7 @@ func (x *execution) unserved(calls []model.Call) {
 	}
 	idx := x.add(ops)
 	for i := len(x.h.Faults) - 1; i >= 0; i-- {
-		if ev := &x.h.Faults[i]; model.Crashes(ev.Kind) && ev.Fired {
+		if ev := &x.h.Faults[i]; faultkind.Crashes(ev.Kind) && ev.Fired {
 			ev.Ops = append(ev.Ops, idx...)
 			return
 		}
@@ -181,32 +185,32 @@ func (x *execution) add(ops []model.Op) []int {
 func (x *execution) request(ns model.Namespace, call model.Call, replica int) (client.Request, model.Op) {
 	// A broken call's body breaks the payload rule it names.
 	e, c := x.Executor, x.Contract.Breaking(call.Broken)
-	tag := ns.Tag(c, call)
-	req := client.Request{Tenant: c.SentTenant(ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
+	tag := identifiers.Tag(ns, c, call)
+	req := client.Request{Tenant: identifiers.SentTenant(c, ns, call.Tenant), Tag: tag, Replica: replica, Noise: call.Noise}
 	if call.NoKey {
 		req.NoKey = true
 	} else {
-		req.Key = c.SentKey(ns, call.Key)
+		req.Key = identifiers.SentKey(c, ns, call.Key)
 	}
 	// The op keeps the payload as judged: a key or tenant the body carries
 	// is identity, not payload (model.Contract.Send).
-	id := model.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
+	id := payloads.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
 	if call.UniqueOf != "" {
 		// Another action's unique values: those its own calls send.
-		id.Unique = ns.Tag(c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
+		id.Unique = identifiers.Tag(ns, c, model.Call{Tenant: call.Tenant, Key: call.UniqueOf})
 	}
 	if call.NoKey && c.KeylessCreates && len(c.Unique) > 0 {
 		// The tag of a keyless call names its tenant only, shared by
 		// every keyless create of it: its unique values need more.
 		x.keyless++
-		id.Unique = c.KeylessUnique(tag, x.keyless)
+		id.Unique = payloads.KeylessUnique(c, tag, x.keyless)
 	}
 	if e.HTTP.Body == client.BodyForm { // target.body: form
-		req.Body = c.SendForm(id, call.Variant, call.Encoding)
-		return req, model.Op{Call: call, Body: c.RenderFormAs(id, call.Variant, call.Encoding)}
+		req.Body = payloads.SendForm(c, id, call.Variant, call.Encoding)
+		return req, model.Op{Call: call, Body: payloads.RenderFormAs(c, id, call.Variant, call.Encoding)}
 	}
-	req.Body = c.Send(id, call.Variant, call.Encoding)
-	return req, model.Op{Call: call, Body: c.RenderAs(id, call.Variant, call.Encoding)}
+	req.Body = payloads.Send(c, id, call.Variant, call.Encoding)
+	return req, model.Op{Call: call, Body: payloads.RenderAs(c, id, call.Variant, call.Encoding)}
 }
 
 // outcome records what a call got back; err is an infrastructure failure.
@@ -222,7 +226,7 @@ func outcome(ctx context.Context, c model.Contract, op *model.Op, resp client.Re
 	case err != nil:
 		op.Out = model.Outcome{Kind: model.Unknown, Err: err.Error()}
 	default:
-		r := c.Read(model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
+		r := reference.Read(c, model.Answer{Status: resp.Status, Body: resp.Body, ID: resp.ID})
 		op.Out = model.Outcome{Kind: r.Kind, Status: resp.Status, ID: r.ID, Body: model.Excerpt(resp.Body, model.AnswerKept)}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // A replica that exits on its own during a plan (an unhandled error when
@@ -92,7 +93,7 @@ func (x *execution) lastStepUnanswered() bool {
 func (x *execution) lastStepCutOff() bool {
 	for i := len(x.h.Ops) - 1; i >= 0 && x.h.Ops[i].Step == x.step; i-- {
 		op := x.h.Ops[i]
-		if k, _ := model.KindOf(op.Call.Fault); op.Out.Err != "" && !k.Proxy {
+		if k, _ := faultkind.KindOf(op.Call.Fault); op.Out.Err != "" && !k.Proxy {
 			return true
 		}
 	}

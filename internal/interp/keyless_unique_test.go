@@ -12,6 +12,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/interp"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Under key_required: false every keyless call is a create of its own, so
@@ -53,7 +54,7 @@ func TestKeylessCreatesSendUniqueValuesOfTheirOwn(t *testing.T) {
 				}
 				seen[n] = true
 				if i%2 == 0 {
-					if tenant, key, ok := c.ParseTag(ns, n); !ok || !strings.EqualFold(tenant, "A") || key != "" {
+					if tenant, key, ok := identifiers.ParseTag(c, ns, n); !ok || !strings.EqualFold(tenant, "A") || key != "" {
 						t.Errorf("tag %q parses as tenant %q key %q (%v), want tenant A and no key", n, tenant, key, ok)
 					}
 				}

@@ -16,6 +16,8 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // linInput is what porcupine passes to the model as an operation's input.
@@ -37,7 +39,7 @@ type linInput struct {
 // which payload variant created it, for the visualisation only: Equal and
 // Hash ignore it.
 type linState struct {
-	s       model.State
+	s       reference.State
 	variant int
 }
 
@@ -86,7 +88,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 	var bodies [][]byte
 	shared := func(body []byte) []byte {
 		for _, b := range bodies {
-			if c.Equivalent(b, body) {
+			if payloads.Equivalent(c, b, body) {
 				return b
 			}
 		}
@@ -100,7 +102,7 @@ func operations(c model.Contract, ops []model.Op) ([]porcupine.Operation, []porc
 		for j, other := range keyed {
 			if j != i && model.Overlap(op.AtWork(), other.AtWork()) {
 				overlapped = true
-				heldOtherwise = heldOtherwise || model.HeldAndLeftNothing(other) && !c.Equivalent(op.Body, other.Body)
+				heldOtherwise = heldOtherwise || reference.HeldAndLeftNothing(other) && !payloads.Equivalent(c, op.Body, other.Body)
 			}
 		}
 		if overlapped && op.Out.Kind == model.InFlight {
@@ -166,8 +168,8 @@ func linModel(c model.Contract) porcupine.Model {
 // in st, none when it allows no such answer; a state that creates the
 // action remembers the variant that created it.
 func linStep(judge model.Contract, st linState, in linInput, out model.Outcome) []any {
-	rule, next := judge.Judge(st.s, model.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped, HeldOtherwise: in.heldOtherwise}, out)
-	if rule != model.RuleHolds {
+	rule, next := reference.Judge(judge, st.s, reference.Input{Body: in.body, Broken: in.op.Call.Broken > 0, Overlapped: in.overlapped, HeldOtherwise: in.heldOtherwise}, out)
+	if rule != reference.RuleHolds {
 		return nil
 	}
 	states := make([]any, len(next))

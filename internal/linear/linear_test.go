@@ -13,6 +13,8 @@ import (
 
 	"github.com/idemstress/idemstress/internal/linear"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // linCall is one call of action A/k1 with payload variant v in encoding e,
@@ -21,7 +23,7 @@ func linCall(v, e int, start, end int64, out model.Outcome) model.Op {
 	c := model.DefaultContract()
 	return model.Op{
 		Call:  model.Call{Tenant: "A", Key: "k1", Variant: v, Encoding: e},
-		Body:  model.RenderPayload(c.Payload, v, e),
+		Body:  payloads.RenderPayload(c.Payload, v, e),
 		Start: start,
 		End:   end,
 		Out:   out,
@@ -151,7 +153,7 @@ func TestLinearizableAcceptsWhatStartOrderRejects(t *testing.T) {
 		linCall(0, 0, 0, 20, linConflict),
 		linCall(1, 0, 5, 15, linOK("7")),
 	}
-	if findings, _ := c.Walk(ops); len(findings) == 0 {
+	if findings, _ := reference.Walk(c, ops); len(findings) == 0 {
 		t.Fatalf("Walk in start order found nothing; the case no longer shows the difference")
 	}
 	if got, _ := linear.Linearizable(c, ops, 10*time.Second); got != porcupine.Ok {
@@ -183,7 +185,7 @@ func TestLinearizableAgreesWithWalkOnSequentialHistories(t *testing.T) {
 		at := int64(0)
 		for i := range ops {
 			v := rapid.IntRange(0, 2).Draw(t, "variant")
-			e := rapid.IntRange(0, model.NumEncodings-1).Draw(t, "encoding")
+			e := rapid.IntRange(0, payloads.NumEncodings-1).Draw(t, "encoding")
 			var out model.Outcome
 			switch {
 			case rapid.IntRange(0, 9).Draw(t, "wrong") == 0:
@@ -211,7 +213,7 @@ func TestLinearizableAgreesWithWalkOnSequentialHistories(t *testing.T) {
 			ops[i] = linCall(v, e, at, at+took, out)
 			at += took + 1 + rapid.Int64Range(0, 5).Draw(t, "gap")
 		}
-		findings, _ := c.Walk(ops)
+		findings, _ := reference.Walk(c, ops)
 		got, _ := linear.Linearizable(c, ops, 10*time.Second)
 		want := porcupine.Ok
 		if len(findings) > 0 {
@@ -233,7 +235,7 @@ func linBurst(n int) []model.Op {
 		linCall(0, 1, 0, 100, linOK("8")),
 	}
 	for i := range n {
-		ops = append(ops, linCall(1+i%2, i%model.NumEncodings, 0, 100, linConflict))
+		ops = append(ops, linCall(1+i%2, i%payloads.NumEncodings, 0, 100, linConflict))
 	}
 	return ops
 }
@@ -263,7 +265,7 @@ func TestLinearizableBurstOfInFlightIsCheap(t *testing.T) {
 		linCall(0, 1, 0, 100, linOK("8")),
 	}
 	for i := range 40 {
-		ops = append(ops, linCall(i%3, i%model.NumEncodings, 0, 100, linInFlight))
+		ops = append(ops, linCall(i%3, i%payloads.NumEncodings, 0, 100, linInFlight))
 	}
 	if got, _ := linear.Linearizable(c, ops, 10*time.Second); got != porcupine.Illegal {
 		t.Errorf("Linearizable = %s, want %s", got, porcupine.Illegal)
@@ -351,9 +353,9 @@ func ExampleLinearizable() {
 	c := model.DefaultContract()
 	call := func(variant int) model.Call { return model.Call{Tenant: "A", Key: "k1", Variant: variant} }
 	ops := []model.Op{
-		{Call: call(0), Body: model.RenderPayload(c.Payload, 0, 0), Start: 0, End: 20,
+		{Call: call(0), Body: payloads.RenderPayload(c.Payload, 0, 0), Start: 0, End: 20,
 			Out: model.Outcome{Kind: model.Conflict, Status: 422}},
-		{Call: call(1), Body: model.RenderPayload(c.Payload, 1, 0), Start: 5, End: 15,
+		{Call: call(1), Body: payloads.RenderPayload(c.Payload, 1, 0), Start: 5, End: 15,
 			Out: model.Outcome{Kind: model.OK, Status: 201, ID: "7"}},
 	}
 	result, _ := linear.Linearizable(c, ops, time.Second)

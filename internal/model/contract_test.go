@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // The statuses: shorthand reads an answer by its status alone (and
@@ -45,7 +46,7 @@ func TestReadByStatus(t *testing.T) {
 	for _, tt := range tests {
 		name := fmt.Sprintf("%v status=%d id=%v", tt.contract.Statuses, tt.status, tt.hasID)
 		t.Run(name, func(t *testing.T) {
-			if got := tt.contract.Read(bodiless(tt.status, tt.hasID)).Kind; got != tt.want {
+			if got := reference.Read(tt.contract, bodiless(tt.status, tt.hasID)).Kind; got != tt.want {
 				t.Errorf("Read = %s, want %s", got, tt.want)
 			}
 		})
@@ -74,13 +75,6 @@ func TestActionOf(t *testing.T) {
 	}
 }
 
-func ExampleContract_Read() {
-	c := model.DefaultContract()
-	created := c.Read(model.Answer{Status: 201, ID: "7"})
-	fmt.Println(created.Kind, created.ID, c.Read(model.Answer{Status: 422}).Kind, c.Read(model.Answer{Status: 500}).Kind)
-	// Output: ok 7 conflict unknown
-}
-
 // A contract built in Go with only some fields set judges like the default
 // for the rest, and keeps what it set.
 func TestWithDefaults(t *testing.T) {
@@ -95,10 +89,10 @@ func TestWithDefaults(t *testing.T) {
 		t.Errorf("WithDefaults changed or missed a field: %+v", own)
 	}
 	// Before defaults, a 422 is an answer outside the contract; after, a conflict.
-	if got := (model.Contract{}).Read(bodiless(422, false)).Kind; got != model.Other {
+	if got := reference.Read((model.Contract{}), bodiless(422, false)).Kind; got != model.Other {
 		t.Errorf("zero contract classifies 422 as %s", got)
 	}
-	if got := (model.Contract{}).WithDefaults().Read(bodiless(422, false)).Kind; got != model.Conflict {
+	if got := reference.Read((model.Contract{}).WithDefaults(), bodiless(422, false)).Kind; got != model.Conflict {
 		t.Errorf("defaulted contract classifies 422 as %s", got)
 	}
 }

@@ -151,53 +151,6 @@ type History struct {
 // Calls is a history of calls alone, with no fault.
 func Calls(ops ...Op) History { return History{Ops: ops} }
 
-// ReplicaStops are the times (on the clock of Op.Start) a replica of the
-// service had stopped during the history: the end of a restart, a crash,
-// or an exit of its own. What a replica held in memory, such as a
-// delivery it was still retrying, is gone after each; a replica shutting
-// down gracefully may still send until then.
-func (h History) ReplicaStops() []int64 {
-	var out []int64
-	for _, ev := range h.Faults {
-		if ev.Fired && ev.Target == "" && (ev.Kind == FaultRestart || ev.Kind == FaultExit || Crashes(ev.Kind)) {
-			out = append(out, ev.End)
-		}
-	}
-	return out
-}
-
-// OpenEvents are the event IDs of deliveries ds to an at-least-once
-// sink s that no attempt got accepted while their sender still stood: a
-// correct service sends each of them again under its ID. An event whose
-// last attempt came before a replica stopped (stops, ReplicaStops) is
-// not open: its retries, if held in memory, died with the process.
-// Under exactly-once there are none: an attempt has no ID to follow.
-func OpenEvents(s Sink, ds []Delivery, stops []int64) []string {
-	if s.Mode() != AtLeastOnce {
-		return nil
-	}
-	last := map[string]int64{}
-	var order, taken []string
-	for _, d := range ds {
-		id, _ := Pointer(d.Body, s.EventID)
-		if _, ok := last[id]; !ok {
-			order = append(order, id)
-		}
-		last[id] = d.Time
-		if d.Accepted {
-			taken = append(taken, id)
-		}
-	}
-	var open []string
-	for _, id := range order {
-		stopped := slices.ContainsFunc(stops, func(at int64) bool { return at >= last[id] })
-		if !slices.Contains(taken, id) && !stopped {
-			open = append(open, id)
-		}
-	}
-	return open
-}
-
 // Len counts the history's calls.
 func (h History) Len() int { return len(h.Ops) }
 

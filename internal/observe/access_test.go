@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -94,7 +95,7 @@ func TestObserveFindsTheSameRowsInEveryLayout(t *testing.T) {
 				if layout.indexes != "" {
 					exec(t, pool, layout.indexes)
 				}
-				effects := []model.Effect{
+				effects := []effect.Effect{
 					{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", Fields: map[string]string{"subject": "/subject"}},
 					{Table: "notification_outbox", Tenant: "tenant", Key: "request_key"},
 				}
@@ -374,7 +375,7 @@ func usesIndex(plan, idx string) bool {
 func TestObserveUsesTheIndexes(t *testing.T) {
 	for _, layout := range []struct {
 		name, schema, fill string
-		effects            []model.Effect
+		effects            []effect.Effect
 		// uses are the indexes each table's statement must use.
 		uses map[string][]string
 	}{

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
@@ -70,7 +71,7 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 	st, first := o.runOf(ctx, info, prefix)
 	deadline := o.baselineDeadline(ctx)
 	b := model.Baseline{}
-	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]model.Effect) error {
+	err := o.readOnly(ctx, func(tx pgx.Tx, byTable map[string]effect.Effect) error {
 		var xmax uint64
 		var age int64 // of st.xmax: row versions at most this old are recent
 		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint, age($1::text::xid)`, xid32(st.xmax)).Scan(&xmax, &age); err != nil {
@@ -79,8 +80,8 @@ func (o *Observer) Baseline(ctx context.Context, prefix model.Namespace) (model.
 		if first {
 			st.xmax = xmax
 		}
-		var todo []model.Effect
-		for _, e := range model.JoinedLast(o.effects) {
+		var todo []effect.Effect
+		for _, e := range effect.JoinedLast(o.effects) {
 			if e.Query != "" {
 				continue
 			}
@@ -145,7 +146,7 @@ func (o *Observer) baselineDeadline(ctx context.Context) time.Time {
 // table does not leave the others out. A table that fails is noted, and
 // after the run stands in by its string before; only ctx's end is an
 // error.
-func (c *counting) fingerprintAll(ctx context.Context, todo []model.Effect, first bool, deadline time.Time, b model.Baseline) error {
+func (c *counting) fingerprintAll(ctx context.Context, todo []effect.Effect, first bool, deadline time.Time, b model.Baseline) error {
 	for i, e := range todo {
 		share := time.Until(deadline) / time.Duration(len(todo)-i)
 		var fp string
@@ -182,7 +183,7 @@ type counting struct {
 	o       *Observer
 	tx      pgx.Tx
 	info    map[string]*access.TableInfo
-	byTable map[string]model.Effect
+	byTable map[string]effect.Effect
 	prefix  model.Namespace
 	st      *runState
 	age     int64
@@ -196,7 +197,7 @@ type counting struct {
 // fingerprint is one table's string, computed under a savepoint with its
 // share of the budget as statement_timeout, so that a table that fails or
 // takes too long leaves the transaction usable for the next.
-func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, left time.Duration) (string, error) {
+func (c *counting) fingerprint(ctx context.Context, e effect.Effect, first bool, left time.Duration) (string, error) {
 	sp, err := c.tx.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -240,7 +241,7 @@ func (c *counting) fingerprint(ctx context.Context, e model.Effect, first bool, 
 // before counts the rows outside the prefix: all, less those inside, found
 // as Observe finds them. (There are none inside yet: the prefix is the
 // run's own, drawn at random.)
-func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
+func (c *counting) before(ctx context.Context, tx pgx.Tx, e effect.Effect, f *access.Finder) (string, error) {
 	var total, inside int64
 	q := fmt.Sprintf("SELECT (SELECT count(*) FROM %s), (SELECT count(*) FROM (%s) AS inside)", access.Ident(e.Table), access.RowsQuery(e, f, "1"))
 	if err := tx.QueryRow(ctx, q, f.Vals()...).Scan(&total, &inside); err != nil {
@@ -251,7 +252,7 @@ func (c *counting) before(ctx context.Context, tx pgx.Tx, e model.Effect, f *acc
 
 // after counts the rows outside the prefix, and the row versions outside
 // it committed since the baseline before the run.
-func (c *counting) after(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
+func (c *counting) after(ctx context.Context, tx pgx.Tx, e effect.Effect, f *access.Finder) (string, error) {
 	recent := c.recent(f)
 	exact := f.InNamespace(e)
 	if e.Join != nil && c.missed[e.Join.Table] {
@@ -321,7 +322,7 @@ func (c *counting) recent(f *access.Finder) string {
 // byContent fingerprints the rows outside the prefix by their content: a
 // count and a sum of row hashes, in one pass, in any order. It sees a row
 // changed to other values, added or removed, not one rewritten as it was.
-func byContent(ctx context.Context, tx pgx.Tx, e model.Effect, f *access.Finder) (string, error) {
+func byContent(ctx context.Context, tx pgx.Tx, e effect.Effect, f *access.Finder) (string, error) {
 	q := fmt.Sprintf(`SELECT count(*)::text || ' rows, content ' || coalesce(sum(hashtext(t::text)), 0)::text
 		FROM %s AS t WHERE NOT coalesce((%s), false)`, access.Ident(e.Table), f.InNamespace(e))
 	var fp string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -31,7 +32,7 @@ INSERT INTO notification_outbox (ticket_id) VALUES (1), (2), (3);`
 func TestBaselineSeesEveryChangeOutside(t *testing.T) {
 	layouts := []struct {
 		name, schema string
-		effects      []model.Effect
+		effects      []effect.Effect
 		inside       string
 		outside      map[string]string
 	}{
@@ -133,7 +134,7 @@ func TestBaselineNeverFailsTheRun(t *testing.T) {
 	exec(t, pool, sampleSchema+sampleRows)
 	// A view whose every row takes 200ms: over a 100ms budget at once.
 	exec(t, pool, `CREATE VIEW tickets_slow AS SELECT t.*, pg_sleep(0.2)::text AS slept FROM tickets t`)
-	effects := []model.Effect{
+	effects := []effect.Effect{
 		{Table: "tickets_slow", Tenant: "tenant", Key: "request_key", ID: "id"},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key"},
 	}
@@ -226,7 +227,7 @@ func TestBaselineOfAView(t *testing.T) {
 	pool := connect(t, url, "")
 	exec(t, pool, sampleSchema+sampleRows)
 	exec(t, pool, `CREATE VIEW tickets_view AS SELECT * FROM tickets`)
-	o := observe.NewObserver(pool, []model.Effect{{Table: "tickets_view", Tenant: "tenant", Key: "request_key", ID: "id"}})
+	o := observe.NewObserver(pool, []effect.Effect{{Table: "tickets_view", Tenant: "tenant", Key: "request_key", ID: "id"}})
 	before, err := o.Baseline(t.Context(), "run7-")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -13,7 +13,7 @@ import (
 func TestIndexes(t *testing.T) {
 	for _, tc := range []struct {
 		name, schema string
-		effects      []model.Effect
+		effects      []effect.Effect
 		want         []string // one line per effect table, as doctor prints it
 	}{
 		{"keys, as the sample service has them", `

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe/access"
 )
 
@@ -28,7 +29,7 @@ var ErrSchema = errors.New("effect tables do not match the contract")
 // Its methods may be called from several goroutines.
 type Observer struct {
 	pool    *pgxpool.Pool
-	effects []model.Effect
+	effects []effect.Effect
 	// Contract says how a namespace stands in the keys, tenants and tags
 	// (its identifier formats and fixed tenants); the zero value: as the
 	// namespace itself, in keys and tenants alike.
@@ -65,7 +66,7 @@ type Observer struct {
 const maxPlanMarks = 64
 
 // NewObserver returns an observer of the declared effects.
-func NewObserver(pool *pgxpool.Pool, effects []model.Effect) *Observer {
+func NewObserver(pool *pgxpool.Pool, effects []effect.Effect) *Observer {
 	return &Observer{pool: pool, effects: effects, BaselineBudget: 30 * time.Second, StatementTimeout: 30 * time.Second,
 		planMarks: map[model.Namespace]access.Marks{}, runs: map[model.Namespace]*runState{}}
 }
@@ -169,7 +170,7 @@ func (o *Observer) prepare(ctx context.Context) map[string]*access.TableInfo {
 	o.mu.Unlock()
 	info := map[string]*access.TableInfo{}
 	var notes []string
-	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
+	err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]effect.Effect) error {
 		for _, e := range o.effects {
 			if e.Query != "" {
 				continue
@@ -234,8 +235,8 @@ func (o *Observer) note(format string, args ...any) {
 	}
 }
 
-func (o *Observer) byTable() map[string]model.Effect {
-	byTable := map[string]model.Effect{}
+func (o *Observer) byTable() map[string]effect.Effect {
+	byTable := map[string]effect.Effect{}
 	for _, e := range o.effects {
 		byTable[e.Table] = e
 	}
@@ -258,7 +259,7 @@ func (o *Observer) setLocals() []string {
 // sees one consistent moment and could not write if it tried; its
 // settings go in the same round trip as BEGIN. byTable finds an effect by
 // its table name.
-func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]model.Effect) error) error {
+func (o *Observer) readOnly(ctx context.Context, read func(tx pgx.Tx, byTable map[string]effect.Effect) error) error {
 	begin := strings.Join(append([]string{beginReadOnly}, o.setLocals()...), "; ")
 	tx, err := o.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
@@ -277,7 +278,7 @@ func text(col string) string {
 
 // rowCols is what readRows selects: tenant, key, id, reference, tag and
 // join, each as text or NULL, then the fields in sorted order.
-func rowCols(e model.Effect) (cols, fields []string) {
+func rowCols(e effect.Effect) (cols, fields []string) {
 	fields = sortedKeys(e.Fields)
 	cols = []string{text(e.Tenant), text(e.Key), text(e.ID), "NULL", text(e.Tag), "NULL"}
 	if e.References != nil {
@@ -292,7 +293,7 @@ func rowCols(e model.Effect) (cols, fields []string) {
 	return cols, fields
 }
 
-func readRows(br pgx.BatchResults, e model.Effect) ([]model.Row, error) {
+func readRows(br pgx.BatchResults, e effect.Effect) ([]model.Row, error) {
 	const fixed = 6
 	cols, fields := rowCols(e)
 	rows, err := br.Query()

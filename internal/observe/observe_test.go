@@ -16,6 +16,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 	"github.com/idemstress/idemstress/internal/observe"
 	"github.com/idemstress/idemstress/internal/pgtemp"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
@@ -154,7 +156,7 @@ func dumpSnapshot(s model.Snapshot) string {
 	return b.String()
 }
 
-func observeNS(t *testing.T, pool *pgxpool.Pool, effects []model.Effect, ns model.Namespace) model.Snapshot {
+func observeNS(t *testing.T, pool *pgxpool.Pool, effects []effect.Effect, ns model.Namespace) model.Snapshot {
 	t.Helper()
 	snap, err := observe.NewObserver(pool, effects).Observe(t.Context(), ns)
 	if err != nil {
@@ -201,7 +203,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 	exec(t, pool, `DELETE FROM notification_outbox WHERE request_key IS DISTINCT FROM 'ns1-k1';
 		DELETE FROM tickets WHERE id <> 7`)
 	c := model.Call{Tenant: "A", Key: "k1"}
-	body := model.RenderPayload(model.DefaultContract().Payload, 0, 0)
+	body := payloads.RenderPayload(model.DefaultContract().Payload, 0, 0)
 	answer := model.Outcome{Kind: model.OK, Status: 201, ID: "7"}
 	h := model.History{Ops: []model.Op{{Step: 0, Call: c, Body: body, Start: 0, End: 50, Out: answer}, {Step: 1, Call: c, Body: body, Start: 100, End: 150, Out: answer}}}
 	judge := func() []checks.Violation {
@@ -219,7 +221,7 @@ func TestObservedRowsFeedEvaluate(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	_, _, pool := sampleDB(t)
-	with := func(change func(e []model.Effect)) []model.Effect {
+	with := func(change func(e []effect.Effect)) []effect.Effect {
 		e := sampleEffects()
 		change(e)
 		return e
@@ -227,24 +229,24 @@ func TestValidate(t *testing.T) {
 	const ticketColumns = "(columns: id, tenant, request_key, subject)"
 	cases := []struct {
 		name    string
-		effects []model.Effect
+		effects []effect.Effect
 		want    []string // phrases of the error; none: Validate passes
 	}{
 		{name: "declared schema", effects: sampleEffects()},
-		{name: "schema-qualified table", effects: with(func(e []model.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
-		{name: "missing table", effects: with(func(e []model.Effect) { e[1].Table = "outbox" }),
+		{name: "schema-qualified table", effects: with(func(e []effect.Effect) { e[0].Table = "public.tickets"; e[1].References.Table = "public.tickets" })},
+		{name: "missing table", effects: with(func(e []effect.Effect) { e[1].Table = "outbox" }),
 			want: []string{`effects[1].table`, `table "outbox" not found`, "(tables: notification_outbox, tickets)"}},
-		{name: "missing schema", effects: with(func(e []model.Effect) { e[0].Table = "billing.tickets" }),
+		{name: "missing schema", effects: with(func(e []effect.Effect) { e[0].Table = "billing.tickets" }),
 			want: []string{`table "billing.tickets" not found`, "(tables: none)"}},
-		{name: "missing key column", effects: with(func(e []model.Effect) { e[0].Key = "idempotency_key" }),
+		{name: "missing key column", effects: with(func(e []effect.Effect) { e[0].Key = "idempotency_key" }),
 			want: []string{`effects[0].key`, `column "idempotency_key" not found in table "tickets"`, ticketColumns}},
-		{name: "missing tenant column", effects: with(func(e []model.Effect) { e[0].Tenant = "tenant_id" }),
+		{name: "missing tenant column", effects: with(func(e []effect.Effect) { e[0].Tenant = "tenant_id" }),
 			want: []string{`effects[0].tenant`, `column "tenant_id"`, ticketColumns}},
-		{name: "missing id column", effects: with(func(e []model.Effect) { e[0].ID = "ticket_id" }),
+		{name: "missing id column", effects: with(func(e []effect.Effect) { e[0].ID = "ticket_id" }),
 			want: []string{`effects[0].id`, `column "ticket_id"`, ticketColumns}},
-		{name: "missing field column", effects: with(func(e []model.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
+		{name: "missing field column", effects: with(func(e []effect.Effect) { e[0].Fields = map[string]string{"title": "/subject"} }),
 			want: []string{`effects[0].fields.title`, `column "title"`, ticketColumns}},
-		{name: "missing reference column", effects: with(func(e []model.Effect) { e[1].References.Column = "ticket" }),
+		{name: "missing reference column", effects: with(func(e []effect.Effect) { e[1].References.Column = "ticket" }),
 			want: []string{`effects[1].references.column`, `column "ticket" not found in table "notification_outbox"`,
 				"(columns: id, tenant, request_key, ticket_id)"}},
 	}
@@ -319,7 +321,7 @@ func TestObserveTransactionIsReadOnlyRepeatableRead(t *testing.T) {
 			current_setting('transaction_isolation') AS isolation
 		FROM tickets`)
 	reader := newReader(t, url, db, admin, "tickets_probe")
-	probe := []model.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
+	probe := []effect.Effect{{Table: "tickets_probe", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"read_only": "/unused", "isolation": "/unused"}}}
 	for _, pool := range []*pgxpool.Pool{admin, reader} {
 		snap := observeNS(t, pool, probe, "ns1-")
@@ -349,7 +351,7 @@ func TestObserveCannotWrite(t *testing.T) {
 		CREATE FUNCTION note_read() RETURNS text LANGUAGE sql VOLATILE AS
 			$$ INSERT INTO reads_log DEFAULT VALUES RETURNING 'noted' $$;
 		CREATE VIEW tickets_noisy AS SELECT tenant, request_key, id, note_read() AS noted FROM tickets`)
-	noisy := []model.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
+	noisy := []effect.Effect{{Table: "tickets_noisy", Tenant: "tenant", Key: "request_key", ID: "id",
 		Fields: map[string]string{"noted": "/unused"}}}
 	_, err := observe.NewObserver(admin, noisy).Observe(t.Context(), "ns1-")
 	if !isCode(err, "25006") {
@@ -376,11 +378,11 @@ func isCode(err error, code string) bool {
 }
 
 // sampleEffects are the effect tables of examples/ticketsvc.
-func sampleEffects() []model.Effect {
-	return []model.Effect{
+func sampleEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1,
 			Fields: map[string]string{"subject": "/subject"}},
 		{Table: "notification_outbox", Tenant: "tenant", Key: "request_key", PerAction: 1,
-			References: &model.Reference{Column: "ticket_id", Table: "tickets"}},
+			References: &effect.Reference{Column: "ticket_id", Table: "tickets"}},
 	}
 }

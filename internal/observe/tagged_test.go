@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -59,7 +60,7 @@ func TestObserveQuery(t *testing.T) {
 	url, _ := newDatabase(t)
 	pool := connect(t, url, "")
 	exec(t, pool, taggedSchema)
-	effects := []model.Effect{{
+	effects := []effect.Effect{{
 		Table: "tickets_by_tag",
 		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0",
 		Tag:   "label", Tenant: "tenant", ID: "id",
@@ -90,28 +91,28 @@ func TestObserveQuery(t *testing.T) {
 func TestValidateEffectsAttribution(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		effects []model.Effect
+		effects []effect.Effect
 		want    string
 	}{
-		{"no attribution", []model.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
-		{"key and tag", []model.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
-		{"key without tenant", []model.Effect{{Table: "t", Key: "k"}}, "tenant"},
-		{"join to an undeclared table", []model.Effect{{Table: "t", Join: &model.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
-		{"join to a table without id", []model.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &model.Reference{Column: "c", Table: "u"}}}, "no id column"},
-		{"join to a joined table", []model.Effect{
+		{"no attribution", []effect.Effect{{Table: "t", ID: "id"}}, "exactly one of key"},
+		{"key and tag", []effect.Effect{{Table: "t", Tenant: "a", Key: "k", Tag: "s"}}, "exactly one of key"},
+		{"key without tenant", []effect.Effect{{Table: "t", Key: "k"}}, "tenant"},
+		{"join to an undeclared table", []effect.Effect{{Table: "t", Join: &effect.Reference{Column: "c", Table: "u"}}}, `"u" is not a declared effect table`},
+		{"join to a table without id", []effect.Effect{{Table: "u", Tag: "s"}, {Table: "t", Join: &effect.Reference{Column: "c", Table: "u"}}}, "no id column"},
+		{"join to a joined table", []effect.Effect{
 			{Table: "a", Tag: "s", ID: "id"},
-			{Table: "b", ID: "id", Join: &model.Reference{Column: "c", Table: "a"}},
-			{Table: "c", Join: &model.Reference{Column: "c", Table: "b"}}}, "joined itself"},
-		{"query without the namespace", []model.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
+			{Table: "b", ID: "id", Join: &effect.Reference{Column: "c", Table: "a"}},
+			{Table: "c", Join: &effect.Reference{Column: "c", Table: "b"}}}, "joined itself"},
+		{"query without the namespace", []effect.Effect{{Table: "q", Query: "SELECT 1", Tag: "s"}}, "$1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := model.ValidateEffects(tc.effects)
+			err := effect.ValidateEffects(tc.effects)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want it to mention %q", err, tc.want)
 			}
 		})
 	}
-	if err := model.ValidateEffects(taggedEffects()); err != nil {
+	if err := effect.ValidateEffects(taggedEffects()); err != nil {
 		t.Errorf("tagged effects: %v", err)
 	}
 }
@@ -120,7 +121,7 @@ func TestValidateEffectsAttribution(t *testing.T) {
 func TestBaseline(t *testing.T) {
 	for _, layout := range []struct {
 		name, schema string
-		effects      []model.Effect
+		effects      []effect.Effect
 		inside       string
 		outside      string
 	}{
@@ -167,10 +168,10 @@ func TestBaseline(t *testing.T) {
 
 // taggedEffects is the sample service's tagged layout: tickets keep no key,
 // their subject carries the action tag; outbox rows belong to their ticket.
-func taggedEffects() []model.Effect {
-	return []model.Effect{
+func taggedEffects() []effect.Effect {
+	return []effect.Effect{
 		{Table: "tickets", Tag: "subject", Tenant: "tenant", ID: "id", PerAction: 1, Fields: map[string]string{"subject": "/subject"}},
-		{Table: "notification_outbox", Join: &model.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
+		{Table: "notification_outbox", Join: &effect.Reference{Column: "ticket_id", Table: "tickets"}, PerAction: 1},
 	}
 }
 
@@ -180,7 +181,7 @@ func TestQueryIsBounded(t *testing.T) {
 	url, _ := newDatabase(t)
 	pool := connect(t, url, "")
 	exec(t, pool, taggedSchema)
-	effects := []model.Effect{{
+	effects := []effect.Effect{{
 		Table: "slow",
 		Query: "SELECT id, tenant, subject AS label FROM tickets WHERE strpos(subject, $1) > 0 AND (SELECT true FROM pg_sleep(5))",
 		Tag:   "label", Tenant: "tenant", ID: "id",

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 	"github.com/idemstress/idemstress/internal/observe"
 )
 
@@ -31,7 +33,7 @@ func TestObserveUUIDKeysInAUUIDColumn(t *testing.T) {
 		{ns, "A", "k1"}, {ns, "B", "k1"}, {ns, "A", "k2"},
 		{"is0a1b2c3d-70-", "A", "k1"}, {"is0a1b2c3d-8-", "A", "k1"}, {"isffffffff-7-", "B", "k2"},
 	} {
-		key, account := c.SentKey(row.ns, row.key), c.SentTenant(row.ns, row.tenant)
+		key, account := identifiers.SentKey(c, row.ns, row.key), identifiers.SentTenant(c, row.ns, row.tenant)
 		if _, err := pool.Exec(t.Context(), `INSERT INTO payments (account, request_id, note) VALUES ($1, $2::uuid, 'ours')`, account, key); err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func TestObserveUUIDKeysInAUUIDColumn(t *testing.T) {
 		}
 	}
 	exec(t, pool, "VACUUM ANALYZE payments")
-	effects := []model.Effect{{Table: "payments", Tenant: "account", Key: "request_id", ID: "id", PerAction: 1, Fields: map[string]string{"note": "/note"}}}
+	effects := []effect.Effect{{Table: "payments", Tenant: "account", Key: "request_id", ID: "id", PerAction: 1, Fields: map[string]string{"note": "/note"}}}
 	o := observe.NewObserver(pool, effects)
 	o.Contract = c
 	snap, err := o.Observe(t.Context(), ns)
@@ -50,7 +52,7 @@ func TestObserveUUIDKeysInAUUIDColumn(t *testing.T) {
 	var got []string
 	for _, r := range snap["payments"] {
 		got = append(got, r.Tenant+" "+r.Key)
-		if logical, ok := c.LogicalKey(ns, r.Key); !ok || logical != "k1" && logical != "k2" {
+		if logical, ok := identifiers.LogicalKey(c, ns, r.Key); !ok || logical != "k1" && logical != "k2" {
 			t.Errorf("row key %q reads back as %q, %v", r.Key, logical, ok)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // Validate checks that every declared table and column exists, and says
@@ -44,11 +44,11 @@ func (o *Observer) Validate(ctx context.Context) error {
 }
 
 // columns lists the columns of an effect's table, or of its query's result.
-func (o *Observer) columns(ctx context.Context, i int, e model.Effect) ([]string, error) {
+func (o *Observer) columns(ctx context.Context, i int, e effect.Effect) ([]string, error) {
 	if e.Query != "" {
 		// The user's SQL, even to learn its columns, runs read-only.
 		var cols []string
-		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]model.Effect) error {
+		err := o.readOnly(ctx, func(tx pgx.Tx, _ map[string]effect.Effect) error {
 			rows, err := tx.Query(ctx, "SELECT * FROM ("+e.Query+") AS q LIMIT 0", "")
 			if err != nil {
 				return err

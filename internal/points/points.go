@@ -9,6 +9,8 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -48,7 +50,7 @@ type Dealer struct {
 	Faults  []model.Fault
 	World   gen.World
 	// Coverage counts each point and failure tried (model.PointFired).
-	Coverage model.Coverage
+	Coverage coverage.Coverage
 	// NS is the namespace of the unfaulted calls the points are learned
 	// from.
 	NS   model.Namespace
@@ -71,7 +73,7 @@ type Source interface {
 }
 
 // atPoint reports whether fault f lands at a point the plan names.
-func atPoint(f model.Fault) bool { k, _ := model.KindOf(f); return k.AtPoint }
+func atPoint(f model.Fault) bool { k, _ := faultkind.KindOf(f); return k.AtPoint }
 
 // DealCodes makes each fault that names its failure draw and deal each
 // failure it can deal where the run stands: db-error each the database
@@ -85,11 +87,11 @@ func (r *Dealer) DealCodes() {
 	var codes []string
 	for _, f := range r.Faults {
 		fc := r.Session.CodesOf(f)
-		if len(fc) == 0 && model.NamesItsTarget(f) {
+		if len(fc) == 0 && faultkind.NamesItsTarget(f) {
 			r.Note(fmt.Sprintf("%s: no dependency speaks RESP (a redis:// or valkey:// url, or a redis-server command), so no RESP proxy stands where it would fail a command: it was not planned", f))
 		}
 		for _, c := range fc {
-			r.Coverage[model.PointFired(f, c)] = 0
+			r.Coverage[coverage.PointFired(f, c)] = 0
 		}
 		codes = append(codes, fc...)
 	}
@@ -131,10 +133,10 @@ func (r *Dealer) Learn(ctx context.Context) {
 		r.World.RetryPoints = append(pointNames(traces[1]), deps[1]...)
 	}
 	for _, p := range r.World.Points {
-		r.Coverage[model.PointFired(f, p)] = 0
+		r.Coverage[coverage.PointFired(f, p)] = 0
 	}
 	for _, p := range r.World.RetryPoints {
-		r.Coverage[model.PointFired(f, model.RetryPoint(p))] = 0
+		r.Coverage[coverage.PointFired(f, coverage.RetryPoint(p))] = 0
 	}
 }
 
@@ -157,14 +159,14 @@ func (r *Dealer) Tried() {
 		if ps := r.World.RetryPoints; len(ps) > 0 {
 			retry := make([]string, len(ps))
 			for j, p := range ps {
-				retry[j] = model.RetryPoint(p)
+				retry[j] = coverage.RetryPoint(p)
 			}
 			msg += "; " + strings.TrimPrefix(r.tried(r.Faults[i], retry, "of a retry's"), string(r.Faults[i])+": tried ")
 		}
 		r.Note(msg)
 	}
 	for _, f := range r.Faults {
-		codes := slices.DeleteFunc(slices.Clone(r.World.Codes), func(c string) bool { return !model.CodeFor(f, c) })
+		codes := slices.DeleteFunc(slices.Clone(r.World.Codes), func(c string) bool { return !faultkind.CodeFor(f, c) })
 		if len(codes) > 0 {
 			r.Note(r.tried(f, codes, "failures"))
 		}
@@ -176,7 +178,7 @@ func (r *Dealer) Tried() {
 func (r *Dealer) tried(f model.Fault, points []string, what string) string {
 	var untried []string
 	for _, p := range points {
-		if r.Coverage[model.PointFired(f, p)] == 0 {
+		if r.Coverage[coverage.PointFired(f, p)] == 0 {
 			untried = append(untried, p)
 		}
 	}

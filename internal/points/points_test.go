@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 )
 
@@ -71,12 +72,12 @@ func TestDealerLearnsAndTellsPoints(t *testing.T) {
 				t.Fatalf("points %q, retry points %q; want %q, %q", d.World.Points, d.World.RetryPoints, tc.points, tc.retry)
 			}
 			for _, p := range tc.points {
-				if n, ok := d.Coverage[model.PointFired(model.FaultCrashAt, p)]; !ok || n != 0 {
+				if n, ok := d.Coverage[coverage.PointFired(model.FaultCrashAt, p)]; !ok || n != 0 {
 					t.Errorf("coverage of %s: %d, %v; want it counted at zero", p, n, ok)
 				}
 			}
 			if len(tc.points) > 0 {
-				d.Coverage[model.PointFired(model.FaultCrashAt, tc.points[0])]++ // the search tried the first
+				d.Coverage[coverage.PointFired(model.FaultCrashAt, tc.points[0])]++ // the search tried the first
 			}
 			notes = nil
 			d.Tried()
@@ -91,12 +92,12 @@ func TestDealerLearnsAndTellsPoints(t *testing.T) {
 // world and counted; a run with no session deals none.
 func TestDealerDealsCodes(t *testing.T) {
 	d := &Dealer{Session: traced{codes: []string{"40001", "57014"}}, Faults: []model.Fault{model.FaultDBError}, World: gen.DefaultWorld(),
-		Coverage: model.Coverage{}, Note: func(string) {}}
+		Coverage: coverage.Coverage{}, Note: func(string) {}}
 	d.DealCodes()
 	if !slices.Equal(d.World.Codes, []string{"40001", "57014"}) || len(d.Coverage) != 2 {
 		t.Errorf("codes %q, coverage %v; want both dealt and counted", d.World.Codes, d.Coverage)
 	}
-	none := &Dealer{Faults: []model.Fault{model.FaultDBError}, World: gen.DefaultWorld(), Coverage: model.Coverage{}}
+	none := &Dealer{Faults: []model.Fault{model.FaultDBError}, World: gen.DefaultWorld(), Coverage: coverage.Coverage{}}
 	none.DealCodes()
 	none.Learn(t.Context())
 	if len(none.World.Codes) != 0 || len(none.Coverage) != 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/checks"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 )
 
 // CoverageLine says how often a run made each transition and which checks
@@ -14,9 +14,9 @@ import (
 // transitions it needs: "coverage: calls 40, sequential retry 12, …,
 // other tenant same key 0 (IDEM-007 not exercised), …, burst 9". A check
 // that needs a fault that never fired is named at the end.
-func CoverageLine(cov model.Coverage, status map[checks.ID]checks.Status) string {
+func CoverageLine(cov coverage.Coverage, status map[checks.ID]checks.Status) string {
 	shown := cov.Transitions()
-	after := map[model.Transition][]checks.ID{}
+	after := map[coverage.Transition][]checks.ID{}
 	// rest are the checks none of whose transitions is shown, by why, in
 	// the order the reasons first come (the checks of sinks share one
 	// under a contract without sinks).

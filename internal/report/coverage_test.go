@@ -8,13 +8,15 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/report"
 )
 
 // oneTenant is what a run of one tenant covers: everything but another
 // tenant's key, a folded key and the faults.
-var oneTenant = model.Coverage{model.Called: 300, model.SequentialRetry: 120, model.ChangedPayload: 80,
-	model.Keyless: 12, model.Reencoding: 50, model.Burst: 30}
+var oneTenant = coverage.Coverage{coverage.Called: 300, coverage.SequentialRetry: 120, coverage.ChangedPayload: 80,
+	coverage.Keyless: 12, coverage.Reencoding: 50, coverage.Burst: 30}
 
 func TestCoverageLine(t *testing.T) {
 	status := checks.Statuses(oneTenant, nil, false)
@@ -26,9 +28,9 @@ func TestCoverageLine(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	all := model.Coverage{"crash": 2, "db-error": 1, model.RecoveredRetry: 2}
+	all := coverage.Coverage{"crash": 2, "db-error": 1, coverage.RecoveredRetry: 2}
 	all.Add(oneTenant)
-	all[model.OtherTenantSameKey], all[model.FoldedKey], all[model.RefusedThenFixed] = 7, 3, 4
+	all[coverage.OtherTenantSameKey], all[coverage.FoldedKey], all[coverage.RefusedThenFixed] = 7, 3, 4
 	all.Add(sinksCoverage)
 	got = report.CoverageLine(all, checks.Statuses(all, nil, false))
 	if strings.Contains(got, "not exercised") || !strings.HasSuffix(got, ", burst 30, refused then fixed 4, deliveries 9, refused deliveries 3, "+
@@ -39,12 +41,12 @@ func TestCoverageLine(t *testing.T) {
 
 // sinksCoverage is a run's under a contract with an at-least-once sink
 // whose 500s fired: every check of sinks exercised.
-var sinksCoverage = model.Coverage{model.Delivered: 9, model.SinkRefused: 3, model.DeliveredCalledAgain: 2, model.Redelivered: 3, model.AwaitedEvent: 6}
+var sinksCoverage = coverage.Coverage{coverage.Delivered: 9, coverage.SinkRefused: 3, coverage.DeliveredCalledAgain: 2, coverage.Redelivered: 3, coverage.AwaitedEvent: 6}
 
 // Under a contract with sinks, a check of sinks whose transition never
 // happened is named after its count, like a call transition's.
 func TestCoverageLineSinks(t *testing.T) {
-	cov := model.Coverage{model.Called: 5, model.Delivered: 0, model.SinkRefused: 0, model.DeliveredCalledAgain: 0, model.Redelivered: 0, model.AwaitedEvent: 0}
+	cov := coverage.Coverage{coverage.Called: 5, coverage.Delivered: 0, coverage.SinkRefused: 0, coverage.DeliveredCalledAgain: 0, coverage.Redelivered: 0, coverage.AwaitedEvent: 0}
 	got := report.CoverageLine(cov, checks.Statuses(cov, nil, false))
 	want := "deliveries 0 (IDEM-019 not exercised), refused deliveries 0, delivery of an action called again 0 (IDEM-020 not exercised), " +
 		"retried event 0 (IDEM-021 not exercised), ok answer awaiting an event 0 (IDEM-022 not exercised); "
@@ -82,7 +84,7 @@ func TestWriteJUnitNotExercised(t *testing.T) {
 			t.Errorf("%s: skipped %q, want %q", class, skipped[class], msg)
 		}
 	}
-	all := model.Coverage{model.OtherTenantSameKey: 1, model.FoldedKey: 1, model.RefusedThenFixed: 1, "crash": 1, "db-error": 1, model.RecoveredRetry: 1}
+	all := coverage.Coverage{coverage.OtherTenantSameKey: 1, coverage.FoldedKey: 1, coverage.RefusedThenFixed: 1, "crash": 1, "db-error": 1, coverage.RecoveredRetry: 1}
 	all.Add(oneTenant)
 	all.Add(sinksCoverage)
 	for _, tc := range junit(t, report.JUnitRun{Target: "svc", Coverage: all}).Suites[0].Cases {
@@ -118,7 +120,7 @@ func TestTableAndJSONCoverage(t *testing.T) {
 		t.Errorf("%d coverage lines:\n%s", n, b.String())
 	}
 	// two bugs of one run with faults: their faults line is said once too
-	c.Faults = map[model.Fault]model.FaultCount{model.FaultCrash: {Planned: 3, Fired: 3}}
+	c.Faults = map[model.Fault]faultkind.FaultCount{model.FaultCrash: {Planned: 3, Fired: 3}}
 	b.Reset()
 	if err := report.WriteTable(&b, []report.Row{c, c}); err != nil {
 		t.Fatal(err)

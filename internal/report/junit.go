@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/redact"
 )
 
@@ -45,7 +46,7 @@ type JUnitRun struct {
 	// Coverage, when known, counts the transitions the run made: a check
 	// that did not fire and none of whose transitions happened is then
 	// reported skipped ("not exercised: …"), not passed.
-	Coverage model.Coverage
+	Coverage coverage.Coverage
 }
 
 type junitSuites struct {

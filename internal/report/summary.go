@@ -11,6 +11,8 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Row is one target's result, as the demo and run commands print it.
@@ -39,11 +41,11 @@ type Row struct {
 	// failing plan found by then.
 	NotMinimal bool `json:"not_minimal,omitempty"`
 	// Faults counts the run's faults by kind: planned and fired.
-	Faults map[model.Fault]model.FaultCount `json:"faults,omitempty"`
+	Faults map[model.Fault]faultkind.FaultCount `json:"faults,omitempty"`
 	// Coverage counts the transitions the run's executions made, and
 	// CheckStatus says of every check whether it failed, passed, or was
 	// not exercised (none of the transitions it needs happened).
-	Coverage    model.Coverage              `json:"coverage,omitempty"`
+	Coverage    coverage.Coverage           `json:"coverage,omitempty"`
 	CheckStatus map[checks.ID]checks.Status `json:"check_status,omitempty"`
 	// Sightings are the same bug seen again another way (another check,
 	// fault or interleaving), listed under its row rather than as rows of

@@ -6,6 +6,8 @@ import (
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // Candidates lists plans one step simpler than p, most reducing first:
@@ -130,7 +132,7 @@ func FirstCallPoints(p model.Plan) model.Plan {
 	called := map[model.Action]bool{}
 	for i, s := range p.Steps {
 		for j, c := range s.Calls {
-			if point, ok := model.OfRetry(c.Point); ok && !called[c.Action()] {
+			if point, ok := coverage.OfRetry(c.Point); ok && !called[c.Action()] {
 				p = clonePlan(p) // candidates may share steps
 				p.Steps[i].Calls[j].Point = point
 			}
@@ -151,12 +153,12 @@ func EarlierFaults(p model.Plan, faults []model.Fault) []model.Plan {
 	var out []model.Plan
 	for i, s := range p.Steps {
 		for j, c := range s.Calls {
-			if k, _ := model.KindOf(c.Fault); k.AtPoint || k.Coded {
+			if k, _ := faultkind.KindOf(c.Fault); k.AtPoint || k.Coded {
 				continue
 			}
 			at := slices.Index(faults, c.Fault)
 			for _, f := range faults[:max(at, 0)] {
-				if k, _ := model.KindOf(f); k.Scope != model.OnCall || k.AtPoint || k.Coded {
+				if k, _ := faultkind.KindOf(f); k.Scope != faultkind.OnCall || k.AtPoint || k.Coded {
 					continue
 				}
 				calls := slices.Clone(s.Calls)
@@ -189,7 +191,7 @@ func Racy(p model.Plan) bool {
 // down and every later call goes unserved, a plan no search would draw.
 func RestartsAfterCrashes(p model.Plan) bool {
 	for i, s := range p.Steps {
-		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return model.Crashes(c.Fault) })
+		crash := slices.ContainsFunc(s.Calls, func(c model.Call) bool { return faultkind.Crashes(c.Fault) })
 		if crash && (i+1 == len(p.Steps) || p.Steps[i+1].Kind != model.StepRestart) {
 			return false
 		}
@@ -388,7 +390,7 @@ func SimplerCalls(c model.Call) []model.Call {
 	// A failure the fault names gives way to each one before it (40001
 	// before 57P01), as rapid's draw of it shrinks: the same bug under
 	// any of them ends on the same failure.
-	if k, _ := model.KindOf(c.Fault); k.Coded {
+	if k, _ := faultkind.KindOf(c.Fault); k.Coded {
 		for _, code := range fault.EarlierCodes(c.Fault, c.Point) {
 			d := c
 			d.Point = code

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 )
 
 // InSequence is plan with every burst's calls sent one after another;
@@ -138,7 +139,7 @@ func WithoutRetries(p model.Plan) model.Plan {
 			if c.Fault == model.FaultNone && !c.NoKey && faultedActions[c.Action()] == c.Variant+1 {
 				continue
 			}
-			if k, _ := model.KindOf(c.Fault); k.Retried && !c.NoKey {
+			if k, _ := faultkind.KindOf(c.Fault); k.Retried && !c.NoKey {
 				faultedActions[c.Action()] = c.Variant + 1
 			}
 		}

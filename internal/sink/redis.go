@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // The messages of a Redis sink (model.RedisSink): what the service
@@ -30,7 +31,7 @@ const maxList = 100_000
 
 // Reader reads one Redis sink, until Close.
 type Reader struct {
-	spec   model.Sink
+	spec   effect.Sink
 	client *redis.Client
 	log
 
@@ -45,7 +46,7 @@ type Reader struct {
 // OpenRedis connects to the Redis at addr (host:port) for sink spec and
 // notes where its stream or list stands: what it holds already is not
 // the run's.
-func OpenRedis(ctx context.Context, spec model.Sink, addr string) (*Reader, error) {
+func OpenRedis(ctx context.Context, spec effect.Sink, addr string) (*Reader, error) {
 	r := &Reader{spec: spec, client: redis.NewClient(&redis.Options{Addr: addr, DB: spec.Redis.DB}), seen: map[string]int{}}
 	if err := r.start(ctx); err != nil {
 		_ = r.client.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/sink"
 	"github.com/idemstress/idemstress/internal/testbed/redistest"
@@ -52,8 +53,8 @@ func TestRedisSinkReadsWhatWasPublishedSince(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	open := func(rs model.RedisSink) *sink.Reader {
-		r, err := sink.OpenRedis(ctx, model.Sink{Name: "events", Key: "/key", Redis: &rs}, addr)
+	open := func(rs effect.RedisSink) *sink.Reader {
+		r, err := sink.OpenRedis(ctx, effect.Sink{Name: "events", Key: "/key", Redis: &rs}, addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestRedisSinkReadsWhatWasPublishedSince(t *testing.T) {
 
 	t.Run("stream", func(t *testing.T) {
 		xadd("s", "key", "before")
-		r := open(model.RedisSink{Dependency: "redis", Stream: "s"})
+		r := open(effect.RedisSink{Dependency: "redis", Stream: "s"})
 		t0 := time.Now()
 		xadd("s", "key", "k1", "event_id", "e1")
 		xadd("s", "key", "k1", "event_id", "e1")
@@ -88,7 +89,7 @@ func TestRedisSinkReadsWhatWasPublishedSince(t *testing.T) {
 		}
 	})
 	t.Run("stream field", func(t *testing.T) {
-		r := open(model.RedisSink{Dependency: "redis", Stream: "f", Field: "data"})
+		r := open(effect.RedisSink{Dependency: "redis", Stream: "f", Field: "data"})
 		xadd("f", "type", "ticket.created", "data", `{"key":"k1"}`)
 		if got := read(r, time.Now()); !slices.Equal(bodies(got), []string{`{"key":"k1"}`}) {
 			t.Errorf("bodies %q, want the JSON of field data", bodies(got))
@@ -98,7 +99,7 @@ func TestRedisSinkReadsWhatWasPublishedSince(t *testing.T) {
 		if err := c.RPush(ctx, "l", `{"key":"before"}`).Err(); err != nil {
 			t.Fatal(err)
 		}
-		r := open(model.RedisSink{Dependency: "redis", List: "l"})
+		r := open(effect.RedisSink{Dependency: "redis", List: "l"})
 		c.RPush(ctx, "l", `{"key":"k1"}`)
 		c.LPush(ctx, "l", `{"key":"k2"}`)
 		got := read(r, time.Now())
@@ -114,7 +115,7 @@ func TestRedisSinkReadsWhatWasPublishedSince(t *testing.T) {
 func TestRedisSinkOfTheWrongTypeSaysSo(t *testing.T) {
 	addr, c := startRedis(t)
 	c.Set(t.Context(), "s", "a string", 0)
-	_, err := sink.OpenRedis(context.Background(), model.Sink{Name: "events", Key: "/key", Redis: &model.RedisSink{Dependency: "redis", Stream: "s"}}, addr)
+	_, err := sink.OpenRedis(context.Background(), effect.Sink{Name: "events", Key: "/key", Redis: &effect.RedisSink{Dependency: "redis", Stream: "s"}}, addr)
 	if err == nil || !strings.Contains(err.Error(), `sink events: reading stream "s" in Redis `+addr+" (dependency redis): WRONGTYPE") {
 		t.Errorf("error %v: want one naming the sink, the stream, the Redis and WRONGTYPE", err)
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // maxBody bounds what is kept of one delivery's body: a webhook is a few
@@ -31,7 +33,7 @@ const maxKept = 1 << 14
 
 // Receiver is one sink's HTTP server, running until Close.
 type Receiver struct {
-	spec   model.Sink
+	spec   effect.Sink
 	ln     net.Listener
 	srv    *http.Server
 	served chan error
@@ -47,7 +49,7 @@ type Receiver struct {
 
 // Start listens on the sink's address (a free loopback port when it
 // names none) and serves until Close.
-func Start(spec model.Sink) (*Receiver, error) {
+func Start(spec effect.Sink) (*Receiver, error) {
 	addr := cmp.Or(spec.Addr, "127.0.0.1:0")
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -138,12 +140,12 @@ func (r *Receiver) fault(body []byte) model.SinkFault {
 		return model.SinkNone
 	}
 	ptr := cmp.Or(r.spec.Tag, r.spec.Key)
-	v, ok := model.Pointer(body, ptr)
+	v, ok := payloads.Pointer(body, ptr)
 	if !ok {
 		return model.SinkNone
 	}
 	if r.spec.Tenant != "" {
-		t, _ := model.Pointer(body, r.spec.Tenant)
+		t, _ := payloads.Pointer(body, r.spec.Tenant)
 		v += "\x00" + t
 	}
 	r.mu.Lock()

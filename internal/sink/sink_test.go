@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 	"github.com/idemstress/idemstress/internal/sink"
 )
 
@@ -34,7 +35,7 @@ func post(t *testing.T, url, body string) bool {
 }
 
 func TestFaultsTakeEachActionsAttemptsInTurn(t *testing.T) {
-	r, err := sink.Start(model.Sink{Name: "hooks", Key: "/key", Faults: []model.SinkFault{model.Sink500, model.SinkDrop, model.SinkSlow}, Slow: time.Second})
+	r, err := sink.Start(effect.Sink{Name: "hooks", Key: "/key", Faults: []model.SinkFault{model.Sink500, model.SinkDrop, model.SinkSlow}, Slow: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,12 +104,12 @@ func equal(a, b []model.SinkFault) bool {
 }
 
 func TestAFixedAddressInUseSaysSo(t *testing.T) {
-	r, err := sink.Start(model.Sink{Name: "hooks", Key: "/key"})
+	r, err := sink.Start(effect.Sink{Name: "hooks", Key: "/key"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	_, err = sink.Start(model.Sink{Name: "again", Key: "/key", Addr: r.URL()[len("http://"):]})
+	_, err = sink.Start(effect.Sink{Name: "again", Key: "/key", Addr: r.URL()[len("http://"):]})
 	if err == nil {
 		t.Fatal("a second sink on the same address started")
 	}

@@ -2,6 +2,7 @@ package usable
 
 import (
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/reference"
 )
 
 // Clues are what the run's answers say about whether its request is
@@ -89,7 +90,7 @@ func firstUnusable(c model.Contract, h model.History) *model.Op {
 // but carried no resource ID there (the contract's ID pointer may be
 // wrong).
 func wantedID(c model.Contract, op model.Op) bool {
-	return op.Out.Kind == model.Other && c.Read(model.Answer{Status: op.Out.Status, Body: op.Out.Body}).MissingID()
+	return op.Out.Kind == model.Other && reference.Read(c, model.Answer{Status: op.Out.Status, Body: op.Out.Body}).MissingID()
 }
 
 // RefusedUnanswered reports whether calls were refused before any ok

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/gen"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // IdentifierNotes say what contract c's identifier formats leave out of
@@ -18,10 +19,10 @@ func IdentifierNotes(c model.Contract, w gen.World) []string {
 		var out []string
 		for _, s := range model.Shapes {
 			if !strings.ContainsRune(string(w.Shapes), rune(s)) {
-				out = append(out, model.ShapeName(s))
+				out = append(out, identifiers.ShapeName(s))
 			}
 		}
-		by := fmt.Sprintf("key_format %s", c.KeyFormatOf())
+		by := fmt.Sprintf("key_format %s", identifiers.KeyFormatOf(c))
 		if c.KeyPattern != "" {
 			by = fmt.Sprintf("key_pattern %q", c.KeyPattern)
 		}

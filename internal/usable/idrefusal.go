@@ -8,6 +8,8 @@ import (
 
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Identifiers the API refused. Real APIs check a key's or a tenant's form
@@ -76,7 +78,7 @@ func (pr Probe) identifierRefusal(ctx context.Context) error {
 			return pr.shapeRefused(*op, pr.Clues.unusableNS, "")
 		}
 	}
-	tagSent := pr.HTTP.Sends("tag") || c.Carries("tag")
+	tagSent := pr.HTTP.Sends("tag") || payloads.Carries(c, "tag")
 	for i, p := range identifierProbes(c, tagSent) {
 		ns := model.Namespace(fmt.Sprintf("%s-probe%d-", pr.Run, i))
 		got, err := pr.TryWith(ctx, p.c, ns, call)
@@ -86,13 +88,13 @@ func (pr Probe) identifierRefusal(ctx context.Context) error {
 		var sent, took, also string
 		switch p.what {
 		case "key":
-			sent, took = c.SentKey(pr.Clues.unusableNS, op.Call.Key), p.c.SentKey(ns, call.Key)
+			sent, took = identifiers.SentKey(c, pr.Clues.unusableNS, op.Call.Key), identifiers.SentKey(p.c, ns, call.Key)
 			also = "or give key_pattern, the keys the API takes"
 		case "tenant":
-			sent, took = c.SentTenant(pr.Clues.unusableNS, op.Call.Tenant), p.c.SentTenant(ns, call.Tenant)
+			sent, took = identifiers.SentTenant(c, pr.Clues.unusableNS, op.Call.Tenant), identifiers.SentTenant(p.c, ns, call.Tenant)
 			also = "or list the tenants that exist under tenants:"
 		default:
-			sent, took = pr.Clues.unusableNS.Tag(c, op.Call), ns.Tag(p.c, call)
+			sent, took = identifiers.Tag(pr.Clues.unusableNS, c, op.Call), identifiers.Tag(ns, p.c, call)
 			also = "the alphabet of the field {{tag}} stands in"
 		}
 		return fmt.Errorf("%w: %s: the service refused every %s idemstress sent (the first, %q, was answered %d %s) and took the same call with the %s %q: set %s (%s; see docs/contract.md, \"Identifiers the API constrains\")",
@@ -107,7 +109,7 @@ func (pr Probe) identifierHint() string {
 	op, c := pr.Clues.unusable, pr.Contract
 	return fmt.Sprintf("; if the API constrains identifiers, the key sent was %q and the tenant %q: say the key's form with key_format or key_pattern, "+
 		"and the tenants with tenants: (values that exist) or tenant_format (see docs/contract.md, \"Identifiers the API constrains\")",
-		c.SentKey(pr.Clues.unusableNS, op.Call.Key), c.SentTenant(pr.Clues.unusableNS, op.Call.Tenant))
+		identifiers.SentKey(c, pr.Clues.unusableNS, op.Call.Key), identifiers.SentTenant(c, pr.Clues.unusableNS, op.Call.Tenant))
 }
 
 // fieldName is the contract field of "key_format: uuid".
@@ -122,7 +124,7 @@ func fieldName(setting string) string {
 // does not say. nil when the shaped key alone is taken (the refusal was of
 // something else the call changed).
 func (pr Probe) keyShapeRefusal(ctx context.Context, op model.Op, also string) error {
-	shape := model.KeyShape(op.Call.Key)
+	shape := identifiers.KeyShape(op.Call.Key)
 	if shape == 0 || op.Call.NoKey {
 		return nil
 	}
@@ -136,11 +138,11 @@ func (pr Probe) keyShapeRefusal(ctx context.Context, op model.Op, also string) e
 // shapeRefused is the contract error for op, a call of namespace ns whose
 // key of another shape was refused where plain keys are taken.
 func (pr Probe) shapeRefused(op model.Op, ns model.Namespace, also string) error {
-	shape := model.KeyShape(op.Call.Key)
-	sent := pr.Contract.SentKey(ns, op.Call.Key)
+	shape := identifiers.KeyShape(op.Call.Key)
+	sent := identifiers.SentKey(pr.Contract, ns, op.Call.Key)
 	return fmt.Errorf("%w: key_format: the service refused the key %q (%s: %s key shape) and takes plain keys: it answered %d %s. "+
 		"If the API takes only keys of some form, say which with key_format (uuid, word, dns-label) or key_pattern, and only key shapes inside it are drawn "+
 		"(coverage then says which are not exercised); if it should take this key, it has a bug%s",
-		contract.ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, model.ShapeName(shape),
+		contract.ErrContract, sent, model.Action{Tenant: op.Call.Tenant, Key: op.Call.Key}, identifiers.ShapeName(shape),
 		op.Out.Status, model.Excerpt(bytes.TrimSpace(op.Out.Body), 200), also)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/idemstress/idemstress/client"
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // refusedInput reports a call whose input, not its action's state, was
@@ -23,7 +25,7 @@ import (
 func refusedInput(op model.Op) bool {
 	// A broken call is refused on purpose (see BrokenAccepted).
 	// So is a call with another action's unique values (answers.taken).
-	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || model.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
+	return (op.Call.Variant > 0 || op.Call.Encoding > 0 || identifiers.KeyShape(op.Call.Key) != 0) && !op.Call.NoKey && op.Call.Broken == 0 &&
 		op.Call.UniqueOf == "" &&
 		op.Out.Status >= 400 && op.Out.Status < 500 &&
 		op.Out.Kind != model.Conflict && op.Out.Kind != model.InFlight && !op.Out.ServerError() &&
@@ -46,7 +48,7 @@ func replayDue(c model.Contract, h model.History, op model.Op) bool {
 
 // encodings says in words what each payload encoding changes (see
 // model.Contract.Render).
-var encodings = [model.NumEncodings]string{
+var encodings = [payloads.NumEncodings]string{
 	"compact, keys sorted",
 	"spaces around every colon and comma",
 	"members in reverse key order",
@@ -97,9 +99,9 @@ func (pr Probe) refusal(ctx context.Context) error {
 		return fmt.Errorf("%w: the service refused the base payload in encoding %d (%s), and after the run in the plain one too, "+
 			"though it took it before: %s; its payload was %q%s", contract.ErrContract, call.Encoding, encodings[call.Encoding], answered, model.Excerpt(op.Body, 200).String(), also)
 	}
-	ptr := c.ChangedField(call.Variant)
-	from, _ := model.Pointer(c.Render("", 0, 0), ptr)
-	to, _ := model.Pointer(c.Render("", call.Variant, 0), ptr)
+	ptr := payloads.ChangedField(c, call.Variant)
+	from, _ := payloads.Pointer(payloads.Render(c, "", 0, 0), ptr)
+	to, _ := payloads.Pointer(payloads.Render(c, "", call.Variant, 0), ptr)
 	if rule, ok := c.Fields[ptr]; ok {
 		return fmt.Errorf("%w: payload_rules.%s: the service refused variant %d, which changes the field under its rule %s to %q (from %q): %s; "+
 			"narrow the rule to the values the service takes%s", contract.ErrContract, ptr, call.Variant, describeRule(rule), to, from, answered, also)
@@ -159,7 +161,7 @@ func BrokenAccepted(c model.Contract, h model.History) []string {
 		if !first || op.Call.Broken == 0 || op.Out.Kind != model.OK {
 			continue
 		}
-		b, ok := c.Breakage(op.Call.Broken)
+		b, ok := payloads.BreakageOf(c, op.Call.Broken)
 		if !ok {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/idemstress/idemstress/contract"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // A call that sends another action's unique values is refused on purpose
@@ -32,7 +33,7 @@ func TestBrokenAcceptedNoted(t *testing.T) {
 	}
 	var notes []string
 	prio := 0
-	for i, b := range cfg.Contract.Breakages() {
+	for i, b := range payloads.Breakages(cfg.Contract) {
 		if b.Ptr == "/priority" {
 			prio = i + 1
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -50,7 +51,7 @@ func TestCrashAtEveryPointPasses(t *testing.T) {
 			var points, retry []string
 			for tr := range res.Coverage {
 				if p, ok := strings.CutPrefix(string(tr), string(model.FaultCrashAt)+" "); ok {
-					if r, ok := model.OfRetry(p); ok {
+					if r, ok := coverage.OfRetry(p); ok {
 						retry = append(retry, r)
 					} else {
 						points = append(points, p)

@@ -9,6 +9,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/redistest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
@@ -71,7 +72,7 @@ func TestDepErrorRuns(t *testing.T) {
 		res := mustPass(t, cfg)
 		assertAllFired(t, res, cfg.Faults)
 		for _, c := range fault.DepErrorCodes {
-			if tr := model.PointFired(model.FaultDepError, fault.DepErrorPoint("redis", c)); res.Coverage[tr] == 0 {
+			if tr := coverage.PointFired(model.FaultDepError, fault.DepErrorPoint("redis", c)); res.Coverage[tr] == 0 {
 				t.Errorf("%s never tried; coverage %v", tr, res.Coverage)
 			}
 		}

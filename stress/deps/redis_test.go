@@ -10,6 +10,7 @@ import (
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/faultkind"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/redistest"
@@ -45,7 +46,7 @@ func TestRedisModes(t *testing.T) {
 		f := res.Failures[0]
 		got := skeleton(f.Plan).String()
 		var ok bool
-		for _, fault := range model.DependencyFaults {
+		for _, fault := range faultkind.DependencyFaults {
 			dep := model.Step{Kind: model.StepFault, Fault: fault, Target: "redis"}
 			ok = ok || got == (model.Plan{Steps: []model.Step{call("A", "k1", 0), dep, call("A", "k1", 0)}}).String()
 		}

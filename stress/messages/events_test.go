@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/redistest"
@@ -56,7 +57,7 @@ func TestEventRelayPasses(t *testing.T) {
 			t.Errorf("%s %s, want passed: %s", id, status[id], report.CoverageLine(res.Coverage, status))
 		}
 	}
-	if res.Coverage[model.Delivered] == 0 {
+	if res.Coverage[coverage.Delivered] == 0 {
 		t.Errorf("no message read from the stream: %s", report.CoverageLine(res.Coverage, status))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/idemstress/idemstress/examples/ticketsvc"
 	"github.com/idemstress/idemstress/internal/fault"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
 	"github.com/idemstress/idemstress/stress"
@@ -58,7 +59,7 @@ func TestErrorPolicyRuns(t *testing.T) {
 				}
 				assertAllFired(t, res, cfg.Faults)
 				for _, code := range fault.DBErrorCodes {
-					if tr := model.PointFired(model.FaultDBError, code); res.Coverage[tr] == 0 {
+					if tr := coverage.PointFired(model.FaultDBError, code); res.Coverage[tr] == 0 {
 						t.Errorf("%s never fired (coverage %v)", tr, res.Coverage)
 					}
 				}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -53,7 +54,7 @@ func TestKeylessCreatesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Coverage[model.KeylessCreate]; got == 0 {
+			if got := res.Coverage[coverage.KeylessCreate]; got == 0 {
 				t.Errorf("coverage counts no keyless create: %v", res.Coverage)
 			}
 			if tc.want == "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/stress"
 )
@@ -188,7 +189,7 @@ func TestRefusalPolicyRuns(t *testing.T) {
 					logFailures(t, res)
 					t.Fatalf("verdict %s (%v); want a pass", res.Verdict, res.Err)
 				}
-				if res.Coverage[model.RefusedThenFixed] == 0 || res.Statuses()[checks.RefusalReplay] != checks.Passed {
+				if res.Coverage[coverage.RefusedThenFixed] == 0 || res.Statuses()[checks.RefusalReplay] != checks.Passed {
 					t.Errorf("coverage %v, IDEM-017 %s; want refused-then-fixed calls and the check passed", res.Coverage, res.Statuses()[checks.RefusalReplay])
 				}
 				return

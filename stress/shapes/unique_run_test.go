@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/stress"
 )
 
@@ -110,7 +111,7 @@ func secondUniqueRow(t *testing.T, bug, contract string, want checks.ID) {
 			t.Fatalf("correct service: %s after %d plans (%v); want a pass after 100", res.Verdict, res.Plans, res.Err)
 		}
 		assertAllFired(t, res, []model.Fault{model.FaultLoseReply, model.FaultDropRequest, model.FaultDoubleDelivery})
-		if res.Coverage[model.TakenValue] == 0 {
+		if res.Coverage[coverage.TakenValue] == 0 {
 			t.Errorf("no call sent another action's name: %v", res.Coverage)
 		}
 		return

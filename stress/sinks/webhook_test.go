@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemstress/idemstress/checks"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/coverage"
 	"github.com/idemstress/idemstress/internal/report"
 	"github.com/idemstress/idemstress/internal/testbed/pgtest"
 	"github.com/idemstress/idemstress/internal/testbed/sample"
@@ -72,9 +73,9 @@ func TestWebhookRelayPasses(t *testing.T) {
 			t.Errorf("%s %s, want passed: %s", id, status[id], report.CoverageLine(res.Coverage, status))
 		}
 	}
-	if res.Coverage[model.SinkRefused] == 0 || res.Coverage[model.Delivered] <= res.Coverage[model.SinkRefused] {
+	if res.Coverage[coverage.SinkRefused] == 0 || res.Coverage[coverage.Delivered] <= res.Coverage[coverage.SinkRefused] {
 		t.Errorf("deliveries %d, refused by the sink %d: want the sink's 500s to have fired and each to be sent again",
-			res.Coverage[model.Delivered], res.Coverage[model.SinkRefused])
+			res.Coverage[coverage.Delivered], res.Coverage[coverage.SinkRefused])
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Answers asks the service how it answers what the contract must
@@ -47,16 +48,16 @@ func Answers(ctx context.Context, d *draft.Draft, client *http.Client, ns string
 func probeRefusals(ctx context.Context, d *draft.Draft, client *http.Client, ns string) (probed map[string]Answer, createdID string, calls int, err error) {
 	rules := ModelRules(d)
 	tenant, key := ns+"A", ns+"k1"
-	send := func(id model.Identity, v int) (Answer, error) {
+	send := func(id payloads.Identity, v int) (Answer, error) {
 		calls++
 		return sendAs(ctx, d, client, rules, id, v)
 	}
-	created, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
+	created, err := send(payloads.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil || created.Status/100 != 2 {
 		return nil, "", calls, err
 	}
-	createdID, _ = model.Pointer(created.Body, d.ID)
-	replay, err := send(model.Identity{Tenant: tenant, Key: key}, 0)
+	createdID, _ = payloads.Pointer(created.Body, d.ID)
+	replay, err := send(payloads.Identity{Tenant: tenant, Key: key}, 0)
 	if err != nil {
 		return nil, "", calls, err
 	}
@@ -64,8 +65,8 @@ func probeRefusals(ctx context.Context, d *draft.Draft, client *http.Client, ns 
 	if replay.Status/100 != 2 {
 		probed["replayed"] = replay
 	}
-	if c := (model.Contract{Payload: d.Payload, Fields: rules}); c.ChangedField(1) != "" {
-		changed, err := send(model.Identity{Tenant: tenant, Key: key}, 1)
+	if c := (model.Contract{Payload: d.Payload, Fields: rules}); payloads.ChangedField(c, 1) != "" {
+		changed, err := send(payloads.Identity{Tenant: tenant, Key: key}, 1)
 		if err != nil {
 			return nil, "", calls, err
 		}
@@ -74,7 +75,7 @@ func probeRefusals(ctx context.Context, d *draft.Draft, client *http.Client, ns 
 		}
 	}
 	if !keyInPath(d) {
-		keyless, err := send(model.Identity{Tenant: ns + "B", NoKey: true}, 0)
+		keyless, err := send(payloads.Identity{Tenant: ns + "B", NoKey: true}, 0)
 		if err != nil {
 			return nil, "", calls, err
 		}
@@ -168,7 +169,7 @@ func idWhere(body []byte, id string) string {
 		return ""
 	}
 	for _, ptr := range leafPointers(body) {
-		if v, _ := model.Pointer(body, ptr); v == id {
+		if v, _ := payloads.Pointer(body, ptr); v == id {
 			return ptr
 		}
 	}
@@ -196,7 +197,7 @@ func telling(body []byte, shared []string, self string, probed map[string]Answer
 	})
 next:
 	for _, p := range ptrs {
-		v, _ := model.Pointer(body, p)
+		v, _ := payloads.Pointer(body, p)
 		if v == "" || strings.ContainsAny(v, " \n") && len(v) > 40 {
 			continue
 		}
@@ -204,7 +205,7 @@ next:
 			if o == self {
 				continue
 			}
-			if w, ok := model.Pointer(probed[o].Body, p); ok && w == v {
+			if w, ok := payloads.Pointer(probed[o].Body, p); ok && w == v {
 				continue next
 			}
 		}

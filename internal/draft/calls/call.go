@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // ErrCall marks a call of init's that got no answer.
@@ -29,12 +30,12 @@ type Answer struct {
 // Send makes one call of the draft: variant v of its payload under the
 // tenant and key given, as the run would send it (plainly encoded).
 func Send(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, tenant, key string, v int) (Answer, error) {
-	return sendAs(ctx, d, client, rules, model.Identity{Tenant: tenant, Key: key}, v)
+	return sendAs(ctx, d, client, rules, payloads.Identity{Tenant: tenant, Key: key}, v)
 }
 
 // sendAs is Send for an identity that may carry no key (NoKey): the
 // headers naming {{key}} and the payload member carrying it are left out.
-func sendAs(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, id model.Identity, v int) (Answer, error) {
+func sendAs(ctx context.Context, d *draft.Draft, client *http.Client, rules map[string]model.FieldRule, id payloads.Identity, v int) (Answer, error) {
 	tenant, key := id.Tenant, id.Key
 	if d.URL == "" || d.Payload == nil {
 		return Answer{}, fmt.Errorf("draft: no URL or payload to call with")
@@ -50,9 +51,9 @@ func sendAs(ctx context.Context, d *draft.Draft, client *http.Client, rules map[
 		u = fill(u, url.PathEscape, tenant, key)
 	}
 	c, ct := model.Contract{Payload: d.Payload, Fields: rules}, "application/json"
-	body := c.Send(id, v, 0)
+	body := payloads.Send(c, id, v, 0)
 	if d.Body == "form" {
-		body, ct = c.SendForm(id, v, 0), "application/x-www-form-urlencoded"
+		body, ct = payloads.SendForm(c, id, v, 0), "application/x-www-form-urlencoded"
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Variants sends the variants a run would send of each field the
@@ -22,7 +23,7 @@ func Variants(ctx context.Context, d *draft.Draft, client *http.Client, ns strin
 	c := model.Contract{Payload: d.Payload, Fields: rules}
 	n := 0
 	for v := 1; v <= 64; v++ {
-		if f := c.ChangedField(v); f == "" || v > 1 && f == c.ChangedField(1) {
+		if f := payloads.ChangedField(c, v); f == "" || v > 1 && f == payloads.ChangedField(c, 1) {
 			break
 		}
 		n++
@@ -30,7 +31,7 @@ func Variants(ctx context.Context, d *draft.Draft, client *http.Client, ns strin
 	calls := 0
 	// Two steps of each field: the variants a world of 1–3 payloads per key sends.
 	for v := 1; v <= 2*n; v++ {
-		field := c.ChangedField(v)
+		field := payloads.ChangedField(c, v)
 		if r, ok := d.Rules[field]; ok && r == "fixed" {
 			continue
 		}
@@ -41,7 +42,7 @@ func Variants(ctx context.Context, d *draft.Draft, client *http.Client, ns strin
 		}
 		if a.Status/100 != 2 {
 			d.Rules[field] = "fixed"
-			val, _ := model.Pointer(c.Send(model.Identity{}, v, 0), field)
+			val, _ := payloads.Pointer(payloads.Send(c, payloads.Identity{}, v, 0), field)
 			d.Note("payload_rules."+field, "guessed: the service refused a variant of it (%s, answered %d)", val, a.Status)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/idemstress/idemstress/internal/draft"
 	"github.com/idemstress/idemstress/internal/draft/calls"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // id finds the main row's ID in the answer and returns the column that
@@ -25,7 +25,7 @@ import (
 func (d drafter) id(table string, cols map[string]any, pk, tenant, key string, a calls.Answer) string {
 	want := text(cols[pk])
 	if d.ID != "" && d.ID != "location" && want != "" {
-		if v, ok := model.Pointer(a.Body, d.ID); ok && v == want {
+		if v, ok := payloads.Pointer(a.Body, d.ID); ok && v == want {
 			d.Notes["target.id"] = fmt.Sprintf("%s; the create call's answer has %s's id there", d.Notes["target.id"], table)
 			return pk
 		}
@@ -57,7 +57,7 @@ func (d drafter) id(table string, cols map[string]any, pk, tenant, key string, a
 			return ok && !sent[s] && prefixedID.MatchString(p)
 		}
 		if found := pointersTo(leaves, prefixed); len(found) > 0 {
-			v, _ := model.Pointer(a.Body, found[0])
+			v, _ := payloads.Pointer(a.Body, found[0])
 			d.setID(found[0], "guessed: the create call's answer has %s's id (%s) there behind a prefix (%s); effects[].id compares as text, so it names none: a query: effect can give it ('prefix' || %s AS id, docs/contract.md)", table, want, v, pk)
 			return ""
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // TableInfo is what the catalog says about one effect table.
@@ -60,7 +60,7 @@ const uuidOID = 2950
 func (c *colInfo) hasMark() bool { return c != nil && c.seq != "" && c.seqWhy == "" && c.index != "" }
 
 // Inspect reads the catalog for one (non-query) effect table.
-func Inspect(ctx context.Context, q querier, e model.Effect) (*TableInfo, error) {
+func Inspect(ctx context.Context, q querier, e effect.Effect) (*TableInfo, error) {
 	t := &TableInfo{cols: map[string]*colInfo{}}
 	name := Ident(e.Table)
 	var oid *uint32
@@ -203,7 +203,7 @@ func bytewiseSQL(expr string) string {
 // instead (Notes says so). The last cannot be read from the catalog: the
 // baseline after the run counts, by a scan it makes anyway, the run's rows
 // the marks did not find, and Notes says so when there are any.
-func markColumn(t *TableInfo, e model.Effect) (*colInfo, string) {
+func markColumn(t *TableInfo, e effect.Effect) (*colInfo, string) {
 	candidates := []*colInfo{}
 	if c := t.cols[e.ID]; c != nil {
 		candidates = append(candidates, c)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // args numbers the parameters of one query; $1 is always the namespace
@@ -41,7 +42,7 @@ type Marks map[string]*int64
 // Finder builds the conditions that find a namespace's rows.
 type Finder struct {
 	info    map[string]*TableInfo
-	byTable map[string]model.Effect
+	byTable map[string]effect.Effect
 	marks   Marks // nil: no marks, search whole tables
 	a       *args
 	// c says how namespace space stands in keys, tenants and tags (the
@@ -60,14 +61,14 @@ func (f *Finder) Add(key string, v any) string { return f.a.add(key, v) }
 
 // asText is a column as text, cast when it is not text already; in a
 // query effect's result, whose types are unknown, always cast.
-func (f *Finder) asText(e model.Effect, col string) string {
+func (f *Finder) asText(e effect.Effect, col string) string {
 	if c := f.col(e, col); c != nil && c.textLike {
 		return Ident(col)
 	}
 	return Ident(col) + "::text"
 }
 
-func (f *Finder) col(e model.Effect, col string) *colInfo {
+func (f *Finder) col(e effect.Effect, col string) *colInfo {
 	if t := f.info[e.Table]; t != nil && e.Query == "" {
 		return t.cols[col]
 	}
@@ -77,13 +78,13 @@ func (f *Finder) col(e model.Effect, col string) *colInfo {
 // startsWith is the exact test: the column's bytes start with the
 // namespace. COLLATE "C" makes it a byte comparison in any collation (a
 // nondeterministic one refuses starts_with otherwise).
-func (f *Finder) startsWith(e model.Effect, col string) string {
+func (f *Finder) startsWith(e effect.Effect, col string) string {
 	return fmt.Sprintf(`starts_with(%s COLLATE "C", %s)`, f.asText(e, col), f.nsArg(e, col))
 }
 
 // prefix is startsWith with, in front of it, a range an index serves, when
 // the column has such an index; indexed says whether it has.
-func (f *Finder) prefix(e model.Effect, col string) (cond string, indexed bool) {
+func (f *Finder) prefix(e effect.Effect, col string) (cond string, indexed bool) {
 	exact := f.startsWith(e, col)
 	if !f.indexed(e, col) {
 		return exact, false
@@ -128,7 +129,7 @@ func successor(ns string) (string, bool) {
 // since is the condition "written since the mark", "" when the table has
 // no mark column, no mark was read, or it was empty then (every row is
 // new: no condition needed, and the table was empty).
-func (f *Finder) since(e model.Effect) (cond string, ok bool) {
+func (f *Finder) since(e effect.Effect) (cond string, ok bool) {
 	t := f.info[e.Table]
 	if t == nil || t.Mark == nil || f.marks == nil {
 		return "", false
@@ -150,11 +151,11 @@ func (f *Finder) since(e model.Effect) (cond string, ok bool) {
 // branches are disjoint conditions whose rows together are the effect's
 // rows in the namespace, each one an index can serve where the table has
 // the index (see the package doc).
-func (f *Finder) branches(e model.Effect) []string {
+func (f *Finder) branches(e effect.Effect) []string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return []string{and(f.sinceCond(e), fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg()))}
-	case model.ByJoin:
+	case effect.ByJoin:
 		in := f.joinIn(e)
 		if f.joinIndexed(e, f.byTable[e.Join.Table]) {
 			return []string{in}
@@ -189,7 +190,7 @@ func (f *Finder) branches(e model.Effect) []string {
 
 // joinIn is the condition that a joined row points at a row of the
 // namespace in the table it joins, found by that table's branches.
-func (f *Finder) joinIn(e model.Effect) string {
+func (f *Finder) joinIn(e effect.Effect) string {
 	ref := f.byTable[e.Join.Table]
 	col, refID := f.JoinCols(e)
 	var subs []string
@@ -201,7 +202,7 @@ func (f *Finder) joinIn(e model.Effect) string {
 
 // JoinCols are the join column and the id it points at, as compared: both
 // cast to text when their types do not compare as they are.
-func (f *Finder) JoinCols(e model.Effect) (col, refID string) {
+func (f *Finder) JoinCols(e effect.Effect) (col, refID string) {
 	ref := f.byTable[e.Join.Table]
 	col, refID = Ident(e.Join.Column), Ident(ref.ID)
 	if !f.comparable(e, ref) {
@@ -210,19 +211,19 @@ func (f *Finder) JoinCols(e model.Effect) (col, refID string) {
 	return col, refID
 }
 
-func (f *Finder) sinceCond(e model.Effect) string {
+func (f *Finder) sinceCond(e effect.Effect) string {
 	c, _ := f.since(e)
 	return c
 }
 
 // comparable says whether a join column and the id it points at compare
 // without casts (and so through an index): the same type, or two integers.
-func (f *Finder) comparable(e, ref model.Effect) bool {
+func (f *Finder) comparable(e, ref effect.Effect) bool {
 	c, r := f.col(e, e.Join.Column), f.col(ref, ref.ID)
 	return c != nil && r != nil && (c.typeOID == r.typeOID || c.integer && r.integer)
 }
 
-func (f *Finder) joinIndexed(e, ref model.Effect) bool {
+func (f *Finder) joinIndexed(e, ref effect.Effect) bool {
 	c := f.col(e, e.Join.Column)
 	return f.comparable(e, ref) && c.index != ""
 }
@@ -243,11 +244,11 @@ func and(conds ...string) string {
 
 // InNamespace is one condition for "the row is in the namespace", exact and
 // for use on rows already at hand (a scan's filter): no index in mind.
-func (f *Finder) InNamespace(e model.Effect) string {
+func (f *Finder) InNamespace(e effect.Effect) string {
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return fmt.Sprintf(`strpos(%s COLLATE "C", %s) > 0`, f.asText(e, e.Tag), f.tagArg())
-	case model.ByJoin:
+	case effect.ByJoin:
 		return f.joinIn(e)
 	default:
 		if !f.tenantNamespaced(e) {
@@ -258,15 +259,15 @@ func (f *Finder) InNamespace(e model.Effect) string {
 }
 
 // NeedsMark says whether finding the effect's rows uses its mark column.
-func (f *Finder) NeedsMark(e model.Effect) bool {
+func (f *Finder) NeedsMark(e effect.Effect) bool {
 	t := f.info[e.Table]
 	if t == nil || t.Mark == nil || e.Query != "" {
 		return false
 	}
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		return true
-	case model.ByJoin:
+	case effect.ByJoin:
 		return !f.joinIndexed(e, f.byTable[e.Join.Table])
 	default:
 		return f.tenantNamespaced(e) && !f.indexed(e, e.Tenant) || !f.indexed(e, e.Key)
@@ -276,7 +277,7 @@ func (f *Finder) NeedsMark(e model.Effect) bool {
 // indexed says whether an index serves the namespace prefix on col: a
 // prefix index on a text column, or any btree index on a uuid column
 // whose values the namespace begins (a UUID key or tenant).
-func (f *Finder) indexed(e model.Effect, col string) bool {
+func (f *Finder) indexed(e effect.Effect, col string) bool {
 	c := f.col(e, col)
 	ns, _ := f.nsOf(e, col)
 	if c != nil && c.prefix == nil && c.uuid && c.index != "" {
@@ -288,7 +289,7 @@ func (f *Finder) indexed(e model.Effect, col string) bool {
 }
 
 // source is what an effect reads from: its table, or its query.
-func source(e model.Effect) string {
+func source(e effect.Effect) string {
 	if e.Query != "" {
 		return "(" + e.Query + ") AS q"
 	}
@@ -297,7 +298,7 @@ func source(e model.Effect) string {
 
 // RowsQuery selects cols from the effect's rows in the namespace: one
 // SELECT per branch, under UNION ALL.
-func RowsQuery(e model.Effect, f *Finder, cols string) string {
+func RowsQuery(e effect.Effect, f *Finder, cols string) string {
 	var parts []string
 	for _, b := range f.branches(e) {
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", cols, source(e), b))

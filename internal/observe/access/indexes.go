@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // IndexAdvice says how a plan's rows are found in one effect table, and
@@ -39,7 +40,7 @@ func (a IndexAdvice) String() string {
 
 // ScanNote is the note for a table whose rows are searched by a scan for
 // every plan, "" for a table that needs none.
-func ScanNote(c model.Contract, e model.Effect, info map[string]*TableInfo, byTable map[string]model.Effect) string {
+func ScanNote(c model.Contract, e effect.Effect, info map[string]*TableInfo, byTable map[string]effect.Effect) string {
 	a := Advise(c, e, info, byTable)
 	if a.OK || e.Query != "" {
 		return ""
@@ -48,7 +49,7 @@ func ScanNote(c model.Contract, e model.Effect, info map[string]*TableInfo, byTa
 }
 
 // Advise says how observation finds e's rows and which index it lacks.
-func Advise(c model.Contract, e model.Effect, info map[string]*TableInfo, byTable map[string]model.Effect) IndexAdvice {
+func Advise(c model.Contract, e effect.Effect, info map[string]*TableInfo, byTable map[string]effect.Effect) IndexAdvice {
 	a := IndexAdvice{Table: e.Table, OK: true}
 	if e.Query != "" {
 		a.Detail = e.Table + " is a query: its own WHERE on $1 decides what it reads"
@@ -67,9 +68,9 @@ func Advise(c model.Contract, e model.Effect, info map[string]*TableInfo, byTabl
 	}
 	v := &advisor{IndexAdvice: a, e: e, t: t, byTable: byTable, f: NewFinder(c, info, byTable, nil, "x-")}
 	switch e.Attribution() {
-	case model.ByTag:
+	case effect.ByTag:
 		v.byTag()
-	case model.ByJoin:
+	case effect.ByJoin:
 		v.byJoin()
 	default:
 		v.byKey()
@@ -81,9 +82,9 @@ func Advise(c model.Contract, e model.Effect, info map[string]*TableInfo, byTabl
 // and what is missing.
 type advisor struct {
 	IndexAdvice
-	e               model.Effect
+	e               effect.Effect
 	t               *TableInfo
-	byTable         map[string]model.Effect
+	byTable         map[string]effect.Effect
 	f               *Finder
 	served, missing []string
 }

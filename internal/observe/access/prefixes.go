@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
+	"github.com/idemstress/idemstress/internal/model/identifiers"
 )
 
 // Where a namespace stands in a row: the contract's identifier formats
@@ -12,38 +14,38 @@ import (
 // key, a DNS-label tenant). Each is a parameter of its own.
 
 // NewFinder finds namespace ns's rows, with the marks m (nil: none).
-func NewFinder(c model.Contract, info map[string]*TableInfo, byTable map[string]model.Effect, m Marks, ns model.Namespace) *Finder {
-	return &Finder{info: info, byTable: byTable, marks: m, a: newArgs(c.KeyPrefix(ns)), c: c, space: ns}
+func NewFinder(c model.Contract, info map[string]*TableInfo, byTable map[string]effect.Effect, m Marks, ns model.Namespace) *Finder {
+	return &Finder{info: info, byTable: byTable, marks: m, a: newArgs(identifiers.KeyPrefix(c, ns)), c: c, space: ns}
 }
 
 // nsOf is what col's values start with in the rows of the namespace: the
 // key's or the tenant's prefix. ok is false for a tenant column under
 // fixed tenants, which carries no namespace.
-func (f *Finder) nsOf(e model.Effect, col string) (string, bool) {
+func (f *Finder) nsOf(e effect.Effect, col string) (string, bool) {
 	if col == e.Tenant && col != e.Key {
-		return f.c.TenantPrefix(f.space)
+		return identifiers.TenantPrefix(f.c, f.space)
 	}
-	return f.c.KeyPrefix(f.space), true
+	return identifiers.KeyPrefix(f.c, f.space), true
 }
 
 // nsArg is the placeholder of nsOf(e, col).
-func (f *Finder) nsArg(e model.Effect, col string) string {
+func (f *Finder) nsArg(e effect.Effect, col string) string {
 	p, _ := f.nsOf(e, col)
-	if col == e.Tenant && col != e.Key && p != f.c.KeyPrefix(f.space) {
+	if col == e.Tenant && col != e.Key && p != identifiers.KeyPrefix(f.c, f.space) {
 		return f.a.add("tenant-ns", p)
 	}
 	return "$1"
 }
 
 // tenantNamespaced says whether the tenant column carries the namespace.
-func (f *Finder) tenantNamespaced(e model.Effect) bool {
+func (f *Finder) tenantNamespaced(e effect.Effect) bool {
 	_, ok := f.nsOf(e, e.Tenant)
 	return ok && e.Tenant != ""
 }
 
 // tagArg is the placeholder of the tag's prefix.
 func (f *Finder) tagArg() string {
-	if p := f.c.TagPrefix(f.space); p != f.c.KeyPrefix(f.space) {
+	if p := identifiers.TagPrefix(f.c, f.space); p != identifiers.KeyPrefix(f.c, f.space) {
 		return f.a.add("tag-ns", p)
 	}
 	return "$1"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/payloads"
 )
 
 // Answer is a plain HTTP answer: its status and its JSON body.
@@ -49,7 +49,7 @@ func Post(t *testing.T, url string, header map[string]string, body string) Answe
 // At is the value at a JSON pointer of the answer's body, as text ("" for
 // nothing there).
 func (a Answer) At(ptr string) string {
-	v, _ := model.Pointer([]byte(a.Raw), ptr)
+	v, _ := payloads.Pointer([]byte(a.Raw), ptr)
 	return v
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemstress/idemstress/client"
-	"github.com/idemstress/idemstress/internal/model"
+	"github.com/idemstress/idemstress/internal/model/effect"
 )
 
 // memTargetSchema is the one effect table memTarget writes: one row per
@@ -24,7 +24,7 @@ const memTargetSchema = `CREATE TABLE IF NOT EXISTS p6_effects (
 CREATE INDEX IF NOT EXISTS p6_effects_action ON p6_effects (tenant, request_key)`
 
 // memTargetEffects declares memTarget's table to the tester.
-var memTargetEffects = []model.Effect{{Table: "p6_effects", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1}}
+var memTargetEffects = []effect.Effect{{Table: "p6_effects", Tenant: "tenant", Key: "request_key", ID: "id", PerAction: 1}}
 
 // memTarget is a correct idempotent create endpoint in the same process,
 // for runs of 10^6 calls in bounded time (P6): no HTTP, and a retry is
