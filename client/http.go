@@ -26,7 +26,7 @@ import (
 
 // HTTPSpec is the request template of an HTTP target. {{tenant}}, {{key}}
 // and {{tag}} may stand in the URL and in header values; the body is the
-// call's payload (where they may stand too, see model.Contract.Send).
+// call's payload (where they may stand too, see payloads.Send).
 type HTTPSpec struct {
 	URL     string            `yaml:"url" json:"url"`
 	Method  string            `yaml:"method" json:"method"`

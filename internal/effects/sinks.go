@@ -13,7 +13,7 @@ import (
 )
 
 // A sink's deliveries are effects beyond the database, judged like rows:
-// each belongs to the action its body names (model.Contract.DeliveryOf),
+// each belongs to the action its body names (effect.DeliveryOf),
 // an action's events are counted against the sink's per_action, and a
 // delivery's fields must be the winning payload's. What a sink adds is
 // the commit: an event may only announce an action that committed (its

@@ -193,7 +193,7 @@ func (x *execution) request(ns model.Namespace, call model.Call, replica int) (c
 		req.Key = identifiers.SentKey(c, ns, call.Key)
 	}
 	// The op keeps the payload as judged: a key or tenant the body carries
-	// is identity, not payload (model.Contract.Send).
+	// is identity, not payload (payloads.Send).
 	id := payloads.Identity{Tenant: req.Tenant, Key: req.Key, Tag: tag, NoKey: req.NoKey}
 	if call.UniqueOf != "" {
 		// Another action's unique values: those its own calls send.

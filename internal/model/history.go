@@ -77,7 +77,7 @@ func (o Outcome) String() string {
 type Op struct {
 	Step int  `json:"step"`
 	Call Call `json:"call"`
-	// Body is the payload as the reference model judges it (Contract.Render):
+	// Body is the payload as the reference model judges it (payloads.Render):
 	// {{key}} and {{tenant}} in its strings stand for the call's identity,
 	// filled in only on the wire. Shown is it as a reader wants it.
 	Body Body `json:"body"`

@@ -47,7 +47,7 @@ func replayDue(c model.Contract, h model.History, op model.Op) bool {
 }
 
 // encodings says in words what each payload encoding changes (see
-// model.Contract.Render).
+// payloads.Render).
 var encodings = [payloads.NumEncodings]string{
 	"compact, keys sorted",
 	"spaces around every colon and comma",

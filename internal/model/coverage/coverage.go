@@ -250,7 +250,7 @@ func indexCalls(c model.Contract, ops []model.Op) callIndex {
 	return x
 }
 
-// equivalent is Contract.Equivalent over the bodies of calls i and j.
+// equivalent is payloads.Equivalent over the bodies of calls i and j.
 func (x callIndex) equivalent(i, j int) bool {
 	if x.bytewise {
 		return bytes.Equal(x.ops[i].Body, x.ops[j].Body)

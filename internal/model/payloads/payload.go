@@ -24,7 +24,7 @@ import (
 const NumEncodings = 5
 
 // RenderPayload encodes variant v of the base payload with encoding e,
-// under the default field rules (see Contract.Render).
+// under the default field rules (see Render).
 func RenderPayload(base map[string]any, variant, encoding int) []byte {
 	return Render(model.Contract{Payload: base}, "", variant, encoding)
 }
