@@ -2,6 +2,7 @@ package draft
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -54,7 +55,7 @@ func (d *Draft) Render() ([]byte, error) {
 func (d *Draft) renderTarget(root *yaml.Node) {
 	target := mapping()
 	d.put(target, "target.url", "url", orTodo(d.URL))
-	d.put(target, "target.method", "method", cmpOr(d.Method, "POST"))
+	d.put(target, "target.method", "method", cmp.Or(d.Method, "POST"))
 	if len(d.Headers) > 0 {
 		h := mapping()
 		for _, x := range d.Headers {
@@ -192,14 +193,7 @@ func flow(v any) flowValue { return flowValue{v} }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
 
-func orTodo(s string) string { return cmpOr(s, contract.Todo) }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+func orTodo(s string) string { return cmp.Or(s, contract.Todo) }
 
 // put adds key: value to m, with the note of path as its comment.
 func (d *Draft) put(m *yaml.Node, path, key string, value any) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,10 +33,7 @@ func TestProbeAnswersLeavesTheQueryKeyOut(t *testing.T) {
 		w.Write([]byte(`{"id": "t-` + r.URL.Query().Get("requestId") + `"}`))
 	}))
 	defer srv.Close()
-	doc := oneOperation(`
-        - {name: requestId, in: query, required: true, description: Safe to retry with., schema: {type: string}}
-        - {name: view, in: query, required: true, schema: {type: string, enum: [full, basic]}}`, "", "")
-	d, err := openapi.Draft(context.Background(), docFile(t, doc), "createThing", srv.URL)
+	d, err := openapi.Draft(context.Background(), filepath.Join("testdata", "querykey.yaml"), "createThing", srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,16 +51,6 @@ func TestProbeAnswersLeavesTheQueryKeyOut(t *testing.T) {
 	assertDraft(t, string(b), []string{"url: " + srv.URL + "/things?requestId={{key}}&view=full", "invalid: [400] # guessed: probed", "in_flight: [] # guessed: the document lists no in-progress answer"}, nil)
 }
 
-// docFile writes a document to a file of the test.
-func docFile(t *testing.T, doc string) string {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "openapi.yaml")
-	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
-
 func assertDraft(t *testing.T, text string, want, unwanted []string) {
 	t.Helper()
 	for _, w := range want {
@@ -77,36 +63,4 @@ func assertDraft(t *testing.T, text string, want, unwanted []string) {
 			t.Errorf("draft has %q:\n%s", u, text)
 		}
 	}
-}
-
-// A document of one operation, with the parameters, body properties and
-// answers given.
-func oneOperation(params, props, responses string) string {
-	return `openapi: 3.0.3
-info: {title: t, version: "1"}
-servers: [{url: "https://api.example.test"}]
-paths:
-  /things:
-    post:
-      operationId: createThing
-      parameters:` + cmpOr(params, " []") + `
-      requestBody:
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [title]
-              properties:
-                title: {type: string, example: a thing}` + props + `
-      responses:
-        "201":
-          description: created
-          content: {application/json: {schema: {type: object, properties: {id: {type: string}}}}}` + responses + "\n"
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ paths:
   /things:
     post:
       operationId: createThing
-      parameters:` + cmpOr(params, " []") + `
+      parameters:` + cmp.Or(params, " []") + `
       requestBody:
         content:
           application/json:
@@ -130,13 +131,6 @@ paths:
         "201":
           description: created
           content: {application/json: {schema: {type: object, properties: {id: {type: string}}}}}` + responses + "\n"
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Where the key is found, by name, description and requirement, and what
