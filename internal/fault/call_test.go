@@ -13,6 +13,7 @@ import (
 	"github.com/idemstress/idemstress/internal/model"
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/respproxy"
+	"github.com/idemstress/idemstress/internal/testbed/loopback"
 )
 
 // fakeEnv is a CallEnv over one real HTTP server behind a real fault
@@ -53,20 +54,7 @@ func (e *fakeEnv) Replicas() Replicas {
 // outcome, as the executor records it.
 func (e *fakeEnv) Send(ctx context.Context, call model.Call, _ int, extra map[string]string) (model.Op, error) {
 	e.sent++
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+e.proxy.Addr()+"/tickets", strings.NewReader("{}"))
-	for k, v := range extra {
-		req.Header.Set(k, v)
-	}
-	op := model.Op{Call: call}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		op.Out = model.Outcome{Kind: model.Unknown, Err: "no answer"}
-		return op, nil
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	op.Out = model.Outcome{Kind: model.OK, Status: resp.StatusCode}
-	return op, nil
+	return loopback.Send(ctx, e.proxy.Addr(), call, extra), nil
 }
 
 func proxiedEnv(t *testing.T, status int, replicas *countingReplicas) *fakeEnv {

@@ -18,6 +18,7 @@ import (
 	"github.com/idemstress/idemstress/internal/pgproxy"
 	"github.com/idemstress/idemstress/internal/process"
 	"github.com/idemstress/idemstress/internal/respproxy"
+	"github.com/idemstress/idemstress/internal/testbed/loopback"
 )
 
 // fakeService is a Service of two replicas that records what was done
@@ -73,20 +74,7 @@ func (s *fakeSender) Restarted()                     { s.restarted++ }
 // outcome, as the executor records it.
 func (s *fakeSender) Send(ctx context.Context, call model.Call, _ int, extra map[string]string) (model.Op, error) {
 	s.sent++
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.proxy.Addr()+"/tickets", strings.NewReader("{}"))
-	for k, v := range extra {
-		req.Header.Set(k, v)
-	}
-	op := model.Op{Call: call}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		op.Out = model.Outcome{Kind: model.Unknown, Err: "no answer"}
-		return op, nil
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	op.Out = model.Outcome{Kind: model.OK, Status: resp.StatusCode}
-	return op, nil
+	return loopback.Send(ctx, s.proxy.Addr(), call, extra), nil
 }
 
 // proxyTo is a real fault proxy in front of a service that answers
