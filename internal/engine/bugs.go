@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -261,23 +262,27 @@ func (r *runner) explainedInSequence(ctx context.Context, h *shrinking, f *findi
 // shrinkRapid has rapid shrink the failure being shrunk, drawn from seed: a
 // rapid.Check of one case whose seed is the plan's starts from that plan.
 func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
-	// rapid reads its settings from process-wide flags when Check starts:
-	// runs of one process take turns here only, and search and execute at
-	// once everywhere else. The time spent waiting for another run's turn
-	// is not this shrink's: its deadlines move by it, or parallel tests
-	// would end their shrinks short of minimal.
+	// rapid reads its seed from a process-wide flag when Check starts:
+	// runs of one process take turns from setting it until their Check
+	// has read it (the property's first run), and shrink at once. The time
+	// spent waiting for that turn is not this shrink's: its deadlines move
+	// by it, or parallel tests would end their shrinks short of minimal.
 	asked := time.Now()
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
+	flagsMu.Lock()
+	unlock := sync.OnceFunc(flagsMu.Unlock)
+	defer unlock()
 	waited := time.Since(asked)
 	h.shrinkBy, h.rapidBy = h.shrinkBy.Add(waited), h.rapidBy.Add(waited)
-	if err := setRapidFlags(1, seed, h.budget); err != nil {
+	if err := setRapidSeed(seed); err != nil {
 		r.stop = err
 		return
 	}
 	var rt tb
 	h.passed, h.failed = map[string]bool{}, map[string]*failedRuns{}
-	rapid.Check(&rt, func(t *rapid.T) { r.property(ctx, t, h) })
+	rapid.Check(&rt, func(t *rapid.T) {
+		unlock() // the seed is read: rapid passes it to its first run
+		r.property(ctx, t, h)
+	})
 	h.logs = rt.logs
 }
 

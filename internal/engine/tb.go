@@ -45,40 +45,52 @@ func (t *tb) Failed() bool {
 	return t.failed
 }
 
-// rapidMu serialises rapid's shrinks (shrinkRapid): rapid reads its
-// settings from process-wide flags.
-var rapidMu sync.Mutex
-
-// flagsMu guards rapid's flags themselves: setRapidFlags writes them
-// (holding rapidMu too) while another run may draw a plan, and rapid's
-// Example reads the seed flag before it takes the seed it is given.
+// flagsMu guards rapid's seed flag, the one setting rapid reads that
+// differs between its uses here: shrinkRapid holds it from setting the
+// seed until its rapid.Check has read it, and drawPlan while rapid's
+// Example reads it. The settings shared by every use are set once
+// (rapidSettings), before any rapid.Check, and never written again: a
+// Check reads its shrink time only when its shrinking starts.
 var flagsMu sync.RWMutex
 
-var initTesting sync.Once
+var rapidSettings sync.Once
+var rapidSettingsErr error
 
-// setRapidFlags configures rapid through its flags, the only way it offers.
-// Outside `go test`, testing.Init and a parse of the (empty) command line
-// must come first: rapid calls testing.Short.
-func setRapidFlags(checks int, seed uint64, shrink time.Duration) error {
-	initTesting.Do(func() {
+// rapidShrinkTime is rapid's own bound on a shrink: longer than any
+// budget, which each shrink enforces itself (runner.property cuts every
+// run past its shrinking's rapidBy, so rapid's candidates pass at once
+// and its shrinking ends).
+const rapidShrinkTime = 24 * time.Hour
+
+// setRapidSeed configures rapid through its flags, the only way it offers:
+// the shared settings the first time, then the seed its next rapid.Check
+// starts from. The caller holds flagsMu. Outside `go test`, testing.Init
+// and a parse of the (empty) command line come first: rapid calls
+// testing.Short.
+func setRapidSeed(seed uint64) error {
+	rapidSettings.Do(func() {
 		testing.Init()
 		if !flag.Parsed() {
 			_ = flag.CommandLine.Parse(nil)
 		}
+		checks := 1
+		if testing.Short() {
+			checks = 5 // rapid runs a fifth of its checks under -short
+		}
+		rapidSettingsErr = setFlags(map[string]string{
+			"rapid.checks":     strconv.Itoa(checks),
+			"rapid.shrinktime": rapidShrinkTime.String(),
+			"rapid.nofailfile": "true",
+		})
 	})
-	if testing.Short() {
-		checks *= 5 // rapid runs a fifth of its checks under -short
+	if rapidSettingsErr != nil {
+		return rapidSettingsErr
 	}
-	flagsMu.Lock()
-	defer flagsMu.Unlock()
-	for name, v := range map[string]string{
-		"rapid.checks": strconv.Itoa(checks),
-		"rapid.seed":   strconv.FormatUint(seed, 10),
-		// rapid gets half of the budget (runner.rapidBy also cuts its
-		// runs); idemstress's own pass what is left (runner.shrinkBy).
-		"rapid.shrinktime": (shrink / 2).String(),
-		"rapid.nofailfile": "true",
-	} {
+	return setFlags(map[string]string{"rapid.seed": strconv.FormatUint(seed, 10)})
+}
+
+func setFlags(values map[string]string) error {
+	for name, v := range values {
 		if err := flag.Set(name, v); err != nil {
 			return fmt.Errorf("setting rapid's flag %s: %w", name, err)
 		}

@@ -13,9 +13,10 @@ import (
 // GOMAXPROCS, made for tests that compute; these mostly wait (restarts,
 // recovery times, delivery windows, a service's answers), so more of them
 // overlap on two cores. Each has a database and a service of its own, and
-// rapid's shrinks take turns whatever the number (stress's rapidMu). Six
-// at once, beside other binaries on a loaded machine, left shrinks of
-// stress/zoo's TestStableDiagnoses short of minimal within their budget.
+// their shrinks run at once (engine's flagsMu holds only a Check's start).
+// Six at once, beside other binaries on a loaded machine, left shrinks of
+// stress/zoo's TestStableDiagnoses short of minimal within their budget
+// (when shrinks still took turns).
 const Parallel = 4
 
 // Main is the TestMain body of the end-to-end binaries of stress: the
