@@ -23,6 +23,7 @@ func TestOneRowPerBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("every bug mode, 100 plans each")
 	}
+	t.Parallel() // beside TestThreeBugsInOneRun
 	modes := []string{"no-payload-check,global-keys"}
 	for _, m := range sample.Modes() {
 		if !sample.Passes(m) && !sample.FaultsOnly(m) && !sample.NeedsRedis(m) {

@@ -1,4 +1,4 @@
-package onerun_test
+package zoorows_test
 
 import (
 	"testing"
@@ -23,6 +23,10 @@ func TestThreeBugsInOneRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the sample service, starts processes and waits out hangs")
 	}
+	// Mostly waiting (hangs, recoveries, restarts): beside the rows of
+	// TestOneRowPerBug, not after them; its shrinks' budgets, stretched to
+	// sixteen of its costly candidates, leave it minutes to spare.
+	t.Parallel()
 	bin := stresstest.SampleBinaryBesideCluster(t)
 	const mode = "unique-violation-500,stuck-in-flight,hang-on-burst"
 	cfg, err := sample.ProcessConfig([]string{bin}, pgtest.NewDatabase(t, cluster), mode, ticketsvc.LayoutKeys)
@@ -58,9 +62,9 @@ func TestThreeBugsInOneRun(t *testing.T) {
 	t.Logf("run took %s: %d plans, %d executions; notes %q", time.Since(start).Round(time.Second), res.Searched, res.Executions, res.Notes)
 	restart := model.Step{Kind: model.StepRestart}
 	want := map[checks.ID][]model.Step{
-		checks.WrongStatus: {burst(call("A", "k1", 0), call("A", "k1", 1))},
-		checks.StuckAction: {faulted("A", "k1", model.FaultCrash), restart, call("A", "k1", 0)},
-		checks.NoAnswer:    {burst(call("A", "k1", 0), call("A", "k1", 0))},
+		checks.WrongStatus: {stresstest.Burst(stresstest.Call("A", "k1", 0), stresstest.Call("A", "k1", 1))},
+		checks.StuckAction: {stresstest.Faulted("A", "k1", model.FaultCrash), restart, stresstest.Call("A", "k1", 0)},
+		checks.NoAnswer:    {stresstest.Burst(stresstest.Call("A", "k1", 0), stresstest.Call("A", "k1", 0))},
 	}
 	seen := map[checks.ID]bool{}
 	for _, f := range res.Failures {
@@ -74,7 +78,7 @@ func TestThreeBugsInOneRun(t *testing.T) {
 		if f.NotMinimal {
 			t.Errorf("%s: not minimal", f.Check)
 		}
-		if got := skeleton(f.Plan).String(); got != skeleton(model.Plan{Steps: steps}).String() {
+		if got := stresstest.Skeleton(f.Plan).String(); got != stresstest.Skeleton(model.Plan{Steps: steps}).String() {
 			t.Errorf("%s: minimal plan\n%swant\n%s", f.Check, f.Plan, model.Plan{Steps: steps})
 		}
 	}
