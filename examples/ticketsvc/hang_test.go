@@ -47,7 +47,7 @@ func hangOnBurstScenario(e *env) (bool, string) {
 }
 
 // Three mistakes at once, each reachable apart, as the run that must report
-// all three in one go needs them (stress/zoorows TestThreeBugsInOneRun): a
+// all three in one go needs them (stress/bugrows TestThreeBugsInOneRun): a
 // key left in progress by a crash, a hang under a burst of identical
 // calls, and a 500 to the loser of a burst of two payloads of one key.
 func TestHangStuckAnd500Together(t *testing.T) {

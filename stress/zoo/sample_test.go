@@ -16,7 +16,7 @@ import (
 // db-stall nemesis, every bug mode is caught by its check and shrunk to the
 // two calls that show it, and the correct mode passes. Each layout runs a
 // seed of its own (keys 1, tagged 2), so every bug is found and shrunk from
-// two different searches; stress/zoorows runs every bug again (keys, seed
+// two different searches; stress/bugrows runs every bug again (keys, seed
 // 1), TestStableDiagnoses pins several more seeds for the two bugs whose
 // shrink once wandered, and internal/testbed/bench's P2 and P5 run ten seeds each.
 // The modes are independent (a database and a service each), so they run

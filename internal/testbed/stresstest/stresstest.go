@@ -1,5 +1,5 @@
 // Package stresstest holds what the end-to-end test binaries of stress
-// (stress, stress/zoo, stress/shapes, stress/apis/..., stress/procfaults, stress/deps, stress/zoorows) share: plans written
+// (stress, stress/zoo, stress/shapes, stress/apis/..., stress/procfaults, stress/deps, stress/bugrows) share: plans written
 // by hand, the sample served over a database of its own, and the
 // assertions on a run's faults and minimal plans. A top-of-stack test
 // harness, like internal/testbed/sample, which it serves.

@@ -1,4 +1,4 @@
-package zoorows_test
+package bugrows_test
 
 import (
 	"testing"
