@@ -273,10 +273,16 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	defer unlock()
 	waited := time.Since(asked)
 	h.shrinkBy, h.rapidBy = h.shrinkBy.Add(waited), h.rapidBy.Add(waited)
-	if err := setRapidSeed(seed); err != nil {
+	if err := borrowRapid(seed); err != nil {
 		r.stop = err
 		return
 	}
+	defer func() {
+		unlock()
+		flagsMu.Lock()
+		defer flagsMu.Unlock()
+		giveBackRapid()
+	}()
 	var rt tb
 	h.passed, h.failed = map[string]bool{}, map[string]*failedRuns{}
 	rapid.Check(&rt, func(t *rapid.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"flag"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,33 @@ func TestRapidShrinksOfTwoRunsOverlap(t *testing.T) {
 	for i, m := range runs {
 		if !m.met {
 			t.Errorf("run %d: its rapid shrink did not run beside the other's: they took turns", i+1)
+		}
+	}
+}
+
+// A run's shrinks leave rapid's flags as they found them: a program's own
+// rapid tests, run after it, check as many cases as they ask, from their
+// own seed, and shrink for as long as they ask. Before, the last shrink
+// left one check, its plan's seed and its budget set for good.
+func TestRapidFlagsGivenBack(t *testing.T) {
+	names := []string{"rapid.checks", "rapid.seed", "rapid.shrinktime", "rapid.nofailfile"}
+	value := func(name string) string {
+		flagsMu.RLock()
+		defer flagsMu.RUnlock()
+		return flag.Lookup(name).Value.String()
+	}
+	before := map[string]string{}
+	for _, name := range names {
+		before[name] = value(name)
+	}
+	cfg := engineConfig(20)
+	r := runEngine(t, cfg, &scripted{rules: []rule{raceDuplicates(false)}}, 1)
+	if len(r.bugs) != 1 || r.bugs[0].NotMinimal {
+		t.Fatalf("%d bugs reported; want the race, shrunk by rapid", len(r.bugs))
+	}
+	for _, name := range names {
+		if got := value(name); got != before[name] {
+			t.Errorf("-%s is %s after the run, want %s as before it", name, got, before[name])
 		}
 	}
 }

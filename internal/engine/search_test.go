@@ -30,7 +30,7 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 			seed, w, _ = planAt(fw, deals, 42, i-20)
 		}
 		flagsMu.Lock()
-		if err := setRapidSeed(seed); err != nil {
+		if err := borrowRapid(seed); err != nil {
 			flagsMu.Unlock()
 			t.Fatal(err)
 		}
@@ -42,6 +42,7 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 				first = &p
 			}
 		})
+		giveBackRapid()
 		flagsMu.Unlock()
 		if first == nil {
 			t.Fatalf("seed %d: rapid ran no case", seed)

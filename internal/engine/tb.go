@@ -45,16 +45,24 @@ func (t *tb) Failed() bool {
 	return t.failed
 }
 
-// flagsMu guards rapid's seed flag, the one setting rapid reads that
-// differs between its uses here: shrinkRapid holds it from setting the
-// seed until its rapid.Check has read it, and drawPlan while rapid's
-// Example reads it. The settings shared by every use are set once
-// (rapidSettings), before any rapid.Check, and never written again: a
-// Check reads its shrink time only when its shrinking starts.
+// flagsMu guards rapid's flags, which rapid reads when a Check starts
+// (its seed, how many checks) and when its shrinking starts (how long):
+// shrinkRapid holds it from setting the seed until its rapid.Check has
+// read it, and drawPlan while rapid's Example reads the seed. The
+// settings every shrink shares are set when the first of the shrinks
+// under way starts and given back when the last ends (borrowRapid,
+// giveBackRapid), never between: a program's own rapid tests see their
+// own settings once idemstress's runs are done.
 var flagsMu sync.RWMutex
 
-var rapidSettings sync.Once
-var rapidSettingsErr error
+var initTesting sync.Once
+
+// rapidShrinks counts the shrinks under way, and rapidSaved holds rapid's
+// flags as they were before the first of them; both guarded by flagsMu.
+var (
+	rapidShrinks int
+	rapidSaved   map[string]string
+)
 
 // rapidShrinkTime is rapid's own bound on a shrink: longer than any
 // budget, which each shrink enforces itself (runner.property cuts every
@@ -62,31 +70,58 @@ var rapidSettingsErr error
 // and its shrinking ends).
 const rapidShrinkTime = 24 * time.Hour
 
-// setRapidSeed configures rapid through its flags, the only way it offers:
-// the shared settings the first time, then the seed its next rapid.Check
-// starts from. The caller holds flagsMu. Outside `go test`, testing.Init
-// and a parse of the (empty) command line come first: rapid calls
-// testing.Short.
-func setRapidSeed(seed uint64) error {
-	rapidSettings.Do(func() {
+// borrowRapid configures rapid through its flags, the only way it offers,
+// for one shrink: the shared settings if no other shrink is under way,
+// then the seed its next rapid.Check starts from. The caller holds
+// flagsMu, and calls giveBackRapid once the shrink ends. Outside `go
+// test`, testing.Init and a parse of the (empty) command line come first:
+// rapid calls testing.Short.
+func borrowRapid(seed uint64) error {
+	initTesting.Do(func() {
 		testing.Init()
 		if !flag.Parsed() {
 			_ = flag.CommandLine.Parse(nil)
 		}
+	})
+	if rapidShrinks == 0 {
 		checks := 1
 		if testing.Short() {
 			checks = 5 // rapid runs a fifth of its checks under -short
 		}
-		rapidSettingsErr = setFlags(map[string]string{
+		shared := map[string]string{
 			"rapid.checks":     strconv.Itoa(checks),
 			"rapid.shrinktime": rapidShrinkTime.String(),
 			"rapid.nofailfile": "true",
-		})
-	})
-	if rapidSettingsErr != nil {
-		return rapidSettingsErr
+			"rapid.seed":       "0",
+		}
+		saved := map[string]string{}
+		for name := range shared {
+			if f := flag.Lookup(name); f != nil {
+				saved[name] = f.Value.String()
+			}
+		}
+		if err := setFlags(shared); err != nil {
+			_ = setFlags(saved)
+			return err
+		}
+		rapidSaved = saved
 	}
-	return setFlags(map[string]string{"rapid.seed": strconv.FormatUint(seed, 10)})
+	if err := setFlags(map[string]string{"rapid.seed": strconv.FormatUint(seed, 10)}); err != nil {
+		if rapidShrinks == 0 {
+			_ = setFlags(rapidSaved)
+		}
+		return err
+	}
+	rapidShrinks++
+	return nil
+}
+
+// giveBackRapid ends a shrink that borrowRapid began: the last one under
+// way sets rapid's flags back to what they were. The caller holds flagsMu.
+func giveBackRapid() {
+	if rapidShrinks--; rapidShrinks == 0 {
+		_ = setFlags(rapidSaved)
+	}
 }
 
 func setFlags(values map[string]string) error {
