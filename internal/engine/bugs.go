@@ -268,8 +268,8 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	// spent waiting for that turn is not this shrink's: its deadlines move
 	// by it, or parallel tests would end their shrinks short of minimal.
 	asked := time.Now()
-	flagsMu.Lock()
-	unlock := sync.OnceFunc(flagsMu.Unlock)
+	rapidMu.Lock()
+	unlock := sync.OnceFunc(rapidMu.Unlock)
 	defer unlock()
 	waited := time.Since(asked)
 	h.shrinkBy, h.rapidBy = h.shrinkBy.Add(waited), h.rapidBy.Add(waited)
@@ -279,8 +279,8 @@ func (r *runner) shrinkRapid(ctx context.Context, h *shrinking, seed uint64) {
 	}
 	defer func() {
 		unlock()
-		flagsMu.Lock()
-		defer flagsMu.Unlock()
+		rapidMu.Lock()
+		defer rapidMu.Unlock()
 		giveBackRapid()
 	}()
 	var rt tb

@@ -347,7 +347,7 @@ func TestEngineWorkersFindTheSameBugs(t *testing.T) {
 	}
 }
 
-// Runs of one process take turns at rapid's seed (flagsMu): a bug found
+// Runs of one process take turns at rapid's flags (rapidMu): a bug found
 // while another run's rapid.Check starts waits for its turn, and that
 // wait is not its budget. Before, the budget ran from when the bug was found, and a
 // test of a binary whose runs go in parallel saw its bug's shrink cut,
@@ -355,12 +355,12 @@ func TestEngineWorkersFindTheSameBugs(t *testing.T) {
 func TestEngineWaitingForRapidIsNotTheBudget(t *testing.T) {
 	cfg := engineConfig(20)
 	cfg.ShrinkTime = 500 * time.Millisecond
-	flagsMu.Lock()
+	rapidMu.Lock()
 	released := make(chan struct{})
 	go func() {
 		defer close(released)
 		time.Sleep(4 * cfg.ShrinkTime) // another run's rapid shrinks
-		flagsMu.Unlock()
+		rapidMu.Unlock()
 	}()
 	t.Cleanup(func() { <-released })
 	r := runEngine(t, cfg, &scripted{rules: []rule{raceDuplicates(false)}}, 1)

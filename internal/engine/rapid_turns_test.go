@@ -44,6 +44,9 @@ func TestRapidShrinksOfTwoRunsOverlap(t *testing.T) {
 	all := make(chan struct{})
 	go func() { arrived.Wait(); close(all) }()
 	cfg := engineConfig(1)
+	// Each try runs within its shrink's rapid half of the budget: longer
+	// than the 20 s a first try waits for the other's.
+	cfg.ShrinkTime = 2 * time.Minute
 	runs := []*meeting{{arrived: &arrived, all: all}, {arrived: &arrived, all: all}}
 	var wg sync.WaitGroup
 	for i, m := range runs {
@@ -70,8 +73,8 @@ func TestRapidShrinksOfTwoRunsOverlap(t *testing.T) {
 func TestRapidFlagsGivenBack(t *testing.T) {
 	names := []string{"rapid.checks", "rapid.seed", "rapid.shrinktime", "rapid.nofailfile"}
 	value := func(name string) string {
-		flagsMu.RLock()
-		defer flagsMu.RUnlock()
+		rapidMu.Lock()
+		defer rapidMu.Unlock()
 		return flag.Lookup(name).Value.String()
 	}
 	before := map[string]string{}

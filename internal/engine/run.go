@@ -350,6 +350,12 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 // rapid sees the same failure while it shrinks; a plan that shows only
 // other bugs passes.
 func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
+	if r.stop == nil && ctx.Err() == nil && !time.Now().Before(h.rapidBy) {
+		// The budget is spent: this candidate passes before it is
+		// drawn, so rapid ends its shrinking with the round under way.
+		h.cut = true
+		return
+	}
 	plan := gen.Plan(h.world).Draw(t, "plan")
 	var vs []checks.Violation
 	var hist model.History

@@ -29,9 +29,9 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 		if i >= 20 {
 			seed, w, _ = planAt(fw, deals, 42, i-20)
 		}
-		flagsMu.Lock()
+		rapidMu.Lock()
 		if err := borrowRapid(seed); err != nil {
-			flagsMu.Unlock()
+			rapidMu.Unlock()
 			t.Fatal(err)
 		}
 		var first *model.Plan
@@ -43,7 +43,7 @@ func TestPlanSeedIsRapidsFirstCase(t *testing.T) {
 			}
 		})
 		giveBackRapid()
-		flagsMu.Unlock()
+		rapidMu.Unlock()
 		if first == nil {
 			t.Fatalf("seed %d: rapid ran no case", seed)
 		}

@@ -45,37 +45,42 @@ func (t *tb) Failed() bool {
 	return t.failed
 }
 
-// flagsMu guards rapid's flags, which rapid reads when a Check starts
-// (its seed, how many checks) and when its shrinking starts (how long):
-// shrinkRapid holds it from setting the seed until its rapid.Check has
-// read it, and drawPlan while rapid's Example reads the seed. The
-// settings every shrink shares are set when the first of the shrinks
-// under way starts and given back when the last ends (borrowRapid,
-// giveBackRapid), never between: a program's own rapid tests see their
-// own settings once idemstress's runs are done.
+// rapidMu is a shrink's turn at rapid's flags, which rapid reads when a
+// Check starts (its seed, how many checks) and when its shrinking starts
+// (how long): shrinkRapid holds it from setting the seed (borrowRapid)
+// until its rapid.Check has read it, and while giving the flags back
+// (giveBackRapid). The settings every shrink shares are set when the
+// first of the shrinks under way starts and set back when the last ends,
+// never between: a program's own rapid tests see their own settings once
+// idemstress's runs are done.
+var rapidMu sync.Mutex
+
+// flagsMu guards the flags' memory: borrowRapid and giveBackRapid write
+// them under it, and drawPlan reads the seed under it while rapid's
+// Example takes it (searches draw plans while another run shrinks).
 var flagsMu sync.RWMutex
 
 var initTesting sync.Once
 
 // rapidShrinks counts the shrinks under way, and rapidSaved holds rapid's
-// flags as they were before the first of them; both guarded by flagsMu.
+// flags as they were before the first of them; both guarded by rapidMu.
 var (
 	rapidShrinks int
 	rapidSaved   map[string]string
 )
 
 // rapidShrinkTime is rapid's own bound on a shrink: longer than any
-// budget, which each shrink enforces itself (runner.property cuts every
-// run past its shrinking's rapidBy, so rapid's candidates pass at once
-// and its shrinking ends).
+// budget, which each shrink enforces itself: past its shrinking's
+// rapidBy, runner.property passes every candidate before drawing it, and
+// rapid's shrinking ends with the round under way.
 const rapidShrinkTime = 24 * time.Hour
 
 // borrowRapid configures rapid through its flags, the only way it offers,
 // for one shrink: the shared settings if no other shrink is under way,
 // then the seed its next rapid.Check starts from. The caller holds
-// flagsMu, and calls giveBackRapid once the shrink ends. Outside `go
-// test`, testing.Init and a parse of the (empty) command line come first:
-// rapid calls testing.Short.
+// rapidMu, and calls giveBackRapid (holding it again) once the shrink
+// ends. Outside `go test`, testing.Init and a parse of the (empty) command
+// line come first: rapid calls testing.Short.
 func borrowRapid(seed uint64) error {
 	initTesting.Do(func() {
 		testing.Init()
@@ -117,7 +122,7 @@ func borrowRapid(seed uint64) error {
 }
 
 // giveBackRapid ends a shrink that borrowRapid began: the last one under
-// way sets rapid's flags back to what they were. The caller holds flagsMu.
+// way sets rapid's flags back to what they were. The caller holds rapidMu.
 func giveBackRapid() {
 	if rapidShrinks--; rapidShrinks == 0 {
 		_ = setFlags(rapidSaved)
@@ -125,6 +130,8 @@ func giveBackRapid() {
 }
 
 func setFlags(values map[string]string) error {
+	flagsMu.Lock()
+	defer flagsMu.Unlock()
 	for name, v := range values {
 		if err := flag.Set(name, v); err != nil {
 			return fmt.Errorf("setting rapid's flag %s: %w", name, err)

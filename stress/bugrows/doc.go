@@ -8,6 +8,6 @@
 // key stuck after a crash, a hang under a burst), reports all three, each
 // minimal; it mostly waits out hangs and crashes, as the hang row does.
 // go test starts test binaries in import-path order, two at a time on
-// two cores: this one, the longest, sorts before the other stress
-// binaries, so that it does not run alone at the end of the suite.
+// two cores: this one, the longest, sorts right after stress and
+// stress/apis, so that it does not run alone at the end of the suite.
 package bugrows
