@@ -184,6 +184,9 @@ func squat(say func(string, ...any)) {
 		say("squat: %v", err)
 		os.Exit(1)
 	}
+	// Said before it listens: once it does, the supervisor may find the
+	// port taken and kill us within milliseconds, before a line after.
+	say("squatter pid %d takes our port %s", squatter.Process.Pid, os.Getenv("PORT"))
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if conn, err := net.Dial("tcp", "127.0.0.1:"+os.Getenv("PORT")); err == nil {
 			conn.Close()
@@ -194,5 +197,5 @@ func squat(say func(string, ...any)) {
 			os.Exit(1)
 		}
 	}
-	say("squatter pid %d listens on our port %s", squatter.Process.Pid, os.Getenv("PORT"))
+	say("squatter listens on our port")
 }
