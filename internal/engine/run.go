@@ -352,7 +352,8 @@ func (r *runner) judge(ctx context.Context, q *window, a attempt) {
 func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	if r.stop == nil && ctx.Err() == nil && !time.Now().Before(h.rapidBy) {
 		// The budget is spent: this candidate passes before it is
-		// drawn, so rapid ends its shrinking with the round under way.
+		// drawn, so rapid ends its shrinking with the round under way,
+		// and the last failure found stands.
 		h.cut = true
 		return
 	}
@@ -362,12 +363,6 @@ func (r *runner) property(ctx context.Context, t *rapid.T, h *shrinking) {
 	if r.stop == nil {
 		runCtx, cancel := context.WithDeadline(ctx, h.rapidBy)
 		defer cancel()
-		if runCtx.Err() != nil && ctx.Err() == nil {
-			// The shrink budget is spent: rapid's candidates pass at once,
-			// so its shrinking ends, and the last failure found stands.
-			h.cut = true
-			return
-		}
 		var err error
 		vs, hist, err = r.rapidOnce(runCtx, h, plan)
 		if err != nil && ctx.Err() == nil && runCtx.Err() != nil {

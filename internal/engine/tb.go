@@ -88,32 +88,27 @@ func borrowRapid(seed uint64) error {
 			_ = flag.CommandLine.Parse(nil)
 		}
 	})
+	values := map[string]string{"rapid.seed": strconv.FormatUint(seed, 10)}
+	var saved map[string]string
 	if rapidShrinks == 0 {
 		checks := 1
 		if testing.Short() {
 			checks = 5 // rapid runs a fifth of its checks under -short
 		}
-		shared := map[string]string{
-			"rapid.checks":     strconv.Itoa(checks),
-			"rapid.shrinktime": rapidShrinkTime.String(),
-			"rapid.nofailfile": "true",
-			"rapid.seed":       "0",
-		}
-		saved := map[string]string{}
-		for name := range shared {
+		values["rapid.checks"] = strconv.Itoa(checks)
+		values["rapid.shrinktime"] = rapidShrinkTime.String()
+		values["rapid.nofailfile"] = "true"
+		saved = map[string]string{}
+		for name := range values {
 			if f := flag.Lookup(name); f != nil {
 				saved[name] = f.Value.String()
 			}
 		}
-		if err := setFlags(shared); err != nil {
-			_ = setFlags(saved)
-			return err
-		}
 		rapidSaved = saved
 	}
-	if err := setFlags(map[string]string{"rapid.seed": strconv.FormatUint(seed, 10)}); err != nil {
-		if rapidShrinks == 0 {
-			_ = setFlags(rapidSaved)
+	if err := setFlags(values); err != nil {
+		if saved != nil {
+			_ = setFlags(saved)
 		}
 		return err
 	}
